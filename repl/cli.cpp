@@ -1,0 +1,327 @@
+#include "repl/cli.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+
+#include "repl/console.hpp"
+#include "repl/repl.hpp"
+#include "shardlang/shardlang.hpp"
+
+namespace repl {
+
+namespace {
+
+constexpr const char* usage = R"(usage: shardlang [flags] run FILE [ARGS...]   run a script (also: shardlang FILE)
+       shardlang [flags] check FILE...        types and shardings only; no data is computed
+       shardlang [flags] [repl]               the interactive prompt
+       shardlang --version | --help
+
+flags (before or after the command word, before the file):
+  --platform tpu|cpu        the simulated platform (default tpu)
+  --devices N               the number of devices (default 8)
+  --chip v2|v3|v4|v5e|v5p|v6e
+                            the TPU generation (default v5e)
+  --host-memory SIZE        host memory budget, e.g. 4G or 512M
+  --profile                 run: print where the time went
+  --trace OUT.json          run: write a trace of the run
+  --format text|json        check: how diagnostics are printed (default text)
+
+exit status: 0 success; 1 an uncaught error (run) or diagnostics found (check);
+2 a usage or I/O error.
+)";
+
+bool is_one_of(const std::string& value, std::initializer_list<const char*> allowed) {
+  for (const char* candidate : allowed)
+    if (value == candidate) return true;
+  return false;
+}
+
+bool looks_like_flag(const std::string& argument) { return argument.size() > 1 && argument[0] == '-'; }
+
+// Walks the argument list; a flag's value is either the next argument or
+// follows '=' ("--devices=4").
+class ArgumentParser {
+ public:
+  ArgumentParser(const std::vector<std::string>& arguments, const std::function<bool(const std::string&)>& is_file)
+      : arguments_(arguments), is_file_(is_file) {}
+
+  std::variant<CommandLine, UsageError> parse() {
+    while (index_ < arguments_.size() && !error_) {
+      const std::string& argument = arguments_[index_++];
+      if (argument == "--" && !only_positional_) {
+        only_positional_ = true;
+      } else if (looks_like_flag(argument) && !only_positional_) {
+        flag(argument);
+      } else if (positional(argument)) {
+        break;  // the rest belongs to the script
+      }
+    }
+    if (error_) return UsageError{*error_};
+    if (help_) {
+      line_.command = Command::help;
+      return line_;
+    }
+    if (version_) {
+      line_.command = Command::version;
+      return line_;
+    }
+    if (line_.command == Command::run && line_.files.empty()) return UsageError{"run: missing FILE"};
+    if (line_.command == Command::check && line_.files.empty()) return UsageError{"check: missing FILE"};
+    if ((line_.profile || line_.trace_path) && line_.command != Command::run)
+      return UsageError{"--profile and --trace are options of `run`"};
+    if (format_given_ && line_.command != Command::check) return UsageError{"--format is an option of `check`"};
+    return line_;
+  }
+
+ private:
+  void fail(std::string message) {
+    if (!error_) error_ = std::move(message);
+  }
+
+  // The value of a flag: after '=' in the same argument, else the next one.
+  std::optional<std::string> value_of(const std::string& name, const std::optional<std::string>& inline_value) {
+    if (inline_value) return inline_value;
+    if (index_ < arguments_.size()) return arguments_[index_++];
+    fail(name + " needs a value");
+    return std::nullopt;
+  }
+
+  void flag(const std::string& argument) {
+    std::string name = argument;
+    std::optional<std::string> inline_value;
+    if (auto equals = argument.find('='); equals != std::string::npos) {
+      name = argument.substr(0, equals);
+      inline_value = argument.substr(equals + 1);
+    }
+    if (name == "--help" || name == "-h") {
+      help_ = true;
+    } else if (name == "--version") {
+      version_ = true;
+    } else if (name == "--profile") {
+      line_.profile = true;
+    } else if (name == "--platform") {
+      if (auto value = value_of(name, inline_value)) {
+        if (!is_one_of(*value, {"tpu", "cpu"})) fail("--platform must be tpu or cpu, not '" + *value + "'");
+        line_.platform = *value;
+      }
+    } else if (name == "--chip") {
+      if (auto value = value_of(name, inline_value)) {
+        if (!is_one_of(*value, {"v2", "v3", "v4", "v5e", "v5p", "v6e"}))
+          fail("--chip must be one of v2 v3 v4 v5e v5p v6e, not '" + *value + "'");
+        line_.chip = *value;
+      }
+    } else if (name == "--devices") {
+      if (auto value = value_of(name, inline_value)) {
+        auto count = parse_size(*value);
+        if (!count || *count == 0 || value->find_first_not_of("0123456789") != std::string::npos ||
+            *count > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+          fail("--devices needs a positive number, not '" + *value + "'");
+        else
+          line_.devices = static_cast<int>(*count);
+      }
+    } else if (name == "--host-memory") {
+      if (auto value = value_of(name, inline_value)) {
+        line_.host_memory_bytes = parse_size(*value);
+        if (!line_.host_memory_bytes || *line_.host_memory_bytes == 0)
+          fail("--host-memory needs a size such as 4G or 512M, not '" + *value + "'");
+      }
+    } else if (name == "--trace") {
+      if (auto value = value_of(name, inline_value)) line_.trace_path = *value;
+    } else if (name == "--format") {
+      if (auto value = value_of(name, inline_value)) {
+        format_given_ = true;
+        if (*value == "text")
+          line_.format = DiagnosticFormat::text;
+        else if (*value == "json")
+          line_.format = DiagnosticFormat::json;
+        else
+          fail("--format must be text or json, not '" + *value + "'");
+      }
+    } else {
+      fail("unknown flag '" + argument + "'");
+    }
+  }
+
+  // Returns true when the remaining arguments are the script's.
+  bool positional(const std::string& argument) {
+    if (!command_given_) {
+      command_given_ = true;
+      if (argument == "run") {
+        line_.command = Command::run;
+        return false;
+      }
+      if (argument == "check") {
+        line_.command = Command::check;
+        return false;
+      }
+      if (argument == "repl") {
+        line_.command = Command::repl;
+        return false;
+      }
+      if (!is_file_(argument) && !argument.ends_with(".shl")) {
+        fail("unknown command '" + argument + "' (and no such file)");
+        return false;
+      }
+      line_.command = Command::run;  // `shardlang FILE`
+    }
+    switch (line_.command) {
+      case Command::run:
+        line_.files.push_back(argument);
+        line_.script_arguments.assign(arguments_.begin() + static_cast<std::ptrdiff_t>(index_), arguments_.end());
+        return true;
+      case Command::check:
+        line_.files.push_back(argument);
+        return false;
+      default:
+        fail("repl takes no file; to run one: shardlang run " + argument);
+        return false;
+    }
+  }
+
+  const std::vector<std::string>& arguments_;
+  const std::function<bool(const std::string&)>& is_file_;
+  std::size_t index_ = 0;
+  CommandLine line_;
+  bool command_given_ = false;
+  bool only_positional_ = false;
+  bool help_ = false;
+  bool version_ = false;
+  bool format_given_ = false;
+  std::optional<std::string> error_;
+};
+
+shardlang::Options options_for(const CommandLine& line) {
+  shardlang::Options options;
+  if (line.platform) options.platform = *line.platform;
+  if (line.devices) options.devices = *line.devices;
+  if (line.chip) options.chip = *line.chip;
+  options.script_arguments = line.script_arguments;
+  // The CLI lets np.load/np.save reach the working directory (cli.md).
+  std::error_code error;
+  std::filesystem::path working_directory = std::filesystem::current_path(error);
+  if (!error) options.allowed_directories.push_back(working_directory.string());
+  return options;
+}
+
+// Flags the public API cannot carry yet: refusing them is better than
+// silently running without what the user asked for.
+std::optional<std::string> unsupported_flag(const CommandLine& line) {
+  if (line.profile) return "--profile";
+  if (line.trace_path) return "--trace";
+  if (line.host_memory_bytes) return "--host-memory";
+  return std::nullopt;
+}
+
+int run_script(const CommandLine& line) {
+  const std::string& path = line.files.front();
+  std::string source;
+  if (auto problem = read_whole_file(path, source)) {
+    print_error(*problem);
+    return exit_usage;
+  }
+  shardlang::Options options = options_for(line);
+  options.output = write_to_stdout;
+  shardlang::Interpreter interpreter(std::move(options));
+  shardlang::Result result;
+  {
+    InterruptibleRun running(interpreter);
+    result = interpreter.run(source, path);
+  }
+  print_diagnostics(result.diagnostics());
+  return result.ok() ? exit_success : exit_failure;
+}
+
+int check_files(const CommandLine& line) {
+  shardlang::Interpreter interpreter(options_for(line));
+  bool unreadable = false;
+  bool found_errors = false;
+  for (const std::string& path : line.files) {
+    std::string source;
+    if (auto problem = read_whole_file(path, source)) {
+      print_error(*problem);
+      unreadable = true;
+      continue;
+    }
+    std::vector<shardlang::Diagnostic> diagnostics = interpreter.check(source, path);
+    for (const shardlang::Diagnostic& diagnostic : diagnostics)
+      if (diagnostic.severity == shardlang::Severity::error) found_errors = true;
+    if (line.format == DiagnosticFormat::json) {
+      for (const shardlang::Diagnostic& diagnostic : diagnostics) std::printf("%s\n", diagnostic.render_json().c_str());
+      std::fflush(stdout);
+    } else {
+      print_diagnostics(diagnostics);
+    }
+  }
+  if (unreadable) return exit_usage;
+  return found_errors ? exit_failure : exit_success;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> parse_size(const std::string& text) {
+  if (text.empty() || text[0] < '0' || text[0] > '9') return std::nullopt;
+  std::size_t digits_end = text.find_first_not_of("0123456789");
+  std::string digits = text.substr(0, digits_end);
+  std::string unit = digits_end == std::string::npos ? "" : text.substr(digits_end);
+  if (digits.size() > 19) return std::nullopt;  // past 2^63 either way
+  std::uint64_t number = std::stoull(digits);
+  int shift = 0;
+  if (unit.empty() || unit == "B")
+    shift = 0;
+  else if (unit == "K" || unit == "KB" || unit == "KiB")
+    shift = 10;
+  else if (unit == "M" || unit == "MB" || unit == "MiB")
+    shift = 20;
+  else if (unit == "G" || unit == "GB" || unit == "GiB")
+    shift = 30;
+  else if (unit == "T" || unit == "TB" || unit == "TiB")
+    shift = 40;
+  else
+    return std::nullopt;
+  if (number > (std::numeric_limits<std::uint64_t>::max() >> shift)) return std::nullopt;
+  return number << shift;
+}
+
+const char* usage_text() { return usage; }
+
+std::variant<CommandLine, UsageError> parse_command_line(const std::vector<std::string>& arguments,
+                                                         const std::function<bool(const std::string&)>& is_file) {
+  return ArgumentParser(arguments, is_file).parse();
+}
+
+int run_command_line(const std::vector<std::string>& arguments) {
+  auto is_file = [](const std::string& path) {
+    std::error_code error;
+    return std::filesystem::is_regular_file(path, error);
+  };
+  auto parsed = parse_command_line(arguments, is_file);
+  if (auto* usage_error = std::get_if<UsageError>(&parsed)) {
+    print_error(usage_error->message + "\nTry 'shardlang --help' for more information.");
+    return exit_usage;
+  }
+  const CommandLine& line = std::get<CommandLine>(parsed);
+  if (auto flag = unsupported_flag(line)) {
+    print_error(*flag + " is not yet supported");
+    return exit_usage;
+  }
+  switch (line.command) {
+    case Command::help:
+      std::fputs(usage, stdout);
+      return exit_success;
+    case Command::version:
+      std::printf("shardlang %s\n", shardlang::Interpreter::version().c_str());
+      return exit_success;
+    case Command::run:
+      return run_script(line);
+    case Command::check:
+      return check_files(line);
+    case Command::repl:
+      return run_repl(options_for(line));
+  }
+  return exit_usage;
+}
+
+}  // namespace repl

@@ -1,0 +1,60 @@
+// The command line of cli.md: `shardlang run|check|repl`, `shardlang FILE`,
+// `--version`, `--help`. Written against the public API only
+// (include/shardlang/shardlang.hpp), as lua.c is written against lua.h.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace repl {
+
+// Exit statuses (cli.md "Exit codes").
+inline constexpr int exit_success = 0;
+inline constexpr int exit_failure = 1;  // uncaught error (run) or diagnostics found (check)
+inline constexpr int exit_usage = 2;    // bad flag, missing or unreadable file
+
+enum class Command { run, check, repl, version, help };
+enum class DiagnosticFormat { text, json };
+
+struct CommandLine {
+  Command command = Command::repl;
+  // Common flags; the defaults are those of shardlang::Options.
+  std::optional<std::string> platform;
+  std::optional<int> devices;
+  std::optional<std::string> chip;
+  std::optional<std::uint64_t> host_memory_bytes;
+  // `run` only.
+  bool profile = false;
+  std::optional<std::string> trace_path;
+  // `check` only.
+  DiagnosticFormat format = DiagnosticFormat::text;
+  // `run`: exactly one; `check`: one or more; otherwise none.
+  std::vector<std::string> files;
+  std::vector<std::string> script_arguments;  // `run`: what follows the file
+};
+
+struct UsageError {
+  std::string message;
+};
+
+// Parses the arguments after the program name. `is_file` says whether a path
+// names an existing file (so that `shardlang FILE` can be told from an
+// unknown command word).
+std::variant<CommandLine, UsageError> parse_command_line(const std::vector<std::string>& arguments,
+                                                         const std::function<bool(const std::string&)>& is_file);
+
+// "4G", "512M", "64K", "1024": a byte count (binary multiples); nullopt when
+// the text is not one.
+std::optional<std::uint64_t> parse_size(const std::string& text);
+
+// The --help text.
+const char* usage_text();
+
+// Everything `main` does: parse, run the command, return the exit status.
+int run_command_line(const std::vector<std::string>& arguments);
+
+}  // namespace repl

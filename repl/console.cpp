@@ -1,0 +1,94 @@
+#include "repl/console.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+namespace repl {
+
+bool read_all(std::FILE* stream, std::string& contents) {
+  contents.clear();
+  char buffer[1 << 16];
+  std::size_t count = 0;
+  while ((count = std::fread(buffer, 1, sizeof buffer, stream)) > 0) contents.append(buffer, count);
+  return std::ferror(stream) == 0;
+}
+
+std::optional<std::string> read_whole_file(const std::string& path, std::string& contents) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) return "cannot open '" + path + "': " + std::strerror(errno);
+  // Reading a directory "opens" but fails here with EISDIR.
+  if (!read_all(file.get(), contents)) return "cannot read '" + path + "': " + std::strerror(errno);
+  return std::nullopt;
+}
+
+void write_to_stdout(std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); }
+
+bool stderr_wants_color() {
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color != nullptr && no_color[0] != '\0') return false;
+  return isatty(STDERR_FILENO) != 0;
+}
+
+void print_error(const std::string& message) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "shardlang: %s\n", message.c_str());
+}
+
+void print_diagnostics(const std::vector<shardlang::Diagnostic>& diagnostics) {
+  std::fflush(stdout);
+  bool color = stderr_wants_color();
+  for (const shardlang::Diagnostic& diagnostic : diagnostics) std::fputs(diagnostic.render(color).c_str(), stderr);
+  std::fflush(stderr);
+}
+
+namespace {
+
+// What the SIGINT handler may touch: lock-free atomics only.
+std::atomic<shardlang::Interpreter*> running_interpreter{nullptr};
+std::atomic<int> interrupts_during_run{0};
+std::atomic<bool> pending_interrupt{false};
+
+extern "C" void on_interrupt(int) {
+  shardlang::Interpreter* interpreter = running_interpreter.load();
+  if (interpreter == nullptr) {
+    pending_interrupt.store(true);
+    return;
+  }
+  if (interrupts_during_run.fetch_add(1) > 0) {  // the first one went unanswered
+    std::signal(SIGINT, SIG_DFL);
+    std::raise(SIGINT);
+    return;
+  }
+  interpreter->interrupt();
+}
+
+}  // namespace
+
+void install_interrupt_handler() {
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  sigemptyset(&action.sa_mask);
+  // SA_RESTART keeps the script's own stdio from failing with EINTR; select()
+  // and pselect() are interrupted regardless, which is what the prompt needs.
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &action, nullptr);
+}
+
+InterruptibleRun::InterruptibleRun(shardlang::Interpreter& interpreter) {
+  install_interrupt_handler();
+  interrupts_during_run.store(0);
+  running_interpreter.store(&interpreter);
+}
+
+InterruptibleRun::~InterruptibleRun() { running_interpreter.store(nullptr); }
+
+bool take_pending_interrupt() { return pending_interrupt.exchange(false); }
+
+}  // namespace repl

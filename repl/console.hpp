@@ -1,0 +1,54 @@
+// What the CLI and the REPL share about the process they run in: files,
+// stdout/stderr, colour, and Ctrl-C.
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "shardlang/shardlang.hpp"
+
+namespace repl {
+
+// Reads what remains of `stream` into `contents`; false on a read error
+// (then errno says why).
+bool read_all(std::FILE* stream, std::string& contents);
+
+// Reads a file into `contents`; on failure returns the message to show
+// ("cannot open 'x.shl': No such file or directory").
+std::optional<std::string> read_whole_file(const std::string& path, std::string& contents);
+
+// Program output (Options::output for the CLI and the REPL).
+void write_to_stdout(std::string_view text);
+
+// Colour on stderr: only a terminal, and only when NO_COLOR is unset or empty.
+bool stderr_wants_color();
+
+// "shardlang: MESSAGE" on stderr, after flushing program output.
+void print_error(const std::string& message);
+
+// Each diagnostic's text form on stderr, after flushing program output so
+// that what the script printed comes first.
+void print_diagnostics(const std::vector<shardlang::Diagnostic>& diagnostics);
+
+// Routes SIGINT (Ctrl-C) to the functions below; InterruptibleRun calls it.
+void install_interrupt_handler();
+
+// While alive, Ctrl-C asks `interpreter` to raise KeyboardInterrupt; a second
+// Ctrl-C during the same run ends the process as the default action would,
+// so that a run that never checks for interrupts can still be stopped.
+class InterruptibleRun {
+ public:
+  explicit InterruptibleRun(shardlang::Interpreter& interpreter);
+  ~InterruptibleRun();
+  InterruptibleRun(const InterruptibleRun&) = delete;
+  InterruptibleRun& operator=(const InterruptibleRun&) = delete;
+};
+
+// Ctrl-C while no run is going (at the prompt): consumes and reports whether
+// one arrived since the last call.
+bool take_pending_interrupt();
+
+}  // namespace repl

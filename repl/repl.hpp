@@ -1,0 +1,64 @@
+// The interactive loop (cli.md "REPL"): prompts `>>> ` and `... `, an entry
+// continues while Interpreter::is_complete says so (a block until an empty
+// line), expression values echoed, errors shown with `<stdin>:LINE` where
+// LINE counts within the entry, as Python's REPL numbers them.
+//
+// The loop reads through LineReader so that tests can drive it with scripted
+// lines; the terminal uses the GNU readline implementation.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "shardlang/shardlang.hpp"
+
+namespace repl {
+
+inline constexpr const char* primary_prompt = ">>> ";
+inline constexpr const char* continuation_prompt = "... ";
+
+struct InputLine {
+  enum class Kind { line, end_of_input, interrupted };
+  Kind kind = Kind::line;
+  std::string text;  // without its newline
+};
+
+class LineReader {
+ public:
+  virtual ~LineReader() = default;
+  virtual InputLine read_line(const std::string& prompt) = 0;
+  // A whole entry (several lines joined by '\n') for the history.
+  virtual void remember(const std::string& entry) = 0;
+};
+
+class Session {
+ public:
+  // `errors` receives the rendered diagnostics and notices (stderr in the
+  // terminal); `color` is passed to Diagnostic::render.
+  Session(shardlang::Interpreter& interpreter, LineReader& reader, std::function<void(std::string_view)> errors,
+          bool color);
+
+  // Reads, runs and reports one entry. False at end of input.
+  bool step();
+  // step() until end of input.
+  void run();
+
+ private:
+  shardlang::Interpreter& interpreter_;
+  LineReader& reader_;
+  std::function<void(std::string_view)> errors_;
+  bool color_;
+};
+
+// GNU readline on the terminal: history in `history_path` (no history when
+// empty), tab completion of the interpreter's names and members.
+std::unique_ptr<LineReader> make_readline_reader(shardlang::Interpreter& interpreter, std::string history_path);
+
+// The `shardlang` / `shardlang repl` command: the interactive loop when stdin
+// is a terminal, else all of stdin run as one script without prompts (as
+// `python3 < file`). Returns the exit status.
+int run_repl(shardlang::Options options);
+
+}  // namespace repl
