@@ -46,9 +46,9 @@ struct Sharding {
 
 // ShapedArray.manual_axis_type: sets of Manual mesh axes.
 struct ManualAxisType {
-  AxisSet varying;  // the vma: axes the value differs along ({V:i})
-  AxisSet unreduced;
-  AxisSet reduced;
+  AxisSet varying{};  // the vma: axes the value differs along ({V:i})
+  AxisSet unreduced{};
+  AxisSet reduced{};
   bool empty() const { return varying.empty() && unreduced.empty() && reduced.empty(); }
   bool operator==(const ManualAxisType&) const = default;
 };

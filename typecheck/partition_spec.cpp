@@ -129,7 +129,7 @@ std::string PartitionSpec::repr() const {
 }
 
 std::optional<Error> check_spec(const AbstractMesh& mesh, const PartitionSpec& spec) {
-  // _check_unique_resources: first-seen order of counting, names sorted.
+  // _check_unique_resources
   std::map<std::string, int> uses;
   bool duplicate = false;
   for (const std::string& axis : spec.partition_axes()) duplicate = (uses[axis]++ > 0) || duplicate;
@@ -142,25 +142,14 @@ std::optional<Error> check_spec(const AbstractMesh& mesh, const PartitionSpec& s
                  "dimension, but " +
                      spec.repr() + " has duplicate entries for " + shown};
   }
-  // _check_mesh_resource_axis
+  // _check_mesh_resource_axis. Its older "AxisTypes should be the same in a
+  // tuple subset" check is gone in JAX 0.11: a tuple may mix Explicit and
+  // Auto axes, and the type keeps the Explicit ones (test_mix_axis_type_in_pspec).
   for (const SpecEntry& entry : spec.partitions()) {
     for (const std::string& axis : entry)
       if (!mesh.find(axis))
         return Error{ErrorClass::ValueError, "Resource axis: " + axis + " of " + spec.repr() +
                                                  " is not found in mesh: " + mesh.axis_names_repr() + "."};
-    if (entry.size() < 2) continue;
-    const AxisType first = mesh.find(entry[0])->type;
-    bool mixed = false;
-    std::string types;
-    for (const std::string& axis : entry) {
-      const AxisType type = mesh.find(axis)->type;
-      mixed = mixed || type != first;
-      types += (types.empty() ? "AxisType." : ", AxisType.") + std::string(axis_type_name(type));
-    }
-    if (mixed)
-      return Error{ErrorClass::ValueError, "AxisTypes should be the same in a tuple subset of PartitionSpec: " +
-                                               spec.repr() + ". Got subset " + spec_entry_repr(entry) +
-                                               " with axis types: (" + types + ")"};
   }
   // _check_mesh_unreduced and its reduced twin
   auto check_axes = [&](const AxisSet& axes, const std::string& label) -> std::optional<Error> {

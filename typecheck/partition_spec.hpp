@@ -82,8 +82,7 @@ class PartitionSpec {
 };
 
 // named_sharding.check_pspec, in JAX's order: each axis used at most once
-// (DuplicateSpecError), each axis in the mesh, one axis type per tuple,
-// unreduced/reduced axes in the mesh and Explicit.
+// (DuplicateSpecError), each axis in the mesh, unreduced/reduced axes in the mesh and Explicit.
 std::optional<Error> check_spec(const AbstractMesh& mesh, const PartitionSpec& spec);
 
 }  // namespace typecheck
