@@ -134,7 +134,7 @@ class ReadlineReader final : public LineReader {
       rl_callback_sigcleanup();
       result.kind = InputLine::Kind::interrupted;
     }
-    rl_callback_handler_remove();
+    if (!finished_) rl_callback_handler_remove();
     sigprocmask(SIG_SETMASK, &previous, nullptr);
     if (line_) {
       result.kind = InputLine::Kind::line;
@@ -156,6 +156,9 @@ class ReadlineReader final : public LineReader {
   static inline char word_breaks[] = " \t\n\"\\'`@$><=;|&{(,[)]}+-*/%~^!:";
 
   static void on_line(char* text) {
+    // Removed here, not after the loop: once this returns, readline would
+    // otherwise start the next line and draw the prompt again.
+    rl_callback_handler_remove();
     if (active_reader == nullptr) return;
     active_reader->finished_ = true;
     if (text != nullptr) {

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""What the command line does that .shl expectation comments cannot say:
+--version, --help, exit status 2 for usage and I/O errors, the JSON form of
+`check`, the text form's caret, the traceback of an uncaught error, program
+output coming before diagnostics, colour only on a terminal without NO_COLOR.
+
+Usage: cli_test.py --bin build/shardlang
+"""
+import argparse
+import json
+import os
+import pty
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def expect(condition, what, detail=""):
+    if not condition:
+        failures.append(f"{what}\n      {detail}" if detail else what)
+
+
+def shardlang(*arguments, env=None, stderr=subprocess.PIPE):
+    done = subprocess.run([BINARY, *arguments], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr,
+                          env=env, timeout=60)
+    return done.returncode, done.stdout.decode(), (done.stderr or b"").decode()
+
+
+def write(folder, name, text):
+    path = os.path.join(folder, name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return path
+
+
+def test_version_and_help():
+    status, out, err = shardlang("--version")
+    expect((status, out) == (0, "shardlang 0.1.0\n"), "--version prints `shardlang 0.1.0`", f"{status} {out!r} {err!r}")
+    status, out, _ = shardlang("--help")
+    expect(status == 0, "--help exits 0")
+    for piece in ["usage: shardlang", "run FILE", "check FILE", "--platform tpu|cpu", "--devices N",
+                  "--chip", "--host-memory SIZE", "--format text|json", "--profile", "--trace OUT.json"]:
+        expect(piece in out, f"--help mentions {piece!r}", out)
+
+
+def test_usage_and_io_errors(folder):
+    missing = os.path.join(folder, "no_such_file.shl")
+    for arguments in (["run", missing], [missing], ["check", missing], ["check", "--format", "json", missing]):
+        status, out, err = shardlang(*arguments)
+        expect(status == 2, f"{arguments[:-1]} on a missing file exits 2", f"status {status}, stderr {err!r}")
+        expect("no_such_file.shl" in err and "No such file" in err, f"{arguments[:-1]}: the message names the file",
+               err)
+        expect(out == "", f"{arguments[:-1]}: nothing on stdout for a missing file", out)
+    for arguments, message in ((["--bogus"], "unknown flag"), (["--devices", "zero"], "--devices"),
+                               (["run"], "missing FILE"), (["--chip", "v1", "run", "a.shl"], "--chip")):
+        status, _, err = shardlang(*arguments)
+        expect(status == 2 and message in err, f"{arguments} is a usage error (exit 2, {message!r})",
+               f"status {status}, stderr {err!r}")
+
+
+def test_check_json(folder):
+    broken = write(folder, "broken.shl", "x = 1\nif x\n    print(x)\n")
+    status, out, err = shardlang("check", "--format", "json", broken)
+    lines = out.splitlines()
+    expect(status == 1, "check --format json on a syntax error exits 1", f"status {status}, stderr {err!r}")
+    expect(len(lines) == 1, "check --format json prints exactly one line for one syntax error", out)
+    if not lines:
+        return
+    try:
+        diagnostic = json.loads(lines[0])
+    except json.JSONDecodeError as error:
+        expect(False, "check --format json prints JSON", f"{error}: {lines[0]!r}")
+        return
+    fields = {"file": str, "line": int, "column": int, "end_line": int, "end_column": int, "severity": str,
+              "code": str, "message": str, "notes": list, "hint": str}
+    for name, kind in fields.items():
+        expect(isinstance(diagnostic.get(name), kind), f"JSON field {name!r} is a {kind.__name__}", lines[0])
+    expect(diagnostic.get("file") == broken and diagnostic.get("line") == 2, "the syntax error is at broken.shl:2",
+           lines[0])
+    expect(diagnostic.get("severity") == "error" and diagnostic.get("code") == "syntax",
+           "a syntax error has severity error and code syntax", lines[0])
+
+
+def test_check_text_and_several_files(folder):
+    first = write(folder, "first.shl", "y = (1,\n")
+    second = write(folder, "second.shl", "def f(:\n    pass\n")
+    fine = write(folder, "fine.shl", "z = 3\n")
+    status, out, err = shardlang("check", first, fine, second)
+    expect(status == 1, "check of several files exits 1 when one has errors", f"{status} {err!r}")
+    expect(f"{first}:" in err and f"{second}:1:" in err, "check reports the errors of every file", err)
+    expect(" | def f(:" in err and "^" in err, "the text form shows the source line and a caret", err)
+    expect(out == "", "check --format text prints nothing on stdout", out)
+    status, _, err = shardlang("check", fine)
+    expect((status, err) == (0, ""), "check of a correct file exits 0 silently", f"{status} {err!r}")
+    status, _, err = shardlang("check", fine, os.path.join(folder, "absent.shl"), second)
+    expect(status == 2 and f"{second}:1:" in err, "a missing file among several: exit 2, the others still checked",
+           f"{status} {err!r}")
+
+
+def test_uncaught_error_traceback(folder):
+    program = write(folder, "traceback.shl",
+                    "def inner(x):\n"
+                    "    return x + undefined_name\n"
+                    "def outer():\n"
+                    "    return inner(1)\n"
+                    "print('start')\n"
+                    "outer()\n"
+                    "print('never')\n")
+    done = subprocess.run([BINARY, "run", program], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, timeout=60)
+    both = done.stdout.decode()
+    expect(done.returncode == 1, "an uncaught error exits 1", both)
+    expect(both.startswith("start\n"), "program output is flushed before the diagnostic", both)
+    expect("never" not in both, "the script stops at the uncaught error", both)
+    frames = [f'  File "{program}", line 6, in <module>', f'  File "{program}", line 4, in outer',
+              f'  File "{program}", line 2, in inner']
+    expect("Traceback (most recent call last):\n" in both, "a traceback header precedes the error", both)
+    positions = [both.find(frame) for frame in frames]
+    expect(all(p >= 0 for p in positions) and positions == sorted(positions),
+           "the traceback lists the frames outermost first", both)
+    expect(f"{program}:2:" in both and "name 'undefined_name' is not defined" in both,
+           "the diagnostic is located in the innermost frame", both)
+
+
+def test_colour(folder):
+    broken = write(folder, "colour.shl", "print(undefined_name)\n")
+    environment = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    for no_color in (None, "1"):
+        env = dict(environment, **({"NO_COLOR": no_color} if no_color else {}))
+        controller, terminal = pty.openpty()
+        try:
+            status, _, _ = shardlang("run", broken, env=env, stderr=terminal)
+        finally:
+            os.close(terminal)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+        os.close(controller)
+        coloured = b"\x1b[" in shown
+        if no_color:
+            expect(not coloured, "NO_COLOR turns colour off on a terminal", repr(shown))
+        else:
+            expect(coloured, "diagnostics are coloured on a terminal", repr(shown))
+    _, _, err = shardlang("run", broken, env=environment)
+    expect("\x1b[" not in err, "no colour when stderr is not a terminal", repr(err))
+
+
+def main():
+    global BINARY
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", required=True)
+    BINARY = os.path.abspath(parser.parse_args().bin)
+    with tempfile.TemporaryDirectory() as folder:
+        test_version_and_help()
+        test_usage_and_io_errors(folder)
+        test_check_json(folder)
+        test_check_text_and_several_files(folder)
+        test_uncaught_error_traceback(folder)
+        test_colour(folder)
+    for failure in failures:
+        print(f"FAIL: {failure}", file=sys.stderr)
+    if failures:
+        sys.exit(1)
+    print("ok: command line")
+
+
+if __name__ == "__main__":
+    main()

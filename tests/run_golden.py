@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Golden script tests: run every .shl file under the given folders (recursively)
+and compare shardlang's behaviour with the expectation comments in the file.
+
+Usage: run_golden.py --bin build/shardlang [--timeout S] [--quiet] PATH...
+
+PATH is a folder (every .shl under it) or a .shl file. Comment forms, the same
+as the shared conformance scripts use:
+
+  # expect: TEXT         the next line of stdout is TEXT (trailing spaces ignored)
+  # expect-error: TEXT   `run` ends with an uncaught error located at this line
+                         whose stderr contains TEXT; exit status 1
+  # check-error: TEXT    `check --format json` reports an error at this line
+                         whose message contains TEXT; exactly these are reported
+  # check-ok             `check` reports no error (implied by `# expect:` lines
+                         without error forms, unless `# check-skip`)
+  # check-skip           the file is not run through `check`
+  # args: FLAGS          extra flags for `run` and `check`
+
+Prints `ok`/`FAIL` per file and `N passed, M failed`; exits 1 on any failure.
+"""
+import argparse
+import json
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DIRECTIVE = re.compile(r"#\s*(expect-error|check-error|expect|check-ok|check-skip|args)\b:?\s?")
+ERROR_LOCATION = re.compile(r":(\d+)(?::\d+)?:\s*(?:error|Error)")
+
+
+@dataclass
+class Expectations:
+    stdout: list = field(default_factory=list)            # exact lines, in order
+    run_error: tuple = None                               # (line, text)
+    check_errors: list = field(default_factory=list)      # [(line, text)]
+    check_ok: bool = False
+    check_skip: bool = False
+    args: list = field(default_factory=list)
+
+    def runs(self):
+        return bool(self.stdout or self.run_error or not self.check_errors)
+
+    def checks(self):
+        if self.check_skip:
+            return False
+        return bool(self.check_errors or self.check_ok or self.run_error is None)
+
+
+def read_expectations(path):
+    expected = Expectations()
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        matches = list(DIRECTIVE.finditer(line))
+        # Several directives may share a line; each one's text ends where the next begins.
+        for match, following in zip(matches, matches[1:] + [None]):
+            text = line[match.end():following.start() if following else len(line)]
+            kind = match.group(1)
+            if kind == "expect":
+                expected.stdout.append(text.rstrip())
+            elif kind == "expect-error":
+                expected.run_error = (number, text.strip())
+            elif kind == "check-error":
+                expected.check_errors.append((number, text.strip()))
+            elif kind == "check-ok":
+                expected.check_ok = True
+            elif kind == "check-skip":
+                expected.check_skip = True
+            else:
+                expected.args += shlex.split(text)
+    return expected
+
+
+def execute(command, timeout):
+    """(exit status or None, stdout, stderr); None when it could not finish."""
+    try:
+        done = subprocess.run(command, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return None, "", f"timed out after {timeout:g} s"
+    except OSError as error:
+        return None, "", f"could not start {command[0]}: {error}"
+    return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
+
+
+def tail(text, limit=400):
+    return text.strip()[-limit:]
+
+
+def run_problems(binary, path, expected, timeout):
+    status, out, err = execute([binary, "run", *expected.args, str(path)], timeout)
+    if status is None:
+        return [err]
+    problems = []
+    got = [line.rstrip() for line in out.splitlines()]
+    for index, want in enumerate(expected.stdout):
+        have = got[index] if index < len(got) else None
+        if have != want:
+            shown = "end of output" if have is None else repr(have)
+            problems.append(f"stdout line {index + 1}: expected {want!r}, got {shown}")
+            break
+    if expected.run_error is None:
+        if not problems and len(got) > len(expected.stdout):
+            problems.append(f"unexpected extra stdout line {len(expected.stdout) + 1}: {got[len(expected.stdout)]!r}")
+        if status != 0:
+            problems.append(f"exit status {status}, expected 0; stderr: {tail(err)}")
+        return problems
+    line, text = expected.run_error
+    if status != 1:
+        problems.append(f"exit status {status}, expected 1 (uncaught error at line {line})")
+    if text not in err:
+        problems.append(f"stderr lacks {text!r}; stderr: {tail(err)}")
+    located = sorted({int(m.group(1)) for m in ERROR_LOCATION.finditer(err)})
+    if line not in located:
+        problems.append(f"no error located at line {line} in stderr (found lines {located})")
+    return problems
+
+
+def check_problems(binary, path, expected, timeout):
+    status, out, err = execute([binary, "check", "--format", "json", *expected.args, str(path)], timeout)
+    if status is None:
+        return [f"check: {err}"]
+    problems = []
+    reported = []
+    for raw in filter(None, (line.strip() for line in out.splitlines())):
+        try:
+            diagnostic = json.loads(raw)
+        except json.JSONDecodeError:
+            problems.append(f"check: stdout line is not JSON: {raw[:120]!r}")
+            continue
+        if diagnostic.get("severity", "error") == "error":
+            reported.append(diagnostic)
+    for line, text in expected.check_errors:
+        hit = next((d for d in reported if d.get("line") == line and text in d.get("message", "")), None)
+        if hit is None:
+            seen = [f"{d.get('line')}: {d.get('message', '')[:100]}" for d in reported]
+            problems.append(f"check: no diagnostic at line {line} containing {text!r}; got {seen}")
+        else:
+            reported.remove(hit)
+    for d in reported:
+        problems.append(f"check: unexpected diagnostic at line {d.get('line')}: {d.get('message', '')[:160]}")
+    expected_status = 1 if expected.check_errors else 0
+    if status != expected_status:
+        problems.append(f"check: exit status {status}, expected {expected_status}; stderr: {tail(err, 300)}")
+    return problems
+
+
+def script_files(paths):
+    for path in map(Path, paths):
+        if path.is_dir():
+            yield from sorted(path.rglob("*.shl"))
+        else:
+            yield path
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bin", required=True, help="the shardlang binary")
+    parser.add_argument("--timeout", type=float, default=60, help="seconds per run of the binary")
+    parser.add_argument("--quiet", action="store_true", help="print only failures and the summary")
+    parser.add_argument("paths", nargs="+", help="folders or .shl files")
+    options = parser.parse_args()
+
+    passed = failed = 0
+    for path in script_files(options.paths):
+        expected = read_expectations(path)
+        problems = []
+        if expected.runs():
+            problems += run_problems(options.bin, path, expected, options.timeout)
+        if expected.checks():
+            problems += check_problems(options.bin, path, expected, options.timeout)
+        if problems:
+            failed += 1
+            print(f"FAIL {path}")
+            for problem in problems[:6]:
+                print(f"     {problem}")
+        else:
+            passed += 1
+            if not options.quiet:
+                print(f"ok   {path}")
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
