@@ -1,0 +1,104 @@
+#include "devices/buffer.hpp"
+
+#include <cstring>
+#include <new>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace devices {
+namespace {
+
+constexpr std::align_val_t buffer_alignment{64};
+
+}  // namespace
+
+Buffer::Buffer(std::shared_ptr<MemoryLedger> ledger, typecheck::DType dtype, std::int64_t element_count,
+               std::int64_t byte_size, std::byte* data)
+    : ledger_(std::move(ledger)), dtype_(dtype), element_count_(element_count), byte_size_(byte_size),
+      data_(data) {}
+
+Buffer::~Buffer() {
+  ::operator delete(data_, buffer_alignment);
+  ledger_->release_host(byte_size_);
+}
+
+Expected<std::shared_ptr<Buffer>> Buffer::allocate(std::shared_ptr<MemoryLedger> ledger,
+                                                   typecheck::DType dtype, std::int64_t element_count,
+                                                   Fill fill) {
+  std::int64_t byte_size = 0;
+  if (element_count < 0 || __builtin_mul_overflow(element_count, typecheck::byte_size(dtype), &byte_size))
+    return Error{ErrorKind::invalid_argument,
+                 fmt::format("cannot allocate a buffer of {} elements of {}", element_count,
+                             typecheck::long_name(dtype))};
+  if (Status reserved = ledger->reserve_host(byte_size); !reserved) return reserved.error();
+  // Never a null pointer, even for zero elements, so that spans stay valid.
+  void* data = ::operator new(static_cast<std::size_t>(std::max<std::int64_t>(byte_size, 1)),
+                              buffer_alignment, std::nothrow);
+  if (data == nullptr) {
+    ledger->release_host(byte_size);
+    return Error{ErrorKind::host_out_of_memory,
+                 fmt::format("the host could not allocate {}", describe_bytes(byte_size))};
+  }
+  if (fill == Fill::zeros) std::memset(data, 0, static_cast<std::size_t>(byte_size));
+  // The constructor is private, hence no make_shared; it cannot throw.
+  return std::shared_ptr<Buffer>(
+      new Buffer(std::move(ledger), dtype, element_count, byte_size, static_cast<std::byte*>(data)));
+}
+
+Expected<std::shared_ptr<Buffer>> Buffer::clone() const {
+  Expected<std::shared_ptr<Buffer>> copy = allocate(ledger_, dtype_, element_count_, Fill::uninitialized);
+  if (copy) std::memcpy((*copy)->data_, data_, static_cast<std::size_t>(byte_size_));
+  return copy;
+}
+
+DeviceBuffer::DeviceBuffer(std::shared_ptr<Buffer> shard, int device_id)
+    : shard_(std::move(shard)), device_id_(device_id) {}
+
+Expected<DeviceBuffer> DeviceBuffer::place(std::shared_ptr<Buffer> shard, int device_id) {
+  if (Status reserved = shard->ledger()->reserve_device(device_id, shard->byte_size()); !reserved)
+    return reserved.error();
+  return DeviceBuffer(std::move(shard), device_id);
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : shard_(std::move(other.shard_)), device_id_(other.device_id_) {}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  if (this != &other) {
+    release();
+    shard_ = std::move(other.shard_);
+    device_id_ = other.device_id_;
+  }
+  return *this;
+}
+
+DeviceBuffer::~DeviceBuffer() { release(); }
+
+void DeviceBuffer::release() {
+  if (shard_) shard_->ledger()->release_device(device_id_, shard_->byte_size());
+  shard_.reset();
+}
+
+Expected<Buffer*> DeviceBuffer::writable() {
+  if (shard_.use_count() > 1) {
+    Expected<std::shared_ptr<Buffer>> copy = shard_->clone();
+    if (!copy) return copy.error();
+    shard_ = std::move(*copy);
+  }
+  return shard_.get();
+}
+
+Expected<std::vector<DeviceBuffer>> place_replicated(const std::shared_ptr<Buffer>& shard,
+                                                     const std::vector<int>& device_ids) {
+  std::vector<DeviceBuffer> placed;
+  placed.reserve(device_ids.size());
+  for (int device_id : device_ids) {
+    Expected<DeviceBuffer> one = DeviceBuffer::place(shard, device_id);
+    if (!one) return one.error();  // the ones placed so far release their HBM
+    placed.push_back(std::move(*one));
+  }
+  return placed;
+}
+
+}  // namespace devices

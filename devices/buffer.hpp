@@ -1,0 +1,113 @@
+// Buffers: one shard's bytes on the host, shared by every device that holds
+// the same replicated shard (runtime.md "the host stores a replicated shard
+// once and shares it"), copied when one of them writes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "devices/error.hpp"
+#include "devices/memory.hpp"
+#include "typecheck/dtype.hpp"
+
+namespace devices {
+
+// The C++ type a dtype is stored as. ORDER DType (typecheck/dtype.hpp).
+// bool is one byte; bf16 and f16 are their 16 bits (see half_float.hpp).
+template <typecheck::DType D> struct StorageOf;
+template <> struct StorageOf<typecheck::DType::bool_> { using type = std::uint8_t; };
+template <> struct StorageOf<typecheck::DType::int8> { using type = std::int8_t; };
+template <> struct StorageOf<typecheck::DType::int32> { using type = std::int32_t; };
+template <> struct StorageOf<typecheck::DType::uint32> { using type = std::uint32_t; };
+template <> struct StorageOf<typecheck::DType::float16> { using type = std::uint16_t; };
+template <> struct StorageOf<typecheck::DType::bfloat16> { using type = std::uint16_t; };
+template <> struct StorageOf<typecheck::DType::float32> { using type = float; };
+template <typecheck::DType D> using storage_t = typename StorageOf<D>::type;
+
+enum class Fill { uninitialized, zeros };
+
+// The host bytes of one shard: `element_count` elements of `dtype`, 64-byte
+// aligned for vector loops and BLAS. Counts against the host budget while it
+// lives. Shape and placement belong to whoever holds it.
+class Buffer {
+ public:
+  static Expected<std::shared_ptr<Buffer>> allocate(std::shared_ptr<MemoryLedger> ledger,
+                                                    typecheck::DType dtype, std::int64_t element_count,
+                                                    Fill fill = Fill::zeros);
+  ~Buffer();
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  // A new buffer with the same bytes.
+  Expected<std::shared_ptr<Buffer>> clone() const;
+
+  typecheck::DType dtype() const { return dtype_; }
+  std::int64_t element_count() const { return element_count_; }
+  std::int64_t byte_size() const { return byte_size_; }
+  std::span<const std::byte> bytes() const { return {data_, static_cast<std::size_t>(byte_size_)}; }
+  std::span<std::byte> bytes() { return {data_, static_cast<std::size_t>(byte_size_)}; }
+
+  // Typed views; D must be the buffer's dtype (checked by the caller, which
+  // dispatches on dtype() once per buffer, not per element).
+  template <typecheck::DType D>
+  std::span<const storage_t<D>> elements() const {
+    return {reinterpret_cast<const storage_t<D>*>(data_), static_cast<std::size_t>(element_count_)};
+  }
+  template <typecheck::DType D>
+  std::span<storage_t<D>> elements() {
+    return {reinterpret_cast<storage_t<D>*>(data_), static_cast<std::size_t>(element_count_)};
+  }
+
+  const std::shared_ptr<MemoryLedger>& ledger() const { return ledger_; }
+
+ private:
+  Buffer(std::shared_ptr<MemoryLedger> ledger, typecheck::DType dtype, std::int64_t element_count,
+         std::int64_t byte_size, std::byte* data);
+
+  std::shared_ptr<MemoryLedger> ledger_;
+  typecheck::DType dtype_;
+  std::int64_t element_count_;
+  std::int64_t byte_size_;
+  std::byte* data_;
+};
+
+// One device's hold on a shard: while it lives, the shard's bytes count in
+// that device's HBM. Several devices may hold the same Buffer (a replicated
+// shard: stored once, counted on each). Move-only.
+class DeviceBuffer {
+ public:
+  // RESOURCE_EXHAUSTED when the device's HBM cannot take the shard.
+  static Expected<DeviceBuffer> place(std::shared_ptr<Buffer> shard, int device_id);
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer();
+
+  int device_id() const { return device_id_; }
+  const Buffer& buffer() const { return *shard_; }
+  const std::shared_ptr<Buffer>& shared_buffer() const { return shard_; }
+  bool shares_storage_with(const DeviceBuffer& other) const { return shard_ == other.shard_; }
+
+  // The bytes this device may write: when other holders share them, this
+  // device first gets its own copy (host memory may refuse it). The device's
+  // HBM use does not change: it always counted its own copy.
+  Expected<Buffer*> writable();
+
+ private:
+  DeviceBuffer(std::shared_ptr<Buffer> shard, int device_id);
+  void release();
+
+  std::shared_ptr<Buffer> shard_;
+  int device_id_;
+};
+
+// The same shard placed on each of `device_ids` (a replicated shard). On
+// failure nothing stays placed.
+Expected<std::vector<DeviceBuffer>> place_replicated(const std::shared_ptr<Buffer>& shard,
+                                                     const std::vector<int>& device_ids);
+
+}  // namespace devices

@@ -1,0 +1,185 @@
+// Buffers shared by replicated shards, copy on write, HBM accounting and
+// the host memory budget.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "devices/buffer.hpp"
+#include "devices/memory.hpp"
+
+namespace devices {
+namespace {
+
+using typecheck::DType;
+
+std::shared_ptr<MemoryLedger> small_ledger(std::int64_t hbm, std::int64_t host_budget) {
+  return std::make_shared<MemoryLedger>(
+      std::vector<MemoryLedger::DeviceMemory>{{"TPU 0", hbm}, {"TPU 1", hbm}, {"TPU 2", hbm}, {"TPU 3", hbm}},
+      host_budget);
+}
+
+std::shared_ptr<Buffer> allocate_or_fail(const std::shared_ptr<MemoryLedger>& ledger, DType dtype,
+                                         std::int64_t count) {
+  Expected<std::shared_ptr<Buffer>> buffer = Buffer::allocate(ledger, dtype, count);
+  EXPECT_TRUE(buffer.ok()) << (buffer.ok() ? "" : buffer.error().message);
+  return buffer.ok() ? *buffer : nullptr;
+}
+
+TEST(Buffer, DtypeAwareStorage) {
+  auto ledger = small_ledger(1 << 20, 1 << 20);
+  auto f32 = allocate_or_fail(ledger, DType::float32, 10);
+  auto bf16 = allocate_or_fail(ledger, DType::bfloat16, 10);
+  ASSERT_TRUE(f32 && bf16);
+  EXPECT_EQ(f32->byte_size(), 40);
+  EXPECT_EQ(bf16->byte_size(), 20);  // 16 bits per element
+  EXPECT_EQ(ledger->host_bytes_held(), 60);
+  for (float value : f32->elements<DType::float32>()) EXPECT_EQ(value, 0.0f);  // zero-filled
+  f32->elements<DType::float32>()[3] = 2.5f;
+  EXPECT_EQ(std::as_const(*f32).elements<DType::float32>()[3], 2.5f);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(f32->bytes().data()) % 64, 0u);
+  f32.reset();
+  EXPECT_EQ(ledger->host_bytes_held(), 20);
+}
+
+TEST(Buffer, ReplicatedShardIsStoredOnceAndCountedOnEveryDevice) {
+  auto ledger = small_ledger(1 << 20, 1 << 20);
+  auto shard = allocate_or_fail(ledger, DType::int32, 256);  // 1 KiB
+  ASSERT_TRUE(shard);
+  Expected<std::vector<DeviceBuffer>> placed = place_replicated(shard, {0, 1, 3});
+  ASSERT_TRUE(placed.ok());
+  shard.reset();  // the devices hold it now
+  EXPECT_EQ(ledger->host_bytes_held(), 1024);
+  EXPECT_EQ(ledger->device_bytes_held(0), 1024);
+  EXPECT_EQ(ledger->device_bytes_held(1), 1024);
+  EXPECT_EQ(ledger->device_bytes_held(2), 0);
+  EXPECT_EQ(ledger->device_bytes_held(3), 1024);
+  std::vector<DeviceBuffer>& holds = *placed;
+  EXPECT_TRUE(holds[0].shares_storage_with(holds[2]));
+  // Freed on the last release only.
+  holds.pop_back();
+  EXPECT_EQ(ledger->device_bytes_held(3), 0);
+  EXPECT_EQ(ledger->host_bytes_held(), 1024);
+  holds.clear();
+  EXPECT_EQ(ledger->host_bytes_held(), 0);
+  EXPECT_EQ(ledger->device_bytes_held(0), 0);
+  EXPECT_EQ(ledger->device_peak_bytes(0), 1024);
+}
+
+TEST(Buffer, CopyOnWrite) {
+  auto ledger = small_ledger(1 << 20, 1 << 20);
+  auto shard = allocate_or_fail(ledger, DType::float32, 4);
+  ASSERT_TRUE(shard);
+  shard->elements<DType::float32>()[0] = 1.0f;
+  Expected<std::vector<DeviceBuffer>> placed = place_replicated(shard, {0, 1});
+  ASSERT_TRUE(placed.ok());
+  shard.reset();
+  std::vector<DeviceBuffer>& holds = *placed;
+  Expected<Buffer*> own = holds[1].writable();
+  ASSERT_TRUE(own.ok());
+  (*own)->elements<DType::float32>()[0] = 7.0f;
+  EXPECT_FALSE(holds[0].shares_storage_with(holds[1]));
+  EXPECT_EQ(holds[0].buffer().elements<DType::float32>()[0], 1.0f);
+  EXPECT_EQ(holds[1].buffer().elements<DType::float32>()[0], 7.0f);
+  EXPECT_EQ(ledger->host_bytes_held(), 32);      // two copies now
+  EXPECT_EQ(ledger->device_bytes_held(1), 16);   // unchanged on the device
+  // The sole holder writes in place.
+  Buffer* before = &const_cast<Buffer&>(holds[0].buffer());
+  Expected<Buffer*> in_place = holds[0].writable();
+  ASSERT_TRUE(in_place.ok());
+  EXPECT_EQ(*in_place, before);
+  EXPECT_EQ(ledger->host_bytes_held(), 32);
+}
+
+TEST(Memory, ResourceExhaustedNamesDeviceNeededAndHeld) {
+  auto ledger = small_ledger(1000, 1 << 20);
+  auto first = allocate_or_fail(ledger, DType::int8, 600);
+  auto second = allocate_or_fail(ledger, DType::int8, 600);
+  ASSERT_TRUE(first && second);
+  Expected<DeviceBuffer> fits = DeviceBuffer::place(first, 3);
+  ASSERT_TRUE(fits.ok());
+  Expected<DeviceBuffer> too_much = DeviceBuffer::place(second, 3);
+  ASSERT_FALSE(too_much.ok());
+  EXPECT_EQ(too_much.error().kind, ErrorKind::resource_exhausted);
+  EXPECT_EQ(too_much.error().message,
+            "RESOURCE_EXHAUSTED: Out of memory on TPU 3 while trying to allocate 600 bytes: 600 bytes "
+            "of its 1000 bytes of HBM are already held");
+  EXPECT_EQ(ledger->device_bytes_held(3), 600);
+  EXPECT_TRUE(DeviceBuffer::place(second, 2).ok());  // another device has room
+}
+
+TEST(Memory, ChipHbmFromTheTable) {
+  Expected<std::vector<Device>> v2 = make_devices(Platform::tpu, Chip::v2, 8);
+  ASSERT_TRUE(v2.ok());
+  auto ledger = MemoryLedger::for_devices(*v2);
+  EXPECT_EQ(ledger->device_capacity(3), std::int64_t{8} << 30);
+  ASSERT_TRUE(ledger->reserve_device(3, std::int64_t{6} << 30).ok());
+  Status refused = ledger->reserve_device(3, std::int64_t{4} << 30);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message,
+            "RESOURCE_EXHAUSTED: Out of memory on TPU 3 while trying to allocate 4294967296 bytes "
+            "(4.00 GiB): 6442450944 bytes (6.00 GiB) of its 8589934592 bytes (8.00 GiB) of HBM are "
+            "already held");
+  Expected<std::vector<Device>> cpu = make_devices(Platform::cpu, Chip::v2, 2);
+  ASSERT_TRUE(cpu.ok());
+  auto cpu_ledger = MemoryLedger::for_devices(*cpu);
+  EXPECT_EQ(cpu_ledger->device_capacity(0), std::nullopt);
+  EXPECT_TRUE(cpu_ledger->reserve_device(0, std::int64_t{1} << 50).ok());  // host budget only
+}
+
+TEST(Memory, FailedReplicationPlacesNothing) {
+  auto ledger = std::make_shared<MemoryLedger>(
+      std::vector<MemoryLedger::DeviceMemory>{{"TPU 0", 1000}, {"TPU 1", 100}}, 1 << 20);
+  auto shard = allocate_or_fail(ledger, DType::int8, 500);
+  ASSERT_TRUE(shard);
+  Expected<std::vector<DeviceBuffer>> placed = place_replicated(shard, {0, 1});
+  ASSERT_FALSE(placed.ok());
+  EXPECT_NE(placed.error().message.find("on TPU 1"), std::string::npos);
+  EXPECT_EQ(ledger->device_bytes_held(0), 0);
+  EXPECT_FALSE(DeviceBuffer::place(shard, 7).ok());  // no such device
+}
+
+TEST(Memory, HostBudget) {
+  auto ledger = small_ledger(1 << 20, 1000);
+  auto kept = allocate_or_fail(ledger, DType::float32, 200);  // 800 bytes
+  ASSERT_TRUE(kept);
+  Expected<std::shared_ptr<Buffer>> over = Buffer::allocate(ledger, DType::float32, 100);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.error().kind, ErrorKind::host_out_of_memory);
+  EXPECT_EQ(over.error().message,
+            "host memory budget exceeded: allocating 400 bytes would bring the host memory shardlang "
+            "holds from 800 bytes to more than its budget of 1000 bytes");
+  // Copy on write is refused the same way.
+  Expected<std::vector<DeviceBuffer>> placed = place_replicated(kept, {0, 1});
+  ASSERT_TRUE(placed.ok());
+  Expected<Buffer*> copy = (*placed)[0].writable();
+  ASSERT_FALSE(copy.ok());
+  EXPECT_EQ(copy.error().kind, ErrorKind::host_out_of_memory);
+  ledger->set_host_budget(2000);
+  EXPECT_TRUE((*placed)[0].writable().ok());
+  EXPECT_EQ(ledger->host_bytes_held(), 1600);
+}
+
+TEST(Memory, DefaultHostBudgetIsThreeQuartersOfPhysicalMemory) {
+  std::int64_t physical = physical_memory_bytes();
+  EXPECT_GT(physical, 0);
+  EXPECT_EQ(default_host_memory_budget(), physical / 4 * 3);
+}
+
+TEST(Memory, ImpossibleSizesAreErrors) {
+  auto ledger = small_ledger(1 << 20, std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(Buffer::allocate(ledger, DType::float32, std::numeric_limits<std::int64_t>::max()).error().kind,
+            ErrorKind::invalid_argument);
+  EXPECT_FALSE(Buffer::allocate(ledger, DType::float32, -1).ok());
+  auto empty = allocate_or_fail(ledger, DType::float32, 0);
+  ASSERT_TRUE(empty);
+  EXPECT_EQ(empty->byte_size(), 0);
+}
+
+TEST(Memory, DescribeBytes) {
+  EXPECT_EQ(describe_bytes(100), "100 bytes");
+  EXPECT_EQ(describe_bytes(1536), "1536 bytes (1.50 KiB)");
+  EXPECT_EQ(describe_bytes(std::int64_t{16} << 30), "17179869184 bytes (16.00 GiB)");
+}
+
+}  // namespace
+}  // namespace devices
