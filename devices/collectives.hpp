@@ -1,0 +1,55 @@
+// Collectives on the shards of a mesh: what the partitioner inserts
+// (runtime.md "Executing") and the executor runs. Each takes one shard per
+// mesh position (row-major over the mesh, all of one dtype and shape, as in
+// SPMD) and the replica groups that communicate, and returns one shard per
+// position. Members of a group that receive equal results share one Buffer
+// (stored once, as a replicated shard is); placing the results on devices,
+// and so counting them in HBM, is the caller's step (DeviceBuffer::place).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "devices/buffer.hpp"
+#include "devices/error.hpp"
+
+namespace devices {
+
+using Shape = std::vector<std::int64_t>;
+using Shards = std::vector<std::shared_ptr<Buffer>>;
+// Groups of mesh positions; every position in exactly one group. Within a
+// group, members are in the order their pieces are concatenated.
+using ReplicaGroups = std::vector<std::vector<int>>;
+
+// The groups of positions of a mesh of `mesh_shape` that differ only along
+// `axes` (indices of mesh axes; several axes act as one, the first major),
+// as XLA's replica groups for a collective over those mesh axes.
+ReplicaGroups replica_groups(const std::vector<int>& mesh_shape, const std::vector<int>& axes);
+
+// Each member gets its group's shards concatenated along `dimension`.
+Expected<Shards> all_gather(const Shards& shards, const Shape& shard_shape, const ReplicaGroups& groups,
+                            int dimension);
+
+// Each member gets the elementwise sum over its group (bf16/f16 summed in
+// f32 and rounded once; integers wrap).
+Expected<Shards> all_reduce_sum(const Shards& shards, const Shape& shard_shape, const ReplicaGroups& groups);
+
+// The group's sum, split along `dimension` into as many pieces as members:
+// member k gets piece k.
+Expected<Shards> reduce_scatter_sum(const Shards& shards, const Shape& shard_shape,
+                                    const ReplicaGroups& groups, int dimension);
+
+// Each member splits its shard along `split_dimension` into as many pieces
+// as members and sends piece k to member k; each concatenates what it
+// receives along `concat_dimension`, in member order.
+Expected<Shards> all_to_all(const Shards& shards, const Shape& shard_shape, const ReplicaGroups& groups,
+                            int split_dimension, int concat_dimension);
+
+// Shard of position `source` goes to position `target` for every pair; a
+// position no pair targets gets zeros (XLA's collective-permute).
+Expected<Shards> collective_permute(const Shards& shards, const Shape& shard_shape,
+                                    const std::vector<std::pair<int, int>>& source_target_pairs);
+
+}  // namespace devices
