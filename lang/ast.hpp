@@ -39,7 +39,8 @@ struct Identifier {
 // ---------------------------------------------------------------- operators
 
 // ORDER BinaryOperator: binary_operator_symbol() in ast.cpp lists the same.
-enum class BinaryOperator { add, sub, mult, matmult, div, floordiv, mod, pow, lshift, rshift, bitor, bitxor, bitand };
+// (bitor_/bitand_: `bitor` and `bitand` are C++ alternative tokens for | and &.)
+enum class BinaryOperator { add, sub, mult, matmult, div, floordiv, mod, pow, lshift, rshift, bitor_, bitxor, bitand_ };
 enum class UnaryOperator { invert, not_, uadd, usub };
 enum class BooleanOperator { and_, or_ };
 // ORDER CompareOperator: compare_operator_symbol() in ast.cpp lists the same.
