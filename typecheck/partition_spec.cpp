@@ -1,6 +1,5 @@
 #include "typecheck/partition_spec.hpp"
 
-#include <algorithm>
 #include <map>
 
 #include "typecheck/python_repr.hpp"

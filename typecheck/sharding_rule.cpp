@@ -1,8 +1,8 @@
 #include "typecheck/sharding_rule.hpp"
 
 #include <algorithm>
-#include <map>
 #include <set>
+#include <tuple>
 
 #include "typecheck/python_repr.hpp"
 
