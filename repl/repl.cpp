@@ -17,6 +17,13 @@ namespace repl {
 
 namespace {
 
+constexpr const char* help_text = R"(Enter shardlang statements; a block ends with an empty line.
+  :load FILE   run a file into this session
+  :help        this text
+  :quit        leave (as does Ctrl-D)
+Ctrl-C abandons the current input or interrupts a running computation.
+)";
+
 bool is_blank(std::string_view text) { return text.find_first_not_of(" \t\r\f\v") == std::string_view::npos; }
 
 std::string join_lines(const std::vector<std::string>& lines) {
@@ -30,9 +37,13 @@ std::string join_lines(const std::vector<std::string>& lines) {
 
 }  // namespace
 
-Session::Session(shardlang::Interpreter& interpreter, LineReader& reader, std::function<void(std::string_view)> errors,
-                 bool color)
-    : interpreter_(interpreter), reader_(reader), errors_(std::move(errors)), color_(color) {}
+Session::Session(shardlang::Interpreter& interpreter, LineReader& reader, std::function<void(std::string_view)> output,
+                 std::function<void(std::string_view)> errors, bool color)
+    : interpreter_(interpreter),
+      reader_(reader),
+      output_(std::move(output)),
+      errors_(std::move(errors)),
+      color_(color) {}
 
 bool Session::step() {
   std::vector<std::string> lines;
@@ -44,6 +55,7 @@ bool Session::step() {
       return true;
     }
     if (lines.empty() && is_blank(input.text)) return true;
+    if (lines.empty() && input.text.starts_with(':')) return command(input.text);
     lines.push_back(std::move(input.text));
     // Lines joined without a final newline, as Python's codeop sees them: a
     // block is complete once its last line is empty.
@@ -52,12 +64,42 @@ bool Session::step() {
   while (is_blank(lines.back())) lines.pop_back();  // the empty line that closed a block
   std::string entry = join_lines(lines);
   reader_.remember(entry);
-  shardlang::Result result;
-  {
-    InterruptibleRun running(interpreter_);
-    result = interpreter_.run_interactive(entry + "\n", "<stdin>");
-  }
+  report(run_guarded([&] { return interpreter_.run_interactive(entry + "\n", "<stdin>"); }));
+  return true;
+}
+
+shardlang::Result Session::run_guarded(const std::function<shardlang::Result()>& body) {
+  InterruptibleRun running(interpreter_);
+  return body();
+}
+
+void Session::report(const shardlang::Result& result) {
   for (const shardlang::Diagnostic& diagnostic : result.diagnostics()) errors_(diagnostic.render(color_));
+}
+
+bool Session::command(const std::string& text) {
+  reader_.remember(text);
+  auto name_end = text.find_first_of(" \t");
+  std::string name = text.substr(0, name_end);
+  auto argument_begin = text.find_first_not_of(" \t", name_end);
+  auto argument_end = text.find_last_not_of(" \t");
+  std::string argument =
+      argument_begin == std::string::npos ? "" : text.substr(argument_begin, argument_end + 1 - argument_begin);
+  if (name == ":quit" || name == ":q") return false;
+  if (name == ":help") {
+    output_(help_text);
+    return true;
+  }
+  if (name == ":load" && !argument.empty()) {
+    std::string source;
+    if (auto problem = read_whole_file(argument, source)) {
+      errors_("shardlang: " + *problem + "\n");
+      return true;
+    }
+    report(run_guarded([&] { return interpreter_.run(source, argument); }));
+    return true;
+  }
+  errors_("unknown command '" + text + "'; :help lists the commands\n");
   return true;
 }
 
@@ -244,14 +286,14 @@ int run_repl(shardlang::Options options) {
   if (isatty(STDIN_FILENO) == 0) return run_piped_program(std::move(options));
   std::string banner = "shardlang " + shardlang::Interpreter::version() + " on a simulated " + options.platform +
                        (options.platform == "tpu" ? " " + options.chip : std::string()) + " mesh of " +
-                       std::to_string(options.devices) + " devices; Ctrl-D exits.\n";
+                       std::to_string(options.devices) + " devices; :help for help, Ctrl-D exits.\n";
   options.output = write_to_stdout_now;
   shardlang::Interpreter interpreter(std::move(options));
   write_to_stdout_now(banner);
   const char* home = std::getenv("HOME");
   std::string history_path = home != nullptr && home[0] != '\0' ? std::string(home) + "/.shardlang_history" : "";
   std::unique_ptr<LineReader> reader = make_readline_reader(interpreter, std::move(history_path));
-  Session session(interpreter, *reader, write_to_stderr_now, stderr_wants_color());
+  Session session(interpreter, *reader, write_to_stdout_now, write_to_stderr_now, stderr_wants_color());
   session.run();
   return 0;
 }

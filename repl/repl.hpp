@@ -1,7 +1,8 @@
 // The interactive loop (cli.md "REPL"): prompts `>>> ` and `... `, an entry
 // continues while Interpreter::is_complete says so (a block until an empty
 // line), expression values echoed, errors shown with `<stdin>:LINE` where
-// LINE counts within the entry, as Python's REPL numbers them.
+// LINE counts within the entry, as Python's REPL numbers them. Commands so
+// far: `:load FILE`, `:help`, `:quit`.
 //
 // The loop reads through LineReader so that tests can drive it with scripted
 // lines; the terminal uses the GNU readline implementation.
@@ -35,19 +36,28 @@ class LineReader {
 
 class Session {
  public:
-  // `errors` receives the rendered diagnostics and notices (stderr in the
-  // terminal); `color` is passed to Diagnostic::render.
-  Session(shardlang::Interpreter& interpreter, LineReader& reader, std::function<void(std::string_view)> errors,
-          bool color);
+  // `output` receives what the session itself prints (:help; the script's
+  // output goes through Options::output), `errors` the rendered diagnostics
+  // and notices (stderr in the terminal); `color` is passed to
+  // Diagnostic::render.
+  Session(shardlang::Interpreter& interpreter, LineReader& reader, std::function<void(std::string_view)> output,
+          std::function<void(std::string_view)> errors, bool color);
 
   // Reads, runs and reports one entry. False at end of input.
   bool step();
-  // step() until end of input.
+  // step() until end of input or :quit.
   void run();
 
  private:
+  // A line starting with ':' (cli.md "REPL"); false for :quit.
+  bool command(const std::string& text);
+  // Runs `body` with Ctrl-C routed to Interpreter::interrupt.
+  shardlang::Result run_guarded(const std::function<shardlang::Result()>& body);
+  void report(const shardlang::Result& result);
+
   shardlang::Interpreter& interpreter_;
   LineReader& reader_;
+  std::function<void(std::string_view)> output_;
   std::function<void(std::string_view)> errors_;
   bool color_;
 };

@@ -3,6 +3,7 @@
 // session, Ctrl-C at the prompt, history entries.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <deque>
 #include <string>
 #include <vector>
@@ -48,8 +49,8 @@ Transcript run_session(std::deque<InputLine> lines) {
   options.output = [&transcript](std::string_view text) { transcript.output += text; };
   shardlang::Interpreter interpreter(std::move(options));
   ScriptedReader reader(std::move(lines));
-  repl::Session session(interpreter, reader, [&transcript](std::string_view text) { transcript.errors += text; },
-                        false);
+  auto capture = [](std::string& into) { return [&into](std::string_view text) { into += text; }; };
+  repl::Session session(interpreter, reader, capture(transcript.output), capture(transcript.errors), false);
   session.run();
   transcript.prompts = reader.prompts;
   transcript.history = reader.history;
@@ -93,6 +94,26 @@ TEST(Session, InterruptAbandonsTheEntry) {
   EXPECT_EQ(t.errors, "KeyboardInterrupt\n");
   EXPECT_EQ(t.output, "'still here'\n");
   EXPECT_EQ(t.prompts.at(2), ">>> ");
+}
+
+TEST(Session, LoadRunsAFileIntoTheSession) {
+  std::string path = ::testing::TempDir() + "session_test_load.shl";
+  std::FILE* file = std::fopen(path.c_str(), "w");
+  ASSERT_NE(file, nullptr);
+  std::fputs("loaded = 41\n", file);
+  std::fclose(file);
+  Transcript t = run_session({typed(":load " + path), typed("loaded + 1")});
+  std::remove(path.c_str());
+  EXPECT_EQ(t.errors, "");
+  EXPECT_EQ(t.output, "42\n");
+}
+
+TEST(Session, CommandsHelpQuitAndUnknown) {
+  Transcript t = run_session({typed(":help"), typed(":nonsense"), typed(":quit"), typed("'not reached'")});
+  EXPECT_NE(t.output.find(":load FILE"), std::string::npos) << t.output;
+  EXPECT_EQ(t.output.find("not reached"), std::string::npos) << t.output;
+  EXPECT_NE(t.errors.find("unknown command ':nonsense'"), std::string::npos) << t.errors;
+  EXPECT_EQ(t.prompts.size(), 3u);
 }
 
 }  // namespace
