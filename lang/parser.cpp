@@ -1,0 +1,109 @@
+#include "lang/parser.hpp"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <exception>
+
+#include "lang/grammar.hpp"
+#include "lang/scanner.hpp"
+
+namespace lang {
+
+namespace {
+
+Diagnostic syntax_error(const SourceFile& file, Span span, std::string message) {
+  Diagnostic diagnostic;
+  diagnostic.severity = Severity::error;
+  diagnostic.code = code::syntax;
+  diagnostic.where = file.resolve(span);
+  diagnostic.message = std::move(message);
+  return diagnostic;
+}
+
+// Where an "expected X" error points: past the spaces at `where`, covering
+// the character found there (nothing at a marker or the end).
+Span expectation_span(const grammar::Builder& builder, grammar::Iterator where) {
+  grammar::Iterator end = builder.text_end();
+  while (where != end && *where == ' ') ++where;
+  bool at_marker = where == end || *where == marker::newline || *where == marker::indent || *where == marker::dedent;
+  return at_marker ? builder.span_at(where) : builder.span(where, where + 1);
+}
+
+void parse_scanned(const std::shared_ptr<const SourceFile>& source, const ScannedText& scanned, ParseResult& result) {
+  grammar::Builder builder(*source, scanned);
+  try {
+    if (!grammar::parse_file(builder)) {
+      result.diagnostics.push_back(syntax_error(*source, source->span(0, 0), "invalid syntax"));
+      return;
+    }
+    auto module = std::make_shared<ast::Module>();
+    module->source = source;
+    module->body = builder.pop<ast::Body>();
+    result.module = std::move(module);
+  } catch (const grammar::x3::expectation_failure<grammar::Iterator>& failure) {
+    result.diagnostics.push_back(
+        syntax_error(*source, expectation_span(builder, failure.where()), "expected " + failure.which()));
+  } catch (const grammar::SyntaxError& error) {
+    result.diagnostics.push_back(syntax_error(*source, error.span, error.message));
+  } catch (const std::exception& error) {
+    // A bug in the grammar's actions, reported rather than crashing the host.
+    result.diagnostics.push_back(
+        syntax_error(*source, source->span(0, 0), std::string("internal parser error: ") + error.what()));
+  }
+}
+
+// The grammar recurses once per nesting level (bounded by the scanner's and
+// the grammar's limits); running it on a thread with a large stack keeps
+// those limits far from the host thread's stack size.
+constexpr std::size_t parser_stack_bytes = std::size_t{256} << 20;
+
+template <class Work>
+void run_with_large_stack(Work& work) {
+  pthread_attr_t attributes;
+  pthread_t thread;
+  bool started = pthread_attr_init(&attributes) == 0 &&
+                 pthread_attr_setstacksize(&attributes, parser_stack_bytes) == 0 &&
+                 pthread_create(
+                     &thread, &attributes,
+                     [](void* argument) -> void* {
+                       (*static_cast<Work*>(argument))();
+                       return nullptr;
+                     },
+                     &work) == 0;
+  pthread_attr_destroy(&attributes);
+  if (started)
+    pthread_join(thread, nullptr);
+  else
+    work();  // no thread to be had: parse here, within the same limits
+}
+
+}  // namespace
+
+ParseResult parse(std::shared_ptr<const SourceFile> source) {
+  ParseResult result;
+  ScannedText scanned = scan(source->text());
+  if (scanned.error) {
+    result.diagnostics.push_back(
+        syntax_error(*source, source->span(scanned.error->begin, scanned.error->end), scanned.error->message));
+    return result;
+  }
+  auto work = [&] { parse_scanned(source, scanned, result); };
+  run_with_large_stack(work);
+  return result;
+}
+
+InputState input_state(std::string_view text) {
+  ScannedText scanned = scan(text);
+  if (scanned.ends_unfinished) return InputState::incomplete;
+  if (scanned.error) return InputState::complete;
+  if (scanned.ends_with_block_header) return InputState::incomplete;
+  if (scanned.has_block) {
+    std::string_view last_line = text.substr(text.rfind('\n') == std::string_view::npos ? 0 : text.rfind('\n') + 1);
+    bool blank = std::all_of(last_line.begin(), last_line.end(), [](char c) { return c == ' ' || c == '\t' || c == '\r'; });
+    if (!blank) return InputState::incomplete;
+  }
+  return InputState::complete;
+}
+
+}  // namespace lang
