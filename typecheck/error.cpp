@@ -9,6 +9,10 @@ std::string_view python_class_name(ErrorClass error_class) {
     case ErrorClass::TypeError: return "TypeError";
     case ErrorClass::ShardingTypeError: return "ShardingTypeError";
     case ErrorClass::DuplicateSpecError: return "DuplicateSpecError";
+    case ErrorClass::AssertionError: return "AssertionError";
+    case ErrorClass::NotImplementedError: return "NotImplementedError";
+    case ErrorClass::NameError: return "NameError";
+    case ErrorClass::IndexError: return "IndexError";
   }
   return "ValueError";
 }

@@ -21,6 +21,10 @@ enum class ErrorClass {
   TypeError,
   ShardingTypeError,   // jax._src.core.ShardingTypeError(Exception)
   DuplicateSpecError,  // jax._src.named_sharding.DuplicateSpecError(Exception)
+  AssertionError,      // with_sharding_constraint's assertion on Explicit meshes
+  NotImplementedError,
+  NameError,           // collectives over an unbound axis name
+  IndexError,          // static indexing out of bounds
 };
 
 std::string_view python_class_name(ErrorClass error_class);

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "typecheck/python_repr.hpp"
+#include "typecheck/rule_support.hpp"
 
 namespace typecheck {
 
@@ -52,12 +53,6 @@ FactorRule elementwise_factor_rule(std::span<const std::size_t> operand_ranks) {
 DotDimensionNumbers matmul_dimension_numbers() { return {{1}, {0}, {}, {}}; }
 
 namespace {
-
-std::string ints_tuple_repr(const std::vector<int>& values) {
-  std::vector<std::string> items;
-  for (int value : values) items.push_back(std::to_string(value));
-  return python_tuple_repr(items);
-}
 
 // Each dimension in [0, rank) and named at most once by batch + contracting.
 bool valid_dimensions(const std::vector<int>& batch, const std::vector<int>& contracting, std::size_t rank) {
@@ -186,61 +181,6 @@ std::variant<std::vector<SpecEntry>, FactorConflict> propagate_factors(const Fac
 
 namespace {
 
-// Operands' meshes must agree; all-Auto meshes never conflict. Returns the
-// common mesh (null when no operand has one), or the first disagreement.
-struct MeshMismatch {
-  MeshRef first;
-  MeshRef second;
-};
-
-std::variant<MeshRef, MeshMismatch> common_mesh(std::span<const ArrayType* const> operands) {
-  MeshRef mesh;
-  for (const ArrayType* operand : operands) {
-    const MeshRef& other = operand->sharding.mesh;
-    if (!other) continue;
-    if (!mesh) {
-      mesh = other;
-      continue;
-    }
-    if (!same_mesh(mesh, other) && !(mesh->all_axes_of_type(AxisType::Auto) && other->all_axes_of_type(AxisType::Auto)))
-      return MeshMismatch{mesh, other};
-  }
-  return mesh;
-}
-
-// The rules run only when some axis is Explicit (reference §2.0 step 3).
-bool has_explicit_axis(const MeshRef& mesh) { return mesh && mesh->has_axis_of_type(AxisType::Explicit); }
-
-AxisSet varying_union(std::span<const ArrayType* const> operands) {
-  AxisSet varying;
-  for (const ArrayType* operand : operands) varying.insert(operand->manual.varying.begin(), operand->manual.varying.end());
-  return varying;
-}
-
-// The duplicate-axis check on a rule's result (reference §2.0 step 5).
-std::optional<Error> check_result_axes(std::string_view primitive, std::span<const ArrayType* const> operands,
-                                       const ArrayType& result) {
-  std::set<std::string> seen;
-  bool duplicate = false;
-  for (const SpecEntry& entry : result.sharding.dims)
-    for (const std::string& axis : entry) duplicate = !seen.insert(axis).second || duplicate;
-  if (!duplicate) return std::nullopt;
-  std::string inputs;
-  for (const ArrayType* operand : operands) inputs += (inputs.empty() ? "" : ", ") + operand->short_str();
-  return Error{ErrorClass::ShardingTypeError, std::string(primitive) + " operation with inputs: " + inputs +
-                                                  " produces an illegally sharded result: " + result.short_str()};
-}
-
-ArrayType result_type_of(ElementType element, Shape shape, MeshRef mesh, AxisSet varying) {
-  ArrayType result;
-  result.dtype = element.dtype;
-  result.weak_type = element.weak_type && element.dtype != DType::bool_;
-  result.sharding = Sharding::replicated(std::move(mesh), shape.size());
-  result.shape = std::move(shape);
-  result.manual.varying = std::move(varying);
-  return result;
-}
-
 std::string set_of_ints_repr(const std::set<std::size_t>& values) {
   std::string out = "{";
   for (std::size_t value : values) out += (out.size() > 1 ? ", " : "") + std::to_string(value);
@@ -284,7 +224,7 @@ Checked<ArrayType> elementwise_rule(std::string_view primitive, std::span<const 
       shape[dim] = array.shape[dim];
     }
 
-  ArrayType result = result_type_of(element, std::move(shape), std::get<MeshRef>(mesh), varying_union(all));
+  ArrayType result = make_result(element, std::move(shape), std::get<MeshRef>(mesh), varying_union(all));
   if (arrays.empty() || !has_explicit_axis(result.sharding.mesh)) return result;
 
   std::vector<std::size_t> array_ranks(arrays.size(), rank);
@@ -340,7 +280,7 @@ Checked<ArrayType> dot_general_rule(const ArrayType& lhs, const ArrayType& rhs, 
         break;
       }
     }
-  ArrayType result = result_type_of(element, std::move(shape), std::get<MeshRef>(mesh), varying_union(operands));
+  ArrayType result = make_result(element, std::move(shape), std::get<MeshRef>(mesh), varying_union(operands));
 
   // The spec entries of some dimensions, as JAX collects them for messages.
   auto entries_at = [](const ArrayType& type, const std::vector<int>& dims) {
