@@ -192,7 +192,10 @@ void make_parenthesized(Builder& builder, const Match& match) {
   } else {
     ast::ExprPtr inner = take<ast::ExprPtr>(items[0]);
     if (holds_alternative<ast::Starred>(inner->node)) fail(inner->span, "cannot use starred expression here");
-    builder.push(std::move(inner));  // (x) is x, with x's own span
+    // (x) is x; its span takes in the parentheses, so that the span of an
+    // operation on it, `(a + b) * c`, covers them both.
+    inner->span = span;
+    builder.push(std::move(inner));
   }
 }
 

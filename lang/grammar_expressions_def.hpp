@@ -85,7 +85,7 @@ auto const subscript_item_def =
 // trailer: '(' [arguments] ')' | '[' subscript_item (',' subscript_item)* [','] ']' | '.' NAME
 auto const postfix_def =
     atom >> *(act(make_call)[op("(") >> -arguments > named("',' or ')' in the call")[op(")")]] |
-              act(make_subscript)[op("[") > subscript_item >> *act(keep)[comma >> subscript_item] >> -comma >
+              act(make_subscript)[op("[") > subscript_item > *act(keep)[comma >> subscript_item] >> -comma >
                                   named("',' or ']' in the subscript")[op("]")]] |
               act(make_attribute)[op(".") > named("an attribute name after '.'")[identifier_token{} | keyword_as_name]]);
 
@@ -191,7 +191,7 @@ auto const target_list_def = act(make_expression_list)[target >> *act(keep)[comm
 auto const comprehension_def =
     act(make_comprehension)[kw("for") > named("a target after `for`")[target_list] >
                             named("`in` after the target of `for`")[kw("in")] >
-                            named("an iterable after `in`")[or_test] >>
+                            named("an iterable after `in`")[or_test] >
                             *(kw("if") > named("a condition after `if`")[or_test])];
 
 BOOST_SPIRIT_DEFINE(atom, postfix, power, factor, term, arith, shift, bit_and, bit_xor, bit_or, comparison, not_test,

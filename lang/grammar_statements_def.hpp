@@ -36,8 +36,9 @@ auto const name = identifier_token{} | act(keyword_used_as_name)[any_keyword_tok
 
 // suite: simple_statement | NEWLINE INDENT statement+ DEDENT
 auto suite(const char* block_name) {
-  return act(make_body)[(newline > named(block_name)[indent] > +statement > named("a statement")[dedent]) |
-                        simple_statement];
+  return named(block_name)[act(make_body)[(newline > named(block_name)[indent] > +statement >
+                                           named("a statement")[dedent]) |
+                                          simple_statement]];
 }
 
 // ---------------------------------------------------------------- simple statements
@@ -50,13 +51,13 @@ auto const raise_statement =
     act(make_raise)[kw("raise") >> -(expression >> -(kw("from") > named("an exception after `from`")[expression]))];
 
 // assert_statement: 'assert' test [',' test]
-auto const assert_statement = act(make_assert)[kw("assert") > named("a condition after `assert`")[expression] >>
+auto const assert_statement = act(make_assert)[kw("assert") > named("a condition after `assert`")[expression] >
                                                -(op(",") > named("a message after ','")[expression])];
 
 // global_statement: 'global' NAME (',' NAME)*;  nonlocal_statement likewise
 auto const global_statement =
-    act(make_global)[kw("global") > named("a name after `global`")[name] >> *(op(",") > named("a name after ','")[name])];
-auto const nonlocal_statement = act(make_nonlocal)[kw("nonlocal") > named("a name after `nonlocal`")[name] >>
+    act(make_global)[kw("global") > named("a name after `global`")[name] > *(op(",") > named("a name after ','")[name])];
+auto const nonlocal_statement = act(make_nonlocal)[kw("nonlocal") > named("a name after `nonlocal`")[name] >
                                                    *(op(",") > named("a name after ','")[name])];
 
 // delete_statement: 'del' target_list
@@ -67,7 +68,7 @@ auto const dotted_name = act(make_dotted_name)[name >> *(op(".") > named("a name
 
 // import_statement: 'import' dotted_name ['as' NAME] (',' dotted_name ['as' NAME])*
 auto const import_alias = act(make_alias)[dotted_name >> -(kw("as") > named("a name after `as`")[name])];
-auto const import_statement = act(make_import)[kw("import") > named("a module name after `import`")[import_alias] >>
+auto const import_statement = act(make_import)[kw("import") > named("a module name after `import`")[import_alias] >
                                                *(op(",") > named("a module name after ','")[import_alias])];
 
 // from_statement: 'from' dotted_name 'import' ('(' names ')' | names)
@@ -95,12 +96,12 @@ auto const augmented_operator =
 auto const expression_statement = act(make_expression_statement)[
     expression_list >>
     -((augmented_operator > named("an expression after the augmented assignment")[expression_list]) |
-      (act(push_default<AnnotationTail>)[op(":")] > named("an annotation after ':'")[expression] >>
+      (act(push_default<AnnotationTail>)[op(":")] > named("an annotation after ':'")[expression] >
        -(op("=") > named("a value after '='")[expression_list])) |
       +(op("=") > named("a value after '='")[expression_list]))];
 
 // line_magic: '%' NAME option* small_statement   (IPython's %timeit)
-auto const line_magic = act(make_line_magic)[op("%") > named("a magic name after '%'")[identifier_token{}] >>
+auto const line_magic = act(make_line_magic)[op("%") > named("a magic name after '%'")[identifier_token{}] >
                                              magic_options_token{} >
                                              named("a statement after the magic")[small_statement]];
 
@@ -124,7 +125,7 @@ auto const else_clause =
 // if_statement: 'if' test ':' suite ('elif' test ':' suite)* [else_clause]
 auto const if_statement = act(make_if)[
     kw("if") > named("a condition after `if`")[expression] > named("':' after the condition of `if`")[op(":")] >
-    suite("an indented block after `if`") >>
+    suite("an indented block after `if`") >
     *act(make_elif)[kw("elif") > named("a condition after `elif`")[expression] >
                     named("':' after the condition of `elif`")[op(":")] > suite("an indented block after `elif`")] >>
     -else_clause];
@@ -132,14 +133,14 @@ auto const if_statement = act(make_if)[
 // while_statement: 'while' test ':' suite [else_clause]
 auto const while_statement =
     act(make_while)[kw("while") > named("a condition after `while`")[expression] >
-                    named("':' after the condition of `while`")[op(":")] > suite("an indented block after `while`") >>
+                    named("':' after the condition of `while`")[op(":")] > suite("an indented block after `while`") >
                     -else_clause];
 
 // for_statement: 'for' target_list 'in' expression_list ':' suite [else_clause]
 auto const for_statement =
     act(make_for)[kw("for") > named("a target after `for`")[target_list] >
                   named("`in` after the target of `for`")[kw("in")] > named("an iterable after `in`")[expression_list] >
-                  named("':' after the iterable of `for`")[op(":")] > suite("an indented block after `for`") >>
+                  named("':' after the iterable of `for`")[op(":")] > suite("an indented block after `for`") >
                   -else_clause];
 
 // try_statement: 'try' ':' suite (except_clause+ [else_clause] [finally_clause] | finally_clause)
@@ -160,7 +161,7 @@ auto const try_statement =
 auto const with_item =
     act(make_with_item)[expression >> -(kw("as") > named("a target after `as`")[bit_or])];
 auto const with_statement =
-    act(make_with)[kw("with") > named("a context manager after `with`")[with_item] >>
+    act(make_with)[kw("with") > named("a context manager after `with`")[with_item] >
                    *(op(",") > named("a context manager after ','")[with_item]) >
                    named("':' after the items of `with`")[op(":")] > suite("an indented block after `with`")];
 
@@ -177,8 +178,8 @@ auto const parameters_def = parameter_item >> *act(keep)[op(",") >> parameter_it
 // function_def: 'def' NAME '(' [parameters] ')' ['->' test] ':' suite
 auto const function_def_def =
     act(make_function_def)[kw("def") > named("a function name after `def`")[name] >
-                           named("'(' after the function name")[op("(")] >> -parameters >
-                           named("',' or ')' in the parameters")[op(")")] >>
+                           named("'(' after the function name")[op("(")] > -parameters >
+                           named("',' or ')' in the parameters")[op(")")] >
                            -(act(push_default<AnnotationTail>)[op("->")] >
                              named("a return annotation after '->'")[expression]) >
                            named("':' after the function signature")[op(":")] > suite("an indented block after `def`")];

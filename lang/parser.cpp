@@ -42,8 +42,12 @@ void parse_scanned(const std::shared_ptr<const SourceFile>& source, const Scanne
     module->body = builder.pop<ast::Body>();
     result.module = std::move(module);
   } catch (const grammar::x3::expectation_failure<grammar::Iterator>& failure) {
-    result.diagnostics.push_back(
-        syntax_error(*source, expectation_span(builder, failure.where()), "expected " + failure.which()));
+    // Every expectation point names what it expects; a name that is not
+    // words (an X3 type name) would be a grammar bug, so say less instead.
+    const std::string& expected = failure.which();
+    bool readable = expected.find(' ') != std::string::npos || expected.find('\'') != std::string::npos;
+    result.diagnostics.push_back(syntax_error(*source, expectation_span(builder, failure.where()),
+                                              readable ? "expected " + expected : "invalid syntax"));
   } catch (const grammar::SyntaxError& error) {
     result.diagnostics.push_back(syntax_error(*source, error.span, error.message));
   } catch (const std::exception& error) {
