@@ -1,0 +1,113 @@
+#include "typecheck/reduction_rules.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include "typecheck/python_repr.hpp"
+#include "typecheck/rule_support.hpp"
+#include "typecheck/shape_rules.hpp"
+
+namespace typecheck {
+
+Checked<std::vector<std::size_t>> reduction_axes(const std::optional<std::vector<std::int64_t>>& axis,
+                                                 std::size_t ndim) {
+  std::vector<std::size_t> axes;
+  if (!axis) {
+    for (std::size_t dim = 0; dim < ndim; ++dim) axes.push_back(dim);
+    return axes;
+  }
+  for (std::int64_t each : *axis) {
+    Checked<std::size_t> normalized = normalize_axis(each, ndim);
+    if (!normalized) return normalized.error();
+    axes.push_back(normalized.value());
+  }
+  std::sort(axes.begin(), axes.end());
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
+    return Error{ErrorClass::ValueError, "duplicate value in 'axis': " + ints_tuple_repr(*axis)};
+  return axes;
+}
+
+FactorRule reduction_factor_rule(std::size_t ndim, std::span<const std::size_t> reduced) {
+  FactorRule rule;
+  rule.operands.emplace_back();
+  for (std::size_t dim = 0; dim < ndim; ++dim) {
+    const bool is_reduced = std::find(reduced.begin(), reduced.end(), dim) != reduced.end();
+    rule.factor_names.push_back(factor_name(static_cast<int>(dim)));
+    rule.factor_kinds.push_back(is_reduced ? FactorKind::reduction : FactorKind::pass_through);
+    rule.operands[0].push_back(static_cast<int>(dim));
+    if (!is_reduced) rule.result.push_back(static_cast<int>(dim));
+  }
+  return rule;
+}
+
+ElementType reduction_result_type(std::string_view reduction, ElementType operand) {
+  if (reduction == "argmax" || reduction == "argmin") return {DType::int32, false};
+  if (reduction == "mean" || reduction == "var" || reduction == "std")
+    return is_floating(operand.dtype) ? operand : ElementType{DType::float32, operand.weak_type};
+  if ((reduction == "sum" || reduction == "prod") && (operand.dtype == DType::bool_ || operand.dtype == DType::int8))
+    return {DType::int32, operand.weak_type};
+  return operand;
+}
+
+Checked<ArrayType> reduction_rule(std::string_view reduction, const ArrayType& operand,
+                                  const std::optional<std::vector<std::int64_t>>& axis, bool keepdims,
+                                  const std::optional<Sharding>& out_sharding) {
+  const bool is_arg = reduction == "argmax" || reduction == "argmin";
+  if (is_arg && axis && axis->size() != 1)
+    return Error{ErrorClass::TypeError, std::string(reduction) + " requires an int axis or None"};
+  if (is_arg && !axis) {
+    // jnp.argmax(x) ravels x, then reduces its one axis.
+    const std::int64_t size[] = {std::accumulate(operand.shape.begin(), operand.shape.end(), std::int64_t{1},
+                                                 std::multiplies<>())};
+    Checked<ArrayType> flat = reshape_rule(operand, size);
+    if (!flat) return flat;
+    Checked<ArrayType> reduced = reduction_rule(reduction, flat.value(), std::vector<std::int64_t>{0}, false);
+    if (!reduced || !keepdims) return reduced;
+    ArrayType kept = reduced.value();
+    kept.shape.assign(operand.ndim(), 1);
+    kept.sharding.dims.assign(operand.ndim(), SpecEntry{});
+    return kept;
+  }
+  Checked<std::vector<std::size_t>> axes = reduction_axes(axis, operand.ndim());
+  if (!axes) return axes.error();
+  const std::set<std::size_t> reduced(axes.value().begin(), axes.value().end());
+
+  // Only a sum is linear: it keeps unreduced axes; anything else refuses them.
+  const bool is_sum = reduction == "sum" || reduction == "mean";
+  if (!is_sum && (!operand.sharding.unreduced.empty() || !operand.manual.unreduced.empty()))
+    return Error{ErrorClass::NotImplementedError,
+                 "unreduced rule for reduce_" + std::string(reduction) +
+                     " is not implemented. Please file an issue at https://github.com/jax-ml/jax/issues"};
+
+  ArrayType result = operand;
+  const ElementType element = reduction_result_type(reduction, operand.element_type());
+  result.dtype = element.dtype;
+  result.weak_type = element.weak_type && element.dtype != DType::bool_;
+  result.shape.clear();
+  result.sharding.dims.clear();
+  AxisSet reduced_axes;  // mesh axes of the reduced dims: where partial sums live
+  for (std::size_t dim = 0; dim < operand.ndim(); ++dim) {
+    if (reduced.contains(dim)) {
+      reduced_axes.insert(operand.sharding.dims[dim].begin(), operand.sharding.dims[dim].end());
+      if (!keepdims) continue;
+      result.shape.push_back(1);
+      result.sharding.dims.emplace_back();
+      continue;
+    }
+    result.shape.push_back(operand.shape[dim]);
+    result.sharding.dims.push_back(operand.sharding.dims[dim]);
+  }
+  if (out_sharding) {
+    for (const std::string& axis_name : out_sharding->unreduced)
+      if (!reduced_axes.contains(axis_name) && !operand.sharding.unreduced.contains(axis_name))
+        return Error{ErrorClass::ShardingTypeError,
+                     "out_sharding's unreduced axes should be in operand's specs that were reduce_sum over. Got "
+                     "out_sharding=" +
+                         out_sharding->spec().repr() + " and operand=" + operand.short_str()};
+    result.sharding = *out_sharding;
+  }
+  return result;
+}
+
+}  // namespace typecheck

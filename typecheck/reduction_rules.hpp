@@ -1,0 +1,42 @@
+// Item 2 of the rule set: jnp reductions sum, mean, max, min, prod, argmax,
+// argmin, var, std over axis=None/int/tuple with keepdims (reference §2.4,
+// §2.13).
+//
+// Contract: the output spec is the operand's with the reduced dims deleted
+// (None at their places with keepdims); a sharded reduced dim is no error
+// (the partitioner all-reduces: the factor rule marks it a reduction
+// factor). `out_sharding` (lax.reduce_sum/max/min) is returned as given,
+// after the unreduced check.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "typecheck/array_type.hpp"
+#include "typecheck/sharding_rule.hpp"
+
+namespace typecheck {
+
+// axis=None (nullopt: every dim), an int or a tuple, normalized and sorted;
+// numpy's errors for out-of-range and repeated axes.
+Checked<std::vector<std::size_t>> reduction_axes(const std::optional<std::vector<std::int64_t>>& axis,
+                                                 std::size_t ndim);
+
+// ([i,j]) -> ([j]) reduction={i} for reducing dim 0 of a rank-2 operand.
+FactorRule reduction_factor_rule(std::size_t ndim, std::span<const std::size_t> reduced);
+
+// The result dtype of jnp.`reduction`: sum/prod widen bool and int8 to int32;
+// mean/var/std give float32 for integers; argmax/argmin give int32.
+ElementType reduction_result_type(std::string_view reduction, ElementType operand);
+
+// jnp.`reduction`(x, axis=, keepdims=) for reduction in sum, mean, max, min,
+// prod, argmax, argmin, var, std. argmax/argmin take one int axis or None
+// (None flattens first, through reshape's merge rule).
+Checked<ArrayType> reduction_rule(std::string_view reduction, const ArrayType& operand,
+                                  const std::optional<std::vector<std::int64_t>>& axis, bool keepdims = false,
+                                  const std::optional<Sharding>& out_sharding = std::nullopt);
+
+}  // namespace typecheck
