@@ -1,0 +1,61 @@
+// Name resolution, done once per parsed module before it runs (Python's
+// symtable): which names are local to each function, lambda and
+// comprehension, which are captured by inner scopes (cells), which are free
+// (taken from an enclosing function) and which are global or built-in. The
+// evaluator then reaches locals by slot index instead of by name.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "lang/ast.hpp"
+#include "lang/diagnostic.hpp"
+
+namespace interp {
+
+struct NameRef {
+  enum class Kind : std::uint8_t { fast, cell, global };
+  Kind kind = Kind::global;
+  std::uint32_t index = 0;  // into Frame::fast or Frame::cells
+};
+
+// One function, lambda or comprehension scope.
+struct ScopeInfo {
+  std::string name;      // "f", "<lambda>", "<listcomp>"
+  std::string qualname;  // "counter.<locals>.bump", used in TypeErrors
+  std::vector<std::string> fast_names;  // slot -> name
+  std::vector<std::string> cell_names;  // own captured locals first, then free variables
+  std::size_t own_cells = 0;
+  // For each free variable: its index in the enclosing scope's cells, where
+  // the closure is created.
+  std::vector<std::uint32_t> free_sources;
+  // Where each parameter lands, in order: positional, *args, keyword-only, **kwargs.
+  std::vector<NameRef> parameters;
+};
+
+// The resolution of one parsed module. Sites are keyed by node address: a
+// Name expression, a FunctionDef statement (its name), an import Alias, an
+// ExceptHandler (its `as` name). Scopes are keyed by the FunctionDef
+// statement, the Lambda expression or the comprehension expression.
+class Resolution {
+ public:
+  // Diagnostics are Python's compile-time SyntaxErrors (nonlocal without a binding).
+  static Resolution analyze(const lang::ast::Module& module, std::vector<lang::Diagnostic>& errors);
+
+  const NameRef& name(const void* site) const;  // global when the site is unknown
+  const ScopeInfo& scope(const void* node) const;
+
+  std::unordered_map<const void*, NameRef> names;
+  std::unordered_map<const void*, ScopeInfo> scopes;
+};
+
+// A parsed module with its resolution; function values keep it alive.
+struct Program {
+  std::shared_ptr<lang::ast::Module> module;
+  Resolution resolution;
+};
+
+}  // namespace interp

@@ -1,0 +1,273 @@
+// Host values of the evaluator: None, bool, int, float inline, and every other
+// value as a heap Object with virtual hooks (attributes, call, operators,
+// subscripts, iteration, ...). New kinds of values (arrays, meshes, shardings,
+// keys, jitted functions) are new Object subclasses: the evaluator reaches
+// them only through these hooks.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "lang/ast.hpp"
+
+namespace interp {
+
+class Evaluator;
+class Object;
+class TypeObject;
+class Iterator;
+using ObjectRef = std::shared_ptr<Object>;
+using TypeRef = std::shared_ptr<TypeObject>;
+using IteratorRef = std::shared_ptr<Iterator>;
+
+class Value {
+ public:
+  enum class Kind : std::uint8_t { none, boolean, integer, floating, object };
+
+  Value() = default;  // None
+  Value(ObjectRef object) : kind_(Kind::object), object_(std::move(object)) {}  // NOLINT: implicit
+  static Value none() { return Value(); }
+  static Value boolean(bool b) { Value v; v.kind_ = Kind::boolean; v.integer_ = b; return v; }
+  static Value integer(std::int64_t i) { Value v; v.kind_ = Kind::integer; v.integer_ = i; return v; }
+  static Value floating(double d) { Value v; v.kind_ = Kind::floating; v.floating_ = d; return v; }
+
+  Kind kind() const { return kind_; }
+  bool is_none() const { return kind_ == Kind::none; }
+  bool is_bool() const { return kind_ == Kind::boolean; }
+  bool is_int() const { return kind_ == Kind::integer; }
+  bool is_float() const { return kind_ == Kind::floating; }
+  bool is_object() const { return kind_ == Kind::object; }
+  // bool counts as an int, as in Python.
+  bool is_integral() const { return kind_ == Kind::integer || kind_ == Kind::boolean; }
+  bool is_number() const { return is_integral() || kind_ == Kind::floating; }
+
+  bool as_bool() const { return integer_ != 0; }
+  std::int64_t as_int() const { return integer_; }  // also for bool
+  double as_float() const { return kind_ == Kind::floating ? floating_ : static_cast<double>(integer_); }
+  const ObjectRef& object() const { return object_; }
+  // The object as a T, or null when it is not one.
+  template <class T>
+  T* as() const {
+    return kind_ == Kind::object ? dynamic_cast<T*>(object_.get()) : nullptr;
+  }
+  bool is_same(const Value& other) const;  // Python's `is`
+
+ private:
+  Kind kind_ = Kind::none;
+  union {
+    std::int64_t integer_ = 0;
+    double floating_;
+  };
+  ObjectRef object_;
+};
+
+// The arguments of a call as written at the call site (after * and ** expansion).
+struct CallArgs {
+  std::vector<Value> positional;
+  std::vector<std::pair<std::string, Value>> keywords;
+};
+
+// The base of every heap value. Each hook has Python's default behaviour;
+// "nullopt" answers mean "not supported" and let the evaluator raise
+// Python's TypeError/AttributeError with the usual wording.
+class Object : public std::enable_shared_from_this<Object> {
+ public:
+  virtual ~Object() = default;
+  virtual const TypeRef& type() const = 0;
+
+  virtual std::string repr(Evaluator& evaluator) const;
+  virtual std::string str(Evaluator& evaluator) const { return repr(evaluator); }
+  // format(obj, spec) / f'{obj:spec}'; nullopt: str() for an empty spec,
+  // else TypeError.
+  virtual std::optional<std::string> format(Evaluator&, std::string_view) const { return std::nullopt; }
+
+  // Attribute lookup; the default finds the type's methods and binds them.
+  virtual std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name);
+  virtual bool set_attribute(Evaluator& evaluator, const std::string& name, const Value& value);
+  // For tab completion and dir(): the attribute names, sorted.
+  virtual std::vector<std::string> attribute_names() const;
+
+  virtual bool callable() const { return false; }
+  virtual Value call(Evaluator& evaluator, CallArgs& args);
+
+  // Binary operators with Python's reflected protocol: the evaluator asks the
+  // left operand (reflected=false) and then the right one (reflected=true);
+  // nullopt means NotImplemented. In-place operators (+=) first try
+  // binary_inplace.
+  virtual std::optional<Value> binary_op(Evaluator& evaluator, lang::ast::BinaryOperator op,
+                                         const Value& other, bool reflected);
+  virtual std::optional<Value> binary_inplace(Evaluator& evaluator, lang::ast::BinaryOperator op,
+                                              const Value& other);
+  virtual std::optional<Value> unary_op(Evaluator& evaluator, lang::ast::UnaryOperator op);
+  // Rich comparison (==, !=, <, <=, >, >=) of this object with `other`;
+  // reflected=true when this object is the right operand (then `op` is
+  // already swapped: a < b asks b for b > a). nullopt: NotImplemented.
+  virtual std::optional<Value> compare(Evaluator& evaluator, lang::ast::CompareOperator op,
+                                       const Value& other, bool reflected);
+
+  virtual std::optional<Value> get_item(Evaluator& evaluator, const Value& key);
+  virtual bool set_item(Evaluator& evaluator, const Value& key, const Value& value);
+  virtual bool delete_item(Evaluator& evaluator, const Value& key);
+
+  virtual IteratorRef iterate(Evaluator& evaluator);  // null: not iterable
+  virtual std::optional<std::int64_t> length(Evaluator& evaluator) const;  // nullopt: no len()
+  virtual std::optional<bool> contains(Evaluator& evaluator, const Value& item);  // nullopt: iterate
+  virtual bool truthy(Evaluator& evaluator) const;
+
+  // Hashing for dict keys and sets; nullopt means unhashable. Equality used
+  // by dicts, sets, `in` and list.index (identity by default).
+  virtual std::optional<std::size_t> hash() const;
+  virtual bool equals(const Value& other) const;
+
+  // The context-manager protocol of `with`: enter returns the `as` value;
+  // exit runs when the block ends (pending is the exception leaving the
+  // block, or null) and returns true to swallow that exception.
+  virtual std::optional<Value> enter(Evaluator& evaluator);
+  virtual bool exit(Evaluator& evaluator, const Value* pending);
+
+  ObjectRef self() { return shared_from_this(); }
+};
+
+class Iterator : public Object {
+ public:
+  virtual std::optional<Value> next(Evaluator& evaluator) = 0;
+  IteratorRef iterate(Evaluator&) override;
+  const TypeRef& type() const override;
+};
+
+// ------------------------------------------------------------ native functions
+
+// A Python-style parameter list for built-in functions, written as Python
+// writes it: "sorted(iterable, /, *, key=None, reverse=False)". Defaults are
+// None, True, False, numbers, quoted strings, or `?` (optional, no default:
+// the argument is then absent).
+struct Parameter {
+  enum class Kind : std::uint8_t { positional_only, positional_or_keyword, keyword_only, varargs, kwargs };
+  std::string name;
+  Kind kind = Kind::positional_or_keyword;
+  bool required = true;
+  std::optional<Value> default_value;  // absent when required or `?`
+};
+
+struct Signature {
+  std::string name;  // as shown in errors: "sorted" or "counter.<locals>.bump"
+  std::vector<Parameter> parameters;
+
+  static Signature parse(std::string_view text);
+};
+
+// The bound arguments of a call, one per parameter (varargs as a tuple,
+// kwargs as a dict); `absent` only for `?` parameters that were not given.
+struct Arguments {
+  std::vector<std::optional<Value>> values;
+  bool has(std::size_t i) const { return values[i].has_value(); }
+  const Value& operator[](std::size_t i) const { return *values[i]; }
+};
+
+// Binds call arguments to a signature with Python's rules and TypeErrors.
+Arguments bind_arguments(Evaluator& evaluator, const Signature& signature, CallArgs& args);
+
+using NativeFunctionBody = std::function<Value(Evaluator&, Arguments&)>;
+
+class NativeFunction : public Object {
+ public:
+  NativeFunction(Signature signature, NativeFunctionBody body, std::string module = {})
+      : signature_(std::move(signature)), body_(std::move(body)), module_(std::move(module)) {}
+  const TypeRef& type() const override;
+  std::string repr(Evaluator& evaluator) const override;
+  bool callable() const override { return true; }
+  Value call(Evaluator& evaluator, CallArgs& args) override;
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  const Signature& signature() const { return signature_; }
+  const std::string& name() const { return signature_.name; }
+
+ private:
+  Signature signature_;
+  NativeFunctionBody body_;
+  std::string module_;
+};
+
+// "len(obj, /)" + body: the one-line way to declare a built-in.
+ObjectRef native(std::string_view signature, NativeFunctionBody body);
+
+// A method bound to its object: calling it passes the object first.
+class BoundMethod : public Object {
+ public:
+  BoundMethod(Value self, ObjectRef function) : self_(std::move(self)), function_(std::move(function)) {}
+  const TypeRef& type() const override;
+  std::string repr(Evaluator& evaluator) const override;
+  bool callable() const override { return true; }
+  Value call(Evaluator& evaluator, CallArgs& args) override;
+
+ private:
+  Value self_;
+  ObjectRef function_;
+};
+
+// ------------------------------------------------------------ types
+
+class TypeObject : public Object {
+ public:
+  // `constructor` receives the call's arguments (without the class).
+  TypeObject(std::string name, TypeRef base, std::function<Value(Evaluator&, CallArgs&)> constructor = {})
+      : name_(std::move(name)), base_(std::move(base)), constructor_(std::move(constructor)) {}
+  const TypeRef& type() const override;
+  std::string repr(Evaluator& evaluator) const override;
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  std::vector<std::string> attribute_names() const override;
+  bool callable() const override { return static_cast<bool>(constructor_); }
+  Value call(Evaluator& evaluator, CallArgs& args) override;
+
+  const std::string& name() const { return name_; }
+  const TypeRef& base() const { return base_; }
+  bool is_subclass_of(const TypeObject& other) const;
+  // Methods looked up on instances (and as unbound functions on the class).
+  void add_method(std::string_view signature, NativeFunctionBody body);
+  const ObjectRef* find_method(const std::string& name) const;
+  void set_constructor(std::function<Value(Evaluator&, CallArgs&)> constructor) {
+    constructor_ = std::move(constructor);
+  }
+
+ private:
+  std::string name_;
+  TypeRef base_;
+  std::function<Value(Evaluator&, CallArgs&)> constructor_;
+  std::vector<std::pair<std::string, ObjectRef>> methods_;  // sorted by name
+};
+
+// Creates a type object (the hierarchy is fixed once built).
+TypeRef make_type(std::string name, TypeRef base = nullptr);
+
+// The built-in types; immutable once built, shared by every interpreter.
+namespace types {
+const TypeRef& object();
+const TypeRef& none();
+const TypeRef& boolean();
+const TypeRef& integer();
+const TypeRef& floating();
+const TypeRef& str();
+const TypeRef& tuple();
+const TypeRef& list();
+const TypeRef& dict();
+const TypeRef& set();
+const TypeRef& range();
+const TypeRef& slice();
+const TypeRef& ellipsis();
+const TypeRef& function();
+const TypeRef& builtin_function();
+const TypeRef& method();
+const TypeRef& module();
+const TypeRef& type();
+const TypeRef& iterator();
+}  // namespace types
+
+const TypeRef& type_of(const Value& value);
+std::string type_name(const Value& value);
+
+}  // namespace interp
