@@ -1,0 +1,87 @@
+// Item 5 of the rule set: out_sharding canonicalization, creation ops,
+// device_put / reshard / with_sharding_constraint, auto_axes/explicit_axes
+// and the context-mesh agreement check (reference §2.0, §2.9, §2.11, §3.4,
+// §3.5).
+//
+// Contract: a sharding argument comes in as the user wrote it (a bare P, or
+// a NamedSharding with its mesh) and leaves as a Sharding on the result
+// shape, through check_spec, JAX's canonicalize_sharding checks and
+// make_sharding. JAX appends "This error occurs at source: ..." to some of
+// these messages; typecheck has no spans, so the caller adds the source.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "typecheck/array_type.hpp"
+
+namespace typecheck {
+
+// P(...) alone (mesh unset), or NamedSharding(mesh, P(...)).
+struct ShardingArg {
+  std::optional<MeshRef> mesh;  // nullopt: a bare PartitionSpec
+  PartitionSpec spec;
+};
+
+// §2.0 step 1: every operand with a mesh must be on the context mesh (unless
+// both are all-Auto); an empty context accepts anything.
+std::optional<Error> check_context_mesh(std::string_view primitive, std::span<const ArrayType> operands,
+                                        const MeshRef& context_mesh);
+
+// sharding_impls.canonicalize_sharding for `api_name`, then the result
+// type's checks on `shape`. nullopt in (or a NamedSharding on an empty
+// mesh) is nullopt out: no override.
+Checked<std::optional<Sharding>> canonicalize_out_sharding(std::string_view api_name,
+                                                           const std::optional<ShardingArg>& argument,
+                                                           const MeshRef& context_mesh,
+                                                           std::span<const std::int64_t> shape);
+
+// jnp.zeros/ones/full/empty/arange/linspace/eye(..., out_sharding=, device=):
+// replicated on the context mesh unless out_sharding says otherwise.
+// `device` is the repr of a device= argument, if one was passed.
+Checked<ArrayType> creation_rule(std::string_view api_name, ElementType element, Shape shape,
+                                 const MeshRef& context_mesh, const std::optional<ShardingArg>& out_sharding = {},
+                                 const std::optional<std::string>& device = {});
+
+// zeros_like/ones_like/full_like(x, dtype=, out_sharding=): x's sharding
+// unless out_sharding overrides it.
+Checked<ArrayType> like_rule(std::string_view api_name, const ArrayType& like, ElementType element,
+                             const MeshRef& context_mesh, const std::optional<ShardingArg>& out_sharding = {});
+
+// jnp.arange / linspace / eye shapes, numpy's rules.
+Checked<Shape> arange_shape(double start, double stop, double step);
+Shape eye_shape(std::int64_t rows, std::optional<std::int64_t> columns);
+
+// jax.device_put(x, target). `target` nullopt: a Device (an unsharded,
+// mesh-less type). A bare P needs a concrete mesh from jax.set_mesh
+// (`concrete_mesh` is it, or null); `eager` reports divisibility with the
+// IndivisibleError text instead of the type's.
+Checked<ArrayType> device_put_rule(const ArrayType& operand, const std::optional<ShardingArg>& target,
+                                   const MeshRef& concrete_mesh, bool eager);
+
+// jax.reshard(x, P or NamedSharding): the type is exactly the request.
+Checked<ArrayType> reshard_rule(const ArrayType& operand, const ShardingArg& target, const MeshRef& context_mesh);
+
+// jax.lax.with_sharding_constraint(x, s): an assertion when every mesh axis
+// is Explicit, a hint naming only Auto axes otherwise; the type is unchanged.
+Checked<ArrayType> with_sharding_constraint_rule(const ArrayType& operand, const ShardingArg& constraint,
+                                                 const MeshRef& context_mesh);
+
+// auto_axes(f, axes, out_sharding): the mesh inside (`axes` Auto; all axes
+// when empty), each argument's type inside, and the result outside.
+Checked<MeshRef> auto_axes_mesh(const MeshRef& context_mesh, const std::vector<std::string>& axes);
+ArrayType auto_axes_argument(const ArrayType& argument, const MeshRef& inner_mesh);
+Checked<ArrayType> auto_axes_result(const ArrayType& inner_result, const ShardingArg& out_sharding,
+                                    const MeshRef& context_mesh);
+
+// explicit_axes(f, axes, in_sharding): the dual. The arguments are resharded
+// to in_sharding on the inner mesh; results lose the re-Auto'd axes.
+Checked<MeshRef> explicit_axes_mesh(const MeshRef& context_mesh, const std::vector<std::string>& axes);
+Checked<ArrayType> explicit_axes_argument(const ArrayType& argument, const PartitionSpec& in_sharding,
+                                          const MeshRef& inner_mesh);
+ArrayType explicit_axes_result(const ArrayType& inner_result, const MeshRef& context_mesh);
+
+}  // namespace typecheck
