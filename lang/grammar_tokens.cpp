@@ -79,7 +79,6 @@ bool match_keyword(Iterator& first, Iterator last, std::string_view keyword) {
 }
 
 bool match_any_keyword(Iterator& first, Iterator last) {
-  std::string_view word;
   Iterator end = first;
   while (end != last && is_identifier_char(*end)) ++end;
   if (end == first || !is_keyword(std::string_view(first, static_cast<std::size_t>(end - first)))) return false;
