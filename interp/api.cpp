@@ -436,7 +436,10 @@ Interpreter::Interpreter(Options options) : state_(std::make_unique<State>()) {
   state_->evaluator = state_->make_evaluator(interp::Evaluator::Mode::run);
 }
 
-Interpreter::~Interpreter() = default;
+Interpreter::~Interpreter() {
+  // Deeply nested values are freed recursively: do it on a large stack.
+  if (state_) interp::run_with_large_stack([&]() { state_.reset(); });
+}
 Interpreter::Interpreter(Interpreter&&) noexcept = default;
 Interpreter& Interpreter::operator=(Interpreter&&) noexcept = default;
 
@@ -457,7 +460,9 @@ Result Interpreter::run_interactive(std::string_view source, std::string_view na
 std::vector<Diagnostic> Interpreter::check(std::string_view source, std::string_view name) {
   try {
     auto evaluator = state_->make_evaluator(interp::Evaluator::Mode::check);
-    return execute(*evaluator, source, name, RunKind::script).diagnostics();
+    std::vector<Diagnostic> diagnostics = execute(*evaluator, source, name, RunKind::script).diagnostics();
+    interp::run_with_large_stack([&]() { evaluator.reset(); });  // deep values free recursively
+    return diagnostics;
   } catch (const std::exception& error) {
     return {internal_error(std::string("RuntimeError: internal error: ") + error.what())};
   }

@@ -356,9 +356,21 @@ std::string Evaluator::repr(const Value& value) {
     case Value::Kind::boolean: return value.as_bool() ? "True" : "False";
     case Value::Kind::integer: return std::to_string(value.as_int());
     case Value::Kind::floating: return float_repr(value.as_float());
-    case Value::Kind::object: guard_stack(); return value.object()->repr(*this);
+    case Value::Kind::object: break;
   }
-  return {};
+  // Containers recurse through repr: count it as Python counts C recursion.
+  guard_stack();
+  if (depth_ >= recursion_limit)
+    raise(exc::RecursionError(), "maximum recursion depth exceeded while getting the repr of an object");
+  ++depth_;
+  try {
+    std::string text = value.object()->repr(*this);
+    --depth_;
+    return text;
+  } catch (...) {
+    --depth_;
+    throw;
+  }
 }
 
 std::string Evaluator::str(const Value& value) {
@@ -739,6 +751,7 @@ Value Evaluator::make_function(const void* scope_node, const ast::Parameters& pa
   function->parameters = &params;
   Signature& signature = function->signature;
   signature.name = function->scope->qualname;
+  signature.user_defined = true;
   auto add = [&](const ast::Parameter& p, Parameter::Kind kind) {
     Parameter parameter;
     parameter.name = p.name.name;

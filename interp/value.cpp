@@ -163,7 +163,17 @@ Arguments bind_arguments(Evaluator& evaluator, const Signature& signature, CallA
   }
 
   std::size_t given = args.positional.size();
+  // Built-ins of one positional-only argument word their errors as CPython's METH_O functions do.
+  if (params.size() == 1 && params[0].kind == Parameter::Kind::positional_only && params[0].required) {
+    if (!args.keywords.empty()) raise(exc::TypeError(), fname + "() takes no keyword arguments");
+    if (given != 1)
+      raise(exc::TypeError(), fname + "() takes exactly one argument (" + std::to_string(given) + " given)");
+  }
   if (given > positional_capacity && !varargs) {
+    std::size_t keyword_only_given = 0;
+    for (const auto& [name, value] : args.keywords)
+      for (const auto& p : params)
+        if (p.kind == Parameter::Kind::keyword_only && p.name == name) ++keyword_only_given;
     std::size_t required = 0;
     for (std::size_t i = 0; i < positional_capacity; ++i)
       if (params[i].required) ++required;
@@ -171,8 +181,12 @@ Arguments bind_arguments(Evaluator& evaluator, const Signature& signature, CallA
                             ? std::to_string(positional_capacity)
                             : "from " + std::to_string(required) + " to " + std::to_string(positional_capacity);
     std::string plural = positional_capacity == 1 && required == positional_capacity ? "" : "s";
+    std::string also;
+    if (keyword_only_given > 0)
+      also = std::string(" positional argument") + (given == 1 ? "" : "s") + " (and " + std::to_string(keyword_only_given) +
+             " keyword-only argument" + (keyword_only_given == 1 ? "" : "s") + ")";
     raise(exc::TypeError(), fname + "() takes " + takes + " positional argument" + plural + " but " +
-                                std::to_string(given) + (given == 1 ? " was" : " were") + " given");
+                                std::to_string(given) + also + (given == 1 && also.empty() ? " was" : " were") + " given");
   }
   for (std::size_t i = 0; i < std::min(given, positional_capacity); ++i) bound.values[i] = std::move(args.positional[i]);
   if (varargs) {
@@ -196,7 +210,10 @@ Arguments bind_arguments(Evaluator& evaluator, const Signature& signature, CallA
       continue;
     }
     if (param == params.end()) {
-      if (!extra_keywords) raise(exc::TypeError(), fname + "() got an unexpected keyword argument '" + name + "'");
+      if (!extra_keywords) {
+        if (!signature.user_defined) raise(exc::TypeError(), "'" + name + "' is an invalid keyword argument for " + fname + "()");
+        raise(exc::TypeError(), fname + "() got an unexpected keyword argument '" + name + "'");
+      }
       extra_keywords->table.insert(make_str(name), value);
       continue;
     }

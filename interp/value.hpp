@@ -158,6 +158,7 @@ struct Parameter {
 struct Signature {
   std::string name;  // as shown in errors: "sorted" or "counter.<locals>.bump"
   std::vector<Parameter> parameters;
+  bool user_defined = false;  // a `def` or lambda: Python words some errors differently
 
   static Signature parse(std::string_view text);
 };
