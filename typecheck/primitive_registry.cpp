@@ -128,6 +128,9 @@ constexpr PrimitiveEntry registry[] = {
     {"lax.dynamic_slice", "dynamic_slice_rule", "§2.8", nullptr},
     {"lax.dynamic_slice_in_dim", "dynamic_slice_rule", "§2.8", nullptr},
     {"lax.dynamic_update_slice", "dynamic_update_slice_rule", "§2.8", nullptr},
+    {"lax.fori_loop", "check_carry_types", "§2.12", nullptr},
+    {"lax.scan", "check_carry_types/check_scan_xs", "§2.12", nullptr},
+    {"lax.while_loop", "check_carry_types", "§2.12", nullptr},
     {"lax.with_sharding_constraint", "with_sharding_constraint_rule", "§2.11", nullptr},
 };
 

@@ -1,0 +1,89 @@
+#include "typecheck/control_flow_rules.hpp"
+
+#include <vector>
+
+#include "typecheck/python_repr.hpp"
+#include "typecheck/rule_support.hpp"
+
+namespace typecheck {
+
+namespace {
+
+std::string long_str(const ArrayType& type) { return type.format({.short_dtypes = false, .weak_marker = false}); }
+
+bool types_match(const ArrayType& a, const ArrayType& b) {
+  return a.dtype == b.dtype && a.shape == b.shape && a.manual == b.manual && a.sharding == b.sharding;
+}
+
+// ", so the dtypes do not match, and the shapes do not match"; empty for a
+// pure sharding mismatch.
+std::string mismatch_extra(const ArrayType& in, const ArrayType& out) {
+  std::vector<std::string> parts;
+  if (in.dtype != out.dtype) parts.emplace_back("the dtypes do not match");
+  if (in.shape != out.shape) parts.emplace_back("the shapes do not match");
+  if (in.manual != out.manual) parts.emplace_back("the manual axis types do not match");
+  if (parts.empty()) return "";
+  std::string out_text = ", so " + parts[0];
+  for (std::size_t i = 1; i < parts.size(); ++i) out_text += (i + 1 == parts.size() ? ", and " : ", ") + parts[i];
+  return out_text;
+}
+
+}  // namespace
+
+std::optional<Error> check_carry_types(std::string_view body, std::string_view carry_name,
+                                       std::span<const CarryLeaf> input, std::span<const CarryLeaf> output) {
+  std::vector<std::string> differences;
+  std::vector<std::string> hints;
+  for (std::size_t i = 0; i < input.size() && i < output.size(); ++i) {
+    const ArrayType& in = input[i].type;
+    const ArrayType& out = output[i].type;
+    if (types_match(in, out)) continue;
+    const std::string component = input[i].path.empty()
+                                      ? "input carry " + std::string(carry_name)
+                                      : "input carry component " + std::string(carry_name) + input[i].path;
+    differences.push_back(component + " has type " + long_str(in) +
+                          " but the corresponding output carry component has type " + long_str(out) +
+                          mismatch_extra(in, out));
+    std::vector<std::string> gained;
+    for (const std::string& axis : in_mesh_order(out.manual.varying, out.sharding.mesh))
+      if (!in.manual.varying.contains(axis)) gained.push_back(python_string_repr(axis));
+    if (!gained.empty())
+      hints.push_back("applying `jax.lax.pcast(..., " + python_tuple_repr(gained) +
+                      ", to='varying')`, to the initial carry value corresponding to the " + component);
+  }
+  if (differences.empty()) return std::nullopt;
+  std::string text;
+  if (differences.size() == 1) {
+    text = "The " + differences[0] + ".";
+  } else {
+    for (std::size_t i = 0; i < differences.size(); ++i)
+      text += "  * the " + differences[i] + (i + 1 == differences.size() ? "." : ";\n");
+  }
+  std::string hint;
+  if (hints.size() == 1) hint = "This might be fixed by " + hints[0] + ".\n";
+  if (hints.size() > 1) {
+    hint = "This might be fixed by:\n";
+    for (std::size_t i = 0; i < hints.size(); ++i)
+      hint += "  * " + hints[i] + (i + 1 == hints.size() ? ".\n" : ";\n");
+  }
+  if (!hint.empty()) hint += "See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more information.\n";
+  return Error{ErrorClass::TypeError, std::string(body) +
+                                          " function carry input and carry output must have equal types, but they "
+                                          "differ:\n\n" +
+                                          text + "\n" + hint +
+                                          "Revise the function so that all output types match the corresponding "
+                                          "input types."};
+}
+
+std::optional<Error> check_scan_xs(std::span<const ArrayType> xs) {
+  bool sharded = false;
+  std::string specs;
+  for (const ArrayType& each : xs) {
+    if (each.ndim() > 0 && !each.sharding.dims[0].empty()) sharded = true;
+    specs += (specs.empty() ? "" : ", ") + each.sharding.spec().repr();
+  }
+  if (!sharded) return std::nullopt;
+  return Error{ErrorClass::ValueError, "0th dimension of all xs should be replicated. Got " + specs};
+}
+
+}  // namespace typecheck

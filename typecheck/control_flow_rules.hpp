@@ -1,0 +1,30 @@
+// Item 6 of the rule set (part): scan/while_loop/fori_loop carry matching
+// with JAX's message and the pcast hint, and scan's xs check (reference
+// §2.12, §4.7).
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "typecheck/array_type.hpp"
+
+namespace typecheck {
+
+// One array leaf of a carry: its key path ("" for a bare array, "[1]") and type.
+struct CarryLeaf {
+  std::string path;
+  ArrayType type;
+};
+
+// core.typematch on carry leaves (weak types reconciled first). `body` is
+// "scan body" or "while_loop body"; `carry_name` the body's first parameter
+// ("carry"; fori_loop's is "loop_carry").
+std::optional<Error> check_carry_types(std::string_view body, std::string_view carry_name,
+                                       std::span<const CarryLeaf> input, std::span<const CarryLeaf> output);
+
+// scan: dim 0 of every xs must be unsharded.
+std::optional<Error> check_scan_xs(std::span<const ArrayType> xs);
+
+}  // namespace typecheck
