@@ -143,23 +143,38 @@ Status threefry_random_bits_block(ThreefryKey key, int bit_width, std::span<cons
   const std::uint32_t mask = bit_width == 32 ? 0xFFFFFFFFu : (1u << bit_width) - 1u;
   const std::uint64_t per_word = static_cast<std::uint64_t>(32 / bit_width);
   const std::uint64_t max_count = (*total + per_word - 1) / per_word;  // ceil(bit_width * size / 32)
-  auto element_bits = [&](std::uint64_t index) -> std::uint32_t {
+  // One run of `run_length` consecutive elements from array index `first`.
+  auto fill_run = [&](std::uint64_t first, std::span<std::uint32_t> run) {
     if (mode == ThreefryMode::partitionable) {
-      auto words = threefry2x32(key, {static_cast<std::uint32_t>(index >> 32), static_cast<std::uint32_t>(index)});
-      return (words[0] ^ words[1]) & mask;  // narrower widths keep the low bits
+      for (std::size_t j = 0; j < run.size(); ++j) {
+        std::uint64_t index = first + j;
+        auto words = threefry2x32(key, {static_cast<std::uint32_t>(index >> 32), static_cast<std::uint32_t>(index)});
+        run[j] = (words[0] ^ words[1]) & mask;  // narrower widths keep the low bits
+      }
+      return;
     }
     // Stable: 8- and 16-bit values are the little-endian pieces of the words.
-    std::uint32_t word = stable_word(key, max_count, index / per_word);
-    return (word >> (bit_width * (index % per_word))) & mask;
+    for (std::size_t j = 0; j < run.size(); ++j) {
+      std::uint64_t index = first + j;
+      std::uint32_t word = stable_word(key, max_count, index / per_word);
+      run[j] = (word >> (bit_width * (index % per_word))) & mask;
+    }
   };
 
-  // Walk the block row-major, keeping each element's index in the whole array.
+  if (shape.empty()) {
+    fill_run(0, out);
+    return {};
+  }
+  // Walk the block's rows (its last dimension is contiguous in the array),
+  // keeping each row's start index in the whole array.
+  const std::size_t last = shape.size() - 1;
+  const std::size_t run_length = static_cast<std::size_t>(block.extent[last]);
   std::vector<std::int64_t> position(block.start.begin(), block.start.end());
-  for (std::size_t written = 0; written < out.size(); ++written) {
-    std::uint64_t index = 0;
-    for (std::size_t d = 0; d < shape.size(); ++d) index = index * static_cast<std::uint64_t>(shape[d]) + position[d];
-    out[written] = element_bits(index);
-    for (std::size_t d = shape.size(); d-- > 0;) {
+  for (std::size_t written = 0; written < out.size(); written += run_length) {
+    std::uint64_t first = 0;
+    for (std::size_t d = 0; d < shape.size(); ++d) first = first * static_cast<std::uint64_t>(shape[d]) + position[d];
+    fill_run(first, out.subspan(written, run_length));
+    for (std::size_t d = last; d-- > 0;) {
       if (++position[d] < block.start[d] + block.extent[d]) break;
       position[d] = block.start[d];
     }
