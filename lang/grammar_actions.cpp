@@ -664,4 +664,8 @@ void stray_clause(Builder& builder, const Match& match) {
   fail(match_span(builder, match), "`" + keyword + "` without a matching " + owners);
 }
 
+void unsupported_statement(Builder& builder, const Match& match) {
+  fail(match_span(builder, match), "`" + matched_text(match) + "` is not supported in shardlang (language.md lists the statements)");
+}
+
 }  // namespace lang::grammar::actions

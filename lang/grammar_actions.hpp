@@ -71,5 +71,6 @@ void make_decorated(Builder&, const Match&);
 void make_line_magic(Builder&, const Match&);
 void unexpected_indent(Builder&, const Match&);
 void stray_clause(Builder&, const Match&);
+void unsupported_statement(Builder&, const Match&);
 
 }  // namespace lang::grammar::actions

@@ -191,11 +191,12 @@ auto const decorated =
                         named("`def` after the decorators")[function_def]];
 
 // statement: compound_statement | simple_statement
-// (an INDENT here, or an else/elif/except/finally with no statement to
-// belong to, is an error)
+// (an INDENT here, an else/elif/except/finally with no statement to belong
+// to, or a statement of Python that shardlang leaves out is an error)
 auto const statement_def = if_statement | while_statement | for_statement | try_statement | with_statement |
                            function_def | decorated | simple_statement | act(unexpected_indent)[indent] |
-                           act(stray_clause)[kw("else") | kw("elif") | kw("except") | kw("finally")];
+                           act(stray_clause)[kw("else") | kw("elif") | kw("except") | kw("finally")] |
+                           act(unsupported_statement)[kw("class") | kw("async") | kw("yield") | kw("await")];
 
 // file_input: (NEWLINE | statement)* end-of-input
 auto const file_input_def = act(make_body)[*(newline | statement)] > named("a statement")[x3::eoi];

@@ -33,6 +33,10 @@ TEST(SyntaxErrors, StrayClauses) {
   EXPECT_EQ(error_of("try:\n  pass\nx = 1\n"), "3:1: expected `except` or `finally` after the `try` block");
 }
 
+TEST(SyntaxErrors, UnsupportedStatements) {
+  EXPECT_EQ(error_of("class A:\n  pass\n"), "1:1: `class` is not supported in shardlang (language.md lists the statements)");
+}
+
 TEST(SyntaxErrors, InvalidTargets) {
   EXPECT_EQ(error_of("f() = 1\n"), "1:1: cannot assign to function call");
   EXPECT_EQ(error_of("a + 1 = 2\n"), "1:1: cannot assign to expression");
