@@ -1,0 +1,132 @@
+// Local kernels: the operations one device runs on its own shard
+// (runtime.md "Executing"). Each takes shards as LocalArray (a Buffer and its
+// shape, row-major) and returns a new one, allocated against the input's
+// host ledger; nothing here knows about shardings or other devices.
+//
+// Numerics, as XLA's CPU backend computes them:
+// - bf16/f16 are loaded as f32, computed in f32 and rounded to nearest even
+//   on store (reductions and dot products accumulate in f32 and round once).
+// - Integer arithmetic wraps (two's complement). Integer `div` truncates
+//   toward zero with XLA's safe division: x / 0 = -1 for signed types and
+//   all ones for uint32, INT_MIN / -1 = INT_MIN; `rem` gives x % 0 = x.
+//   `floor_divide` is jnp.floor_divide built on those: for signed types
+//   div(x, y) - 1 when the signs differ and the remainder is nonzero, so
+//   5 // 0 = -2 and 0 // 0 = -1.
+// - Integer `pow` is jnp.power's binary exponentiation over the exponent's
+//   low 6 bits (0 ** 0 = 1; negative exponents are taken as those bits).
+// - Float max/min propagate NaN. Float floor_divide is jnp's
+//   round((x - fmod(x, y)) / y), one less when the remainder's sign differs
+//   from y's.
+// - convert: float -> integer truncates toward zero and saturates at the
+//   type's range, NaN -> 0; integer -> integer wraps; anything -> bool is
+//   `!= 0`; int -> bf16/f16 goes through f32.
+// Transcendental unary ops need a floating dtype (jnp converts integers
+// first); logical ops take any dtype (nonzero is true) and give bool.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "devices/buffer.hpp"
+#include "devices/error.hpp"
+#include "typecheck/dtype.hpp"
+
+namespace devices {
+
+using Shape = std::vector<std::int64_t>;
+
+// One device's shard: its bytes and their shape (row-major). Several
+// LocalArrays may share a Buffer (a reshape shares its input's).
+struct LocalArray {
+  std::shared_ptr<Buffer> buffer;
+  Shape shape;
+  typecheck::DType dtype() const { return buffer->dtype(); }
+};
+
+std::int64_t element_count(std::span<const std::int64_t> shape);
+
+// A new LocalArray of `shape` on the host ledger `ledger`, zero-filled.
+Expected<LocalArray> make_local_array(const std::shared_ptr<MemoryLedger>& ledger, typecheck::DType dtype,
+                                      Shape shape);
+
+// ---- Elementwise ----
+
+enum class UnaryOp {
+  neg, abs, sign, sin, cos, tan, tanh, exp, log, log1p, expm1, sqrt, rsqrt, square, logical_not,
+};
+
+enum class BinaryOp {
+  add, sub, mul, div, rem, floor_divide, pow, max, min,
+  eq, ne, lt, le, gt, ge,  // give bool
+  logical_and, logical_or,  // give bool
+};
+
+Expected<LocalArray> unary(UnaryOp op, const LocalArray& operand);
+// Both operands of one dtype; shapes broadcast as NumPy's (trailing axes
+// aligned, each pair equal or one of them 1).
+Expected<LocalArray> binary(BinaryOp op, const LocalArray& lhs, const LocalArray& rhs);
+// lax.select / jnp.where: `predicate` is bool, of the operands' shape or a
+// scalar; on_true and on_false have one shape and dtype.
+Expected<LocalArray> select(const LocalArray& predicate, const LocalArray& on_true, const LocalArray& on_false);
+Expected<LocalArray> convert(const LocalArray& operand, typecheck::DType to);
+
+// ---- Reductions ----
+
+enum class ReduceOp { sum, prod, max, min, argmax, argmin };
+
+// Reduces over `axes` (distinct, any order), dropping them. argmax/argmin
+// take exactly one axis and give int32 indices (the first of equal values;
+// a NaN counts as the largest and the smallest, as jnp's). sum/prod refuse
+// bool (jnp converts it to int first); max/min of bool are any/all.
+Expected<LocalArray> reduce(ReduceOp op, const LocalArray& operand, std::span<const int> axes);
+
+// ---- Products ----
+
+struct DotDimensions {
+  std::vector<int> lhs_batch;
+  std::vector<int> rhs_batch;
+  std::vector<int> lhs_contracting;
+  std::vector<int> rhs_contracting;
+};
+
+// lax.dot_general: result axes are batch, lhs free, rhs free (XLA's order),
+// of the operands' dtype. Floats multiply through OpenBLAS sgemm in f32;
+// integers and bool in a plain loop (integers wrap; bool is or-of-ands).
+Expected<LocalArray> dot_general(const LocalArray& lhs, const LocalArray& rhs, const DotDimensions& dimensions);
+
+// ---- Data movement ----
+
+// Result axis i is operand axis permutation[i].
+Expected<LocalArray> transpose(const LocalArray& operand, std::span<const int> permutation);
+// lax.broadcast_in_dim: operand axis i becomes result axis
+// broadcast_dimensions[i] (extent equal, or 1 and repeated).
+Expected<LocalArray> broadcast_in_dim(const LocalArray& operand, Shape shape,
+                                      std::span<const int> broadcast_dimensions);
+// Same elements in a new shape: shares the operand's buffer.
+Expected<LocalArray> reshape(const LocalArray& operand, Shape shape);
+// lax.slice: [start, limit) with step `strides` (empty = all 1) per axis.
+Expected<LocalArray> slice(const LocalArray& operand, std::span<const std::int64_t> start,
+                           std::span<const std::int64_t> limit, std::span<const std::int64_t> strides = {});
+// lax.dynamic_slice: starts are clamped so the slice fits, as XLA does.
+Expected<LocalArray> dynamic_slice(const LocalArray& operand, std::span<const std::int64_t> start,
+                                   std::span<const std::int64_t> sizes);
+// lax.dynamic_update_slice: `update` written at `start` (clamped to fit).
+Expected<LocalArray> dynamic_update_slice(const LocalArray& operand, const LocalArray& update,
+                                          std::span<const std::int64_t> start);
+// Operands of one dtype, equal but on `dimension`.
+Expected<LocalArray> concatenate(std::span<const LocalArray> operands, int dimension);
+// lax.iota: the index along `dimension`, converted to `dtype`.
+Expected<LocalArray> iota(const std::shared_ptr<MemoryLedger>& ledger, typecheck::DType dtype, Shape shape,
+                          int dimension);
+// lax.pad with one (low, high, interior) per axis; low/high may be negative
+// (cropping). `padding_value` is a scalar LocalArray of the operand's dtype.
+struct PadConfig {
+  std::int64_t low = 0;
+  std::int64_t high = 0;
+  std::int64_t interior = 0;
+};
+Expected<LocalArray> pad(const LocalArray& operand, const LocalArray& padding_value, std::span<const PadConfig> config);
+
+}  // namespace devices

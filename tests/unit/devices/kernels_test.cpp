@@ -1,0 +1,390 @@
+// Local kernels on small shards, against values computed by hand or with
+// NumPy (float32 results of numpy functions, pasted).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "devices/half_float.hpp"
+#include "devices/kernels.hpp"
+#include "devices/memory.hpp"
+
+namespace devices {
+namespace {
+
+using typecheck::DType;
+
+std::shared_ptr<MemoryLedger> test_ledger() {
+  return std::make_shared<MemoryLedger>(std::vector<MemoryLedger::DeviceMemory>{{"TPU 0", 1 << 30}}, 1 << 30);
+}
+
+// An array of `dtype` and `shape` holding `values` (exact, or rounded to
+// nearest even for bf16/f16).
+LocalArray array(DType dtype, Shape shape, const std::vector<double>& values) {
+  static std::shared_ptr<MemoryLedger> ledger = test_ledger();
+  Expected<LocalArray> made = make_local_array(ledger, dtype, std::move(shape));
+  EXPECT_TRUE(made.ok());
+  EXPECT_EQ(static_cast<std::size_t>(made->buffer->element_count()), values.size());
+  Buffer& buffer = *made->buffer;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    switch (dtype) {
+      case DType::bool_: buffer.elements<DType::bool_>()[i] = values[i] != 0; break;
+      case DType::int8: buffer.elements<DType::int8>()[i] = static_cast<std::int8_t>(values[i]); break;
+      case DType::int32: buffer.elements<DType::int32>()[i] = static_cast<std::int32_t>(values[i]); break;
+      case DType::uint32: buffer.elements<DType::uint32>()[i] = static_cast<std::uint32_t>(values[i]); break;
+      case DType::float16: buffer.elements<DType::float16>()[i] = float16_from_float(static_cast<float>(values[i])); break;
+      case DType::bfloat16:
+        buffer.elements<DType::bfloat16>()[i] = bfloat16_from_float(static_cast<float>(values[i]));
+        break;
+      case DType::float32: buffer.elements<DType::float32>()[i] = static_cast<float>(values[i]); break;
+    }
+  }
+  return *made;
+}
+
+std::vector<double> values_of(const LocalArray& array) {
+  std::vector<double> values;
+  const Buffer& buffer = *array.buffer;
+  for (std::int64_t i = 0; i < buffer.element_count(); ++i) {
+    std::size_t at = static_cast<std::size_t>(i);
+    switch (buffer.dtype()) {
+      case DType::bool_: values.push_back(buffer.elements<DType::bool_>()[at]); break;
+      case DType::int8: values.push_back(buffer.elements<DType::int8>()[at]); break;
+      case DType::int32: values.push_back(buffer.elements<DType::int32>()[at]); break;
+      case DType::uint32: values.push_back(buffer.elements<DType::uint32>()[at]); break;
+      case DType::float16: values.push_back(float_from_float16(buffer.elements<DType::float16>()[at])); break;
+      case DType::bfloat16: values.push_back(float_from_bfloat16(buffer.elements<DType::bfloat16>()[at])); break;
+      case DType::float32: values.push_back(buffer.elements<DType::float32>()[at]); break;
+    }
+  }
+  return values;
+}
+
+LocalArray ok(Expected<LocalArray> result) {
+  EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
+  return result.ok() ? *result : LocalArray{};
+}
+
+// Exact comparison, NaN equal to NaN.
+void expect_values(const LocalArray& result, const std::vector<double>& expected) {
+  std::vector<double> got = values_of(result);
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(expected[i])) {
+      EXPECT_TRUE(std::isnan(got[i])) << "element " << i;
+    } else {
+      EXPECT_EQ(got[i], expected[i]) << "element " << i;
+    }
+  }
+}
+
+constexpr double int32_min = std::numeric_limits<std::int32_t>::min();
+constexpr double int32_max = std::numeric_limits<std::int32_t>::max();
+constexpr double uint32_max = std::numeric_limits<std::uint32_t>::max();
+
+TEST(Kernels, FloatUnaryMatchesNumpyFloat32) {
+  LocalArray x = array(DType::float32, {3}, {0.5, 1.0, 2.0});
+  struct Case {
+    UnaryOp op;
+    std::vector<double> expected;
+  };
+  std::vector<Case> cases = {
+      {UnaryOp::sin, {0.4794255495071411, 0.8414710164070129, 0.9092974066734314}},
+      {UnaryOp::cos, {0.8775825500488281, 0.5403022766113281, -0.41614681482315063}},
+      {UnaryOp::tan, {0.5463024973869324, 1.5574077367782593, -2.18503999710083}},
+      {UnaryOp::tanh, {0.46211719512939453, 0.7615941762924194, 0.9640275835990906}},
+      {UnaryOp::exp, {1.6487212181091309, 2.7182819843292236, 7.3890557289123535}},
+      {UnaryOp::log, {-0.6931471824645996, 0.0, 0.6931471824645996}},
+      {UnaryOp::log1p, {0.40546512603759766, 0.6931471824645996, 1.0986123085021973}},
+      {UnaryOp::expm1, {0.6487212777137756, 1.718281865119934, 6.389056205749512}},
+      {UnaryOp::sqrt, {0.7071067690849304, 1.0, 1.4142135381698608}},
+      {UnaryOp::rsqrt, {1.4142135381698608, 1.0, 0.7071067690849304}},
+      {UnaryOp::square, {0.25, 1.0, 4.0}},
+      {UnaryOp::neg, {-0.5, -1.0, -2.0}},
+  };
+  for (const Case& test : cases) {
+    std::vector<double> got = values_of(ok(unary(test.op, x)));
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      // libm and NumPy may differ in the last bit of a transcendental.
+      EXPECT_NEAR(got[i], test.expected[i], 2e-7 * std::max(1.0, std::abs(test.expected[i])))
+          << "op " << static_cast<int>(test.op) << " element " << i;
+    }
+  }
+  LocalArray signs = array(DType::float32, {4}, {-3, -0.0, 0, NAN});
+  expect_values(ok(unary(UnaryOp::sign, signs)), {-1, 0, 0, NAN});
+  EXPECT_TRUE(std::signbit(values_of(ok(unary(UnaryOp::sign, signs)))[1]));
+  expect_values(ok(unary(UnaryOp::abs, signs)), {3, 0, 0, NAN});
+  expect_values(ok(unary(UnaryOp::logical_not, signs)), {0, 1, 1, 0});
+}
+
+TEST(Kernels, IntegerUnaryWraps) {
+  LocalArray x = array(DType::int32, {4}, {int32_min, -5, 0, 7});
+  expect_values(ok(unary(UnaryOp::neg, x)), {int32_min, 5, 0, -7});
+  expect_values(ok(unary(UnaryOp::abs, x)), {int32_min, 5, 0, 7});
+  expect_values(ok(unary(UnaryOp::sign, x)), {-1, -1, 0, 1});
+  expect_values(ok(unary(UnaryOp::square, array(DType::int8, {2}, {16, -3}))), {0, 9});
+  expect_values(ok(unary(UnaryOp::neg, array(DType::uint32, {2}, {1, 0}))), {uint32_max, 0});
+  Expected<LocalArray> refused = unary(UnaryOp::sin, x);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().kind, ErrorKind::invalid_argument);
+}
+
+TEST(Kernels, HalfFloatsComputeInF32AndRoundToNearestEven) {
+  // 1 + 2^-8 is halfway between bf16 neighbours 1 and 1 + 2^-7: even is 1;
+  // 1 + 3 * 2^-8 is halfway between 1 + 2^-7 and 1 + 2^-6: even is the latter.
+  LocalArray one = array(DType::bfloat16, {2}, {1, 1});
+  LocalArray small = array(DType::bfloat16, {2}, {0.00390625, 0.01171875});
+  expect_values(ok(binary(BinaryOp::add, one, small)), {1.0, 1.015625});
+  // float16: 2048 + 1 rounds to even 2048; 2048 + 3 to 2052.
+  LocalArray big = array(DType::float16, {2}, {2048, 2048});
+  LocalArray odd = array(DType::float16, {2}, {1, 3});
+  expect_values(ok(binary(BinaryOp::add, big, odd)), {2048, 2052});
+}
+
+TEST(Kernels, IntegerArithmeticWrapsAndDividesAsXla) {
+  LocalArray max = array(DType::int32, {2}, {int32_max, int32_min});
+  LocalArray one = array(DType::int32, {2}, {1, 1});
+  expect_values(ok(binary(BinaryOp::add, max, one)), {int32_min, int32_min + 1});
+  expect_values(ok(binary(BinaryOp::sub, max, one)), {int32_max - 1, int32_max});
+  expect_values(ok(binary(BinaryOp::mul, array(DType::int8, {1}, {100}), array(DType::int8, {1}, {3}))), {44});
+  expect_values(ok(binary(BinaryOp::sub, array(DType::uint32, {1}, {0}), array(DType::uint32, {1}, {1}))), {uint32_max});
+
+  LocalArray x = array(DType::int32, {7}, {7, -7, 7, -7, 5, 0, int32_min});
+  LocalArray y = array(DType::int32, {7}, {2, 2, -2, -2, 0, 0, -1});
+  expect_values(ok(binary(BinaryOp::div, x, y)), {3, -3, -3, 3, -1, -1, int32_min});
+  expect_values(ok(binary(BinaryOp::rem, x, y)), {1, -1, 1, -1, 5, 0, 0});
+  expect_values(ok(binary(BinaryOp::floor_divide, x, y)), {3, -4, -4, 3, -2, -1, int32_min});
+  expect_values(ok(binary(BinaryOp::div, array(DType::uint32, {2}, {5, 7}), array(DType::uint32, {2}, {0, 2}))),
+                {uint32_max, 3});
+
+  LocalArray base = array(DType::int32, {6}, {2, 3, 0, 0, -2, 2});
+  LocalArray exponent = array(DType::int32, {6}, {10, 0, 0, 3, 3, -1});
+  expect_values(ok(binary(BinaryOp::pow, base, exponent)), {1024, 1, 1, 0, -8, 0});
+  expect_values(ok(binary(BinaryOp::max, x, y)), {7, 2, 7, -2, 5, 0, -1});
+}
+
+TEST(Kernels, FloatBinaryOps) {
+  LocalArray x = array(DType::float32, {4}, {7, -7, 7.5, -7.5});
+  LocalArray y = array(DType::float32, {4}, {2, 2, -2, 0.5});
+  expect_values(ok(binary(BinaryOp::floor_divide, x, y)), {3, -4, -4, -15});
+  expect_values(ok(binary(BinaryOp::rem, x, y)), {1, -1, 1.5, -0.0});
+  expect_values(ok(binary(BinaryOp::div, x, y)), {3.5, -3.5, -3.75, -15});
+  expect_values(ok(binary(BinaryOp::pow, array(DType::float32, {2}, {2, 9}), array(DType::float32, {2}, {0.5, 0.5}))),
+                {static_cast<float>(std::sqrt(2.0)), 3});
+  LocalArray with_nan = array(DType::float32, {3}, {NAN, 1, 5});
+  LocalArray other = array(DType::float32, {3}, {0, NAN, 3});
+  expect_values(ok(binary(BinaryOp::max, with_nan, other)), {NAN, NAN, 5});
+  expect_values(ok(binary(BinaryOp::min, with_nan, other)), {NAN, NAN, 3});
+}
+
+TEST(Kernels, BroadcastingFollowsNumpy) {
+  LocalArray matrix = array(DType::float32, {2, 3}, {0, 1, 2, 3, 4, 5});
+  LocalArray row = array(DType::float32, {3}, {10, 20, 30});
+  expect_values(ok(binary(BinaryOp::add, matrix, row)), {10, 21, 32, 13, 24, 35});
+  LocalArray column = array(DType::float32, {2, 1}, {100, 200});
+  LocalArray across = array(DType::float32, {1, 3}, {1, 2, 3});
+  LocalArray outer = ok(binary(BinaryOp::mul, column, across));
+  EXPECT_EQ(outer.shape, (Shape{2, 3}));
+  expect_values(outer, {100, 200, 300, 200, 400, 600});
+  LocalArray scalar = array(DType::float32, {}, {2});
+  expect_values(ok(binary(BinaryOp::sub, scalar, matrix)), {2, 1, 0, -1, -2, -3});
+  LocalArray stack = array(DType::int32, {2, 1, 2}, {1, 2, 3, 4});
+  LocalArray rows = array(DType::int32, {3, 1}, {10, 20, 30});
+  LocalArray sum = ok(binary(BinaryOp::add, stack, rows));
+  EXPECT_EQ(sum.shape, (Shape{2, 3, 2}));
+  expect_values(sum, {11, 12, 21, 22, 31, 32, 13, 14, 23, 24, 33, 34});
+  EXPECT_FALSE(binary(BinaryOp::add, matrix, array(DType::float32, {2}, {1, 2})).ok());
+  EXPECT_FALSE(binary(BinaryOp::add, matrix, array(DType::int32, {3}, {1, 2, 3})).ok());
+}
+
+TEST(Kernels, ComparisonsAndLogicGiveBool) {
+  LocalArray x = array(DType::float32, {4}, {1, 2, NAN, 4});
+  LocalArray y = array(DType::float32, {4}, {1, 3, NAN, 0});
+  LocalArray equal = ok(binary(BinaryOp::eq, x, y));
+  EXPECT_EQ(equal.dtype(), DType::bool_);
+  expect_values(equal, {1, 0, 0, 0});
+  expect_values(ok(binary(BinaryOp::ne, x, y)), {0, 1, 1, 1});
+  expect_values(ok(binary(BinaryOp::lt, x, y)), {0, 1, 0, 0});
+  expect_values(ok(binary(BinaryOp::ge, x, y)), {1, 0, 0, 1});
+  LocalArray p = array(DType::bool_, {4}, {1, 1, 0, 0});
+  LocalArray q = array(DType::bool_, {4}, {1, 0, 1, 0});
+  expect_values(ok(binary(BinaryOp::logical_and, p, q)), {1, 0, 0, 0});
+  expect_values(ok(binary(BinaryOp::logical_or, p, q)), {1, 1, 1, 0});
+  expect_values(ok(binary(BinaryOp::add, p, q)), {1, 1, 1, 0});
+  EXPECT_FALSE(binary(BinaryOp::sub, p, q).ok());
+}
+
+TEST(Kernels, SelectPicksPerElementOrByScalar) {
+  LocalArray yes = array(DType::bfloat16, {3}, {1, 2, 3});
+  LocalArray no = array(DType::bfloat16, {3}, {-1, -2, -3});
+  expect_values(ok(select(array(DType::bool_, {3}, {1, 0, 1}), yes, no)), {1, -2, 3});
+  expect_values(ok(select(array(DType::bool_, {}, {0}), yes, no)), {-1, -2, -3});
+  EXPECT_FALSE(select(array(DType::int32, {3}, {1, 0, 1}), yes, no).ok());
+}
+
+TEST(Kernels, ConvertTruncatesSaturatesAndWraps) {
+  LocalArray x = array(DType::float32, {6}, {1.9, -1.9, NAN, 3e9, -3e9, INFINITY});
+  expect_values(ok(convert(x, DType::int32)), {1, -1, 0, int32_max, int32_min, int32_max});
+  expect_values(ok(convert(x, DType::uint32)), {1, 0, 0, 3e9, 0, uint32_max});
+  expect_values(ok(convert(x, DType::int8)), {1, -1, 0, 127, -128, 127});
+  expect_values(ok(convert(x, DType::bool_)), {1, 1, 1, 1, 1, 1});
+  expect_values(ok(convert(array(DType::int32, {3}, {300, -129, 5}), DType::int8)), {44, 127, 5});
+  expect_values(ok(convert(array(DType::int32, {1}, {-1}), DType::uint32)), {uint32_max});
+  expect_values(ok(convert(array(DType::float32, {2}, {1.00390625, 1.01171875}), DType::bfloat16)), {1, 1.015625});
+  expect_values(ok(convert(array(DType::bool_, {2}, {1, 0}), DType::float32)), {1, 0});
+  expect_values(ok(convert(array(DType::bfloat16, {1}, {0.1}), DType::float32)), {0.10009765625});
+}
+
+TEST(Kernels, ReductionsOverAxes) {
+  LocalArray x = array(DType::float32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  std::vector<int> rows = {0};
+  std::vector<int> columns = {1};
+  std::vector<int> both = {1, 0};
+  expect_values(ok(reduce(ReduceOp::sum, x, rows)), {5, 7, 9});
+  expect_values(ok(reduce(ReduceOp::sum, x, columns)), {6, 15});
+  LocalArray total = ok(reduce(ReduceOp::sum, x, both));
+  EXPECT_TRUE(total.shape.empty());
+  expect_values(total, {21});
+  expect_values(ok(reduce(ReduceOp::prod, x, columns)), {6, 120});
+  expect_values(ok(reduce(ReduceOp::max, x, rows)), {4, 5, 6});
+  expect_values(ok(reduce(ReduceOp::min, x, columns)), {1, 4});
+
+  LocalArray three = array(DType::int32, {2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  std::vector<int> outer_axes = {0, 2};
+  expect_values(ok(reduce(ReduceOp::sum, three, outer_axes)), {14, 22});
+  std::vector<int> none;
+  expect_values(ok(reduce(ReduceOp::sum, three, none)), {1, 2, 3, 4, 5, 6, 7, 8});
+  std::vector<int> only = {0};
+  expect_values(ok(reduce(ReduceOp::sum, array(DType::int32, {2}, {int32_max, 1}), only)), {int32_min});
+
+  // 300 ones: accumulating in bf16 would stall at 256 (its spacing there is 2).
+  std::vector<double> ones(300, 1.0);
+  expect_values(ok(reduce(ReduceOp::sum, array(DType::bfloat16, {300}, ones), only)), {300});
+
+  LocalArray ties = array(DType::float32, {2, 4}, {3, 7, 7, 1, 2, NAN, 9, NAN});
+  LocalArray argmax = ok(reduce(ReduceOp::argmax, ties, columns));
+  EXPECT_EQ(argmax.dtype(), DType::int32);
+  expect_values(argmax, {1, 1});
+  expect_values(ok(reduce(ReduceOp::argmin, ties, columns)), {3, 1});
+  expect_values(ok(reduce(ReduceOp::argmax, ties, rows)), {0, 1, 1, 1});
+  expect_values(ok(reduce(ReduceOp::max, array(DType::bool_, {2, 2}, {0, 1, 0, 0}), columns)), {1, 0});
+  EXPECT_FALSE(reduce(ReduceOp::argmax, ties, both).ok());
+  EXPECT_FALSE(reduce(ReduceOp::sum, array(DType::bool_, {2}, {1, 1}), only).ok());
+  std::vector<int> bad = {2};
+  EXPECT_FALSE(reduce(ReduceOp::sum, x, bad).ok());
+}
+
+TEST(Kernels, DotGeneralMatmulBatchAndContractingAxes) {
+  std::vector<double> b_values;
+  for (int i = 0; i < 6; ++i) b_values.push_back(static_cast<float>(i) / 7.0f);
+  LocalArray b = array(DType::float32, {2, 3}, b_values);
+  LocalArray c = array(DType::float32, {3, 4}, {-5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6});
+  LocalArray product = ok(dot_general(b, c, {{}, {}, {1}, {0}}));
+  EXPECT_EQ(product.shape, (Shape{2, 4}));
+  std::vector<double> expected = {0.7142857313156128, 1.1428571939468384, 1.571428656578064, 2.0,
+                                  -0.5714284181594849, 1.1428571939468384, 2.857142925262451, 4.5714287757873535};
+  std::vector<double> got = values_of(product);
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], 1e-6);
+
+  std::vector<double> iota12;
+  for (int i = 0; i < 12; ++i) iota12.push_back(i);
+  LocalArray lhs = array(DType::float32, {2, 2, 3}, iota12);
+  LocalArray rhs = array(DType::float32, {2, 3, 2}, iota12);
+  LocalArray batched = ok(dot_general(lhs, rhs, {{0}, {0}, {2}, {1}}));
+  EXPECT_EQ(batched.shape, (Shape{2, 2, 2}));
+  expect_values(batched, {10, 13, 28, 40, 172, 193, 244, 274});
+
+  // lhs (3,2) contracted on axis 0 with rhs (4,3) on axis 1: result (2,4).
+  LocalArray transposed = ok(dot_general(array(DType::float32, {3, 2}, {0, 1, 2, 3, 4, 5}),
+                                         array(DType::float32, {4, 3}, iota12), {{}, {}, {0}, {1}}));
+  EXPECT_EQ(transposed.shape, (Shape{2, 4}));
+  expect_values(transposed, {10, 28, 46, 64, 13, 40, 67, 94});
+
+  LocalArray bf16 = ok(dot_general(array(DType::bfloat16, {1, 3}, {1, 1, 1}),
+                                   array(DType::bfloat16, {3, 1}, {256, 1, 1}), {{}, {}, {1}, {0}}));
+  expect_values(bf16, {258});  // f32 accumulation, one rounding
+
+  LocalArray wrapped = ok(dot_general(array(DType::int8, {1, 2}, {100, 100}), array(DType::int8, {2, 1}, {2, 1}),
+                                      {{}, {}, {1}, {0}}));
+  expect_values(wrapped, {44});  // 300 wraps to 44 in int8
+  LocalArray logical = ok(dot_general(array(DType::bool_, {2, 2}, {1, 0, 0, 0}), array(DType::bool_, {2, 2}, {0, 1, 1, 1}),
+                                      {{}, {}, {1}, {0}}));
+  expect_values(logical, {0, 1, 0, 0});
+  EXPECT_FALSE(dot_general(b, b, {{}, {}, {1}, {0}}).ok());
+}
+
+TEST(Kernels, TransposeBroadcastReshape) {
+  std::vector<double> iota24;
+  for (int i = 0; i < 24; ++i) iota24.push_back(i);
+  LocalArray x = array(DType::float32, {2, 3, 4}, iota24);
+  std::vector<int> permutation = {2, 0, 1};
+  LocalArray transposed = ok(transpose(x, permutation));
+  EXPECT_EQ(transposed.shape, (Shape{4, 2, 3}));
+  expect_values(transposed, {0, 4, 8, 12, 16, 20, 1, 5, 9, 13, 17, 21, 2, 6, 10, 14, 18, 22, 3, 7, 11, 15, 19, 23});
+  std::vector<int> twice = {0, 0, 1};
+  EXPECT_FALSE(transpose(x, twice).ok());
+
+  std::vector<int> to_rows = {1};
+  LocalArray broadcast = ok(broadcast_in_dim(array(DType::int8, {3}, {1, 2, 3}), {2, 3}, to_rows));
+  expect_values(broadcast, {1, 2, 3, 1, 2, 3});
+  std::vector<int> keep = {0, 1};
+  expect_values(ok(broadcast_in_dim(array(DType::int32, {2, 1}, {5, 6}), {2, 3}, keep)), {5, 5, 5, 6, 6, 6});
+  EXPECT_FALSE(broadcast_in_dim(array(DType::int32, {2}, {5, 6}), {3}, std::vector<int>{0}).ok());
+
+  LocalArray reshaped = ok(reshape(x, {6, 4}));
+  EXPECT_EQ(reshaped.buffer, x.buffer);  // metadata only
+  EXPECT_FALSE(reshape(x, {5, 5}).ok());
+}
+
+TEST(Kernels, SlicesAndUpdates) {
+  std::vector<double> iota20;
+  for (int i = 0; i < 20; ++i) iota20.push_back(i);
+  LocalArray x = array(DType::bfloat16, {4, 5}, iota20);
+  std::vector<std::int64_t> start = {1, 0};
+  std::vector<std::int64_t> limit = {4, 5};
+  std::vector<std::int64_t> strides = {2, 2};
+  LocalArray sliced = ok(slice(x, start, limit, strides));
+  EXPECT_EQ(sliced.shape, (Shape{2, 3}));
+  expect_values(sliced, {5, 7, 9, 15, 17, 19});
+  std::vector<std::int64_t> too_far = {5, 5};
+  EXPECT_FALSE(slice(x, start, too_far).ok());
+
+  std::vector<std::int64_t> dynamic_start = {3, -2};  // clamped to (2, 0)
+  std::vector<std::int64_t> sizes = {2, 2};
+  expect_values(ok(dynamic_slice(x, dynamic_start, sizes)), {10, 11, 15, 16});
+
+  LocalArray update = array(DType::bfloat16, {2, 2}, {-1, -2, -3, -4});
+  std::vector<std::int64_t> update_start = {0, 4};  // clamped to (0, 3)
+  LocalArray updated = ok(dynamic_update_slice(x, update, update_start));
+  expect_values(updated, {0, 1, 2, -1, -2, 5, 6, 7, -3, -4, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19});
+  EXPECT_EQ(values_of(x)[3], 3);  // the operand is unchanged
+}
+
+TEST(Kernels, ConcatenateIotaPad) {
+  std::vector<LocalArray> parts = {array(DType::int32, {2, 1}, {1, 2}), array(DType::int32, {2, 2}, {3, 4, 5, 6})};
+  LocalArray joined = ok(concatenate(parts, 1));
+  EXPECT_EQ(joined.shape, (Shape{2, 3}));
+  expect_values(joined, {1, 3, 4, 2, 5, 6});
+  EXPECT_FALSE(concatenate(parts, 0).ok());
+
+  std::shared_ptr<MemoryLedger> ledger = test_ledger();
+  expect_values(ok(iota(ledger, DType::float32, {2, 3}, 1)), {0, 1, 2, 0, 1, 2});
+  expect_values(ok(iota(ledger, DType::int8, {2, 3}, 0)), {0, 0, 0, 1, 1, 1});
+
+  LocalArray x = array(DType::int32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  LocalArray minus_one = array(DType::int32, {}, {-1});
+  std::vector<PadConfig> edges = {{1, 0, 0}, {0, 2, 0}};
+  LocalArray padded = ok(pad(x, minus_one, edges));
+  EXPECT_EQ(padded.shape, (Shape{3, 5}));
+  expect_values(padded, {-1, -1, -1, -1, -1, 1, 2, 3, -1, -1, 4, 5, 6, -1, -1});
+  // Interior padding, and a negative low edge that crops the first element.
+  std::vector<PadConfig> interior = {{0, 0, 0}, {-1, 0, 1}};
+  LocalArray spread = ok(pad(x, minus_one, interior));
+  EXPECT_EQ(spread.shape, (Shape{2, 4}));
+  expect_values(spread, {-1, 2, -1, 3, -1, 5, -1, 6});
+}
+
+}  // namespace
+}  // namespace devices
