@@ -157,19 +157,30 @@ int compare_numbers(const Value& a, const Value& b) {
 
 std::string format_time(double seconds) {
   // IPython's _format_time(timespan, precision=3).
+  if (seconds >= 60.0) {
+    std::string out;
+    double leftover = seconds;
+    const std::pair<const char*, double> parts[] = {{"d", 86400}, {"h", 3600}, {"min", 60}, {"s", 1}};
+    for (const auto& [suffix, length] : parts) {
+      auto value = static_cast<long long>(leftover / length);
+      if (value > 0) {
+        leftover = std::fmod(leftover, length);
+        out += (out.empty() ? "" : " ") + std::to_string(value) + suffix;
+      }
+      if (leftover < 1) break;
+    }
+    return out;
+  }
   static const char* units[] = {"s", "ms", "\xc2\xb5s", "ns"};
   static const double scaling[] = {1, 1e3, 1e6, 1e9};
   int order = 3;
   if (seconds > 0) {
     int exponent = static_cast<int>(std::floor(std::log10(seconds)));
-    int negated = -exponent;
-    int floored = negated >= 0 ? negated / 3 : -((-negated + 2) / 3);
-    order = std::min(floored, 3);
+    int floored_thirds = exponent >= 0 ? exponent / 3 : -((-exponent + 2) / 3);  // Python's //
+    order = std::clamp(-floored_thirds, 0, 3);
   }
-  int index = order < 0 ? 4 + order : order;  // Python's negative indexing
-  index = std::clamp(index, 0, 3);
   char text[64];
-  std::snprintf(text, sizeof text, "%.3g %s", seconds * scaling[index], units[index]);
+  std::snprintf(text, sizeof text, "%.3g %s", seconds * scaling[order], units[order]);
   return text;
 }
 

@@ -1,0 +1,245 @@
+// The host interpreter through the public embedding API.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <regex>
+#include <string>
+
+#include "shardlang/shardlang.hpp"
+
+namespace {
+
+// An interpreter whose print output is collected.
+struct Session {
+  std::string output;
+  shardlang::Interpreter interpreter;
+
+  Session() : interpreter(options(output)) {}
+
+  static shardlang::Options options(std::string& sink) {
+    shardlang::Options o;
+    o.output = [&sink](std::string_view text) { sink += text; };
+    return o;
+  }
+
+  std::string run(std::string_view source) {
+    output.clear();
+    last = interpreter.run(source, "test.shl");
+    return output;
+  }
+  shardlang::Result last;
+};
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+TEST(Interpreter, RunsAndPrints) {
+  Session s;
+  EXPECT_EQ(s.run("print(1 + 2, 'x', [0.5, None])"), "3 x [0.5, None]\n");
+  EXPECT_TRUE(s.last.ok());
+  EXPECT_EQ(s.last.exception_type(), "");
+}
+
+TEST(Interpreter, GlobalsPersistBetweenRuns) {
+  Session s;
+  s.run("def f(x):\n    return x * k\nk = 3\n");
+  EXPECT_EQ(s.run("print(f(2))"), "6\n");
+}
+
+TEST(Interpreter, UncaughtErrorIsADiagnosticWithTraceback) {
+  Session s;
+  s.run("def inner():\n    return 1 // 0\ndef outer():\n    return inner()\nouter()\n");
+  ASSERT_FALSE(s.last.ok());
+  EXPECT_EQ(s.last.exception_type(), "ZeroDivisionError");
+  ASSERT_EQ(s.last.diagnostics().size(), 1u);
+  const shardlang::Diagnostic& d = s.last.diagnostics()[0];
+  EXPECT_EQ(d.code, "runtime");
+  EXPECT_EQ(d.message, "ZeroDivisionError: integer division or modulo by zero");
+  EXPECT_EQ(d.where.file, "test.shl");
+  EXPECT_EQ(d.where.line, 2);
+  EXPECT_EQ(d.where.column, 12);
+  ASSERT_EQ(d.traceback.size(), 3u);
+  EXPECT_EQ(d.traceback[0], "test.shl:5, in <module>");
+  EXPECT_EQ(d.traceback[1], "test.shl:4, in outer");
+  EXPECT_EQ(d.traceback[2], "test.shl:2, in inner");
+  std::string text = d.render();
+  EXPECT_NE(text.find("File \"test.shl\", line 4, in outer"), std::string::npos);
+  EXPECT_NE(text.find("test.shl:2:12: error: ZeroDivisionError"), std::string::npos);
+}
+
+TEST(Interpreter, NameErrorHasCodeName) {
+  Session s;
+  s.run("x = 1\nprint(y)\n");
+  ASSERT_EQ(s.last.diagnostics().size(), 1u);
+  EXPECT_EQ(s.last.diagnostics()[0].code, "name");
+  EXPECT_EQ(s.last.diagnostics()[0].message, "NameError: name 'y' is not defined");
+  EXPECT_EQ(s.last.exception_type(), "NameError");
+}
+
+TEST(Interpreter, ErrorsKeepTheNamespace) {
+  Session s;
+  s.run("a = 5\nb = a + undefined\n");
+  EXPECT_FALSE(s.last.ok());
+  EXPECT_EQ(s.run("print(a)"), "5\n");
+}
+
+TEST(Interpreter, RunInteractiveEchoesExpressionsAndBindsUnderscore) {
+  Session s;
+  s.output.clear();
+  EXPECT_TRUE(s.interpreter.run_interactive("1 + 1").ok());
+  EXPECT_EQ(s.output, "2\n");
+  s.output.clear();
+  s.interpreter.run_interactive("_ * 10");
+  EXPECT_EQ(s.output, "20\n");
+  s.output.clear();
+  s.interpreter.run_interactive("None");
+  s.interpreter.run_interactive("x = 'quiet'");
+  EXPECT_EQ(s.output, "");
+  s.interpreter.run_interactive("x");
+  EXPECT_EQ(s.output, "'quiet'\n");
+}
+
+TEST(Interpreter, SyntaxErrorIsReported) {
+  Session s;
+  s.run("x = (1,\n");
+  ASSERT_FALSE(s.last.ok());
+  EXPECT_EQ(s.last.diagnostics()[0].code, "syntax");
+}
+
+TEST(Interpreter, NonlocalWithoutBindingIsASyntaxError) {
+  Session s;
+  s.run("def f():\n    nonlocal q\n");
+  ASSERT_FALSE(s.last.ok());
+  EXPECT_EQ(s.last.diagnostics()[0].code, "syntax");
+  EXPECT_NE(s.last.diagnostics()[0].message.find("no binding for nonlocal 'q' found"), std::string::npos);
+}
+
+TEST(Interpreter, CheckDiscardsOutputAndUsesAFreshNamespace) {
+  Session s;
+  s.run("secret = 1");
+  s.output.clear();
+  auto diagnostics = s.interpreter.check("print('hidden')\nprint(secret)\n", "c.shl");
+  EXPECT_EQ(s.output, "");
+  ASSERT_EQ(diagnostics.size(), 1u);
+  EXPECT_EQ(diagnostics[0].code, "name");
+  EXPECT_EQ(diagnostics[0].where.line, 2);
+  EXPECT_TRUE(s.interpreter.check("try:\n    missing\nexcept NameError:\n    pass\n").empty());
+}
+
+TEST(Interpreter, GetAndSetConvertValues) {
+  Session s;
+  s.interpreter.set("v", shardlang::Value::list({shardlang::Value::integer(1), shardlang::Value::string("a"),
+                                                 shardlang::Value::tuple({shardlang::Value::number(0.5)})}));
+  EXPECT_EQ(s.run("print(v, type(v[2]).__name__)"), "[1, 'a', (0.5,)] tuple\n");
+  s.run("w = {'k': [True, None]}\nn = 2 ** 40\nf = 1.25\n");
+  auto n = s.interpreter.get("n");
+  ASSERT_TRUE(n.has_value());
+  EXPECT_EQ(n->kind(), shardlang::Value::Kind::integer);
+  EXPECT_EQ(n->as_int(), std::int64_t{1} << 40);
+  EXPECT_DOUBLE_EQ(s.interpreter.get("f")->as_double(), 1.25);
+  auto w = s.interpreter.get("w");
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->kind(), shardlang::Value::Kind::other);
+  EXPECT_EQ(w->repr(), "{'k': [True, None]}");
+  EXPECT_FALSE(s.interpreter.get("nothing").has_value());
+  // An `other` value goes back into the script as the same object.
+  s.interpreter.set("w2", *w);
+  EXPECT_EQ(s.run("print(w2 is w)"), "True\n");
+}
+
+TEST(Interpreter, HostFunctionsReceiveArgumentsAndRaise) {
+  Session s;
+  s.interpreter.def("scale", [](const shardlang::Args& args) -> shardlang::HostResult {
+    if (args.positional.size() != 1) return shardlang::HostResult::error("TypeError", "scale() takes one argument");
+    double factor = 2;
+    for (const auto& [name, value] : args.keywords)
+      if (name == "by") factor = value.as_double();
+    if (args.positional[0].kind() == shardlang::Value::Kind::string)
+      return shardlang::HostResult::error("ValueError", "cannot scale a string");
+    return shardlang::Value::number(args.positional[0].as_double() * factor);
+  });
+  EXPECT_EQ(s.run("print(scale(3), scale(1, by=0.5))"), "6.0 0.5\n");
+  EXPECT_EQ(s.run("try:\n    scale('x')\nexcept ValueError as e:\n    print('caught', e)\n"), "caught cannot scale a string\n");
+  s.run("scale()");
+  EXPECT_EQ(s.last.exception_type(), "TypeError");
+}
+
+TEST(Interpreter, InterruptRaisesKeyboardInterrupt) {
+  Session s;
+  shardlang::Interpreter* self = &s.interpreter;
+  s.interpreter.def("stop", [self](const shardlang::Args&) -> shardlang::HostResult {
+    self->interrupt();
+    return shardlang::Value::none();
+  });
+  s.run("stop()\nwhile True:\n    pass\n");
+  EXPECT_EQ(s.last.exception_type(), "KeyboardInterrupt");
+  EXPECT_EQ(s.run("print('still alive')"), "still alive\n");
+}
+
+TEST(Interpreter, DeepRecursionIsARecursionError) {
+  Session s;
+  s.run("def f(n):\n    return f(n + 1)\nf(0)\n");
+  EXPECT_EQ(s.last.exception_type(), "RecursionError");
+  // The traceback collapses the repeated frame as Python does.
+  const auto& traceback = s.last.diagnostics()[0].traceback;
+  EXPECT_LT(traceback.size(), 10u);
+  EXPECT_NE(traceback.back().find("more times]"), std::string::npos);
+}
+
+TEST(Interpreter, DeeplyNestedValuesAreFreedSafely) {
+  auto interpreter = std::make_unique<shardlang::Interpreter>();
+  EXPECT_TRUE(interpreter->run("a = []\nfor i in range(100000):\n    a = [a]\n").ok());
+  interpreter.reset();  // frees 100000 nested lists without overflowing the stack
+}
+
+TEST(Interpreter, TwoInterpretersAreIndependent) {
+  Session a, b;
+  a.run("x = 'a'");
+  b.run("x = 'b'");
+  EXPECT_EQ(a.run("print(x)"), "a\n");
+  EXPECT_EQ(b.run("print(x)"), "b\n");
+}
+
+TEST(Interpreter, CompletionNames) {
+  Session s;
+  s.run("import jax\nimport jax.numpy as jnp\nimport functools\nitems = [1]\n");
+  auto globals = s.interpreter.global_names();
+  EXPECT_TRUE(contains(globals, "jnp"));
+  EXPECT_TRUE(contains(globals, "print"));
+  EXPECT_TRUE(contains(s.interpreter.member_names("jax"), "numpy"));
+  EXPECT_TRUE(contains(s.interpreter.member_names("items"), "append"));
+  EXPECT_TRUE(contains(s.interpreter.member_names("functools"), "partial"));
+  EXPECT_TRUE(contains(s.interpreter.member_names("jax.numpy"), "__name__") == false);
+  EXPECT_TRUE(s.interpreter.member_names("print(1)").empty());
+  EXPECT_TRUE(s.interpreter.member_names("nothing.here").empty());
+}
+
+TEST(Interpreter, IsComplete) {
+  EXPECT_TRUE(shardlang::Interpreter::is_complete("x = 1"));
+  EXPECT_FALSE(shardlang::Interpreter::is_complete("x = (1,"));
+  EXPECT_FALSE(shardlang::Interpreter::is_complete("def f():"));
+}
+
+TEST(Interpreter, TimeitPrintsIPythonsLine) {
+  Session s;
+  std::string out = s.run("%timeit -n 3 -r 2 x = sum(range(10))\n");
+  EXPECT_TRUE(std::regex_match(out, std::regex("3 loops, best of 2: [0-9.e+-]+ (s|ms|\xc2\xb5s|ns) per loop\n"))) << out;
+}
+
+TEST(Interpreter, ValueReprMatchesPython) {
+  using shardlang::Value;
+  EXPECT_EQ(Value::tuple({Value::integer(1)}).repr(), "(1,)");
+  EXPECT_EQ(Value::list({Value::number(0.1), Value::string("it's"), Value::boolean(false), Value::none()}).repr(),
+            "[0.1, \"it's\", False, None]");
+  EXPECT_FALSE(shardlang::Interpreter::version().empty());
+}
+
+TEST(Interpreter, RunFileReportsUnreadableFiles) {
+  Session s;
+  shardlang::Result r = s.interpreter.run_file("/nonexistent/script.shl");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.diagnostics()[0].code, "io");
+}
+
+}  // namespace
