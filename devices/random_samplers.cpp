@@ -180,7 +180,8 @@ int shuffle_rounds(std::uint64_t size) {
 }  // namespace
 
 ArrayBlock whole_array_block(std::span<const std::int64_t> shape, std::span<const std::int64_t> zeros) {
-  return {zeros.first(shape.size()), shape};
+  // Too few zeros give a block of the wrong rank, which the draw rejects.
+  return {zeros.first(std::min(zeros.size(), shape.size())), shape};
 }
 
 float xla_erf_inv(float x) {

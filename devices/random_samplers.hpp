@@ -30,7 +30,7 @@
 namespace devices {
 
 // Which random words to draw: key, mode, the whole array's shape and the
-// block of it to generate.
+// block of it to generate. Partitionable is JAX's default since 0.5.0.
 struct RandomDraw {
   ThreefryKey key;
   ThreefryMode mode = ThreefryMode::partitionable;
@@ -38,8 +38,8 @@ struct RandomDraw {
   ArrayBlock block;
 };
 
-// The block covering all of `shape` (its start is a span of zeros that must
-// outlive the returned block: pass storage of shape.size() zeros).
+// The block covering all of `shape`; its start is `zeros`, storage of at
+// least shape.size() zeros that outlives the block (fewer: the draw fails).
 ArrayBlock whole_array_block(std::span<const std::int64_t> shape, std::span<const std::int64_t> zeros);
 
 // jax.random.uniform(key, shape, float32, minval, maxval): the top 23 bits

@@ -111,6 +111,16 @@ TEST(RandomUniform, HalfTypes) {
   EXPECT_FALSE(random_uniform(whole(threefry_seed(9), ThreefryMode::stable, shape), DType::int32, 0.0f, 1.0f, out).ok());
 }
 
+TEST(RandomSamplers, TooFewZerosForTheWholeBlockFail) {
+  const std::int64_t shape[] = {2, 2};
+  const std::int64_t one_zero[] = {0};
+  std::vector<float> out(4);
+  RandomDraw draw{threefry_seed(1), ThreefryMode::stable, shape, whole_array_block(shape, one_zero)};
+  EXPECT_FALSE(random_uniform(draw, 0.0f, 1.0f, out).ok());
+  std::vector<float> wrong_length(3);
+  EXPECT_FALSE(random_normal(whole(threefry_seed(1), ThreefryMode::stable, shape), wrong_length).ok());
+}
+
 TEST(RandomSamplers, BlocksEqualTheWholeDraw) {
   const std::int64_t shape[] = {8, 6};
   for (ThreefryMode mode : both_modes) {

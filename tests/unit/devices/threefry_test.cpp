@@ -175,6 +175,22 @@ TEST(ThreefryBits, BlocksPasteIntoTheWholeDraw) {
   }
 }
 
+TEST(ThreefryBits, BlockOfARank3Array) {
+  ThreefryKey key = threefry_seed(5);
+  const std::int64_t shape[] = {3, 4, 5};
+  const std::int64_t start[] = {1, 2, 1};
+  const std::int64_t extent[] = {2, 2, 3};
+  for (ThreefryMode mode : both_modes) {
+    auto whole = threefry_random_bits(key, 16, shape, mode);
+    std::vector<std::uint32_t> block(12);
+    ASSERT_TRUE(threefry_random_bits_block(key, 16, shape, {start, extent}, mode, block).ok());
+    std::size_t k = 0;
+    for (int i = 1; i < 3; ++i)
+      for (int j = 2; j < 4; ++j)
+        for (int l = 1; l < 4; ++l) EXPECT_EQ(block[k++], (*whole)[(i * 4 + j) * 5 + l]);
+  }
+}
+
 TEST(ThreefryBits, ScalarAndEmptyShapes) {
   ThreefryKey key = threefry_seed(1);
   auto scalar = threefry_random_bits(key, 32, std::span<const std::int64_t>{}, ThreefryMode::partitionable);
