@@ -1,6 +1,7 @@
 // The public embedding API (include/shardlang/shardlang.hpp) on top of the
 // evaluator. No C++ exception leaves these functions: errors become
 // Diagnostics at this boundary.
+#include <atomic>
 #include <fstream>
 #include <new>
 #include <sstream>
@@ -343,11 +344,17 @@ Diagnostic internal_error(std::string message) {
 struct Interpreter::State {
   Options options;
   std::unique_ptr<interp::Evaluator> evaluator;
+  // The evaluator running now (the main one, or check mode's own), for interrupt().
+  std::atomic<interp::Evaluator*> running{nullptr};
 
   std::unique_ptr<interp::Evaluator> make_evaluator(interp::Evaluator::Mode mode) const {
     auto evaluator = std::make_unique<interp::Evaluator>();
     evaluator->mode = mode;
     if (mode == interp::Evaluator::Mode::run) evaluator->output = options.output;
+    // sys.argv: the script name is filled in by each run.
+    std::vector<interp::Value> argv{interp::make_str("")};
+    for (const auto& argument : options.script_arguments) argv.push_back(interp::make_str(argument));
+    evaluator->module("sys")->add("argv", interp::make_list(std::move(argv)));
     return evaluator;
   }
 };
@@ -356,11 +363,26 @@ namespace {
 
 enum class RunKind { script, interactive };
 
+// Marks which evaluator interrupt() should reach while a run is under way.
+struct RunningScope {
+  RunningScope(std::atomic<interp::Evaluator*>& slot, interp::Evaluator& evaluator) : slot_(slot) {
+    previous_ = slot_.exchange(&evaluator);
+  }
+  ~RunningScope() { slot_.store(previous_); }
+  std::atomic<interp::Evaluator*>& slot_;
+  interp::Evaluator* previous_;
+};
+
 // Parses and runs one source text on a thread with a large stack; every
 // failure becomes a diagnostic.
 Result execute(interp::Evaluator& evaluator, std::string_view source, std::string_view name, RunKind kind) {
+  if (auto argv = evaluator.modules.find("sys"); argv != evaluator.modules.end())
+    if (const interp::Value* list = argv->second->find("argv"))
+      if (auto* items = list->as<interp::ListObject>(); items && !items->items.empty())
+        items->items[0] = interp::make_str(std::string(name));
   std::vector<Diagnostic> diagnostics;
   std::string exception_type;
+  evaluator.interrupt_requested.store(false);  // a Ctrl-C that arrived after the last run ended is stale
   interp::run_with_large_stack([&]() {
     try {
       evaluator.measure_stack();
@@ -444,6 +466,7 @@ Interpreter::Interpreter(Interpreter&&) noexcept = default;
 Interpreter& Interpreter::operator=(Interpreter&&) noexcept = default;
 
 Result Interpreter::run(std::string_view source, std::string_view name) {
+  RunningScope running(state_->running, *state_->evaluator);
   return execute(*state_->evaluator, source, name, RunKind::script);
 }
 
@@ -454,13 +477,18 @@ Result Interpreter::run_file(const std::string& path) {
 }
 
 Result Interpreter::run_interactive(std::string_view source, std::string_view name) {
+  RunningScope running(state_->running, *state_->evaluator);
   return execute(*state_->evaluator, source, name, RunKind::interactive);
 }
 
 std::vector<Diagnostic> Interpreter::check(std::string_view source, std::string_view name) {
   try {
     auto evaluator = state_->make_evaluator(interp::Evaluator::Mode::check);
-    std::vector<Diagnostic> diagnostics = execute(*evaluator, source, name, RunKind::script).diagnostics();
+    std::vector<Diagnostic> diagnostics;
+    {
+      RunningScope running(state_->running, *evaluator);
+      diagnostics = execute(*evaluator, source, name, RunKind::script).diagnostics();
+    }
     interp::run_with_large_stack([&]() { evaluator.reset(); });  // deep values free recursively
     return diagnostics;
   } catch (const std::exception& error) {
@@ -557,7 +585,10 @@ std::vector<std::string> Interpreter::member_names(std::string_view expression) 
   }
 }
 
-void Interpreter::interrupt() { state_->evaluator->interrupt_requested.store(true); }
+void Interpreter::interrupt() {
+  interp::Evaluator* running = state_->running.load();
+  (running ? running : state_->evaluator.get())->interrupt_requested.store(true);
+}
 
 std::string Interpreter::version() { return "0.1.0"; }
 

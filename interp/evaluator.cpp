@@ -216,6 +216,7 @@ std::string qualified_name(const Value& callable) {
 Evaluator::Evaluator() {
   install_builtins(*this);
   install_modules(*this);
+  globals["__name__"] = make_str("__main__");  // so `if __name__ == '__main__':` runs
 }
 
 Evaluator::~Evaluator() = default;

@@ -133,10 +133,11 @@ std::vector<std::string> StrObject::code_points() const {
 
 std::string StrObject::repr(Evaluator&) const { return string_repr(value_); }
 
-std::optional<Value> StrObject::binary_op(Evaluator&, ast::BinaryOperator op, const Value& other, bool reflected) {
+std::optional<Value> StrObject::binary_op(Evaluator& evaluator, ast::BinaryOperator op, const Value& other, bool reflected) {
   if (op == ast::BinaryOperator::add && !reflected) {
     if (auto* s = string_of(other)) return make_str(value_ + *s);
   }
+  if (op == ast::BinaryOperator::mod && !reflected) return make_str(percent_format(evaluator, value_, other));
   if (op == ast::BinaryOperator::mult && other.is_integral()) {
     std::int64_t n = repeat_count(other);
     if (n > 0 && value_.size() > (std::size_t{1} << 32) / static_cast<std::size_t>(n))
