@@ -819,6 +819,16 @@ Value Evaluator::eval_comprehension(const ast::Expr& expr, Frame& frame) {
   for (std::size_t i = 0; i < scope.own_cells; ++i) inner.cells.push_back(std::make_shared<Cell>());
   for (std::uint32_t source : scope.free_sources) inner.cells.push_back(frame.cells.at(source));
 
+  if (auto* generator_node = std::get_if<ast::GeneratorExp>(&expr.node)) {
+    auto generator = std::make_shared<GeneratorObject>();
+    generator->program = *frame.program;
+    generator->node = generator_node;
+    generator->frame = std::move(inner);
+    generator->frame.program = &generator->program;
+    generator->iterators.push_back(iterate(first));  // the first iterable is taken now, as in Python
+    return Value(generator);
+  }
+
   std::vector<Value> items;
   std::shared_ptr<DictObject> dict;
   std::shared_ptr<SetObject> set;
@@ -835,7 +845,7 @@ Value Evaluator::eval_comprehension(const ast::Expr& expr, Frame& frame) {
             dict->table.insert(key, std::move(value));
           } else if constexpr (std::is_same_v<T, ast::SetComp>) {
             set->table.insert(eval(*node.elt, inner), Value());
-          } else if constexpr (std::is_same_v<T, ast::ListComp> || std::is_same_v<T, ast::GeneratorExp>) {
+          } else if constexpr (std::is_same_v<T, ast::ListComp>) {
             items.push_back(eval(*node.elt, inner));
           }
         },
@@ -865,9 +875,48 @@ Value Evaluator::eval_comprehension(const ast::Expr& expr, Frame& frame) {
   run(0, first);
   if (dict) return Value(dict);
   if (set) return Value(set);
-  if (std::holds_alternative<ast::GeneratorExp>(expr.node))
-    return Value(std::make_shared<ListIterator>(std::move(items), types::generator()));
   return make_list(std::move(items));
+}
+
+std::optional<Value> GeneratorObject::next(Evaluator& evaluator) { return evaluator.resume_generator(*this); }
+
+std::optional<Value> Evaluator::resume_generator(GeneratorObject& generator) {
+  const auto& generators = generator.node->generators;
+  Frame& frame = generator.frame;
+  try {
+    while (!generator.finished) {
+      if (generator.iterators.empty()) {
+        generator.finished = true;
+        break;
+      }
+      std::size_t level = generator.iterators.size() - 1;
+      poll_interrupt();
+      auto item = generator.iterators[level]->next(*this);
+      if (!item) {
+        generator.iterators.pop_back();
+        continue;
+      }
+      assign(*generators[level].target, std::move(*item), frame);
+      bool keep = true;
+      for (const auto& condition : generators[level].ifs)
+        if (!truthy(eval(*condition, frame))) {
+          keep = false;
+          break;
+        }
+      if (!keep) continue;
+      if (level + 1 < generators.size()) {
+        generator.iterators.push_back(iterate(eval(*generators[level + 1].iter, frame)));
+        continue;
+      }
+      return eval(*generator.node->elt, frame);
+    }
+  } catch (PyError&) {
+    generator.finished = true;  // a generator that raised is exhausted
+    generator.iterators.clear();
+    throw;
+  }
+  generator.iterators.clear();
+  return std::nullopt;
 }
 
 Value Evaluator::eval_node(const ast::Expr& expr, Frame& frame) {

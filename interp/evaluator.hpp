@@ -57,6 +57,20 @@ class FunctionObject : public Object {
   std::vector<CellRef> closure;                 // the free variables
 };
 
+// A generator expression: evaluated lazily, one item per next(), in its own
+// frame. Holds its program so the AST outlives the function that made it.
+class GeneratorObject : public Iterator {
+ public:
+  const TypeRef& type() const override { return types::generator(); }
+  std::optional<Value> next(Evaluator& evaluator) override;
+
+  std::shared_ptr<const Program> program;
+  const lang::ast::GeneratorExp* node = nullptr;
+  Frame frame;
+  std::vector<IteratorRef> iterators;  // one per `for` clause entered
+  bool finished = false;
+};
+
 class Evaluator {
  public:
   // run: execute everything. check: the program runs for its host-level
@@ -132,6 +146,8 @@ class Evaluator {
 
   // Calls a user function (used by FunctionObject::call).
   Value call_function(FunctionObject& function, CallArgs& args);
+  // The next item of a generator expression (used by GeneratorObject::next).
+  std::optional<Value> resume_generator(GeneratorObject& generator);
 
  private:
   enum class Flow { normal, break_, continue_, return_ };
