@@ -222,16 +222,7 @@ int run_script(const CommandLine& line) {
     print_error(*problem);
     return exit_usage;
   }
-  shardlang::Options options = options_for(line);
-  options.output = write_to_stdout;
-  shardlang::Interpreter interpreter(std::move(options));
-  shardlang::Result result;
-  {
-    InterruptibleRun running(interpreter);
-    result = interpreter.run(source, path);
-  }
-  print_diagnostics(result.diagnostics());
-  return result.ok() ? exit_success : exit_failure;
+  return run_program(options_for(line), source, path);
 }
 
 int check_files(const CommandLine& line) {

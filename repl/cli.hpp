@@ -12,11 +12,6 @@
 
 namespace repl {
 
-// Exit statuses (cli.md "Exit codes").
-inline constexpr int exit_success = 0;
-inline constexpr int exit_failure = 1;  // uncaught error (run) or diagnostics found (check)
-inline constexpr int exit_usage = 2;    // bad flag, missing or unreadable file
-
 enum class Command { run, check, repl, version, help };
 enum class DiagnosticFormat { text, json };
 

@@ -89,6 +89,18 @@ InterruptibleRun::InterruptibleRun(shardlang::Interpreter& interpreter) {
 
 InterruptibleRun::~InterruptibleRun() { running_interpreter.store(nullptr); }
 
+int run_program(shardlang::Options options, const std::string& source, const std::string& name) {
+  options.output = write_to_stdout;
+  shardlang::Interpreter interpreter(std::move(options));
+  shardlang::Result result;
+  {
+    InterruptibleRun running(interpreter);
+    result = interpreter.run(source, name);
+  }
+  print_diagnostics(result.diagnostics());
+  return result.ok() ? exit_success : exit_failure;
+}
+
 bool take_pending_interrupt() { return pending_interrupt.exchange(false); }
 
 }  // namespace repl

@@ -12,6 +12,11 @@
 
 namespace repl {
 
+// Exit statuses (cli.md "Exit codes").
+inline constexpr int exit_success = 0;
+inline constexpr int exit_failure = 1;  // uncaught error (run) or diagnostics found (check)
+inline constexpr int exit_usage = 2;    // bad flag, missing or unreadable file
+
 // Reads what remains of `stream` into `contents`; false on a read error
 // (then errno says why).
 bool read_all(std::FILE* stream, std::string& contents);
@@ -35,6 +40,10 @@ void print_diagnostics(const std::vector<shardlang::Diagnostic>& diagnostics);
 
 // Routes SIGINT (Ctrl-C) to the functions below; InterruptibleRun calls it.
 void install_interrupt_handler();
+
+// Runs `source` as a script named `name` (program output to stdout,
+// diagnostics to stderr, Ctrl-C interrupts it) and returns the exit status.
+int run_program(shardlang::Options options, const std::string& source, const std::string& name);
 
 // While alive, Ctrl-C asks `interpreter` to raise KeyboardInterrupt; a second
 // Ctrl-C during the same run ends the process as the default action would,

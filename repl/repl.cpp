@@ -263,17 +263,9 @@ int run_piped_program(shardlang::Options options) {
   std::string source;
   if (!read_all(stdin, source)) {
     print_error(std::string("cannot read stdin: ") + std::strerror(errno));
-    return 2;
+    return exit_usage;
   }
-  options.output = write_to_stdout;
-  shardlang::Interpreter interpreter(std::move(options));
-  shardlang::Result result;
-  {
-    InterruptibleRun running(interpreter);
-    result = interpreter.run(source, "<stdin>");
-  }
-  print_diagnostics(result.diagnostics());
-  return result.ok() ? 0 : 1;
+  return run_program(std::move(options), source, "<stdin>");
 }
 
 }  // namespace
@@ -295,7 +287,7 @@ int run_repl(shardlang::Options options) {
   std::unique_ptr<LineReader> reader = make_readline_reader(interpreter, std::move(history_path));
   Session session(interpreter, *reader, write_to_stdout_now, write_to_stderr_now, stderr_wants_color());
   session.run();
-  return 0;
+  return exit_success;
 }
 
 }  // namespace repl
