@@ -1,8 +1,6 @@
 #include "repl/cli.hpp"
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <limits>
 
