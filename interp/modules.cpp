@@ -35,7 +35,9 @@ class PartialObject : public Object {
     merged.positional.insert(merged.positional.end(), args.positional.begin(), args.positional.end());
     merged.keywords = keywords_;
     for (auto& [name, value] : args.keywords) {
-      auto existing = std::find_if(merged.keywords.begin(), merged.keywords.end(), [&](const auto& k) { return k.first == name; });
+      // Named copy: clang 14 cannot capture a structured binding in a lambda.
+      auto existing = std::find_if(merged.keywords.begin(), merged.keywords.end(),
+                                   [&key = name](const auto& k) { return k.first == key; });
       if (existing != merged.keywords.end()) existing->second = value;
       else merged.keywords.emplace_back(name, value);
     }
