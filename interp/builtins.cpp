@@ -416,6 +416,7 @@ void install_builtin_type(const std::string& name, TypeObject& type) {
       const std::string& s = text_of(a[0], "self");
       const std::string& fill = text_of(a[2], "fillchar");
       std::int64_t width = ev.index_of(a[1]);
+      if (width > (std::int64_t{1} << 32)) raise(exc::MemoryError(), "");
       auto* str_object = a[0].as<StrObject>();
       std::int64_t length = str_object->code_point_count();
       if (width <= length) return a[0];
@@ -433,6 +434,7 @@ void install_builtin_type(const std::string& name, TypeObject& type) {
     type.add_method("zfill(self, width, /)", [](Evaluator& ev, Arguments& a) {
       std::string s = text_of(a[0], "self");
       std::int64_t width = ev.index_of(a[1]);
+      if (width > (std::int64_t{1} << 32)) raise(exc::MemoryError(), "");
       if (width <= static_cast<std::int64_t>(s.size())) return a[0];
       std::size_t sign = !s.empty() && (s[0] == '-' || s[0] == '+') ? 1 : 0;
       s.insert(sign, std::string(static_cast<std::size_t>(width) - s.size(), '0'));

@@ -438,9 +438,14 @@ std::string percent_format(Evaluator& evaluator, std::string_view format, const 
       if (i < format.size() && format[i] == '*') {
         if (next >= values.size()) raise(exc::TypeError(), "not enough arguments for format string");
         ++i;
-        return static_cast<int>(values[next++].as_int());
+        std::int64_t star = values[next++].as_int();
+        if (star > 100000000 || star < -100000000) raise(exc::ValueError(), "width too big");
+        return static_cast<int>(star);
       }
-      while (i < format.size() && std::isdigit(static_cast<unsigned char>(format[i]))) n = (n < 0 ? 0 : n * 10) + (format[i++] - '0');
+      while (i < format.size() && std::isdigit(static_cast<unsigned char>(format[i]))) {
+        n = (n < 0 ? 0 : n * 10) + (format[i++] - '0');
+        if (n > 100000000) raise(exc::ValueError(), "width too big");
+      }
       return n;
     };
     spec.width = number();

@@ -72,7 +72,13 @@ Container slice_of(const Container& items, const SliceObject& slice) {
   return out;
 }
 
-std::int64_t repeat_count(const Value& n) { return n.as_int() < 0 ? 0 : n.as_int(); }
+// The repetition count of `seq * n`, refusing results too large to hold.
+std::int64_t repeat_count(const Value& n, std::size_t item_count = 1) {
+  std::int64_t count = n.as_int() < 0 ? 0 : n.as_int();
+  constexpr std::uint64_t limit = std::uint64_t{1} << 32;
+  if (item_count > 0 && static_cast<std::uint64_t>(count) > limit / item_count) raise(exc::MemoryError(), "");
+  return count;
+}
 
 // Lexicographic comparison of two sequences, as Python compares lists and tuples.
 Value compare_sequences(Evaluator& evaluator, ast::CompareOperator op, const std::vector<Value>& a,
@@ -139,9 +145,7 @@ std::optional<Value> StrObject::binary_op(Evaluator& evaluator, ast::BinaryOpera
   }
   if (op == ast::BinaryOperator::mod && !reflected) return make_str(percent_format(evaluator, value_, other));
   if (op == ast::BinaryOperator::mult && other.is_integral()) {
-    std::int64_t n = repeat_count(other);
-    if (n > 0 && value_.size() > (std::size_t{1} << 32) / static_cast<std::size_t>(n))
-      raise(exc::MemoryError(), "");
+    std::int64_t n = repeat_count(other, value_.size());
     std::string out;
     out.reserve(value_.size() * static_cast<std::size_t>(n));
     for (std::int64_t i = 0; i < n; ++i) out += value_;
@@ -262,7 +266,7 @@ std::optional<Value> TupleObject::binary_op(Evaluator&, ast::BinaryOperator op, 
   }
   if (op == ast::BinaryOperator::mult && other.is_integral()) {
     std::vector<Value> out;
-    for (std::int64_t i = 0; i < repeat_count(other); ++i) out.insert(out.end(), items.begin(), items.end());
+    for (std::int64_t i = 0, n = repeat_count(other, items.size()); i < n; ++i) out.insert(out.end(), items.begin(), items.end());
     return make_tuple(std::move(out));
   }
   return std::nullopt;
@@ -297,7 +301,7 @@ std::optional<Value> ListObject::binary_op(Evaluator&, ast::BinaryOperator op, c
   }
   if (op == ast::BinaryOperator::mult && other.is_integral()) {
     std::vector<Value> out;
-    for (std::int64_t i = 0; i < repeat_count(other); ++i) out.insert(out.end(), items.begin(), items.end());
+    for (std::int64_t i = 0, n = repeat_count(other, items.size()); i < n; ++i) out.insert(out.end(), items.begin(), items.end());
     return make_list(std::move(out));
   }
   return std::nullopt;
@@ -312,7 +316,7 @@ std::optional<Value> ListObject::binary_inplace(Evaluator& evaluator, ast::Binar
   if (op == ast::BinaryOperator::mult && other.is_integral()) {
     std::vector<Value> once = items;
     items.clear();
-    for (std::int64_t i = 0; i < repeat_count(other); ++i) items.insert(items.end(), once.begin(), once.end());
+    for (std::int64_t i = 0, n = repeat_count(other, once.size()); i < n; ++i) items.insert(items.end(), once.begin(), once.end());
     return Value(self());
   }
   return std::nullopt;
