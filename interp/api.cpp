@@ -403,15 +403,8 @@ Result execute(interp::Evaluator& evaluator, std::string_view source, std::strin
         return;
       }
       try {
-        if (kind == RunKind::interactive) {
-          interp::Value value = evaluator.evaluate_expression_module(program);
-          if (!value.is_none()) {
-            evaluator.globals["_"] = value;
-            evaluator.write(evaluator.repr(value) + "\n");
-          }
-        } else {
-          evaluator.execute(program);
-        }
+        evaluator.echo_expression_statements = kind == RunKind::interactive;
+        evaluator.execute(program);
       } catch (interp::PyError& error) {
         evaluator.handling.clear();
         diagnostics.push_back(from_exception(evaluator, *error.exception));

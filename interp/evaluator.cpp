@@ -284,35 +284,6 @@ void Evaluator::execute(const std::shared_ptr<const Program>& program) {
   }
 }
 
-Value Evaluator::evaluate_expression_module(const std::shared_ptr<const Program>& program) {
-  ProgramScope scope(current_program_, program);
-  Frame frame;
-  frame.program = &current_program_;
-  frame.resolution = &program->resolution;
-  const auto& body = program->module->body;
-  try {
-    if (body.size() == 1) {
-      if (auto* e = std::get_if<ast::ExprStmt>(&body[0]->node)) {
-        poll_interrupt();
-        try {
-          return eval(*e->value, frame);
-        } catch (PyError& error) {
-          if (!error.exception->frame_span_set) {
-            error.exception->frame_span = body[0]->span;
-            error.exception->frame_span_set = true;
-          }
-          throw;
-        }
-      }
-    }
-    exec_body(body, frame);
-  } catch (PyError& error) {
-    leave_frame(*error.exception, "<module>");
-    throw;
-  }
-  return Value::none();
-}
-
 // ------------------------------------------------------------ protocols
 
 Value Evaluator::call(const Value& callee, CallArgs& args) {
@@ -1040,7 +1011,11 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
         [&](const auto& node) -> Flow {
           using T = std::decay_t<decltype(node)>;
           if constexpr (std::is_same_v<T, ast::ExprStmt>) {
-            eval(*node.value, frame);
+            Value value = eval(*node.value, frame);
+            if (echo_expression_statements && frame.scope == nullptr && !value.is_none()) {
+              write(repr(value) + "\n");
+              globals["_"] = std::move(value);
+            }
           } else if constexpr (std::is_same_v<T, ast::Assign>) {
             Value value = eval(*node.value, frame);
             for (const auto& target : node.targets) assign(*target, value, frame);

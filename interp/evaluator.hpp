@@ -93,8 +93,9 @@ class Evaluator {
 
   // Runs a module's statements in the global namespace; throws PyError.
   void execute(const std::shared_ptr<const Program>& program);
-  // Runs a module that is one expression statement and returns its value.
-  Value evaluate_expression_module(const std::shared_ptr<const Program>& program);
+  // REPL entries: every module-level expression statement whose value is not
+  // None is echoed with its repr and bound to `_`, as Python's interactive mode does.
+  bool echo_expression_statements = false;
 
   // Namespaces.
   std::unordered_map<std::string, Value> globals;

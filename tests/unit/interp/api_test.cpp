@@ -98,6 +98,17 @@ TEST(Interpreter, RunInteractiveEchoesExpressionsAndBindsUnderscore) {
   EXPECT_EQ(s.output, "");
   s.interpreter.run_interactive("x");
   EXPECT_EQ(s.output, "'quiet'\n");
+  // As in Python, every module-level expression statement of the entry echoes.
+  s.output.clear();
+  s.interpreter.run_interactive("for i in range(2):\n    i\n");
+  EXPECT_EQ(s.output, "0\n1\n");
+  s.output.clear();
+  s.interpreter.run_interactive("def f():\n    5\n    return 6\nf()\n");
+  EXPECT_EQ(s.output, "6\n");
+  // A script run does not echo.
+  s.output.clear();
+  s.interpreter.run("7");
+  EXPECT_EQ(s.output, "");
 }
 
 TEST(Interpreter, SyntaxErrorIsReported) {
