@@ -263,6 +263,10 @@ class HostFunctionObject : public interp::Object {
       result = function_(host_args);
     } catch (const std::exception& error) {
       interp::raise(interp::exc::RuntimeError(), name_ + "() failed in the host: " + error.what());
+    } catch (const interp::PyError&) {
+      throw;
+    } catch (...) {
+      interp::raise(interp::exc::RuntimeError(), name_ + "() failed in the host");
     }
     if (result->value) return from_host(*result->value);
     interp::TypeRef cls = interp::exc::find(result->error_type);
@@ -421,6 +425,10 @@ Result execute(interp::Evaluator& evaluator, std::string_view source, std::strin
     } catch (const std::exception& error) {
       evaluator.handling.clear();
       diagnostics.push_back(internal_error(std::string("RuntimeError: internal error: ") + error.what()));
+      exception_type = "RuntimeError";
+    } catch (...) {
+      evaluator.handling.clear();
+      diagnostics.push_back(internal_error("RuntimeError: internal error"));
       exception_type = "RuntimeError";
     }
   });
