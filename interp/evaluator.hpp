@@ -21,6 +21,8 @@
 
 namespace interp {
 
+class Runtime;  // runtime.hpp: the simulated mesh
+
 // A captured variable shared between a frame and its closures.
 struct Cell {
   std::optional<Value> value;
@@ -90,6 +92,8 @@ class Evaluator {
   std::function<void(Evaluator&, const lang::ast::Stmt&)> after_timeit;
   std::atomic<bool> interrupt_requested{false};
   int recursion_limit = 1000;
+  // The devices, meshes and context mesh of this interpreter (runtime.hpp).
+  std::shared_ptr<Runtime> runtime;
 
   // Runs a module's statements in the global namespace; throws PyError.
   void execute(const std::shared_ptr<const Program>& program);

@@ -145,6 +145,16 @@ class Analyzer {
     for (const auto& stmt : body) visit(*stmt, scope);
   }
 
+  void visit_loop_body(const ast::Body& body, ScopeData& scope) {
+    ++loop_depth_;
+    visit_body(body, scope);
+    --loop_depth_;
+  }
+
+  void syntax_error(const lang::Span& span, const std::string& message) {
+    errors_.push_back(lang::Diagnostic::error(lang::code::syntax, span, "SyntaxError: " + message));
+  }
+
   void visit_parameters(const ast::Parameters& params, ScopeData& outer, ScopeData& inner) {
     auto add = [&](const ast::Parameter& p) {
       if (p.default_) visit(*p.default_, outer);
@@ -267,18 +277,30 @@ class Analyzer {
             for (const auto& d : node.decorators) visit(*d, scope);
             ScopeData& inner = open_scope(scope, &stmt, node.name.name);
             visit_parameters(node.params, scope, inner);
+            int enclosing_loops = loop_depth_;
+            loop_depth_ = 0;  // a loop around the def does not contain its body
             visit_body(node.body, inner);
+            loop_depth_ = enclosing_loops;
             bind(scope, &stmt, node.name.name);
           } else if constexpr (std::is_same_v<T, ast::Return>) {
+            if (!scope.is_function) syntax_error(stmt.span, "'return' outside function");
             if (node.value) visit(*node.value, scope);
-          } else if constexpr (std::is_same_v<T, ast::If> || std::is_same_v<T, ast::While>) {
+          } else if constexpr (std::is_same_v<T, ast::Break>) {
+            if (loop_depth_ == 0) syntax_error(stmt.span, "'break' outside loop");
+          } else if constexpr (std::is_same_v<T, ast::Continue>) {
+            if (loop_depth_ == 0) syntax_error(stmt.span, "'continue' not properly in loop");
+          } else if constexpr (std::is_same_v<T, ast::If>) {
             visit(*node.test, scope);
             visit_body(node.body, scope);
+            visit_body(node.orelse, scope);
+          } else if constexpr (std::is_same_v<T, ast::While>) {
+            visit(*node.test, scope);
+            visit_loop_body(node.body, scope);
             visit_body(node.orelse, scope);
           } else if constexpr (std::is_same_v<T, ast::For>) {
             visit(*node.iter, scope);
             visit_target(*node.target, scope);
-            visit_body(node.body, scope);
+            visit_loop_body(node.body, scope);
             visit_body(node.orelse, scope);
           } else if constexpr (std::is_same_v<T, ast::Try>) {
             visit_body(node.body, scope);
@@ -327,6 +349,7 @@ class Analyzer {
   std::vector<lang::Diagnostic>& errors_;
   StackLimit limit_;
   bool reported_depth_ = false;
+  int loop_depth_ = 0;  // loops around the statement being visited, in its function
 };
 
 }  // namespace
