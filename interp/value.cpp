@@ -197,7 +197,9 @@ Arguments bind_arguments(Evaluator& evaluator, const Signature& signature, CallA
 
   std::shared_ptr<DictObject> extra_keywords = kwargs ? make_dict() : nullptr;
   std::vector<std::string> positional_only_as_keyword;
-  for (auto& [name, value] : args.keywords) {
+  for (auto& keyword : args.keywords) {
+    const std::string& name = keyword.first;
+    Value& value = keyword.second;
     auto param = std::find_if(params.begin(), params.end(), [&](const Parameter& p) {
       return p.name == name && p.kind != Parameter::Kind::varargs && p.kind != Parameter::Kind::kwargs;
     });
