@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "interp/evaluator.hpp"
+#include "interp/runtime.hpp"
 #include "interp/format.hpp"
 #include "lang/diagnostic.hpp"
 #include "lang/parser.hpp"
@@ -355,6 +356,11 @@ struct Interpreter::State {
     auto evaluator = std::make_unique<interp::Evaluator>();
     evaluator->mode = mode;
     if (mode == interp::Evaluator::Mode::run) evaluator->output = options.output;
+    interp::RuntimeOptions runtime;
+    if (auto platform = devices::parse_platform(options.platform)) runtime.platform = *platform;
+    if (auto chip = devices::parse_chip(options.chip)) runtime.chip = *chip;
+    runtime.device_count = options.devices;
+    evaluator->runtime = std::make_shared<interp::Runtime>(runtime);
     // sys.argv: the script name is filled in by each run.
     std::vector<interp::Value> argv{interp::make_str("")};
     for (const auto& argument : options.script_arguments) argv.push_back(interp::make_str(argument));

@@ -5,6 +5,7 @@
 // to those modules without touching the evaluator.
 #include <cstdio>
 
+#include "interp/array.hpp"
 #include "interp/builtins.hpp"
 #include "interp/format.hpp"
 
@@ -230,6 +231,7 @@ void install_modules(Evaluator& evaluator) {
                            "jax.experimental.mesh_utils", "jax.debug", "jax.tree", "jax.config", "numpy",
                            "numpy.testing"})
     evaluator.module(name);
+  install_array_members(evaluator);
   using Installer = void (*)(Evaluator&, ModuleObject&);
   const std::pair<const char*, Installer> installers[] = {
       {"functools", install_functools},
