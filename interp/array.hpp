@@ -47,6 +47,8 @@ class ArrayObject : public Object {
   Layout layout;
   std::vector<devices::DeviceBuffer> shards;  // per mesh position of layout.mesh; empty when abstract
   bool committed = false;
+  // The spec device_put was given, which .sharding.spec shows as written.
+  std::optional<typecheck::PartitionSpec> requested_spec;
 };
 using ArrayRef = std::shared_ptr<ArrayObject>;
 

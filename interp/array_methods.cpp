@@ -190,7 +190,10 @@ std::optional<Value> ArrayObject::get_attribute(Evaluator& evaluator, const std:
   if (name == "dtype") return Value(std::make_shared<DTypeObject>(aval.dtype));
   if (name == "ndim") return Value::integer(static_cast<std::int64_t>(aval.ndim()));
   if (name == "size") return Value::integer(devices::element_count(aval.shape));
-  if (name == "sharding") return sharding_value(layout);
+  if (name == "sharding") {
+    if (requested_spec) return Value(std::make_shared<NamedShardingObject>(layout.mesh, *requested_spec));
+    return sharding_value(layout);
+  }
   if (name == "committed") return Value::boolean(committed);
   if (name == "T") return apply_transpose(evaluator, Value(self_ref), typecheck::reversed_permutation(aval.ndim()));
   if (name == "block_until_ready")

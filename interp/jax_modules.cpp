@@ -149,6 +149,8 @@ Value device_put_leaf(Evaluator& evaluator, const Value& leaf, const Value& targ
     for (const auto& s : moved->shards) shards.push_back(s.shared_buffer());
     out = make_array(evaluator, aval, layout, std::move(shards), true);
   }
+  if (auto* named = target.as<NamedShardingObject>()) out->requested_spec = named->spec;
+  if (auto* spec = target.as<PartitionSpecObject>()) out->requested_spec = spec->spec;
   return Value(out);
 }
 

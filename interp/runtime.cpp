@@ -204,9 +204,10 @@ namespace {
 
 // numpy's text of an n-d object array whose elements are `items` (row-major
 // over `shape`): elements separated by spaces, rows by newlines indented to
-// `indent` columns plus the nesting depth, lines wrapped at 75 columns.
+// `indent` columns plus the nesting depth, lines wrapped at `line_width`
+// columns (numpy's default 75; PositionalSharding's repr asks for 100).
 std::string object_array_text(const std::vector<std::string>& items, const std::vector<int>& shape,
-                              std::size_t indent) {
+                              std::size_t indent, std::size_t line_width = 75) {
   if (shape.empty()) return items.empty() ? "" : items[0];
   std::size_t stride = 1;
   for (std::size_t i = 1; i < shape.size(); ++i) stride *= static_cast<std::size_t>(shape[i]);
@@ -216,7 +217,7 @@ std::string object_array_text(const std::vector<std::string>& items, const std::
     for (int i = 0; i < shape[0]; ++i) {
       const std::string& word = items[static_cast<std::size_t>(i)];
       if (i > 0) {
-        if (column + 1 + word.size() + 1 > 75) {
+        if (column + 1 + word.size() + 1 > line_width) {
           out += "\n" + std::string(indent + 1, ' ');
           column = indent + 1;
         } else {
@@ -234,7 +235,7 @@ std::string object_array_text(const std::vector<std::string>& items, const std::
     if (i > 0) out += std::string(shape.size() - 1, '\n') + std::string(indent + 1, ' ');
     std::vector<std::string> part(items.begin() + static_cast<std::ptrdiff_t>(i * stride),
                                   items.begin() + static_cast<std::ptrdiff_t>((i + 1) * stride));
-    out += object_array_text(part, inner, indent + 1);
+    out += object_array_text(part, inner, indent + 1, line_width);
   }
   return out + "]";
 }
@@ -588,7 +589,7 @@ std::string PositionalShardingObject::repr(Evaluator&) const {
     for (std::size_t i = 0; i < s.size(); ++i) text += (i ? ", " : "") + std::to_string(s[i]);
     items.push_back(text + "}");
   }
-  return "PositionalSharding(" + object_array_text(items, visible, 19) + ", shape=" + devices::python_tuple(visible) + ")";
+  return "PositionalSharding(" + object_array_text(items, visible, 19, 100) + ", shape=" + devices::python_tuple(visible) + ")";
 }
 
 std::optional<Value> PositionalShardingObject::get_attribute(Evaluator& evaluator, const std::string& name) {
