@@ -463,6 +463,12 @@ void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_j
   });
   auto array_like = [&](const char* name) {
     module.add_function(std::string(name) + "(object, dtype=None" + placement + ")", [is_jnp](Evaluator& ev, Arguments& a) {
+      // A list of devices is a numpy object array of devices.
+      if (auto* list = a[0].as<ListObject>(); list && !list->items.empty() && list->items[0].as<DeviceObject>()) {
+        std::vector<int> shape;
+        auto devices = device_list(ev, a[0], shape);
+        return Value(std::make_shared<DeviceArrayObject>(shape, devices));
+      }
       std::optional<DType> dtype;
       if (!a[1].is_none()) dtype = dtype_argument(ev, a[1]);
       ArrayRef array = to_array(ev, a[0], dtype);
