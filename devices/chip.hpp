@@ -37,6 +37,8 @@ struct ChipSpec {
   int pod_axis_chips;                    // chips along one axis of a full pod (for full_pod)
   double per_hop_latency_seconds;
   int matmul_padding;                    // dims padded up to this for the MXU FLOP term
+  // Transcendentals (sin, exp, log, erf_inv) per second on the VPU.
+  double vpu_transcendentals_per_second;
 };
 
 const ChipSpec& chip_spec(Chip chip);
