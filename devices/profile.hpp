@@ -1,0 +1,72 @@
+// The profile of one run: every charge of the cost model, placed on the
+// timelines of the devices that ran it, and the `--profile` table that
+// ranks them (runtime.md "The cost model", cli.md). The caller names source
+// locations; nothing here knows the language.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "devices/cost_model.hpp"
+#include "devices/error.hpp"
+
+namespace devices {
+
+// A charge as it ran: on which devices, from when, and how much time it
+// added to the run (its own estimate, less what overlapping compute hid).
+struct TimedCharge {
+  Charge charge;
+  std::vector<int> devices;
+  double start_seconds = 0;
+  double charged_seconds = 0;
+  bool overlapped = false;  // a collective run beside independent compute
+};
+
+class Profile {
+ public:
+  Profile(std::string chip_name, int device_count);
+
+  // The text the table shows for `source` ("model.shl:14"); an unlabelled
+  // source shows as "#<id>".
+  void label_source(SourceId source, std::string label);
+  std::string source_label(SourceId source) const;
+
+  // Runs `charge` on `devices`: they start it together once the last of them
+  // is free, as an SPMD operation or a collective does. Fails on a device id
+  // outside the run or on no device at all.
+  Status add(Charge charge, std::span<const int> devices);
+  // A collective the program overlaps by hand with independent compute (one
+  // step of a collective matmul): both start together and the pair costs
+  // the longer of the two.
+  Status add_overlapped(Charge compute, Charge communication, std::span<const int> devices);
+
+  const std::vector<TimedCharge>& charges() const { return charges_; }
+  int device_count() const { return static_cast<int>(device_clock_.size()); }
+  // When the last device finishes: the run's estimated time.
+  double total_seconds() const;
+  // The time each device spent in charges (the same for every device of an
+  // SPMD program; less on devices an operation did not use).
+  double device_busy_seconds(int device) const;
+
+  // The table: the `max_rows` most expensive (source, operation, shardings,
+  // collective) rows with bytes moved, estimated µs and share of the charged
+  // time; a summary per collective kind; a footer naming what the model
+  // cannot see. Rows of equal cost keep the order they first ran in.
+  std::string render(std::size_t max_rows = 20) const;
+
+ private:
+  Status check_devices(std::span<const int> devices) const;
+  double start_of(std::span<const int> devices) const;
+  void finish(std::span<const int> devices, double end_seconds, double busy_seconds);
+
+  std::string chip_name_;
+  std::vector<double> device_clock_;
+  std::vector<double> device_busy_;
+  std::vector<TimedCharge> charges_;
+  std::map<SourceId, std::string> source_labels_;
+};
+
+}  // namespace devices
