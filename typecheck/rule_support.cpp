@@ -107,4 +107,19 @@ bool fully_replicated(const ArrayType& type) {
   return true;
 }
 
+std::string axes_tuple_repr(const AxisList& axes) {
+  std::vector<std::string> items;
+  for (const std::string& axis : axes) items.push_back(python_string_repr(axis));
+  return python_tuple_repr(items);
+}
+
+std::string frozenset_repr(const AxisSet& axes, const MeshRef& mesh) {
+  if (axes.empty()) return "frozenset()";
+  return "frozenset(" + python_set_repr(in_mesh_order(axes, mesh)) + ")";
+}
+
+std::string axis_set_repr(const AxisSet& axes, const MeshRef& mesh) {
+  return python_set_repr(in_mesh_order(axes, mesh));
+}
+
 }  // namespace typecheck

@@ -65,4 +65,12 @@ std::int64_t axes_size(const MeshRef& mesh, const SpecEntry& axes);
 // True when no dimension is sharded (unreduced/reduced not considered).
 bool fully_replicated(const ArrayType& type);
 
+// Axis names as Python prints a tuple of them: ('x', 'y'), ('x',).
+std::string axes_tuple_repr(const AxisList& axes);
+// A set of axis names as JAX prints a frozenset (in mesh order, as Python's
+// small-string sets usually come out): frozenset({'x', 'y'}), frozenset().
+std::string frozenset_repr(const AxisSet& axes, const MeshRef& mesh);
+// As a Python set: {'x', 'y'}, set().
+std::string axis_set_repr(const AxisSet& axes, const MeshRef& mesh);
+
 }  // namespace typecheck
