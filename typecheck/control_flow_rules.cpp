@@ -1,5 +1,6 @@
 #include "typecheck/control_flow_rules.hpp"
 
+#include <tuple>
 #include <vector>
 
 #include "typecheck/python_repr.hpp"
@@ -84,6 +85,63 @@ std::optional<Error> check_scan_xs(std::span<const ArrayType> xs) {
   }
   if (!sharded) return std::nullopt;
   return Error{ErrorClass::ValueError, "0th dimension of all xs should be replicated. Got " + specs};
+}
+
+std::optional<Error> check_branch_outputs(std::string_view api, const BranchOutputs& first,
+                                          const BranchOutputs& second) {
+  std::vector<std::string> differences;
+  std::vector<std::string> hints;
+  for (std::size_t i = 0; i < first.outputs.size() && i < second.outputs.size(); ++i) {
+    const ArrayType& a1 = first.outputs[i].type;
+    const ArrayType& a2 = second.outputs[i].type;
+    if (types_match(a1, a2)) continue;
+    const std::string& path = first.outputs[i].path;
+    const std::string component = path.empty() ? "" : " at path " + path;
+    differences.push_back("the output of " + first.name + component + " has type " + long_str(a1) +
+                          " but the corresponding output of " + second.name + " has type " + long_str(a2) +
+                          mismatch_extra(a1, a2));
+    for (auto [name, own, other] : {std::tuple{&first.name, &a1, &a2}, std::tuple{&second.name, &a2, &a1}}) {
+      std::vector<std::string> missing;
+      for (const std::string& axis : in_mesh_order(other->manual.varying, other->sharding.mesh))
+        if (!own->manual.varying.contains(axis)) missing.push_back(python_string_repr(axis));
+      if (!missing.empty())
+        hints.push_back("applying `jax.lax.pcast(..., " + python_tuple_repr(missing) +
+                        ", to='varying')` to the output of " + *name + component);
+    }
+  }
+  if (differences.empty()) return std::nullopt;
+  std::string text;
+  if (differences.size() == 1) {
+    text = differences[0];
+    text[0] = 'T';  // _capitalize: "the output" -> "The output"
+    text += ".\n";
+  } else {
+    for (std::size_t i = 0; i + 1 < differences.size(); ++i) text += (i > 0 ? "\n" : "") + ("  * " + differences[i] + ";");
+    text += "\n  * " + differences.back() + ".\n";
+  }
+  std::string hint;
+  if (hints.size() == 1) hint = "This might be fixed by " + hints[0] + ".\n";
+  if (hints.size() > 1) {
+    hint = "This might be fixed by:\n";
+    for (std::size_t i = 0; i + 1 < hints.size(); ++i) hint += (i > 0 ? "\n" : "") + ("  * " + hints[i] + ";");
+    hint += "\n  * " + hints.back() + ".\n";
+  }
+  if (!hint.empty()) hint += "See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more information.\n\n";
+  return Error{ErrorClass::TypeError, std::string(api) + " branches must have equal output types but they differ.\n\n" +
+                                          first.name + " is " + first.source + "\n" + second.name + " is " +
+                                          second.source + "\n\n" + text + "\n" + hint + "Revise " + first.name +
+                                          " and/or " + second.name + " so that all output types match."};
+}
+
+std::optional<Error> check_switch_outputs(std::span<const BranchOutputs> branches) {
+  for (std::size_t i = 1; i < branches.size(); ++i) {
+    BranchOutputs first = branches[0];
+    first.name = "branch 0";
+    BranchOutputs other = branches[i];
+    other.name = "branch" + std::to_string(i);
+    if (std::optional<Error> error = check_branch_outputs("switch", first, other)) return error;
+  }
+  return std::nullopt;
 }
 
 }  // namespace typecheck

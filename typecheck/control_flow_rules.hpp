@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "typecheck/array_type.hpp"
 
@@ -26,5 +27,25 @@ std::optional<Error> check_carry_types(std::string_view body, std::string_view c
 
 // scan: dim 0 of every xs must be unsharded.
 std::optional<Error> check_scan_xs(std::span<const ArrayType> xs);
+
+// One branch of cond/switch: its name in messages ("true_fun", "branch 0"),
+// fun_sourceinfo ("f at prog.shl:3"), and its output leaves (key paths as
+// for carries, "" for a bare array). Both branches have the same pytree
+// structure: the evaluator checks that first.
+struct BranchOutputs {
+  std::string name;
+  std::string source;
+  std::vector<CarryLeaf> outputs;
+};
+
+// _check_branch_outputs: the branches' output types must match (typematch);
+// api is "cond" or "switch". A branch whose output lacks varying axes the
+// other's has gets the pcast hint naming those axes.
+std::optional<Error> check_branch_outputs(std::string_view api, const BranchOutputs& first,
+                                          const BranchOutputs& second);
+
+// switch: each branch i >= 1 against branch 0, named "branch 0" and
+// "branch{i}" as JAX does.
+std::optional<Error> check_switch_outputs(std::span<const BranchOutputs> branches);
 
 }  // namespace typecheck

@@ -189,6 +189,149 @@ std::string set_of_ints_repr(const std::set<std::size_t>& values) {
 
 }  // namespace
 
+namespace {
+
+// getu/getr: the operand's unreduced (reduced) axes, Explicit or Manual.
+AxisSet unreduced_of(const ArrayType& type) {
+  AxisSet axes = type.sharding.unreduced;
+  axes.insert(type.manual.unreduced.begin(), type.manual.unreduced.end());
+  return axes;
+}
+AxisSet reduced_of(const ArrayType& type) {
+  AxisSet axes = type.sharding.reduced;
+  axes.insert(type.manual.reduced.begin(), type.manual.reduced.end());
+  return axes;
+}
+
+bool own_axes_empty(const ArrayType& type) {
+  return type.ndim() == 0 && unreduced_of(type).empty() && reduced_of(type).empty() && type.manual.varying.empty();
+}
+
+// default_nary_reduced_rule
+Checked<AxisSet> nary_reduced_rule(std::span<const ArrayType* const> operands) {
+  std::vector<AxisSet> distinct;
+  for (const ArrayType* operand : operands) {
+    AxisSet reduced = reduced_of(*operand);
+    if (!reduced.empty() && std::find(distinct.begin(), distinct.end(), reduced) == distinct.end())
+      distinct.push_back(std::move(reduced));
+  }
+  if (distinct.empty()) return AxisSet{};
+  const MeshRef& mesh = operands[0]->sharding.mesh;
+  if (distinct.size() > 1) {
+    std::string specs;
+    for (const AxisSet& each : distinct) specs += (specs.empty() ? "" : ", ") + frozenset_repr(each, mesh);
+    return Error{ErrorClass::ShardingTypeError,
+                 "All inputs should be reduced across the same mesh axes. Got specs: {" + specs + "}"};
+  }
+  const AxisSet& reduced = distinct[0];
+  for (const ArrayType* operand : operands) {
+    if (own_axes_empty(*operand)) continue;  // resharded to reduced
+    const MeshRef& operand_mesh = operand->sharding.mesh;
+    AxisSet used = unreduced_of(*operand);
+    const AxisSet own_reduced = reduced_of(*operand);
+    used.insert(own_reduced.begin(), own_reduced.end());
+    used.insert(operand->manual.varying.begin(), operand->manual.varying.end());
+    AxisSet sharded_or_varying(operand->manual.varying.begin(), operand->manual.varying.end());
+    for (const SpecEntry& entry : operand->sharding.dims) {
+      used.insert(entry.begin(), entry.end());
+      sharded_or_varying.insert(entry.begin(), entry.end());
+    }
+    if (operand_mesh)
+      for (const MeshAxis& axis : operand_mesh->axes())
+        if (!used.contains(axis.name) && reduced.contains(axis.name))
+          return Error{ErrorClass::ShardingTypeError,
+                       "Inputs cannot be replicated on the same axes that another input is reduced on. Got input "
+                       "type: " +
+                           operand->str() + " and reduced spec: " + frozenset_repr(reduced, mesh)};
+    for (const std::string& axis : sharded_or_varying)
+      if (reduced.contains(axis))
+        return Error{ErrorClass::ShardingTypeError,
+                     "Inputs cannot be sharded/varying on the same axes that another input is reduced on. Reshard the "
+                     "input which is reduced to be sharded on the mesh axes it is reduced on via "
+                     "`jax.sharding.reshard(inp, jax.P(...))`. Got input type: " +
+                         operand->str() + " and reduced spec: " + frozenset_repr(reduced, mesh)};
+  }
+  return reduced;
+}
+
+// The result's sets on the result's mesh: Manual axes in .manual, others in the sharding.
+void place_unreduced_reduced(ArrayType& result, const UnreducedReduced& sets) {
+  for (auto [axes, manual, explicit_axes] :
+       {std::tuple{&sets.unreduced, &result.manual.unreduced, &result.sharding.unreduced},
+        std::tuple{&sets.reduced, &result.manual.reduced, &result.sharding.reduced}})
+    for (const std::string& axis : *axes) {
+      const MeshAxis* found = result.sharding.mesh ? result.sharding.mesh->find(axis) : nullptr;
+      (found && found->type == AxisType::Manual ? manual : explicit_axes)->insert(axis);
+    }
+}
+
+}  // namespace
+
+Checked<UnreducedReduced> nary_unreduced_rule(std::string_view primitive, std::span<const ArrayType* const> operands) {
+  Checked<AxisSet> reduced = nary_reduced_rule(operands);
+  if (!reduced) return reduced.error();
+  const MeshRef& mesh = operands.empty() ? MeshRef{} : operands[0]->sharding.mesh;
+  auto reduced_or_resharded = [&](const ArrayType& operand) {
+    return own_axes_empty(operand) ? reduced.value() : reduced_of(operand);
+  };
+  const bool binary = operands.size() == 2;
+  const AxisSet lhs_u = binary ? unreduced_of(*operands[0]) : AxisSet{};
+  const AxisSet rhs_u = binary ? unreduced_of(*operands[1]) : AxisSet{};
+  UnreducedReduced out{{}, reduced.value()};
+  if (binary && primitive == "add") {
+    if (!lhs_u.empty() && !rhs_u.empty() && lhs_u != rhs_u)
+      return Error{ErrorClass::ShardingTypeError,
+                   "lhs and rhs to `add` must be unreduced along the same mesh axes. Got lhs=" +
+                       frozenset_repr(lhs_u, mesh) + ", rhs=" + frozenset_repr(rhs_u, mesh)};
+    if (lhs_u.empty() != rhs_u.empty()) {
+      const std::string first = lhs_u.empty() ? "rhs" : "lhs";
+      const std::string second = lhs_u.empty() ? "lhs" : "rhs";
+      return Error{ErrorClass::ShardingTypeError,
+                   first + " is unreduced while " + second +
+                       " is not. `add` operation does not allow this because there will be implicit communication. "
+                       "Please reduce " +
+                       first + " via `reshard` before calling `add`."};
+    }
+    out.unreduced = lhs_u;
+    return out;
+  }
+  if (binary && (primitive == "mul" || primitive == "multiply")) {
+    if (!lhs_u.empty() && !rhs_u.empty())
+      return Error{ErrorClass::ShardingTypeError,
+                   "lhs and rhs to `mul` cannot be unreduced since mul is bilinear. Got lhs=" +
+                       frozenset_repr(lhs_u, mesh) + ", rhs=" + frozenset_repr(rhs_u, mesh)};
+    if (!lhs_u.empty() && lhs_u != reduced_or_resharded(*operands[1]))
+      return Error{ErrorClass::ShardingTypeError, "RHS should be reduced along the same axes LHS is unreduced on. Got "
+                                                  "lhs=" +
+                                                      operands[0]->str() + " and rhs=" + operands[1]->str()};
+    if (!rhs_u.empty() && rhs_u != reduced_or_resharded(*operands[0]))
+      return Error{ErrorClass::ShardingTypeError, "LHS should be reduced along the same axes RHS is unreduced on. Got "
+                                                  "lhs=" +
+                                                      operands[0]->str() + " and rhs=" + operands[1]->str()};
+    out.unreduced = lhs_u.empty() ? rhs_u : lhs_u;
+    if (!out.unreduced.empty()) out.reduced.clear();
+    return out;
+  }
+  if (binary && (primitive == "div" || primitive == "divide" || primitive == "true_divide")) {
+    if (!rhs_u.empty())
+      return Error{ErrorClass::ValueError,
+                   "The denominator cannot be unreduced passed to `div`. Got y=" + shaped_array_repr(*operands[1])};
+    if (!lhs_u.empty() && lhs_u != reduced_or_resharded(*operands[1]))
+      return Error{ErrorClass::ValueError,
+                   "Denominator should be reduced along the same axes numerator is unreduced on. Got x=" +
+                       shaped_array_repr(*operands[0]) + ", y=" + shaped_array_repr(*operands[1])};
+    out.unreduced = lhs_u;
+    if (!out.unreduced.empty()) out.reduced.clear();
+    return out;
+  }
+  for (const ArrayType* operand : operands)
+    if (!unreduced_of(*operand).empty())
+      return Error{ErrorClass::NotImplementedError, "unreduced rule for " + std::string(primitive) +
+                                                        " is not implemented. Please file an issue at "
+                                                        "https://github.com/jax-ml/jax/issues"};
+  return out;
+}
+
 Checked<ArrayType> elementwise_rule(std::string_view primitive, std::span<const ArrayType> operands,
                                     ElementType element) {
   const std::string name(primitive);
@@ -225,7 +368,14 @@ Checked<ArrayType> elementwise_rule(std::string_view primitive, std::span<const 
     }
 
   ArrayType result = make_result(element, std::move(shape), std::get<MeshRef>(mesh), varying_union(all));
-  if (arrays.empty() || !has_explicit_axis(result.sharding.mesh)) return result;
+  // Reference §7: the unreduced/reduced rule runs after the sharding rule.
+  auto with_unreduced = [&](ArrayType out) -> Checked<ArrayType> {
+    Checked<UnreducedReduced> sets = nary_unreduced_rule(primitive, all);
+    if (!sets) return sets.error();
+    place_unreduced_reduced(out, sets.value());
+    return out;
+  };
+  if (arrays.empty() || !has_explicit_axis(result.sharding.mesh)) return with_unreduced(std::move(result));
 
   std::vector<std::size_t> array_ranks(arrays.size(), rank);
   const FactorRule rule = elementwise_factor_rule(array_ranks);
@@ -239,7 +389,7 @@ Checked<ArrayType> elementwise_rule(std::string_view primitive, std::span<const 
   const std::vector<SpecEntry>& entries = std::get<std::vector<SpecEntry>>(factors);
   for (std::size_t dim = 0; dim < rank; ++dim) result.sharding.dims[dim] = entries[rule.result[dim]];
   if (std::optional<Error> error = check_result_axes(primitive, all, result)) return *error;
-  return result;
+  return with_unreduced(std::move(result));
 }
 
 Checked<ArrayType> dot_general_rule(const ArrayType& lhs, const ArrayType& rhs, const DotDimensionNumbers& numbers,
@@ -293,6 +443,9 @@ Checked<ArrayType> dot_general_rule(const ArrayType& lhs, const ArrayType& rhs, 
   const std::vector<SpecEntry> lhs_contracting = entries_at(lhs, numbers.lhs_contracting);
   const std::vector<SpecEntry> rhs_contracting = entries_at(rhs, numbers.rhs_contracting);
 
+  if (!unreduced_of(lhs).empty() || !unreduced_of(rhs).empty())
+    return Error{ErrorClass::ShardingTypeError, "lhs or rhs passed to dot_general cannot be unreduced. Got lhs=" +
+                                                    shaped_array_repr(lhs) + " and rhs=" + shaped_array_repr(rhs)};
   if (out_sharding) {
     // Reference §2.13: an unreduced result needs both sides sharded alike on
     // the contracting dimensions, over exactly the unreduced axes.

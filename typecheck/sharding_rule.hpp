@@ -82,6 +82,18 @@ std::variant<std::vector<SpecEntry>, FactorConflict> propagate_factors(const Fac
 Checked<ArrayType> elementwise_rule(std::string_view primitive, std::span<const ArrayType> operands,
                                     ElementType result);
 
+// The unreduced/reduced rule of an n-ary elementwise op (reference §2.13,
+// lax.py's _add_ur_rule, _mul_ur_rule, _div_ur_rule, nary_ur_rule): the
+// result's unreduced and reduced axes, or JAX's error. `primitive` is the lax
+// or the jnp name (add, mul/multiply, div/divide/true_divide, ...). Rank-0
+// operands with no axes of their own count as reduced when another operand
+// is (insert_reduced_reshard).
+struct UnreducedReduced {
+  AxisSet unreduced;
+  AxisSet reduced;
+};
+Checked<UnreducedReduced> nary_unreduced_rule(std::string_view primitive, std::span<const ArrayType* const> operands);
+
 // _dot_general_sharding_rule. `out_sharding`, already canonicalized against
 // the result shape by the caller (make_sharding), is returned as given,
 // after the unreduced checks of reference §2.13.

@@ -50,5 +50,41 @@ TEST(ScanXs, LeadingDimReplicated) {
   EXPECT_FALSE(check_scan_xs(parse_all({"f32[4,2@x]"}, mesh)));
 }
 
+TEST(BranchOutputs, OneDifferenceWithThePcastHint) {
+  const MeshRef mesh = mesh_of({{"y", 2, AxisType::Manual}});
+  const BranchOutputs true_fun{"true_fun", "f at prog.shl:3", {{"", parse("f32[96,3]", mesh)}}};
+  const BranchOutputs false_fun{"false_fun", "g at prog.shl:5", {{"", parse("f32[96,3]{V:y}", mesh)}}};
+  EXPECT_EQ(check_branch_outputs("cond", true_fun, false_fun)->str(),
+            "TypeError: cond branches must have equal output types but they differ.\n\n"
+            "true_fun is f at prog.shl:3\nfalse_fun is g at prog.shl:5\n\n"
+            "The output of true_fun has type float32[96,3] but the corresponding output of false_fun has type "
+            "float32[96,3]{V:y}, so the manual axis types do not match.\n\n"
+            "This might be fixed by applying `jax.lax.pcast(..., ('y',), to='varying')` to the output of true_fun.\n"
+            "See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more information.\n\n"
+            "Revise true_fun and/or false_fun so that all output types match.");
+  EXPECT_FALSE(check_branch_outputs("cond", true_fun, true_fun));
+  // Weak types are not part of typematch.
+  const BranchOutputs weak{"true_fun", "f", {{"", parse("~f32[]", nullptr)}}};
+  const BranchOutputs strong{"false_fun", "g", {{"", parse("f32[]", nullptr)}}};
+  EXPECT_FALSE(check_branch_outputs("cond", weak, strong));
+}
+
+TEST(BranchOutputs, SwitchBulletsAndShardings) {
+  const MeshRef mesh = mesh_of({{"x", 2, AxisType::Explicit}});
+  const BranchOutputs branches[] = {
+      {"", "a", {{"[0]", parse("i32[4@x]", mesh)}, {"[1]", parse("f32[2]", mesh)}}},
+      {"", "b", {{"[0]", parse("i32[4@x]", mesh)}, {"[1]", parse("f32[2]", mesh)}}},
+      {"", "c", {{"[0]", parse("i32[4]", mesh)}, {"[1]", parse("i32[3]", mesh)}}}};
+  EXPECT_EQ(check_switch_outputs(branches)->message,
+            "switch branches must have equal output types but they differ.\n\n"
+            "branch 0 is a\nbranch2 is c\n\n"
+            "  * the output of branch 0 at path [0] has type int32[4@x] but the corresponding output of branch2 has "
+            "type int32[4];\n"
+            "  * the output of branch 0 at path [1] has type float32[2] but the corresponding output of branch2 has "
+            "type int32[3], so the dtypes do not match, and the shapes do not match.\n\n"
+            "Revise branch 0 and/or branch2 so that all output types match.");
+  EXPECT_FALSE(check_switch_outputs(std::span(branches).first(2)));
+}
+
 }  // namespace
 }  // namespace typecheck

@@ -269,5 +269,72 @@ TEST(PropagateFactors, ReportsTheConflictingFactor) {
   EXPECT_EQ(std::get<std::vector<SpecEntry>>(entries), (std::vector<SpecEntry>{{"X"}, {"Y"}, {}}));
 }
 
+Checked<ArrayType> binary(std::string_view primitive, std::string_view lhs, std::string_view rhs) {
+  const ArrayType operands[] = {parse(lhs, xy_mesh()), parse(rhs, xy_mesh())};
+  return elementwise_rule(primitive, operands, f32);
+}
+
+TEST(UnreducedRule, AddNeedsTheSameUnreducedAxes) {
+  EXPECT_EQ(outcome(binary("add", "f32[8]{U:X}", "f32[8]{U:X}")), "f32[8]{U:X}");
+  EXPECT_EQ(outcome(binary("add", "f32[8]{U:X}", "f32[8]")),
+            "ShardingTypeError: lhs is unreduced while rhs is not. `add` operation does not allow this because there "
+            "will be implicit communication. Please reduce lhs via `reshard` before calling `add`.");
+  EXPECT_EQ(outcome(binary("add", "f32[8]", "f32[8]{U:X}")),
+            "ShardingTypeError: rhs is unreduced while lhs is not. `add` operation does not allow this because there "
+            "will be implicit communication. Please reduce rhs via `reshard` before calling `add`.");
+  EXPECT_EQ(outcome(binary("add", "f32[8]{U:X}", "f32[8]{U:Y}")),
+            "ShardingTypeError: lhs and rhs to `add` must be unreduced along the same mesh axes. Got "
+            "lhs=frozenset({'X'}), rhs=frozenset({'Y'})");
+  EXPECT_EQ(outcome(binary("subtract", "f32[8]{U:X}", "f32[8]{U:X}")),
+            "NotImplementedError: unreduced rule for subtract is not implemented. Please file an issue at "
+            "https://github.com/jax-ml/jax/issues");
+}
+
+TEST(UnreducedRule, MulAndDivNeedTheOtherSideReduced) {
+  EXPECT_EQ(outcome(binary("mul", "f32[8]{U:X}", "f32[8]{R:X}")), "f32[8]{U:X}");
+  // test_unreduced_mul_scalar_fwd
+  EXPECT_EQ(outcome(binary("multiply", "f32[8]{U:X}", "f32[]")),
+            "ShardingTypeError: RHS should be reduced along the same axes LHS is unreduced on. Got "
+            "lhs=float32[8]{U:X} and rhs=float32[]");
+  EXPECT_EQ(outcome(binary("mul", "f32[8]", "f32[8]{U:X}")),
+            "ShardingTypeError: LHS should be reduced along the same axes RHS is unreduced on. Got lhs=float32[8] "
+            "and rhs=float32[8]{U:X}");
+  EXPECT_EQ(outcome(binary("mul", "f32[8]{U:X}", "f32[8]{U:X}")),
+            "ShardingTypeError: lhs and rhs to `mul` cannot be unreduced since mul is bilinear. Got "
+            "lhs=frozenset({'X'}), rhs=frozenset({'X'})");
+  // test_reduced_mul_scalar_fwd: the scalar is resharded to reduced.
+  EXPECT_EQ(outcome(binary("mul", "f32[8]{R:X}", "f32[]")), "f32[8]{R:X}");
+  EXPECT_EQ(outcome(binary("div", "f32[8]{U:X}", "f32[8]{R:X}")), "f32[8]{U:X}");
+  EXPECT_EQ(outcome(binary("true_divide", "f32[8]", "f32[8]{U:X}")),
+            "ValueError: The denominator cannot be unreduced passed to `div`. Got "
+            "y=ShapedArray(float32[8]{U:X})");
+  EXPECT_EQ(outcome(binary("max", "f32[8]{U:X}", "f32[8]{R:X}")),
+            "NotImplementedError: unreduced rule for max is not implemented. Please file an issue at "
+            "https://github.com/jax-ml/jax/issues");
+}
+
+TEST(UnreducedRule, ReducedInputs) {
+  EXPECT_EQ(outcome(binary("add", "f32[8]{R:X}", "f32[8]{R:Y}")),
+            "ShardingTypeError: All inputs should be reduced across the same mesh axes. Got specs: "
+            "{frozenset({'X'}), frozenset({'Y'})}");
+  EXPECT_EQ(outcome(binary("add", "f32[8]{R:X}", "f32[8]")),
+            "ShardingTypeError: Inputs cannot be replicated on the same axes that another input is reduced on. Got "
+            "input type: float32[8] and reduced spec: frozenset({'X'})");
+  EXPECT_EQ(outcome(binary("add", "f32[8]{R:X}", "f32[8@X]")),
+            "ShardingTypeError: Inputs cannot be sharded/varying on the same axes that another input is reduced on. "
+            "Reshard the input which is reduced to be sharded on the mesh axes it is reduced on via "
+            "`jax.sharding.reshard(inp, jax.P(...))`. Got input type: float32[8@X] and reduced spec: "
+            "frozenset({'X'})");
+  EXPECT_EQ(outcome(binary("add", "f32[8]{R:X}", "f32[8]{R:X}")), "f32[8]{R:X}");
+}
+
+TEST(UnreducedRule, DotGeneralInputsCannotBeUnreduced) {
+  const MeshRef mesh = xy_mesh();
+  EXPECT_EQ(outcome(dot_general_rule(parse("f32[8,4]{U:X}", mesh), parse("f32[4,2]", mesh),
+                                     matmul_dimension_numbers(), f32)),
+            "ShardingTypeError: lhs or rhs passed to dot_general cannot be unreduced. Got "
+            "lhs=ShapedArray(float32[8,4]{U:X}) and rhs=ShapedArray(float32[4,2])");
+}
+
 }  // namespace
 }  // namespace typecheck
