@@ -21,6 +21,17 @@ TEST(PrimitiveRegistry, Lookup) {
   EXPECT_EQ(find_primitive("no_such_op"), nullptr);
 }
 
+TEST(PrimitiveRegistry, ShardMapAndCollectives) {
+  ASSERT_NE(find_primitive("psum"), nullptr);
+  EXPECT_EQ(find_primitive("psum")->name, "lax.psum");
+  EXPECT_EQ(find_primitive("lax.pmean")->rule, "psum_rule");
+  EXPECT_EQ(find_primitive("ppermute")->rule, "ppermute_rule");
+  EXPECT_EQ(find_primitive("switch")->rule, "check_switch_outputs");
+  EXPECT_EQ(describe_rule("shard_map"),
+            "jax.shard_map: body_argument_type/check_out_replication/shard_map_output_type (reference §4)\n"
+            "  not a factor mapping");
+}
+
 TEST(PrimitiveRegistry, DescribeRule) {
   EXPECT_EQ(describe_rule("dot_general"),
             "lax.dot_general: dot_general_rule (reference §2.3)\n  ([i,k],[k,j]) -> ([i,j]) reduction={k}");
