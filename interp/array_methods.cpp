@@ -244,14 +244,14 @@ std::optional<Value> ArrayObject::binary_op(Evaluator& evaluator, lang::ast::Bin
     case Op::pow: name = "power"; break;
     default: return std::nullopt;
   }
-  const ElementwisePrimitive* primitive = find_elementwise(name);
-  return reflected ? apply_elementwise(evaluator, *primitive, {other, Value(self())})
-                   : apply_elementwise(evaluator, *primitive, {Value(self()), other});
+  const Primitive& elementwise = primitive(name);
+  return reflected ? apply_elementwise(evaluator, elementwise, {other, Value(self())})
+                   : apply_elementwise(evaluator, elementwise, {Value(self()), other});
 }
 
 std::optional<Value> ArrayObject::unary_op(Evaluator& evaluator, lang::ast::UnaryOperator op) {
   using Op = lang::ast::UnaryOperator;
-  if (op == Op::usub) return apply_elementwise(evaluator, *find_elementwise("negative"), {Value(self())});
+  if (op == Op::usub) return apply_elementwise(evaluator, primitive("negative"), {Value(self())});
   if (op == Op::uadd) return Value(self());
   return std::nullopt;
 }
@@ -269,7 +269,7 @@ std::optional<Value> ArrayObject::compare(Evaluator& evaluator, lang::ast::Compa
     case Op::gt_e: name = "greater_equal"; break;
     default: return std::nullopt;
   }
-  return apply_elementwise(evaluator, *find_elementwise(name), {Value(self()), other});
+  return apply_elementwise(evaluator, primitive(name), {Value(self()), other});
 }
 
 std::optional<std::int64_t> ArrayObject::length(Evaluator&) const {

@@ -137,21 +137,10 @@ Value device_put_leaf(Evaluator& evaluator, const Value& leaf, const Value& targ
   ArrayRef array = to_array(evaluator, leaf);
   if (target.is_none()) return Value(array);
   Layout layout = layout_for_target(evaluator, target, array->aval.shape);
-  typecheck::ArrayType aval = array->aval;
-  aval.sharding = checked(typecheck::make_sharding(layout.mesh->abstract,
-                                                   typecheck::PartitionSpec::from_entries(layout.dims), aval.shape));
-  if (layout.mesh->devices.size() == 1) aval.sharding = typecheck::Sharding::replicated(nullptr, aval.ndim());
-  ArrayRef moved = relayout(evaluator, array, layout);
-  auto out = make_abstract_array(aval, layout, true);
-  // Share the moved shards: a new object with the committed flag and type.
-  if (!moved->abstract()) {
-    std::vector<std::shared_ptr<devices::Buffer>> shards;
-    for (const auto& s : moved->shards) shards.push_back(s.shared_buffer());
-    out = make_array(evaluator, aval, layout, std::move(shards), true);
-  }
-  if (auto* named = target.as<NamedShardingObject>()) out->requested_spec = named->spec;
-  if (auto* spec = target.as<PartitionSpecObject>()) out->requested_spec = spec->spec;
-  return Value(out);
+  std::optional<typecheck::PartitionSpec> requested;
+  if (auto* named = target.as<NamedShardingObject>()) requested = named->spec;
+  if (auto* spec = target.as<PartitionSpecObject>()) requested = spec->spec;
+  return apply_device_put(evaluator, array, layout, requested);
 }
 
 Value map_leaves(Evaluator& evaluator, const Value& tree, const std::function<Value(const Value&)>& f) {
@@ -509,8 +498,9 @@ void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_j
   };
   like("zeros_like", 0.0);
   like("ones_like", 1.0);
-  for (const auto& primitive : elementwise_primitives()) {
-    const ElementwisePrimitive* p = &primitive;
+  for (const auto& primitive : primitives()) {
+    if (!is_elementwise(primitive)) continue;
+    const Primitive* p = &primitive;
     std::string signature = std::string(p->name) + (p->arity == 1 ? "(x, /)" : "(x1, x2, /)");
     module.add_function(signature, [p](Evaluator& ev, Arguments& a) {
       std::vector<Value> operands{a[0]};
@@ -527,6 +517,13 @@ void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_j
   for (const char* product : {"dot", "matmul"})
     module.add_function(std::string(product) + "(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)",
                         [](Evaluator& ev, Arguments& a) { return apply_dot(ev, a[0], a[1], a[4]); });
+  if (is_jnp)
+    module.add_function("einsum(subscripts, a, b, *, precision=None, preferred_element_type=None, out_sharding=None)",
+                        [](Evaluator& ev, Arguments& a) {
+                          const std::string* subscripts = string_of(a[0]);
+                          if (!subscripts) raise(exc::TypeError(), "einsum subscripts must be a str");
+                          return apply_einsum(ev, *subscripts, a[1], a[2], a[5]);
+                        });
   module.add_function("reshape(a, shape)", [](Evaluator& ev, Arguments& a) {
     std::vector<std::int64_t> sizes;
     for (int s : ints(ev, a[1])) sizes.push_back(s);

@@ -1,4 +1,4 @@
-// The primitive table and the eager planner (primitives.hpp).
+// The primitive table, bind, and the implementations (primitives.hpp).
 #include "interp/primitives.hpp"
 
 #include <algorithm>
@@ -6,66 +6,22 @@
 
 #include "devices/collectives.hpp"
 #include "interp/builtins.hpp"
+#include "interp/trace.hpp"
+#include "typecheck/creation_rules.hpp"
 #include "typecheck/elementwise_rules.hpp"
+#include "typecheck/python_repr.hpp"
 #include "typecheck/reduction_rules.hpp"
 #include "typecheck/rule_support.hpp"
 #include "typecheck/shape_rules.hpp"
-#include "typecheck/creation_rules.hpp"
 
 namespace interp {
 
 using devices::BinaryOp;
 using devices::UnaryOp;
 using typecheck::DType;
-
-namespace {
-constexpr UnaryOp no_unary = UnaryOp::neg;
-constexpr BinaryOp no_binary = BinaryOp::add;
 using R = ElementwiseResult;
 
-// Sorted by name.
-constexpr std::array elementwise_table{
-    ElementwisePrimitive{"abs", "jnp.abs", 1, UnaryOp::abs, no_binary, R::promoted},
-    ElementwisePrimitive{"add", "jnp.add", 2, no_unary, BinaryOp::add, R::promoted},
-    ElementwisePrimitive{"cos", "jnp.cos", 1, UnaryOp::cos, no_binary, R::floating},
-    ElementwisePrimitive{"divide", "jnp.divide", 2, no_unary, BinaryOp::div, R::floating},
-    ElementwisePrimitive{"equal", "jnp.equal", 2, no_unary, BinaryOp::eq, R::boolean},
-    ElementwisePrimitive{"exp", "jnp.exp", 1, UnaryOp::exp, no_binary, R::floating},
-    ElementwisePrimitive{"expm1", "jnp.expm1", 1, UnaryOp::expm1, no_binary, R::floating},
-    ElementwisePrimitive{"floor_divide", "jnp.floor_divide", 2, no_unary, BinaryOp::floor_divide, R::promoted},
-    ElementwisePrimitive{"greater", "jnp.greater", 2, no_unary, BinaryOp::gt, R::boolean},
-    ElementwisePrimitive{"greater_equal", "jnp.greater_equal", 2, no_unary, BinaryOp::ge, R::boolean},
-    ElementwisePrimitive{"less", "jnp.less", 2, no_unary, BinaryOp::lt, R::boolean},
-    ElementwisePrimitive{"less_equal", "jnp.less_equal", 2, no_unary, BinaryOp::le, R::boolean},
-    ElementwisePrimitive{"log", "jnp.log", 1, UnaryOp::log, no_binary, R::floating},
-    ElementwisePrimitive{"log1p", "jnp.log1p", 1, UnaryOp::log1p, no_binary, R::floating},
-    ElementwisePrimitive{"logical_and", "jnp.logical_and", 2, no_unary, BinaryOp::logical_and, R::boolean},
-    ElementwisePrimitive{"logical_not", "jnp.logical_not", 1, UnaryOp::logical_not, no_binary, R::boolean},
-    ElementwisePrimitive{"logical_or", "jnp.logical_or", 2, no_unary, BinaryOp::logical_or, R::boolean},
-    ElementwisePrimitive{"maximum", "jnp.maximum", 2, no_unary, BinaryOp::max, R::promoted},
-    ElementwisePrimitive{"minimum", "jnp.minimum", 2, no_unary, BinaryOp::min, R::promoted},
-    ElementwisePrimitive{"multiply", "jnp.multiply", 2, no_unary, BinaryOp::mul, R::promoted},
-    ElementwisePrimitive{"negative", "jnp.negative", 1, UnaryOp::neg, no_binary, R::promoted},
-    ElementwisePrimitive{"not_equal", "jnp.not_equal", 2, no_unary, BinaryOp::ne, R::boolean},
-    ElementwisePrimitive{"power", "jnp.power", 2, no_unary, BinaryOp::pow, R::promoted},
-    ElementwisePrimitive{"remainder", "jnp.remainder", 2, no_unary, BinaryOp::rem, R::promoted},
-    ElementwisePrimitive{"rsqrt", "lax.rsqrt", 1, UnaryOp::rsqrt, no_binary, R::floating},
-    ElementwisePrimitive{"sign", "jnp.sign", 1, UnaryOp::sign, no_binary, R::promoted},
-    ElementwisePrimitive{"sin", "jnp.sin", 1, UnaryOp::sin, no_binary, R::floating},
-    ElementwisePrimitive{"sqrt", "jnp.sqrt", 1, UnaryOp::sqrt, no_binary, R::floating},
-    ElementwisePrimitive{"square", "jnp.square", 1, UnaryOp::square, no_binary, R::promoted},
-    ElementwisePrimitive{"subtract", "jnp.subtract", 2, no_unary, BinaryOp::sub, R::promoted},
-    ElementwisePrimitive{"tan", "jnp.tan", 1, UnaryOp::tan, no_binary, R::floating},
-    ElementwisePrimitive{"tanh", "jnp.tanh", 1, UnaryOp::tanh, no_binary, R::floating},
-    ElementwisePrimitive{"true_divide", "jnp.true_divide", 2, no_unary, BinaryOp::div, R::floating},
-};
-
-constexpr bool table_sorted() {
-  for (std::size_t i = 1; i < elementwise_table.size(); ++i)
-    if (!(elementwise_table[i - 1].name < elementwise_table[i].name)) return false;
-  return true;
-}
-static_assert(table_sorted(), "elementwise_table must stay sorted by name");
+namespace {
 
 template <class T>
 T value_or_raise(devices::Expected<T> result) {
@@ -142,20 +98,49 @@ typecheck::ElementType promoted(const std::vector<ArrayRef>& operands) {
   return typecheck::result_type(elements);
 }
 
-}  // namespace
 
-std::span<const ElementwisePrimitive> elementwise_primitives() { return elementwise_table; }
-
-const ElementwisePrimitive* find_elementwise(std::string_view name) {
-  auto it = std::lower_bound(elementwise_table.begin(), elementwise_table.end(), name,
-                             [](const ElementwisePrimitive& p, std::string_view n) { return p.name < n; });
-  return it != elementwise_table.end() && it->name == name ? &*it : nullptr;
+std::int64_t elements(const typecheck::ArrayType& type) {
+  std::int64_t n = 1;
+  for (auto s : type.shape) n *= s;
+  return n;
 }
 
-Value apply_elementwise(Evaluator& evaluator, const ElementwisePrimitive& primitive, const std::vector<Value>& values) {
-  std::vector<ArrayRef> operands;
-  for (const auto& v : values) operands.push_back(to_array(evaluator, v));
-  DeviceMeshRef mesh = computation_mesh(evaluator, primitive.name, operands);
+double bytes_of(const typecheck::ArrayType& type) {
+  return static_cast<double>(elements(type)) * static_cast<double>(typecheck::byte_size(type.dtype));
+}
+
+double bytes_moved(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
+  double bytes = bytes_of(result);
+  for (const auto& o : operands) bytes += bytes_of(o);
+  return bytes;
+}
+
+// One flop per result element (elementwise ops).
+Cost elementwise_cost(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
+  return {static_cast<double>(elements(result)), bytes_moved(operands, result)};
+}
+
+// A multiply and an add per result element per contracted element.
+Cost dot_cost(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
+  double contracted = operands.empty() || operands[0].shape.empty() ? 1.0 : static_cast<double>(operands[0].shape.back());
+  return {2.0 * static_cast<double>(elements(result)) * contracted, bytes_moved(operands, result)};
+}
+
+// One flop per operand element.
+Cost reduction_cost(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
+  return {operands.empty() ? 0.0 : static_cast<double>(elements(operands[0])), bytes_moved(operands, result)};
+}
+
+// Data movement only.
+Cost movement_cost(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
+  return {0.0, bytes_moved(operands, result)};
+}
+
+// ------------------------------------------------------------ elementwise
+
+ArrayRef elementwise_implementation(Evaluator& evaluator, const Primitive& primitive,
+                                    const std::vector<ArrayRef>& operands, const Params&, bool execute) {
+  DeviceMeshRef mesh = computation_mesh(evaluator, primitive.api_name, operands);
 
   // Dtypes: promote, then the primitive's own result kind.
   typecheck::ElementType common = promoted(operands);
@@ -170,8 +155,8 @@ Value apply_elementwise(Evaluator& evaluator, const ElementwisePrimitive& primit
   std::vector<typecheck::ArrayType> types;
   for (const auto& a : operands) types.push_back(a->aval);
   typecheck::ArrayType out_type =
-      primitive.arity == 1 ? checked(typecheck::unary_rule(primitive.name, types[0], result))
-                           : checked(typecheck::jnp_elementwise_rule(primitive.name, types, result));
+      primitive.arity == 1 ? checked(typecheck::unary_rule(primitive.api_name, types[0], result))
+                           : checked(typecheck::jnp_elementwise_rule(primitive.api_name, types, result));
 
   // Auto: the result follows the most sharded operand of the result's rank.
   std::vector<typecheck::SpecEntry> auto_dims(out_type.ndim());
@@ -186,6 +171,8 @@ Value apply_elementwise(Evaluator& evaluator, const ElementwisePrimitive& primit
     }
   }
   Layout out_layout = result_layout(out_type, mesh, auto_dims);
+  bool committed = any_committed(operands);
+  if (!execute) return make_abstract_array(out_type, out_layout, committed);
 
   // Each operand in the result's layout on its trailing dims (size-1 and
   // missing dims broadcast, so they are whole on every device).
@@ -198,9 +185,6 @@ Value apply_elementwise(Evaluator& evaluator, const ElementwisePrimitive& primit
                                                                             : typecheck::SpecEntry{});
     inputs.push_back(astype(evaluator, relayout(evaluator, a, needed), compute));
   }
-  bool committed = any_committed(operands);
-  if (evaluator.mode == Evaluator::Mode::check) return Value(make_abstract_array(out_type, out_layout, committed));
-
   auto shards = run_per_position(evaluator, mesh, inputs, [&](const std::vector<devices::LocalArray>& in) {
     if (primitive.arity == 1) return devices::unary(primitive.unary, in[0]);
     // Operands of lower rank get leading 1s so the kernel broadcasts them.
@@ -217,30 +201,17 @@ Value apply_elementwise(Evaluator& evaluator, const ElementwisePrimitive& primit
     return devices::binary(primitive.binary, ranked[0], ranked[1]);
   });
   ArrayRef out = make_array(evaluator, out_type, out_layout, std::move(shards), committed);
-  if (result.dtype != compute && primitive.result != R::boolean) return Value(astype(evaluator, out, result.dtype));
-  return Value(out);
+  if (result.dtype != compute && primitive.result != R::boolean) out = astype(evaluator, out, result.dtype);
+  out->aval = out_type;
+  return out;
 }
 
 // ------------------------------------------------------------ dot
 
-namespace {
-
-// The sharding argument as a typecheck ShardingArg (a P or a NamedSharding).
-std::optional<typecheck::ShardingArg> sharding_argument(const Value& value) {
-  if (value.is_none()) return std::nullopt;
-  if (auto* p = value.as<PartitionSpecObject>()) return typecheck::ShardingArg{std::nullopt, p->spec};
-  if (auto* n = value.as<NamedShardingObject>()) return typecheck::ShardingArg{n->mesh->abstract, n->spec};
-  raise(exc::TypeError(), "out_sharding must be a PartitionSpec or a NamedSharding");
-}
-
-}  // namespace
-
-Value apply_dot(Evaluator& evaluator, const Value& lhs_value, const Value& rhs_value, const Value& out_sharding) {
-  ArrayRef lhs = to_array(evaluator, lhs_value), rhs = to_array(evaluator, rhs_value);
-  if (lhs->aval.ndim() == 0 || rhs->aval.ndim() == 0)
-    return apply_elementwise(evaluator, *find_elementwise("multiply"), {Value(lhs), Value(rhs)});
-  if (lhs->aval.ndim() > 2 || rhs->aval.ndim() > 2)
-    raise(exc::NotImplementedError(), "jnp.dot of operands of rank above 2");
+// lhs [.., k] x rhs [k, ..] of rank 1 or 2; params: out_sharding.
+ArrayRef dot_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                            const Params& params, bool execute) {
+  ArrayRef lhs = operands[0], rhs = operands[1];
   DeviceMeshRef mesh = computation_mesh(evaluator, "dot", {lhs, rhs});
   typecheck::ElementType element = promoted({lhs, rhs});
   lhs = astype(evaluator, lhs, element.dtype);
@@ -248,12 +219,12 @@ Value apply_dot(Evaluator& evaluator, const Value& lhs_value, const Value& rhs_v
 
   typecheck::DotDimensionNumbers numbers{{static_cast<int>(lhs->aval.ndim()) - 1}, {0}, {}, {}};
   std::optional<typecheck::Sharding> out;
-  if (auto argument = sharding_argument(out_sharding)) {
+  if (const auto* argument = params.get<typecheck::ShardingArg>("out_sharding")) {
     typecheck::Shape shape;
     if (lhs->aval.ndim() == 2) shape.push_back(lhs->aval.shape[0]);
     if (rhs->aval.ndim() == 2) shape.push_back(rhs->aval.shape[1]);
     typecheck::MeshRef context = runtime_of(evaluator).context_mesh ? runtime_of(evaluator).context_mesh->mesh->abstract : nullptr;
-    out = checked(typecheck::canonicalize_out_sharding("jnp.dot", argument, context, shape));
+    out = checked(typecheck::canonicalize_out_sharding("jnp.dot", *argument, context, shape));
   }
   typecheck::ArrayType out_type = checked(typecheck::dot_general_rule(lhs->aval, rhs->aval, numbers, element, out));
 
@@ -273,6 +244,8 @@ Value apply_dot(Evaluator& evaluator, const Value& lhs_value, const Value& rhs_v
   if (lhs->aval.ndim() == 2) auto_dims.push_back(take(lhs_dims[0]));
   if (rhs->aval.ndim() == 2) auto_dims.push_back(take(rhs_dims[1]));
   Layout out_layout = result_layout(out_type, mesh, auto_dims);
+  bool committed = any_committed({lhs, rhs});
+  if (!execute) return make_abstract_array(out_type, out_layout, committed);
 
   // Operands: free dims as the result has them, contraction split by `contracting`.
   Layout lhs_needed{mesh, {}}, rhs_needed{mesh, {}};
@@ -291,8 +264,6 @@ Value apply_dot(Evaluator& evaluator, const Value& lhs_value, const Value& rhs_v
       }
   lhs = relayout(evaluator, lhs, lhs_needed);
   rhs = relayout(evaluator, rhs, rhs_needed);
-  bool committed = any_committed({lhs, rhs});
-  if (evaluator.mode == Evaluator::Mode::check) return Value(make_abstract_array(out_type, out_layout, committed));
 
   devices::DotDimensions dims{{}, {}, {static_cast<int>(lhs->aval.ndim()) - 1}, {0}};
   auto shards = run_per_position(evaluator, mesh, {lhs, rhs}, [&](const std::vector<devices::LocalArray>& in) {
@@ -307,21 +278,65 @@ Value apply_dot(Evaluator& evaluator, const Value& lhs_value, const Value& rhs_v
     shards = value_or_raise(devices::all_reduce_sum(shards, partial.shard_shape(out_type.shape),
                                                     devices::replica_groups(mesh->shape, axes)));
   }
-  return Value(make_array(evaluator, out_type, out_layout, std::move(shards), committed));
+  return make_array(evaluator, out_type, out_layout, std::move(shards), committed);
+}
+
+// ------------------------------------------------------------ shapes
+
+// params: new_sizes (already resolved, no -1).
+ArrayRef reshape_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
+  typecheck::Shape shape = *params.get<std::vector<std::int64_t>>("new_sizes");
+  typecheck::ArrayType out_type = checked(typecheck::reshape_rule(operand->aval, shape));
+  DeviceMeshRef mesh = operand->layout.mesh;
+  // Auto: a reshape keeps the layout only where it keeps the shape.
+  std::vector<typecheck::SpecEntry> auto_dims(shape.size());
+  if (shape == operand->aval.shape) auto_dims = operand->layout.dims;
+  Layout out_layout = result_layout(out_type, mesh, auto_dims);
+  if (!execute) return make_abstract_array(out_type, out_layout, operand->committed);
+  // Whole on every device, reshaped, then split as the result wants.
+  Layout whole{mesh, std::vector<typecheck::SpecEntry>(operand->aval.ndim())};
+  ArrayRef input = relayout(evaluator, operand, whole);
+  auto shards = run_per_position(evaluator, mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
+    return devices::reshape(in[0], shape);
+  });
+  Layout replicated{mesh, std::vector<typecheck::SpecEntry>(shape.size())};
+  ArrayRef out = make_array(evaluator, out_type, replicated, std::move(shards), operand->committed);
+  return relayout(evaluator, out, out_layout);
+}
+
+// params: permutation.
+ArrayRef transpose_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                  const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
+  std::vector<int> permutation;
+  for (auto p : *params.get<std::vector<std::int64_t>>("permutation")) permutation.push_back(static_cast<int>(p));
+  typecheck::ArrayType out_type = checked(typecheck::transpose_rule(operand->aval, permutation));
+  std::vector<typecheck::SpecEntry> dims;
+  for (int p : permutation) dims.push_back(operand->layout.dims[static_cast<std::size_t>(p)]);
+  Layout out_layout = result_layout(out_type, operand->layout.mesh, dims);
+  if (!execute) return make_abstract_array(out_type, out_layout, operand->committed);
+  // The operand laid out so that its transpose is the result's layout.
+  Layout needed = operand->layout;
+  for (std::size_t k = 0; k < permutation.size(); ++k) needed.dims[static_cast<std::size_t>(permutation[k])] = out_layout.dims[k];
+  ArrayRef input = relayout(evaluator, operand, needed);
+  auto shards = run_per_position(evaluator, operand->layout.mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
+    return devices::transpose(in[0], permutation);
+  });
+  return make_array(evaluator, out_type, out_layout, std::move(shards), operand->committed);
 }
 
 // ------------------------------------------------------------ reductions
 
-Value apply_reduction(Evaluator& evaluator, std::string_view name, const Value& operand_value, const Value& axis_value,
-                      bool keepdims) {
-  ArrayRef operand = to_array(evaluator, operand_value);
+// params: axes (absent: all), keepdims.
+ArrayRef reduction_implementation(Evaluator& evaluator, const Primitive& primitive,
+                                  const std::vector<ArrayRef>& operands, const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
+  std::string_view name = primitive.api_name;
   std::optional<std::vector<std::int64_t>> axis;
-  if (!axis_value.is_none()) {
-    axis.emplace();
-    if (axis_value.is_integral()) axis->push_back(axis_value.as_int());
-    else
-      for (const auto& v : evaluator.to_vector(axis_value)) axis->push_back(evaluator.index_of(v));
-  }
+  if (const auto* given = params.get<std::vector<std::int64_t>>("axes")) axis = *given;
+  bool keepdims = *params.get<bool>("keepdims");
   typecheck::ArrayType out_type = checked(typecheck::reduction_rule(name, operand->aval, axis, keepdims));
   auto axes = checked(typecheck::reduction_axes(axis, operand->aval.ndim()));
   DeviceMeshRef mesh = operand->layout.mesh;
@@ -334,7 +349,7 @@ Value apply_reduction(Evaluator& evaluator, std::string_view name, const Value& 
   }
   Layout out_layout = result_layout(out_type, mesh, kept);
   bool committed = operand->committed;
-  if (evaluator.mode == Evaluator::Mode::check) return Value(make_abstract_array(out_type, out_layout, committed));
+  if (!execute) return make_abstract_array(out_type, out_layout, committed);
 
   // The kernels reduce whole dims: gather what the result does not keep split.
   Layout needed = operand->layout;
@@ -384,57 +399,281 @@ Value apply_reduction(Evaluator& evaluator, std::string_view name, const Value& 
   typecheck::ArrayType reduced_type = out_type;
   reduced_type.shape = kept_shape;
   reduced_type.dtype = shards.empty() ? compute : shards[0]->dtype();
+  reduced_type.sharding = typecheck::Sharding::replicated(out_type.sharding.mesh, kept_shape.size());
   ArrayRef out = make_array(evaluator, reduced_type, kept_layout, std::move(shards), committed);
   if (name == "mean") {
     std::int64_t count = 1;
     for (std::size_t d : axes) count *= operand->aval.shape[d];
-    out = to_array(evaluator, apply_elementwise(evaluator, *find_elementwise("divide"),
-                                                {Value(out), Value::floating(static_cast<double>(count))}));
+    ArrayRef divisor = to_array(evaluator, Value::floating(static_cast<double>(count)));
+    out = elementwise_implementation(evaluator, interp::primitive("divide"), {out, divisor}, {}, true);
   }
   out = astype(evaluator, out, out_type.dtype);
-  if (keepdims) return apply_reshape(evaluator, Value(out), out_type.shape);
+  if (keepdims) {
+    Params sizes;
+    sizes.set("new_sizes", out_type.shape);
+    out = reshape_implementation(evaluator, interp::primitive("reshape"), {out}, sizes, true);
+  }
+  out = relayout(evaluator, out, out_layout);
   out->aval = out_type;
-  return Value(out);
+  return out;
 }
 
-// ------------------------------------------------------------ shapes
+// ------------------------------------------------------------ placement
+
+// params: layout (the target), requested (the spec as written, optional).
+ArrayRef device_put_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                   const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
+  const Layout& layout = *params.get<Layout>("layout");
+  typecheck::ArrayType aval = operand->aval;
+  aval.sharding = checked(typecheck::make_sharding(layout.mesh->abstract,
+                                                   typecheck::PartitionSpec::from_entries(layout.dims), aval.shape));
+  if (layout.mesh->devices.size() == 1) aval.sharding = typecheck::Sharding::replicated(nullptr, aval.ndim());
+  ArrayRef out;
+  if (!execute || operand->abstract()) {
+    out = make_abstract_array(aval, layout, true);
+  } else {
+    ArrayRef moved = relayout(evaluator, operand, layout);
+    std::vector<std::shared_ptr<devices::Buffer>> shards;
+    for (const auto& s : moved->shards) shards.push_back(s.shared_buffer());
+    out = make_array(evaluator, aval, layout, std::move(shards), true);
+  }
+  if (const auto* requested = params.get<typecheck::ShardingArg>("requested")) out->requested_spec = requested->spec;
+  return out;
+}
+
+constexpr UnaryOp no_unary = UnaryOp::neg;
+constexpr BinaryOp no_binary = BinaryOp::add;
+
+constexpr Primitive unary(std::string_view name, UnaryOp op, R result) {
+  return {name, name, elementwise_implementation, elementwise_cost, nullptr, nullptr, 1, op, no_binary, result};
+}
+constexpr Primitive binary(std::string_view name, BinaryOp op, R result) {
+  return {name, name, elementwise_implementation, elementwise_cost, nullptr, nullptr, 2, no_unary, op, result};
+}
+constexpr Primitive reduction(std::string_view name, std::string_view api_name) {
+  return {name, api_name, reduction_implementation, reduction_cost};
+}
+
+// Sorted by name.
+constexpr std::array primitive_table{
+    unary("abs", UnaryOp::abs, R::promoted),
+    binary("add", BinaryOp::add, R::promoted),
+    reduction("argmax", "argmax"),
+    reduction("argmin", "argmin"),
+    unary("cos", UnaryOp::cos, R::floating),
+    Primitive{"device_put", "device_put", device_put_implementation, movement_cost},
+    binary("divide", BinaryOp::div, R::floating),
+    Primitive{"dot_general", "dot", dot_implementation, dot_cost},
+    binary("equal", BinaryOp::eq, R::boolean),
+    unary("exp", UnaryOp::exp, R::floating),
+    unary("expm1", UnaryOp::expm1, R::floating),
+    binary("floor_divide", BinaryOp::floor_divide, R::promoted),
+    binary("greater", BinaryOp::gt, R::boolean),
+    binary("greater_equal", BinaryOp::ge, R::boolean),
+    binary("less", BinaryOp::lt, R::boolean),
+    binary("less_equal", BinaryOp::le, R::boolean),
+    unary("log", UnaryOp::log, R::floating),
+    unary("log1p", UnaryOp::log1p, R::floating),
+    binary("logical_and", BinaryOp::logical_and, R::boolean),
+    unary("logical_not", UnaryOp::logical_not, R::boolean),
+    binary("logical_or", BinaryOp::logical_or, R::boolean),
+    binary("maximum", BinaryOp::max, R::promoted),
+    binary("minimum", BinaryOp::min, R::promoted),
+    binary("multiply", BinaryOp::mul, R::promoted),
+    unary("negative", UnaryOp::neg, R::promoted),
+    binary("not_equal", BinaryOp::ne, R::boolean),
+    binary("power", BinaryOp::pow, R::promoted),
+    reduction("reduce_max", "max"),
+    reduction("reduce_mean", "mean"),
+    reduction("reduce_min", "min"),
+    reduction("reduce_prod", "prod"),
+    reduction("reduce_sum", "sum"),
+    binary("remainder", BinaryOp::rem, R::promoted),
+    Primitive{"reshape", "reshape", reshape_implementation, movement_cost},
+    unary("rsqrt", UnaryOp::rsqrt, R::floating),
+    unary("sign", UnaryOp::sign, R::promoted),
+    unary("sin", UnaryOp::sin, R::floating),
+    unary("sqrt", UnaryOp::sqrt, R::floating),
+    unary("square", UnaryOp::square, R::promoted),
+    binary("subtract", BinaryOp::sub, R::promoted),
+    unary("tan", UnaryOp::tan, R::floating),
+    unary("tanh", UnaryOp::tanh, R::floating),
+    Primitive{"transpose", "transpose", transpose_implementation, movement_cost},
+    binary("true_divide", BinaryOp::div, R::floating),
+};
+
+constexpr bool table_sorted() {
+  for (std::size_t i = 1; i < primitive_table.size(); ++i)
+    if (!(primitive_table[i - 1].name < primitive_table[i].name)) return false;
+  return true;
+}
+static_assert(table_sorted(), "primitive_table must stay sorted by name");
+
+std::string param_text(const ParamValue& value) {
+  struct Visitor {
+    std::string operator()(bool b) const { return b ? "True" : "False"; }
+    std::string operator()(std::int64_t i) const { return std::to_string(i); }
+    std::string operator()(const std::vector<std::int64_t>& v) const {
+      std::string out = "(";
+      for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
+      return out + (v.size() == 1 ? ",)" : ")");
+    }
+    std::string operator()(const std::string& s) const { return s; }
+    std::string operator()(const Layout& l) const { return typecheck::PartitionSpec::from_entries(l.dims).repr(); }
+    std::string operator()(const typecheck::ShardingArg& s) const { return s.spec.repr(); }
+  };
+  return std::visit(Visitor{}, value);
+}
+
+}  // namespace
+
+std::string Params::str() const {
+  if (entries.empty()) return "";
+  std::string out = "[";
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    out += (i ? " " : "") + entries[i].first + "=" + param_text(entries[i].second);
+  return out + "]";
+}
+
+std::span<const Primitive> primitives() { return primitive_table; }
+
+const Primitive* find_primitive(std::string_view name) {
+  auto it = std::lower_bound(primitive_table.begin(), primitive_table.end(), name,
+                             [](const Primitive& p, std::string_view n) { return p.name < n; });
+  return it != primitive_table.end() && it->name == name ? &*it : nullptr;
+}
+
+const Primitive& primitive(std::string_view name) {
+  const Primitive* found = find_primitive(name);
+  if (!found) raise(exc::NotImplementedError(), "no primitive named " + std::string(name));
+  return *found;
+}
+
+bool is_elementwise(const Primitive& primitive) { return primitive.implementation == elementwise_implementation; }
+
+Value bind(Evaluator& evaluator, const Primitive& primitive, std::vector<ArrayRef> operands, Params params) {
+  return Value(current_trace(evaluator).process(evaluator, primitive, operands, params));
+}
+
+// ------------------------------------------------------------ API helpers
+
+std::optional<typecheck::ShardingArg> sharding_argument(const Value& value) {
+  if (value.is_none()) return std::nullopt;
+  if (auto* p = value.as<PartitionSpecObject>()) return typecheck::ShardingArg{std::nullopt, p->spec};
+  if (auto* n = value.as<NamedShardingObject>()) return typecheck::ShardingArg{n->mesh->abstract, n->spec};
+  raise(exc::TypeError(), "out_sharding must be a PartitionSpec or a NamedSharding");
+}
+
+Value apply_elementwise(Evaluator& evaluator, const Primitive& primitive, const std::vector<Value>& values) {
+  std::vector<ArrayRef> operands;
+  for (const auto& v : values) operands.push_back(to_array(evaluator, v));
+  return bind(evaluator, primitive, std::move(operands));
+}
+
+Value apply_dot(Evaluator& evaluator, const Value& lhs_value, const Value& rhs_value, const Value& out_sharding) {
+  ArrayRef lhs = to_array(evaluator, lhs_value), rhs = to_array(evaluator, rhs_value);
+  if (lhs->aval.ndim() == 0 || rhs->aval.ndim() == 0)
+    return bind(evaluator, primitive("multiply"), {lhs, rhs});
+  if (lhs->aval.ndim() > 2 || rhs->aval.ndim() > 2)
+    raise(exc::NotImplementedError(), "jnp.dot of operands of rank above 2");
+  Params params;
+  if (auto argument = sharding_argument(out_sharding)) params.set("out_sharding", *argument);
+  return bind(evaluator, primitive("dot_general"), {lhs, rhs}, std::move(params));
+}
+
+Value apply_einsum(Evaluator& evaluator, const std::string& subscripts, const Value& lhs_value, const Value& rhs_value,
+                   const Value& out_sharding) {
+  // "ab,bc->ac": operands' letters, then the output's.
+  auto arrow = subscripts.find("->");
+  auto comma = subscripts.find(',');
+  if (arrow == std::string::npos || comma == std::string::npos || comma > arrow)
+    raise(exc::NotImplementedError(), "jnp.einsum supports two operands with an explicit output, as 'ab,bc->ac'");
+  auto strip = [](std::string s) {
+    s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
+    return s;
+  };
+  std::string a = strip(subscripts.substr(0, comma)), b = strip(subscripts.substr(comma + 1, arrow - comma - 1)),
+              out = strip(subscripts.substr(arrow + 2));
+  ArrayRef lhs = to_array(evaluator, lhs_value), rhs = to_array(evaluator, rhs_value);
+  if (a.size() != lhs->aval.ndim() || b.size() != rhs->aval.ndim())
+    raise(exc::ValueError(), "einstein sum subscripts string does not match the number of dimensions of an operand");
+  // One contracted letter (in both operands, not in the output); every other
+  // letter appears in exactly one operand and in the output.
+  std::string contracted;
+  for (char c : a)
+    if (b.find(c) != std::string::npos && out.find(c) == std::string::npos) contracted += c;
+  std::string free_a, free_b;
+  for (char c : a)
+    if (contracted.find(c) == std::string::npos) free_a += c;
+  for (char c : b)
+    if (contracted.find(c) == std::string::npos) free_b += c;
+  if (contracted.size() != 1 || free_a.size() > 1 || free_b.size() > 1 || free_a.size() + free_b.size() != out.size() ||
+      (!free_a.empty() && free_a == free_b))
+    raise(exc::NotImplementedError(), "jnp.einsum supports one contracted index between operands of rank <= 2, got '" +
+                                          subscripts + "'");
+  auto permutation_to = [](const std::string& from, const std::string& to) {
+    std::vector<int> p;
+    for (char c : to) p.push_back(static_cast<int>(from.find(c)));
+    return p;
+  };
+  Value left(lhs), right(rhs);
+  if (a != free_a + contracted) left = apply_transpose(evaluator, left, permutation_to(a, free_a + contracted));
+  if (b != contracted + free_b) right = apply_transpose(evaluator, right, permutation_to(b, contracted + free_b));
+  std::string produced = free_a + free_b;
+  if (produced == out) return apply_dot(evaluator, left, right, out_sharding);
+  // The output's order differs: contract, then transpose (the requested
+  // sharding applies to the final order, so it moves with the transpose).
+  Value product = apply_dot(evaluator, left, right, Value());
+  Value result = apply_transpose(evaluator, product, permutation_to(produced, out));
+  if (auto argument = sharding_argument(out_sharding)) {
+    ArrayRef r = to_array(evaluator, result);
+    typecheck::MeshRef context = runtime_of(evaluator).context_mesh ? runtime_of(evaluator).context_mesh->mesh->abstract : nullptr;
+    (void)checked(typecheck::canonicalize_out_sharding("jnp.einsum", *argument, context, r->aval.shape));
+    DeviceMeshRef mesh = runtime_of(evaluator).context_mesh ? runtime_of(evaluator).context_mesh->mesh : r->layout.mesh;
+    Layout layout = checked(make_layout(mesh, argument->spec, r->aval.shape));
+    return apply_device_put(evaluator, r, layout, std::nullopt);
+  }
+  return result;
+}
+
+Value apply_reduction(Evaluator& evaluator, std::string_view name, const Value& operand_value, const Value& axis_value,
+                      bool keepdims) {
+  ArrayRef operand = to_array(evaluator, operand_value);
+  Params params;
+  if (!axis_value.is_none()) {
+    std::vector<std::int64_t> axes;
+    if (axis_value.is_integral()) axes.push_back(axis_value.as_int());
+    else
+      for (const auto& v : evaluator.to_vector(axis_value)) axes.push_back(evaluator.index_of(v));
+    params.set("axes", axes);
+  }
+  params.set("keepdims", keepdims);
+  std::string primitive_name = name == "argmax" || name == "argmin" ? std::string(name) : "reduce_" + std::string(name);
+  return bind(evaluator, primitive(primitive_name), {operand}, std::move(params));
+}
 
 Value apply_reshape(Evaluator& evaluator, const Value& operand_value, const std::vector<std::int64_t>& sizes) {
   ArrayRef operand = to_array(evaluator, operand_value);
   typecheck::Shape shape = checked(typecheck::resolve_reshape_sizes(operand->aval.shape, sizes));
-  typecheck::ArrayType out_type = checked(typecheck::reshape_rule(operand->aval, shape));
-  DeviceMeshRef mesh = operand->layout.mesh;
-  // Auto: a reshape keeps the layout only where it keeps the shape.
-  std::vector<typecheck::SpecEntry> auto_dims(shape.size());
-  if (shape == operand->aval.shape) auto_dims = operand->layout.dims;
-  Layout out_layout = result_layout(out_type, mesh, auto_dims);
-  if (evaluator.mode == Evaluator::Mode::check) return Value(make_abstract_array(out_type, out_layout, operand->committed));
-  // Whole on every device, reshaped, then split as the result wants.
-  Layout whole{mesh, std::vector<typecheck::SpecEntry>(operand->aval.ndim())};
-  ArrayRef input = relayout(evaluator, operand, whole);
-  auto shards = run_per_position(evaluator, mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
-    return devices::reshape(in[0], shape);
-  });
-  Layout replicated{mesh, std::vector<typecheck::SpecEntry>(shape.size())};
-  ArrayRef out = make_array(evaluator, out_type, replicated, std::move(shards), operand->committed);
-  return Value(relayout(evaluator, out, out_layout));
+  Params params;
+  params.set("new_sizes", std::vector<std::int64_t>(shape.begin(), shape.end()));
+  return bind(evaluator, primitive("reshape"), {operand}, std::move(params));
 }
 
 Value apply_transpose(Evaluator& evaluator, const Value& operand_value, const std::vector<int>& permutation) {
   ArrayRef operand = to_array(evaluator, operand_value);
-  typecheck::ArrayType out_type = checked(typecheck::transpose_rule(operand->aval, permutation));
-  std::vector<typecheck::SpecEntry> dims;
-  for (int p : permutation) dims.push_back(operand->layout.dims[static_cast<std::size_t>(p)]);
-  Layout out_layout = result_layout(out_type, operand->layout.mesh, dims);
-  if (evaluator.mode == Evaluator::Mode::check) return Value(make_abstract_array(out_type, out_layout, operand->committed));
-  // The operand laid out so that its transpose is the result's layout.
-  Layout needed = operand->layout;
-  for (std::size_t k = 0; k < permutation.size(); ++k) needed.dims[static_cast<std::size_t>(permutation[k])] = out_layout.dims[k];
-  ArrayRef input = relayout(evaluator, operand, needed);
-  auto shards = run_per_position(evaluator, operand->layout.mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
-    return devices::transpose(in[0], permutation);
-  });
-  return Value(make_array(evaluator, out_type, out_layout, std::move(shards), operand->committed));
+  Params params;
+  params.set("permutation", std::vector<std::int64_t>(permutation.begin(), permutation.end()));
+  return bind(evaluator, primitive("transpose"), {operand}, std::move(params));
+}
+
+Value apply_device_put(Evaluator& evaluator, const ArrayRef& operand, const Layout& layout,
+                       const std::optional<typecheck::PartitionSpec>& requested) {
+  Params params;
+  params.set("layout", layout);
+  if (requested) params.set("requested", typecheck::ShardingArg{std::nullopt, *requested});
+  return bind(evaluator, primitive("device_put"), {operand}, std::move(params));
 }
 
 }  // namespace interp

@@ -67,6 +67,7 @@ struct RuntimeOptions {
 };
 
 class MeshObject;
+class Trace;
 
 class Runtime {
  public:
@@ -87,6 +88,8 @@ class Runtime {
   // jax.set_mesh: the context mesh, or null.
   std::shared_ptr<MeshObject> context_mesh;
   devices::ThreefryMode threefry_mode = devices::ThreefryMode::partitionable;
+  // Traces pushed above the mode's own (trace.hpp), innermost last.
+  std::vector<Trace*> trace_stack;
 
  private:
   RuntimeOptions options_;

@@ -1,0 +1,76 @@
+// Traces (architecture.md "The pipeline"): bind() hands every primitive
+// application to the current trace, which decides what applying it means.
+//   EagerTrace:    type-check with the rule, then run now on the mesh.
+//   AbstractTrace: type-check only, no buffers (check mode); in check mode a
+//                  failing application is reported and yields a poisoned
+//                  array of its best-guess type.
+//   JitTrace:      type-check and record the application into a Jaxpr.
+// The traces form a stack in the Runtime; the bottom one follows the
+// evaluator's mode (eager for run, abstract for check).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "interp/primitives.hpp"
+#include "interp/program.hpp"
+
+namespace interp {
+
+class Trace {
+ public:
+  virtual ~Trace() = default;
+  virtual ArrayRef process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                           const Params& params) = 0;
+};
+
+class EagerTrace : public Trace {
+ public:
+  ArrayRef process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                   const Params& params) override;
+};
+
+class AbstractTrace : public Trace {
+ public:
+  ArrayRef process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                   const Params& params) override;
+};
+
+// Records into `program`. Arrays it made (inputs and results) are its
+// variables; any other array an operation meets is a constant of the program.
+class JitTrace : public Trace {
+ public:
+  JitTrace() : program(std::make_shared<Jaxpr>()) {}
+  ArrayRef process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                   const Params& params) override;
+
+  // An abstract stand-in for an argument of type `like`, as a program input.
+  ArrayRef add_input(const ArrayObject& like);
+  // The variable of `array`: its own, or a new constant.
+  int variable_of(const ArrayRef& array);
+
+  std::shared_ptr<Jaxpr> program;
+
+ private:
+  std::map<const ArrayObject*, std::pair<int, ArrayRef>> variables_;
+};
+
+// The trace that bind() uses now.
+Trace& current_trace(Evaluator& evaluator);
+// Whether a JitTrace is on the stack (jit nested in jit inlines).
+bool tracing_jit(Evaluator& evaluator);
+
+// Pushes a trace for the lifetime of the scope.
+class TraceScope {
+ public:
+  TraceScope(Evaluator& evaluator, Trace& trace);
+  ~TraceScope();
+  TraceScope(const TraceScope&) = delete;
+  TraceScope& operator=(const TraceScope&) = delete;
+
+ private:
+  Evaluator& evaluator_;
+};
+
+}  // namespace interp
