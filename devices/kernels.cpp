@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "devices/half_float.hpp"
+#include "devices/vector_math.hpp"
 
 namespace devices {
 namespace {
@@ -303,9 +304,49 @@ void map_elements(const Buffer& operand, Buffer& result, Function function) {
   for (std::size_t i = 0; i < source.size(); ++i) destination[i] = function(source[i]);
 }
 
+// The vectorised f32 loop of `op`, if it has one (vector_math.hpp).
+using VectorisedUnary = void (*)(const float*, float*, std::size_t);
+VectorisedUnary vectorised_unary(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::sin: return sin_f32;
+    case UnaryOp::cos: return cos_f32;
+    case UnaryOp::exp: return exp_f32;
+    case UnaryOp::log: return log_f32;
+    case UnaryOp::tanh: return tanh_f32;
+    default: return nullptr;
+  }
+}
+
+// Runs `function` over a float buffer of dtype D: directly on f32; bf16/f16
+// go through f32 in blocks that stay in cache, rounded on store.
+template <DType D>
+void apply_vectorised(VectorisedUnary function, const Buffer& operand, Buffer& result) {
+  auto source = operand.elements<D>();
+  auto destination = result.elements<D>();
+  if constexpr (D == DType::float32) {
+    function(source.data(), destination.data(), source.size());
+  } else {
+    constexpr std::size_t block = 2048;
+    float wide[block];
+    float computed[block];
+    for (std::size_t start = 0; start < source.size(); start += block) {
+      std::size_t length = std::min(block, source.size() - start);
+      for (std::size_t i = 0; i < length; ++i) wide[i] = load<D>(source[start + i]);
+      function(wide, computed, length);
+      for (std::size_t i = 0; i < length; ++i) destination[start + i] = store<D>(computed[i]);
+    }
+  }
+}
+
 template <DType D>
 Status unary_typed(UnaryOp op, const Buffer& operand, Buffer& result) {
   using C = compute_t<D>;
+  if constexpr (is_float(D)) {
+    if (VectorisedUnary function = vectorised_unary(op)) {
+      apply_vectorised<D>(function, operand, result);
+      return {};
+    }
+  }
   if (op == UnaryOp::logical_not) {
     map_elements<D, DType::bool_>(operand, result, [](storage_t<D> x) -> std::uint8_t { return load<D>(x) == 0; });
     return {};
@@ -318,18 +359,13 @@ Status unary_typed(UnaryOp op, const Buffer& operand, Buffer& result) {
       case UnaryOp::neg: apply([](float x) { return -x; }); break;
       case UnaryOp::abs: apply([](float x) { return std::abs(x); }); break;
       case UnaryOp::sign: apply([](float x) { return float_sign(x); }); break;
-      case UnaryOp::sin: apply([](float x) { return std::sin(x); }); break;
-      case UnaryOp::cos: apply([](float x) { return std::cos(x); }); break;
       case UnaryOp::tan: apply([](float x) { return std::tan(x); }); break;
-      case UnaryOp::tanh: apply([](float x) { return std::tanh(x); }); break;
-      case UnaryOp::exp: apply([](float x) { return std::exp(x); }); break;
-      case UnaryOp::log: apply([](float x) { return std::log(x); }); break;
       case UnaryOp::log1p: apply([](float x) { return std::log1p(x); }); break;
       case UnaryOp::expm1: apply([](float x) { return std::expm1(x); }); break;
       case UnaryOp::sqrt: apply([](float x) { return std::sqrt(x); }); break;
       case UnaryOp::rsqrt: apply([](float x) { return 1.0f / std::sqrt(x); }); break;
       case UnaryOp::square: apply([](float x) { return x * x; }); break;
-      case UnaryOp::logical_not: break;
+      default: break;  // logical_not above; sin, cos, tanh, exp, log vectorised
     }
     return {};
   } else if constexpr (D == DType::bool_) {
@@ -464,6 +500,34 @@ Status binary_typed(BinaryOp op, const LocalArray& lhs, const LocalArray& rhs, L
 }
 
 // ---- Reductions ----
+
+// An f32 sum over a run of adjacent axes, seen as [outer, reduced, inner]:
+// rows summed by sum_f32, or for inner > 1 whole rows added in blocks (each
+// block's partial sum kept apart, so the error grows with the block count,
+// not the row count).
+void sum_adjacent_f32(const float* input, float* output, std::int64_t outer, std::int64_t reduced,
+                      std::int64_t inner) {
+  std::size_t width = static_cast<std::size_t>(inner);
+  if (inner == 1) {
+    for (std::int64_t o = 0; o < outer; ++o) {
+      output[o] = sum_f32(input + o * reduced, static_cast<std::size_t>(reduced));
+    }
+    return;
+  }
+  constexpr std::int64_t rows_per_block = 64;
+  std::vector<float> block_sum(width);
+  for (std::int64_t o = 0; o < outer; ++o) {
+    float* out_row = output + o * inner;
+    std::fill(out_row, out_row + width, 0.0f);
+    for (std::int64_t start = 0; start < reduced; start += rows_per_block) {
+      std::int64_t stop = std::min(reduced, start + rows_per_block);
+      const float* first = input + (o * reduced + start) * inner;
+      std::copy(first, first + width, block_sum.begin());
+      for (std::int64_t r = start + 1; r < stop; ++r) add_row_f32(block_sum.data(), input + (o * reduced + r) * inner, width);
+      add_row_f32(out_row, block_sum.data(), width);
+    }
+  }
+}
 
 template <DType D>
 Status reduce_typed(ReduceOp op, const LocalArray& operand, std::span<const std::int64_t> output_strides,
@@ -707,6 +771,20 @@ Expected<LocalArray> reduce(ReduceOp op, const LocalArray& operand, std::span<co
   Expected<LocalArray> result = allocate(operand.buffer->ledger(), result_dtype, std::move(result_shape));
   if (!result) return result;
   int arg_axis = arg ? axes[0] : 0;
+  if (op == ReduceOp::sum && operand.dtype() == DType::float32 && !axes.empty()) {
+    // Reduced axes all adjacent: the vectorised path.
+    auto [lowest, highest] = std::minmax_element(axes.begin(), axes.end());
+    std::size_t first = static_cast<std::size_t>(*lowest);
+    std::size_t last = static_cast<std::size_t>(*highest) + 1;
+    if (last - first == axes.size()) {
+      std::int64_t outer = element_count(std::span(operand.shape).first(first));
+      std::int64_t reduced_count = element_count(std::span(operand.shape).subspan(first, last - first));
+      std::int64_t inner = element_count(std::span(operand.shape).subspan(last));
+      sum_adjacent_f32(operand.buffer->elements<DType::float32>().data(),
+                       result->buffer->elements<DType::float32>().data(), outer, reduced_count, inner);
+      return result;
+    }
+  }
   Status status = dispatch(operand.dtype(), [&]<DType D>() {
     return reduce_typed<D>(op, operand, output_strides, arg_axis, *result);
   });
@@ -781,21 +859,57 @@ Expected<LocalArray> dot_general(const LocalArray& lhs, const LocalArray& rhs, c
   std::int64_t k = contracted;
   if (is_float(lhs.dtype())) {
     single_threaded_blas();
-    std::vector<float> a = gather_converted<float>(lhs, lhs_order);
-    std::vector<float> b = gather_converted<float>(rhs, rhs_order);
-    std::vector<float> c(static_cast<std::size_t>(batch * m * n), 0.0f);
+    // An f32 operand whose axes already lie as [batch, rows, columns] or
+    // [batch, columns, rows] goes to BLAS in place (the second transposed);
+    // others are gathered into [batch, rows, columns] first.
+    struct Matrices {
+      std::vector<float> gathered;
+      const float* data = nullptr;
+      bool transposed = false;
+    };
+    auto matrices = [&](const LocalArray& operand, const std::vector<int>& order, std::size_t batch_axes,
+                        std::size_t row_axes) {
+      Matrices view;
+      if (operand.dtype() == DType::float32) {
+        std::vector<int> swapped(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(batch_axes));
+        swapped.insert(swapped.end(), order.begin() + static_cast<std::ptrdiff_t>(batch_axes + row_axes), order.end());
+        swapped.insert(swapped.end(), order.begin() + static_cast<std::ptrdiff_t>(batch_axes),
+                       order.begin() + static_cast<std::ptrdiff_t>(batch_axes + row_axes));
+        auto in_place = [](const std::vector<int>& axes) {
+          for (std::size_t i = 0; i < axes.size(); ++i) {
+            if (axes[i] != static_cast<int>(i)) return false;
+          }
+          return true;
+        };
+        view.data = operand.buffer->elements<DType::float32>().data();
+        if (in_place(order)) return view;
+        view.transposed = in_place(swapped);
+        if (view.transposed) return view;
+      }
+      view.gathered = gather_converted<float>(operand, order);
+      view.data = view.gathered.data();
+      return view;
+    };
+    std::size_t batch_axes = dimensions.lhs_batch.size();
+    Matrices a = matrices(lhs, lhs_order, batch_axes, lhs_order.size() - batch_axes - dimensions.lhs_contracting.size());
+    Matrices b = matrices(rhs, rhs_order, batch_axes, dimensions.rhs_contracting.size());
+    bool f32 = lhs.dtype() == DType::float32;
+    std::vector<float> rounded_later(f32 ? 0 : static_cast<std::size_t>(batch * m * n), 0.0f);
+    float* c = f32 ? result->buffer->elements<DType::float32>().data() : rounded_later.data();
     if (m > 0 && n > 0 && k > 0) {
       for (std::int64_t index = 0; index < batch; ++index) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-                    static_cast<int>(k), 1.0f, a.data() + index * m * k, static_cast<int>(k),
-                    b.data() + index * k * n, static_cast<int>(n), 0.0f, c.data() + index * m * n,
-                    static_cast<int>(n));
+        cblas_sgemm(CblasRowMajor, a.transposed ? CblasTrans : CblasNoTrans, b.transposed ? CblasTrans : CblasNoTrans,
+                    static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a.data + index * m * k,
+                    static_cast<int>(a.transposed ? m : k), b.data + index * k * n,
+                    static_cast<int>(b.transposed ? k : n), 0.0f, c + index * m * n, static_cast<int>(n));
       }
+    } else {
+      std::fill(c, c + batch * m * n, 0.0f);
     }
     dispatch(lhs.dtype(), [&]<DType D>() {
-      if constexpr (is_float(D)) {
+      if constexpr (is_float(D) && D != DType::float32) {
         auto out = result->buffer->elements<D>();
-        for (std::size_t i = 0; i < c.size(); ++i) out[i] = store<D>(c[i]);
+        for (std::size_t i = 0; i < rounded_later.size(); ++i) out[i] = store<D>(rounded_later[i]);
       }
     });
     return result;

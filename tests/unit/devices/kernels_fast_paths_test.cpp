@@ -1,0 +1,181 @@
+// The kernels' fast paths (BLAS on operands in place, vectorised unary ops,
+// blocked sums) against plain loops over the same data, on shapes large
+// enough to take them and irregular enough to reach their edges.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "devices/half_float.hpp"
+#include "devices/kernels.hpp"
+#include "devices/memory.hpp"
+
+namespace devices {
+namespace {
+
+using typecheck::DType;
+
+std::shared_ptr<MemoryLedger> ledger() {
+  static std::shared_ptr<MemoryLedger> shared =
+      std::make_shared<MemoryLedger>(std::vector<MemoryLedger::DeviceMemory>{{"TPU 0", 1 << 30}}, 1 << 30);
+  return shared;
+}
+
+LocalArray random_f32(Shape shape, unsigned seed) {
+  Expected<LocalArray> made = make_local_array(ledger(), DType::float32, std::move(shape));
+  EXPECT_TRUE(made.ok());
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  for (float& value : made->buffer->elements<DType::float32>()) value = uniform(generator);
+  return *made;
+}
+
+LocalArray ok(Expected<LocalArray> result) {
+  EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
+  return result.ok() ? *result : LocalArray{};
+}
+
+std::vector<float> floats(const LocalArray& array) {
+  auto elements = array.buffer->elements<DType::float32>();
+  return {elements.begin(), elements.end()};
+}
+
+// result[b, i, j] = sum_p lhs(b, i, p) * rhs(b, p, j), by plain loops over
+// accessors that know each operand's layout.
+template <class Lhs, class Rhs>
+std::vector<double> reference_product(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k, Lhs lhs,
+                                      Rhs rhs) {
+  std::vector<double> result;
+  for (std::int64_t b = 0; b < batch; ++b) {
+    for (std::int64_t i = 0; i < m; ++i) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (std::int64_t p = 0; p < k; ++p) sum += static_cast<double>(lhs(b, i, p)) * rhs(b, p, j);
+        result.push_back(sum);
+      }
+    }
+  }
+  return result;
+}
+
+void expect_close(const std::vector<float>& got, const std::vector<double>& expected, double tolerance) {
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], tolerance) << "element " << i;
+}
+
+TEST(KernelFastPaths, DotGeneralInPlaceTransposedAndGatheredLayoutsAgree) {
+  const std::int64_t batch = 3, m = 17, n = 13, k = 29;
+  // lhs [batch, m, k] in place; rhs [batch, n, k] in place, transposed.
+  LocalArray lhs = random_f32({batch, m, k}, 1);
+  LocalArray rhs_transposed = random_f32({batch, n, k}, 2);
+  auto l = lhs.buffer->elements<DType::float32>();
+  auto r = rhs_transposed.buffer->elements<DType::float32>();
+  auto lhs_at = [&](std::int64_t b, std::int64_t i, std::int64_t p) { return l[static_cast<std::size_t>((b * m + i) * k + p)]; };
+  auto rhs_t_at = [&](std::int64_t b, std::int64_t p, std::int64_t j) { return r[static_cast<std::size_t>((b * n + j) * k + p)]; };
+  LocalArray product = ok(dot_general(lhs, rhs_transposed, {{0}, {0}, {2}, {2}}));
+  EXPECT_EQ(product.shape, (Shape{batch, m, n}));
+  expect_close(floats(product), reference_product(batch, m, n, k, lhs_at, rhs_t_at), 1e-5);
+
+  // lhs [k, batch, m]: batch not leading, so gathered.
+  LocalArray lhs_gathered = random_f32({k, batch, m}, 3);
+  auto g = lhs_gathered.buffer->elements<DType::float32>();
+  auto gathered_at = [&](std::int64_t b, std::int64_t i, std::int64_t p) { return g[static_cast<std::size_t>((p * batch + b) * m + i)]; };
+  LocalArray product2 = ok(dot_general(lhs_gathered, rhs_transposed, {{1}, {0}, {0}, {2}}));
+  EXPECT_EQ(product2.shape, (Shape{batch, m, n}));
+  expect_close(floats(product2), reference_product(batch, m, n, k, gathered_at, rhs_t_at), 1e-5);
+
+  // Two contracting axes, lhs [k1, k2, m] transposed in place.
+  LocalArray lhs_two = random_f32({4, 5, m}, 4);
+  LocalArray rhs_two = random_f32({4, 5, n}, 5);
+  auto a = lhs_two.buffer->elements<DType::float32>();
+  auto b = rhs_two.buffer->elements<DType::float32>();
+  LocalArray product3 = ok(dot_general(lhs_two, rhs_two, {{}, {}, {0, 1}, {0, 1}}));
+  EXPECT_EQ(product3.shape, (Shape{m, n}));
+  expect_close(floats(product3),
+               reference_product(
+                   1, m, n, 20, [&](std::int64_t, std::int64_t i, std::int64_t p) { return a[static_cast<std::size_t>(p * m + i)]; },
+                   [&](std::int64_t, std::int64_t p, std::int64_t j) { return b[static_cast<std::size_t>(p * n + j)]; }),
+               1e-5);
+}
+
+TEST(KernelFastPaths, HalfFloatTranscendentalsRoundTheF32Result) {
+  // More elements than one conversion block, bf16 and f16.
+  const std::size_t count = 5000;
+  for (DType dtype : {DType::bfloat16, DType::float16}) {
+    Expected<LocalArray> made = make_local_array(ledger(), dtype, {static_cast<std::int64_t>(count)});
+    ASSERT_TRUE(made.ok());
+    std::vector<float> inputs(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      float x = -8.0f + 16.0f * static_cast<float>(i) / count;
+      auto elements = made->buffer->elements<DType::bfloat16>();  // both store 16 bits
+      elements[i] = dtype == DType::bfloat16 ? bfloat16_from_float(x) : float16_from_float(x);
+      inputs[i] = dtype == DType::bfloat16 ? float_from_bfloat16(elements[i]) : float_from_float16(elements[i]);
+    }
+    for (UnaryOp op : {UnaryOp::sin, UnaryOp::cos, UnaryOp::exp, UnaryOp::tanh}) {
+      LocalArray result = ok(unary(op, *made));
+      auto elements = result.buffer->elements<DType::bfloat16>();
+      for (std::size_t i = 0; i < count; ++i) {
+        double x = inputs[i];
+        float exact = static_cast<float>(op == UnaryOp::sin   ? std::sin(x)
+                                          : op == UnaryOp::cos ? std::cos(x)
+                                          : op == UnaryOp::exp ? std::exp(x)
+                                                               : std::tanh(x));
+        std::uint16_t expected = dtype == DType::bfloat16 ? bfloat16_from_float(exact) : float16_from_float(exact);
+        // Within one unit of the 16-bit type (its rounding of a 1-ulp f32).
+        EXPECT_LE(std::abs(static_cast<int>(elements[i]) - static_cast<int>(expected)), 1)
+            << "op " << static_cast<int>(op) << " x " << x;
+      }
+    }
+  }
+}
+
+TEST(KernelFastPaths, SumsOverAdjacentAxesMatchDoubleSums) {
+  // [2, 150, 3, 7]: axes {1, 2} adjacent (inner 7, more rows than a block),
+  // {3} (rows), {0, 1, 2, 3} (everything), and {0, 2} (not adjacent: the
+  // general loop).
+  Shape shape = {2, 150, 3, 7};
+  LocalArray x = random_f32(shape, 9);
+  auto values = x.buffer->elements<DType::float32>();
+  auto at = [&](std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t d) {
+    return static_cast<double>(values[static_cast<std::size_t>(((a * 150 + b) * 3 + c) * 7 + d)]);
+  };
+  std::vector<double> middle, last, all(1, 0.0), apart;
+  for (std::int64_t a = 0; a < 2; ++a)
+    for (std::int64_t d = 0; d < 7; ++d) {
+      double sum = 0;
+      for (std::int64_t b = 0; b < 150; ++b)
+        for (std::int64_t c = 0; c < 3; ++c) sum += at(a, b, c, d);
+      middle.push_back(sum);
+    }
+  for (std::int64_t a = 0; a < 2; ++a)
+    for (std::int64_t b = 0; b < 150; ++b)
+      for (std::int64_t c = 0; c < 3; ++c) {
+        double sum = 0;
+        for (std::int64_t d = 0; d < 7; ++d) sum += at(a, b, c, d);
+        last.push_back(sum);
+        all[0] += sum;
+      }
+  for (std::int64_t b = 0; b < 150; ++b)
+    for (std::int64_t d = 0; d < 7; ++d) {
+      double sum = 0;
+      for (std::int64_t a = 0; a < 2; ++a)
+        for (std::int64_t c = 0; c < 3; ++c) sum += at(a, b, c, d);
+      apart.push_back(sum);
+    }
+  std::vector<int> middle_axes = {2, 1}, last_axis = {3}, all_axes = {0, 1, 2, 3}, apart_axes = {0, 2};
+  LocalArray middle_sum = ok(reduce(ReduceOp::sum, x, middle_axes));
+  EXPECT_EQ(middle_sum.shape, (Shape{2, 7}));
+  expect_close(floats(middle_sum), middle, 1e-4);
+  expect_close(floats(ok(reduce(ReduceOp::sum, x, last_axis))), last, 1e-5);
+  expect_close(floats(ok(reduce(ReduceOp::sum, x, all_axes))), all, 1e-3);
+  expect_close(floats(ok(reduce(ReduceOp::sum, x, apart_axes))), apart, 1e-5);
+  // An empty reduced axis sums to zeros.
+  LocalArray empty = ok(make_local_array(ledger(), DType::float32, {3, 0, 2}));
+  std::vector<int> empty_axis = {1};
+  expect_close(floats(ok(reduce(ReduceOp::sum, empty, empty_axis))), std::vector<double>(6, 0.0), 0);
+}
+
+}  // namespace
+}  // namespace devices
