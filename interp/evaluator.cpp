@@ -219,7 +219,22 @@ Evaluator::Evaluator() {
   globals["__name__"] = make_str("__main__");  // so `if __name__ == '__main__':` runs
 }
 
-Evaluator::~Evaluator() = default;
+Evaluator::~Evaluator() {
+  for (const auto& weak : cells_made_)
+    if (CellRef cell = weak.lock()) cell->value.reset();
+}
+
+CellRef Evaluator::new_cell() {
+  // Forget the cells already freed whenever the list doubles, so a long
+  // session's list stays proportional to the cells alive.
+  if (cells_made_.size() >= cells_prune_at_) {
+    std::erase_if(cells_made_, [](const std::weak_ptr<Cell>& weak) { return weak.expired(); });
+    cells_prune_at_ = std::max<std::size_t>(64, 2 * cells_made_.size());
+  }
+  auto cell = std::make_shared<Cell>();
+  cells_made_.push_back(cell);
+  return cell;
+}
 
 const Value* Evaluator::lookup_global(const std::string& name) const {
   auto found = globals.find(name);
@@ -308,7 +323,7 @@ Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
   frame.resolution = &function.program->resolution;
   frame.fast.resize(scope.fast_names.size());
   frame.cells.reserve(scope.cell_names.size());
-  for (std::size_t i = 0; i < scope.own_cells; ++i) frame.cells.push_back(std::make_shared<Cell>());
+  for (std::size_t i = 0; i < scope.own_cells; ++i) frame.cells.push_back(new_cell());
   for (const auto& cell : function.closure) frame.cells.push_back(cell);
   for (std::size_t i = 0; i < scope.parameters.size() && i < bound.values.size(); ++i) {
     const NameRef& ref = scope.parameters[i];
@@ -787,7 +802,7 @@ Value Evaluator::eval_comprehension(const ast::Expr& expr, Frame& frame) {
   inner.program = frame.program;
   inner.resolution = frame.resolution;
   inner.fast.resize(scope.fast_names.size());
-  for (std::size_t i = 0; i < scope.own_cells; ++i) inner.cells.push_back(std::make_shared<Cell>());
+  for (std::size_t i = 0; i < scope.own_cells; ++i) inner.cells.push_back(new_cell());
   for (std::uint32_t source : scope.free_sources) inner.cells.push_back(frame.cells.at(source));
 
   if (auto* generator_node = std::get_if<ast::GeneratorExp>(&expr.node)) {

@@ -138,6 +138,10 @@ class Evaluator {
   // Measures the stack of the calling thread: call first on each thread
   // that runs the evaluator.
   void measure_stack() { stack_limit_ = StackLimit(); }
+  // A new closure cell. The evaluator remembers every cell it made so that
+  // its destructor can empty them: a closure that refers to itself (a nested
+  // recursive function) is a reference cycle that shared_ptr alone never frees.
+  CellRef new_cell();
   void guard_stack() {
     if (stack_limit_.exhausted()) raise_recursion();
   }
@@ -187,6 +191,8 @@ class Evaluator {
   std::shared_ptr<ModuleObject> import_module(const std::string& name);
 
   StackLimit stack_limit_;
+  std::vector<std::weak_ptr<Cell>> cells_made_;  // see new_cell()
+  std::size_t cells_prune_at_ = 64;
   int depth_ = 0;
   std::shared_ptr<const Program> current_program_;
   std::set<const Object*> repr_in_progress_;

@@ -256,20 +256,33 @@ std::string TupleObject::repr(Evaluator& evaluator) const {
   return join_repr(evaluator, "(", ")");
 }
 
-std::optional<Value> TupleObject::binary_op(Evaluator&, ast::BinaryOperator op, const Value& other, bool reflected) {
+namespace {
+
+// `sequence + other` (same kind only) and `sequence * n`, shared by tuple and
+// list; `make` builds the result of the sequence's own kind.
+template <class Sequence, class Make>
+std::optional<Value> concatenate_or_repeat(const std::vector<Value>& items, ast::BinaryOperator op,
+                                           const Value& other, bool reflected, Make make) {
   if (op == ast::BinaryOperator::add && !reflected) {
-    if (auto* t = other.as<TupleObject>()) {
+    if (auto* right = other.as<Sequence>()) {
       std::vector<Value> out = items;
-      out.insert(out.end(), t->items.begin(), t->items.end());
-      return make_tuple(std::move(out));
+      out.insert(out.end(), right->items.begin(), right->items.end());
+      return make(std::move(out));
     }
   }
   if (op == ast::BinaryOperator::mult && other.is_integral()) {
     std::vector<Value> out;
     for (std::int64_t i = 0, n = repeat_count(other, items.size()); i < n; ++i) out.insert(out.end(), items.begin(), items.end());
-    return make_tuple(std::move(out));
+    return make(std::move(out));
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Value> TupleObject::binary_op(Evaluator&, ast::BinaryOperator op, const Value& other, bool reflected) {
+  return concatenate_or_repeat<TupleObject>(items, op, other, reflected,
+                                            [](std::vector<Value> out) { return make_tuple(std::move(out)); });
 }
 
 std::optional<Value> TupleObject::get_item(Evaluator& evaluator, const Value& key) {
@@ -292,19 +305,8 @@ std::string ListObject::repr(Evaluator& evaluator) const {
 }
 
 std::optional<Value> ListObject::binary_op(Evaluator&, ast::BinaryOperator op, const Value& other, bool reflected) {
-  if (op == ast::BinaryOperator::add && !reflected) {
-    if (auto* l = other.as<ListObject>()) {
-      std::vector<Value> out = items;
-      out.insert(out.end(), l->items.begin(), l->items.end());
-      return make_list(std::move(out));
-    }
-  }
-  if (op == ast::BinaryOperator::mult && other.is_integral()) {
-    std::vector<Value> out;
-    for (std::int64_t i = 0, n = repeat_count(other, items.size()); i < n; ++i) out.insert(out.end(), items.begin(), items.end());
-    return make_list(std::move(out));
-  }
-  return std::nullopt;
+  return concatenate_or_repeat<ListObject>(items, op, other, reflected,
+                                           [](std::vector<Value> out) { return make_list(std::move(out)); });
 }
 
 std::optional<Value> ListObject::binary_inplace(Evaluator& evaluator, ast::BinaryOperator op, const Value& other) {
