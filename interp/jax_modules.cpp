@@ -8,6 +8,7 @@
 #include "devices/sharding_picture.hpp"
 #include "interp/array.hpp"
 #include "interp/builtins.hpp"
+#include "interp/jit.hpp"
 #include "interp/primitives.hpp"
 #include "typecheck/creation_rules.hpp"
 #include "typecheck/shape_rules.hpp"
@@ -335,6 +336,10 @@ void install_jax_module(Evaluator& evaluator) {
     Value target = a[1];
     return map_leaves(ev, a[0], [&](const Value& leaf) { return device_put_leaf(ev, leaf, target); });
   });
+  jax->add_function("reshard(x, out_sharding)", [](Evaluator& ev, Arguments& a) {
+    Value target = a[1];
+    return map_leaves(ev, a[0], [&](const Value& leaf) { return device_put_leaf(ev, leaf, target); });
+  });
   jax->add_function("typeof(x)", [](Evaluator& ev, Arguments& a) {
     ArrayRef array = to_array(ev, a[0]);
     return make_str(array->aval.str());
@@ -555,6 +560,7 @@ void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_j
 void install_array_members(Evaluator& evaluator) {
   install_sharding_module(evaluator);
   install_jax_module(evaluator);
+  install_jit(evaluator);
   install_numpy_members(evaluator, *evaluator.module("jax.numpy"), true);
   install_numpy_members(evaluator, *evaluator.module("numpy"), false);
   auto jax = evaluator.module("jax");
