@@ -5,6 +5,8 @@
 #include <sys/select.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -17,12 +19,25 @@ namespace repl {
 
 namespace {
 
-constexpr const char* help_text = R"(Enter shardlang statements; a block ends with an empty line.
-  :load FILE   run a file into this session
-  :help        this text
-  :quit        leave (as does Ctrl-D)
-Ctrl-C abandons the current input or interrupts a running computation.
-)";
+constexpr const char* help_header = "Enter shardlang statements; a block ends with an empty line.\n";
+constexpr const char* help_footer =
+    "Tab completes names, module members (jnp.si<TAB>), attributes (x.sh<TAB>) and commands.\n"
+    "`_` holds the last value echoed; `%timeit STATEMENT` times a statement.\n"
+    "Ctrl-C abandons the current input or interrupts a running computation.\n";
+
+std::string help_text() {
+  std::string text = help_header;
+  for (const CommandInfo& info : commands()) {
+    std::string usage = std::string(info.name) + (info.argument[0] != '\0' ? " " : "") + info.argument;
+    text += "  " + usage + std::string(usage.size() < 13 ? 13 - usage.size() : 1, ' ') + info.summary + "\n";
+  }
+  return text + help_footer;
+}
+
+// :profile until the cost model reaches the interpreter.
+constexpr const char* profile_unavailable =
+    "no cost model is wired into the interpreter yet: :profile will show the simulated TPU time of the\n"
+    "last statement once it is. `%timeit STATEMENT` measures host time now.\n";
 
 bool is_blank(std::string_view text) { return text.find_first_not_of(" \t\r\f\v") == std::string_view::npos; }
 
@@ -35,7 +50,61 @@ std::string join_lines(const std::vector<std::string>& lines) {
   return joined;
 }
 
+std::string trim(std::string_view text) {
+  auto begin = text.find_first_not_of(" \t");
+  if (begin == std::string_view::npos) return {};
+  auto end = text.find_last_not_of(" \t");
+  return std::string(text.substr(begin, end + 1 - begin));
+}
+
+bool is_name_character(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || static_cast<unsigned char>(c) >= 0x80;
+}
+
 }  // namespace
+
+const std::vector<CommandInfo>& commands() {
+  static const std::vector<CommandInfo> table = {
+      {":type", "EXPR", "the type of EXPR with its sharding (f32[8@X,2])"},
+      {":vars", "", "the variables defined here, with their types"},
+      {":mesh", "", "the current mesh (jax.set_mesh) and the devices"},
+      {":profile", "", "the simulated cost of the last statement"},
+      {":load", "FILE", "run a file into this session"},
+      {":help", "", "this text"},
+      {":quit", "", "leave (as does Ctrl-D)"},
+  };
+  return table;
+}
+
+std::optional<std::vector<std::string>> completions(const shardlang::Interpreter& interpreter, std::string_view line,
+                                                    std::size_t start, std::size_t end) {
+  end = std::min(end, line.size());
+  start = std::min(start, end);
+  std::string_view word = line.substr(start, end - start);
+  std::vector<std::string> found;
+  std::string_view before = line.substr(0, start);
+  if (before.starts_with(':')) {
+    // The command word itself (readline broke the word at the ':').
+    if (trim(before) == ":") {
+      for (const CommandInfo& info : commands())
+        if (std::string_view(info.name + 1).starts_with(word)) found.push_back(info.name + 1);
+      return found;
+    }
+    if (trim(before).starts_with(":load")) return std::nullopt;
+  }
+  auto dot = word.rfind('.');
+  if (dot == std::string_view::npos) {
+    if (!word.empty() && !is_name_character(word.front())) return found;
+    for (const std::string& name : interpreter.global_names())
+      if (name.starts_with(word)) found.push_back(name);
+    return found;
+  }
+  std::string_view base = word.substr(0, dot);
+  std::string_view prefix = word.substr(dot + 1);
+  for (const std::string& member : interpreter.member_names(base))
+    if (member.starts_with(prefix)) found.push_back(std::string(base) + "." + member);
+  return found;
+}
 
 Session::Session(shardlang::Interpreter& interpreter, LineReader& reader, std::function<void(std::string_view)> output,
                  std::function<void(std::string_view)> errors, bool color)
@@ -81,26 +150,71 @@ bool Session::command(const std::string& text) {
   reader_.remember(text);
   auto name_end = text.find_first_of(" \t");
   std::string name = text.substr(0, name_end);
-  auto argument_begin = text.find_first_not_of(" \t", name_end);
-  auto argument_end = text.find_last_not_of(" \t");
-  std::string argument =
-      argument_begin == std::string::npos ? "" : text.substr(argument_begin, argument_end + 1 - argument_begin);
+  std::string argument = name_end == std::string::npos ? "" : trim(std::string_view(text).substr(name_end));
   if (name == ":quit" || name == ":q") return false;
   if (name == ":help") {
-    output_(help_text);
-    return true;
-  }
-  if (name == ":load" && !argument.empty()) {
+    output_(help_text());
+  } else if (name == ":type" && !argument.empty()) {
+    show_type(argument);
+  } else if (name == ":vars" && argument.empty()) {
+    show_variables();
+  } else if (name == ":mesh" && argument.empty()) {
+    show_mesh();
+  } else if (name == ":profile" && argument.empty()) {
+    errors_(profile_unavailable);
+  } else if (name == ":load" && !argument.empty()) {
     std::string source;
     if (auto problem = read_whole_file(argument, source)) {
       errors_("shardlang: " + *problem + "\n");
       return true;
     }
     report(run_guarded([&] { return interpreter_.run(source, argument); }));
-    return true;
+  } else {
+    errors_("unknown command '" + text + "'; :help lists the commands\n");
   }
-  errors_("unknown command '" + text + "'; :help lists the commands\n");
   return true;
+}
+
+void Session::show_type(const std::string& expression) {
+  shardlang::Interpreter::TypeOf type;
+  report(run_guarded([&] {
+    type = interpreter_.type_of(expression);
+    return type.result;
+  }));
+  if (type.result.ok()) output_(expression + " : " + type.type + "\n");
+}
+
+void Session::show_variables() {
+  std::vector<shardlang::Interpreter::Variable> variables;
+  run_guarded([&] {
+    variables = interpreter_.variables();
+    return shardlang::Result();
+  });
+  if (variables.empty()) {
+    output_("no variables defined yet\n");
+    return;
+  }
+  std::size_t width = 0;
+  for (const auto& variable : variables) width = std::max(width, variable.name.size());
+  for (const auto& variable : variables)
+    output_(variable.name + std::string(width - variable.name.size() + 2, ' ') +
+            (variable.type.empty() ? "?" : variable.type) + "\n");
+}
+
+void Session::show_mesh() {
+  shardlang::Interpreter::MeshDescription mesh;
+  report(run_guarded([&] {
+    mesh = interpreter_.mesh_description();
+    return mesh.result;
+  }));
+  if (!mesh.result.ok()) return;
+  output_("mesh:    " + (mesh.context_mesh.empty() ? std::string("none set (jax.set_mesh(mesh) sets one)")
+                                                      : mesh.context_mesh) +
+          "\n");
+  std::string ids;
+  for (std::size_t i = 0; i < mesh.device_ids.size(); ++i) ids += (i ? " " : "") + std::to_string(mesh.device_ids[i]);
+  output_("devices: " + std::to_string(mesh.device_ids.size()) + " x " + mesh.device_kind + " (platform " +
+          mesh.platform + "), ids " + ids + "\n");
 }
 
 void Session::run() {
@@ -209,10 +323,16 @@ class ReadlineReader final : public LineReader {
     }
   }
 
-  static char** complete(const char* text, int /*start*/, int /*end*/) {
-    rl_attempted_completion_over = 1;  // never fall back to file names
+  static char** complete(const char* text, int start, int end) {
+    rl_attempted_completion_over = 1;  // no file names unless completions() asks for them
     if (active_reader == nullptr) return nullptr;
-    active_reader->candidates_ = active_reader->completions_of(text);
+    auto found = completions(active_reader->interpreter_, rl_line_buffer, static_cast<std::size_t>(start),
+                             static_cast<std::size_t>(end));
+    if (!found) {
+      rl_attempted_completion_over = 0;
+      return nullptr;
+    }
+    active_reader->candidates_ = std::move(*found);
     active_reader->next_candidate_ = 0;
     return rl_completion_matches(text, &ReadlineReader::next_completion);
   }
@@ -221,22 +341,6 @@ class ReadlineReader final : public LineReader {
     if (active_reader == nullptr || active_reader->next_candidate_ >= active_reader->candidates_.size())
       return nullptr;
     return strdup(active_reader->candidates_[active_reader->next_candidate_++].c_str());
-  }
-
-  // Global names for a bare word; members for `expression.prefix`.
-  std::vector<std::string> completions_of(std::string_view word) const {
-    std::vector<std::string> found;
-    auto dot = word.rfind('.');
-    if (dot == std::string_view::npos) {
-      for (const std::string& name : interpreter_.global_names())
-        if (name.starts_with(word)) found.push_back(name);
-      return found;
-    }
-    std::string_view base = word.substr(0, dot);
-    std::string_view prefix = word.substr(dot + 1);
-    for (const std::string& member : interpreter_.member_names(base))
-      if (member.starts_with(prefix)) found.push_back(std::string(base) + "." + member);
-    return found;
   }
 
   shardlang::Interpreter& interpreter_;

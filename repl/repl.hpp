@@ -1,8 +1,9 @@
 // The interactive loop (cli.md "REPL"): prompts `>>> ` and `... `, an entry
 // continues while Interpreter::is_complete says so (a block until an empty
 // line), expression values echoed, errors shown with `<stdin>:LINE` where
-// LINE counts within the entry, as Python's REPL numbers them. Commands so
-// far: `:load FILE`, `:help`, `:quit`.
+// LINE counts within the entry, as Python's REPL numbers them. Commands:
+// `:type EXPR`, `:vars`, `:mesh`, `:profile`, `:load FILE`, `:help`, `:quit`
+// (the `commands` table below).
 //
 // The loop reads through LineReader so that tests can drive it with scripted
 // lines; the terminal uses the GNU readline implementation.
@@ -10,8 +11,10 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "shardlang/shardlang.hpp"
 
@@ -19,6 +22,23 @@ namespace repl {
 
 inline constexpr const char* primary_prompt = ">>> ";
 inline constexpr const char* continuation_prompt = "... ";
+
+struct CommandInfo {
+  const char* name;      // ":type"
+  const char* argument;  // "EXPR", or "" when it takes none
+  const char* summary;
+};
+// Every `:` command, in the order :help lists them.
+const std::vector<CommandInfo>& commands();
+
+// Tab completion of the word that ends at `end` in `line` and starts at
+// `start` (readline's word boundaries: '.' does not break a word, ':'
+// does): `:` command names at the start of a line, the global names for a
+// bare word, members for `expression.prefix` (`jnp.si` -> `jnp.sin`,
+// `x.sh` -> `x.shape`). Candidates replace the whole word. nullopt when
+// file names should be completed instead (the argument of `:load`).
+std::optional<std::vector<std::string>> completions(const shardlang::Interpreter& interpreter, std::string_view line,
+                                                    std::size_t start, std::size_t end);
 
 struct InputLine {
   enum class Kind { line, end_of_input, interrupted };
@@ -51,6 +71,9 @@ class Session {
  private:
   // A line starting with ':' (cli.md "REPL"); false for :quit.
   bool command(const std::string& text);
+  void show_type(const std::string& expression);
+  void show_variables();
+  void show_mesh();
   // Runs `body` with Ctrl-C routed to Interpreter::interrupt.
   shardlang::Result run_guarded(const std::function<shardlang::Result()>& body);
   void report(const shardlang::Result& result);

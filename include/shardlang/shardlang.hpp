@@ -176,6 +176,31 @@ class Interpreter {
   std::vector<std::string> global_names() const;
   std::vector<std::string> member_names(std::string_view expression) const;
 
+  // REPL `:type EXPR`: the type of the expression's value, evaluated in the
+  // global namespace: an array's type with its sharding ("f32[8@X,2]"),
+  // else the Python type name ("int"). An error leaves `type` empty.
+  struct TypeOf {
+    Result result;
+    std::string type;
+  };
+  TypeOf type_of(std::string_view expression);
+  // REPL `:vars`: the variables the user defined (not the built-in names),
+  // sorted by name, each with its type as type_of gives it.
+  struct Variable {
+    std::string name;
+    std::string type;
+  };
+  std::vector<Variable> variables();
+  // REPL `:mesh`: the context mesh (jax.set_mesh), and the devices.
+  struct MeshDescription {
+    Result result;
+    std::string context_mesh;  // the abstract mesh's repr; empty when no mesh is set
+    std::string platform;      // "tpu", "cpu"
+    std::string device_kind;   // "TPU v5 lite"
+    std::vector<int> device_ids;
+  };
+  MeshDescription mesh_description();
+
   // Ctrl-C: asks the running script to raise KeyboardInterrupt at the next
   // statement or loop iteration. Safe to call from a signal handler.
   void interrupt();

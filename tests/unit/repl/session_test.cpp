@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <deque>
 #include <string>
 #include <vector>
@@ -114,6 +115,110 @@ TEST(Session, CommandsHelpQuitAndUnknown) {
   EXPECT_EQ(t.output.find("not reached"), std::string::npos) << t.output;
   EXPECT_NE(t.errors.find("unknown command ':nonsense'"), std::string::npos) << t.errors;
   EXPECT_EQ(t.prompts.size(), 3u);
+}
+
+}  // namespace
+
+namespace {
+
+constexpr const char* sharded_setup[] = {
+    "import jax",
+    "import jax.numpy as jnp",
+    "from jax.sharding import NamedSharding, PartitionSpec as P",
+    "mesh = jax.make_mesh((2, 4), ('X', 'Y'))",
+    "x = jax.device_put(jnp.arange(32.0).reshape(8, 4), NamedSharding(mesh, P('X', 'Y')))",
+};
+
+std::deque<InputLine> with_sharded_setup(std::deque<InputLine> more) {
+  std::deque<InputLine> lines;
+  for (const char* line : sharded_setup) lines.push_back(typed(line));
+  for (auto& line : more) lines.push_back(std::move(line));
+  return lines;
+}
+
+TEST(Session, TypeShowsTheShardedType) {
+  Transcript t = run_session(with_sharded_setup({typed(":type x * 2"), typed(":type len([1])")}));
+  EXPECT_EQ(t.errors, "");
+  EXPECT_NE(t.output.find("x * 2 : float32[8@X,4@Y]\n"), std::string::npos) << t.output;
+  EXPECT_NE(t.output.find("len([1]) : int\n"), std::string::npos) << t.output;
+}
+
+TEST(Session, TypeErrorPointsIntoTheExpression) {
+  Transcript t = run_session({typed(":type 1 + missing"), typed("'after'")});
+  EXPECT_NE(t.errors.find("<stdin>:1:5: error:"), std::string::npos) << t.errors;
+  EXPECT_NE(t.errors.find("1 + missing\n"), std::string::npos) << t.errors;
+  EXPECT_EQ(t.errors.find("__shardlang"), std::string::npos) << t.errors;
+  EXPECT_EQ(t.output, "'after'\n");
+}
+
+TEST(Session, TypeLeavesNoScratchNamesAndKeepsUnderscore) {
+  Transcript t = run_session({typed("41 + 1"), typed(":type 'text'"), typed("_"), typed(":vars")});
+  EXPECT_EQ(t.errors, "");
+  EXPECT_EQ(t.output, "42\n'text' : str\n42\n_  int\n");
+}
+
+TEST(Session, VarsListsUserVariablesWithTheirTypes) {
+  Transcript t = run_session(with_sharded_setup({typed("count = 3"), typed(":vars")}));
+  EXPECT_EQ(t.errors, "");
+  // One line per variable: the name, padded to the longest ("NamedSharding"), then the type.
+  EXPECT_NE(t.output.find("\ncount          int\n"), std::string::npos) << t.output;
+  EXPECT_NE(t.output.find("\nx              float32[8@X,4@Y]\n"), std::string::npos) << t.output;
+  EXPECT_NE(t.output.find("\njnp            module\n"), std::string::npos) << t.output;
+  EXPECT_NE(t.output.find("\nmesh           Mesh\n"), std::string::npos) << t.output;
+  EXPECT_EQ(t.output.find("print"), std::string::npos) << t.output;
+}
+
+TEST(Session, VarsWhenNothingIsDefined) {
+  Transcript t = run_session({typed(":vars")});
+  EXPECT_EQ(t.output, "no variables defined yet\n");
+}
+
+TEST(Session, MeshShowsTheDevicesThenTheContextMesh) {
+  Transcript t = run_session(with_sharded_setup({typed(":mesh"), typed("jax.set_mesh(mesh)"), typed(":mesh")}));
+  EXPECT_EQ(t.errors, "");
+  EXPECT_NE(t.output.find("mesh:    none set"), std::string::npos) << t.output;
+  EXPECT_NE(t.output.find("devices: 8 x TPU v5 lite (platform tpu), ids 0 1 2 3 4 5 6 7\n"), std::string::npos)
+      << t.output;
+  EXPECT_NE(t.output.find("mesh:    AbstractMesh('X': 2, 'Y': 4"), std::string::npos) << t.output;
+}
+
+TEST(Session, ProfileSaysTheCostModelIsNotWiredYet) {
+  Transcript t = run_session({typed("1 + 1"), typed(":profile")});
+  EXPECT_NE(t.errors.find("no cost model"), std::string::npos) << t.errors;
+}
+
+TEST(Session, HelpListsEveryCommand) {
+  Transcript t = run_session({typed(":help")});
+  for (const repl::CommandInfo& info : repl::commands())
+    EXPECT_NE(t.output.find(std::string("  ") + info.name), std::string::npos) << info.name << "\n" << t.output;
+}
+
+TEST(Session, TimeitAtThePrompt) {
+  Transcript t = run_session({typed("%timeit -n 3 -r 2 sum(range(10))")});
+  EXPECT_EQ(t.errors, "");
+  EXPECT_NE(t.output.find("3 loops, best of 2: "), std::string::npos) << t.output;
+}
+
+std::vector<std::string> complete_line(shardlang::Interpreter& interpreter, const std::string& line) {
+  // readline's word start: after the last break character (not '.').
+  std::size_t start = line.find_last_of(" \t(,:=[+-*/") + 1;
+  if (start == std::string::npos + 1) start = 0;
+  auto found = repl::completions(interpreter, line, start, line.size());
+  return found ? *found : std::vector<std::string>{"<file names>"};
+}
+
+TEST(Completion, NamesMembersAttributesAndCommands) {
+  shardlang::Interpreter interpreter;
+  ASSERT_TRUE(interpreter.run("import jax\nimport jax.numpy as jnp\nvalues = jnp.arange(8)\nvalue_count = 8\n"));
+  std::vector<std::string> sin = complete_line(interpreter, "y = jnp.si");
+  EXPECT_NE(std::find(sin.begin(), sin.end(), "jnp.sin"), sin.end());
+  for (const auto& candidate : sin) EXPECT_TRUE(candidate.starts_with("jnp.si")) << candidate;
+  EXPECT_EQ(complete_line(interpreter, "values.sh"), (std::vector<std::string>{"values.shape", "values.sharding"}));
+  EXPECT_EQ(complete_line(interpreter, "print(value"), (std::vector<std::string>{"value_count", "values"}));
+  EXPECT_EQ(complete_line(interpreter, ":ty"), (std::vector<std::string>{"type"}));
+  EXPECT_EQ(complete_line(interpreter, ":type values.shap"), (std::vector<std::string>{"values.shape"}));
+  EXPECT_EQ(complete_line(interpreter, ":load sc"), (std::vector<std::string>{"<file names>"}));
+  EXPECT_TRUE(complete_line(interpreter, "missing.x").empty());
 }
 
 }  // namespace
