@@ -1,6 +1,10 @@
 #include "devices/buffer.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
+#include <map>
+#include <mutex>
 #include <new>
 #include <utility>
 
@@ -11,6 +15,66 @@ namespace {
 
 constexpr std::align_val_t buffer_alignment{64};
 
+// Recently freed large blocks, kept for the next allocation of the same size:
+// a program that computes arrays of one shape in a loop then reuses memory
+// whose pages are already mapped, instead of paying a page fault per 4 KiB
+// (the kernels' main cost on large arrays) and the unmapping, as XLA's
+// allocator reuses device memory. Bounded, so the process stays near its
+// live size.
+class BlockCache {
+ public:
+  static constexpr std::size_t smallest_block = std::size_t{1} << 20;  // malloc reuses smaller ones well
+
+  static BlockCache& instance() {
+    static BlockCache cache;
+    return cache;
+  }
+
+  void* take(std::size_t size) {
+    if (size < smallest_block) return nullptr;
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = blocks_.find(size);
+    if (found == blocks_.end()) return nullptr;
+    void* block = found->second;
+    blocks_.erase(found);
+    held_ -= size;
+    return block;
+  }
+
+  // Keeps the block, or frees it (and older ones) to stay within the limit.
+  void give(void* block, std::size_t size) {
+    if (size < smallest_block || size > limit_ / 2) {
+      ::operator delete(block, buffer_alignment);
+      return;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    while (held_ + size > limit_ && !blocks_.empty()) {
+      auto largest = std::prev(blocks_.end());
+      held_ -= largest->first;
+      ::operator delete(largest->second, buffer_alignment);
+      blocks_.erase(largest);
+    }
+    blocks_.emplace(size, block);
+    held_ += size;
+  }
+
+  ~BlockCache() {
+    for (auto& [size, block] : blocks_) ::operator delete(block, buffer_alignment);
+  }
+
+ private:
+  // 1/16 of physical memory, at most 512 MiB.
+  BlockCache()
+      : limit_(static_cast<std::size_t>(std::min<std::int64_t>(std::int64_t{512} << 20, physical_memory_bytes() / 16))) {}
+
+  std::mutex mutex_;
+  std::multimap<std::size_t, void*> blocks_;
+  std::size_t held_ = 0;
+  std::size_t limit_;
+};
+
+std::size_t storage_size(std::int64_t byte_size) { return static_cast<std::size_t>(std::max<std::int64_t>(byte_size, 1)); }
+
 }  // namespace
 
 Buffer::Buffer(std::shared_ptr<MemoryLedger> ledger, typecheck::DType dtype, std::int64_t element_count,
@@ -19,7 +83,7 @@ Buffer::Buffer(std::shared_ptr<MemoryLedger> ledger, typecheck::DType dtype, std
       data_(data) {}
 
 Buffer::~Buffer() {
-  ::operator delete(data_, buffer_alignment);
+  BlockCache::instance().give(data_, storage_size(byte_size_));
   ledger_->release_host(byte_size_);
 }
 
@@ -33,8 +97,8 @@ Expected<std::shared_ptr<Buffer>> Buffer::allocate(std::shared_ptr<MemoryLedger>
                              typecheck::long_name(dtype))};
   if (Status reserved = ledger->reserve_host(byte_size); !reserved) return reserved.error();
   // Never a null pointer, even for zero elements, so that spans stay valid.
-  void* data = ::operator new(static_cast<std::size_t>(std::max<std::int64_t>(byte_size, 1)),
-                              buffer_alignment, std::nothrow);
+  void* data = BlockCache::instance().take(storage_size(byte_size));
+  if (data == nullptr) data = ::operator new(storage_size(byte_size), buffer_alignment, std::nothrow);
   if (data == nullptr) {
     ledger->release_host(byte_size);
     return Error{ErrorKind::host_out_of_memory,

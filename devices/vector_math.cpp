@@ -36,22 +36,14 @@ constexpr double pio2_high = 0x1.921fb544p0;            // 33 bits of pi/2
 constexpr double pio2_low = 0x1.0b4611a626331p-34;      // the rest
 constexpr float trig_vector_limit = 1.5e6f;             // k stays below 2^20
 
-// sin(r) and cos(r) for |r| <= pi/4: FreeBSD's __kernel_sindf and
+// sin(r) and cos(r) for |r| <= pi/4 by FreeBSD's __kernel_sindf and
 // __kernel_cosdf minimax polynomials (|error| < 2^-37 and 2^-34, far below
-// half a float32 ulp).
-inline double sin_polynomial(double r) {
-  double z = r * r;
-  double w = z * z;
-  double s = z * r;
-  return (r + s * (-0x15555554cbac77.0p-55 + z * 0x111110896efbb2.0p-59)) +
-         s * w * (-0x1a00f9e2cae774.0p-65 + z * 0x16cd878c3b46a7.0p-71);
-}
-inline double cos_polynomial(double r) {
-  double z = r * r;
-  double w = z * z;
-  return ((1.0 + z * -0x1ffffffd0c5e81.0p-54) + w * 0x155553e1053a42.0p-57) +
-         (w * z) * (-0x16c087e80f1e27.0p-62 + z * 0x199342e0ee5069.0p-68);
-}
+// half a float32 ulp), in one Horner evaluation whose coefficients each lane
+// picks: sin r = r * S(r^2), cos r = C(r^2).
+constexpr double sin_coefficients[] = {1.0, -0x15555554cbac77.0p-55, 0x111110896efbb2.0p-59, -0x1a00f9e2cae774.0p-65,
+                                       0x16cd878c3b46a7.0p-71};
+constexpr double cos_coefficients[] = {1.0, -0x1ffffffd0c5e81.0p-54, 0x155553e1053a42.0p-57, -0x16c087e80f1e27.0p-62,
+                                       0x199342e0ee5069.0p-68};
 
 // sin(x), or cos(x) = sin(x + pi/2): one quadrant further.
 template <bool cosine>
@@ -62,9 +54,11 @@ inline float sin_quadrant(float x) {
   std::uint64_t quadrant = std::bit_cast<std::uint64_t>(t) + quadrant_shift;
   double k = t - round_magic;
   double r = (wide - k * pio2_high) - k * pio2_low;
-  double s = sin_polynomial(r);
-  double c = cos_polynomial(r);
-  double value = (quadrant & 1) ? c : s;
+  double z = r * r;
+  bool use_cos = (quadrant & 1) != 0;
+  double polynomial = use_cos ? cos_coefficients[4] : sin_coefficients[4];
+  for (int i = 3; i >= 0; --i) polynomial = polynomial * z + (use_cos ? cos_coefficients[i] : sin_coefficients[i]);
+  double value = polynomial * (use_cos ? 1.0 : r);
   float result = static_cast<float>((quadrant & 2) ? -value : value);
   if constexpr (cosine) return result;
   // sin x rounds to x below 2^-12; returning x keeps the sign of -0.
