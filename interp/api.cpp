@@ -417,9 +417,17 @@ Result execute(interp::Evaluator& evaluator, std::string_view source, std::strin
         evaluator.execute(program);
       } catch (interp::PyError& error) {
         evaluator.handling.clear();
+        for (const auto& recorded : evaluator.recorded_errors) diagnostics.push_back(from_exception(evaluator, *recorded));
+        evaluator.recorded_errors.clear();
         diagnostics.push_back(from_exception(evaluator, *error.exception));
         exception_type = error.exception->type()->name();
       }
+      // Check mode's errors that the run continued past.
+      for (const auto& recorded : evaluator.recorded_errors) {
+        diagnostics.push_back(from_exception(evaluator, *recorded));
+        if (exception_type.empty()) exception_type = recorded->type()->name();
+      }
+      evaluator.recorded_errors.clear();
     } catch (const std::bad_alloc&) {
       evaluator.handling.clear();
       diagnostics.push_back(internal_error("MemoryError: out of memory"));

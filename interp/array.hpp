@@ -47,6 +47,9 @@ class ArrayObject : public Object {
   Layout layout;
   std::vector<devices::DeviceBuffer> shards;  // per mesh position of layout.mesh; empty when abstract
   bool committed = false;
+  // Check mode: the best-guess result of a failed operation, or computed
+  // from one; errors that follow only from poisoned arrays are not reported.
+  bool poisoned = false;
   // The spec device_put was given, which .sharding.spec shows as written.
   std::optional<typecheck::PartitionSpec> requested_spec;
 };

@@ -1021,6 +1021,12 @@ Evaluator::Flow Evaluator::exec_body(const ast::Body& body, Frame& frame) {
 Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
   guard_stack();
   poll_interrupt();
+  struct RestoreSpan {
+    lang::Span& span;
+    lang::Span saved;
+    ~RestoreSpan() { span = saved; }
+  } restore_span{statement_span, statement_span};
+  statement_span = stmt.span;
   try {
     return std::visit(
         [&](const auto& node) -> Flow {
@@ -1150,6 +1156,11 @@ Evaluator::Flow Evaluator::exec_try(const ast::Try& node, Frame& frame) {
   try {
     bool raised = false;
     try {
+      struct InTry {
+        int& depth;
+        explicit InTry(int& d) : depth(d) { ++depth; }
+        ~InTry() { --depth; }
+      } in_try(try_depth);
       flow = exec_body(node.body, frame);
     } catch (PyError& error) {
       raised = true;

@@ -94,6 +94,13 @@ class Evaluator {
   int recursion_limit = 1000;
   // The devices, meshes and context mesh of this interpreter (runtime.hpp).
   std::shared_ptr<Runtime> runtime;
+  // Check mode: errors that abstract operations reported and continued past
+  // (trace.hpp), in order. An error inside a `try` body (try_depth > 0) is
+  // raised instead, since the script may catch it. statement_span is the
+  // statement running now, where a recorded error is reported.
+  std::vector<std::shared_ptr<ExceptionObject>> recorded_errors;
+  int try_depth = 0;
+  lang::Span statement_span;
 
   // Runs a module's statements in the global namespace; throws PyError.
   void execute(const std::shared_ptr<const Program>& program);

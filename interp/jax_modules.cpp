@@ -10,6 +10,7 @@
 #include "interp/builtins.hpp"
 #include "interp/jit.hpp"
 #include "interp/primitives.hpp"
+#include "interp/trace.hpp"
 #include "typecheck/creation_rules.hpp"
 #include "typecheck/shape_rules.hpp"
 
@@ -137,7 +138,16 @@ namespace {
 Value device_put_leaf(Evaluator& evaluator, const Value& leaf, const Value& target) {
   ArrayRef array = to_array(evaluator, leaf);
   if (target.is_none()) return Value(array);
-  Layout layout = layout_for_target(evaluator, target, array->aval.shape);
+  Layout layout;
+  try {
+    layout = layout_for_target(evaluator, target, array->aval.shape);
+  } catch (PyError& error) {
+    // Check mode: an unusable sharding leaves the array where it is, poisoned.
+    if (!recover_in_check(evaluator, error, array->poisoned)) throw;
+    ArrayRef poisoned = make_abstract_array(array->aval, array->layout, array->committed);
+    poisoned->poisoned = true;
+    return Value(poisoned);
+  }
   std::optional<typecheck::PartitionSpec> requested;
   if (auto* named = target.as<NamedShardingObject>()) requested = named->spec;
   if (auto* spec = target.as<PartitionSpecObject>()) requested = spec->spec;
@@ -174,9 +184,19 @@ Value create(Evaluator& evaluator, std::string_view api, DType dtype, const type
   aval.sharding = typecheck::Sharding::replicated(nullptr, shape.size());
   for (auto s : shape)
     if (s < 0) raise(exc::ValueError(), "negative dimensions are not allowed");
-  (void)api;
   ArrayRef array = host_array(evaluator, aval, fill);
-  if (!out_sharding.is_none()) return device_put_leaf(evaluator, Value(array), out_sharding);
+  if (!out_sharding.is_none()) {
+    // The requested sharding checked as JAX types a created array.
+    try {
+      (void)checked(typecheck::creation_rule(api, aval.element_type(), shape, context_abstract_mesh(evaluator),
+                                             sharding_argument(out_sharding)));
+    } catch (PyError& error) {
+      if (!recover_in_check(evaluator, error, false)) throw;
+      array->poisoned = true;
+      return Value(array);
+    }
+    return device_put_leaf(evaluator, Value(array), out_sharding);
+  }
   if (!device.is_none()) return device_put_leaf(evaluator, Value(array), device);
   if (auto mesh = context_device_mesh(evaluator)) {
     // Under a context mesh new arrays are replicated on it.

@@ -155,8 +155,8 @@ ArrayRef elementwise_implementation(Evaluator& evaluator, const Primitive& primi
   std::vector<typecheck::ArrayType> types;
   for (const auto& a : operands) types.push_back(a->aval);
   typecheck::ArrayType out_type =
-      primitive.arity == 1 ? checked(typecheck::unary_rule(primitive.api_name, types[0], result))
-                           : checked(typecheck::jnp_elementwise_rule(primitive.api_name, types, result));
+      primitive.arity == 1 ? checked(typecheck::unary_rule(primitive.lax_name, types[0], result))
+                           : checked(typecheck::jnp_elementwise_rule(primitive.lax_name, types, result));
 
   // Auto: the result follows the most sharded operand of the result's rank.
   std::vector<typecheck::SpecEntry> auto_dims(out_type.ndim());
@@ -445,11 +445,23 @@ ArrayRef device_put_implementation(Evaluator& evaluator, const Primitive&, const
 constexpr UnaryOp no_unary = UnaryOp::neg;
 constexpr BinaryOp no_binary = BinaryOp::add;
 
+// jnp's name -> lax's (where they differ).
+constexpr std::string_view lax_name_of(std::string_view name) {
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 17> renamed{{
+      {"divide", "div"}, {"equal", "eq"}, {"greater", "gt"}, {"greater_equal", "ge"}, {"less", "lt"},
+      {"less_equal", "le"}, {"logical_and", "and"}, {"logical_not", "not"}, {"logical_or", "or"},
+      {"maximum", "max"}, {"minimum", "min"}, {"multiply", "mul"}, {"negative", "neg"}, {"not_equal", "ne"},
+      {"power", "pow"}, {"remainder", "rem"}, {"subtract", "sub"}}};
+  for (const auto& [jnp_name, lax] : renamed)
+    if (jnp_name == name) return lax;
+  if (name == "true_divide") return "div";
+  return name;
+}
 constexpr Primitive unary(std::string_view name, UnaryOp op, R result) {
-  return {name, name, elementwise_implementation, elementwise_cost, nullptr, nullptr, 1, op, no_binary, result};
+  return {name, name, elementwise_implementation, elementwise_cost, nullptr, nullptr, lax_name_of(name), 1, op, no_binary, result};
 }
 constexpr Primitive binary(std::string_view name, BinaryOp op, R result) {
-  return {name, name, elementwise_implementation, elementwise_cost, nullptr, nullptr, 2, no_unary, op, result};
+  return {name, name, elementwise_implementation, elementwise_cost, nullptr, nullptr, lax_name_of(name), 2, no_unary, op, result};
 }
 constexpr Primitive reduction(std::string_view name, std::string_view api_name) {
   return {name, api_name, reduction_implementation, reduction_cost};

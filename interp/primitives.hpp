@@ -88,6 +88,7 @@ struct Primitive {
   VjpRule vjp = nullptr;
   PartitionRule partition = nullptr;
   // Elementwise primitives only.
+  std::string_view lax_name = {};  // JAX's lax primitive, as its sharding errors name it: "mul"
   int arity = 0;
   devices::UnaryOp unary = devices::UnaryOp::neg;
   devices::BinaryOp binary = devices::BinaryOp::add;

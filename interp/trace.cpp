@@ -1,6 +1,8 @@
 // The traces (trace.hpp).
 #include "interp/trace.hpp"
 
+#include <algorithm>
+
 namespace interp {
 
 ArrayRef EagerTrace::process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
@@ -8,9 +10,58 @@ ArrayRef EagerTrace::process(Evaluator& evaluator, const Primitive& primitive, c
   return primitive.implementation(evaluator, primitive, operands, params, true);
 }
 
+bool recover_in_check(Evaluator& evaluator, const PyError& error, bool from_poisoned) {
+  if (evaluator.mode != Evaluator::Mode::check || evaluator.try_depth > 0) return false;
+  if (!from_poisoned) {
+    error.exception->reset_traceback();
+    error.exception->frame_span = evaluator.statement_span;
+    error.exception->frame_span_set = true;
+    evaluator.recorded_errors.push_back(error.exception);
+  }
+  return true;
+}
+
+namespace {
+
+// The operand with every dimension replicated: the best guess after a
+// sharding conflict.
+ArrayRef replicated(const ArrayRef& operand) {
+  typecheck::ArrayType type = operand->aval;
+  type.sharding = typecheck::Sharding::replicated(type.sharding.mesh, type.ndim());
+  Layout layout{operand->layout.mesh, std::vector<typecheck::SpecEntry>(type.ndim())};
+  return make_abstract_array(type, layout, operand->committed);
+}
+
+}  // namespace
+
 ArrayRef AbstractTrace::process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                                 const Params& params) {
-  return primitive.implementation(evaluator, primitive, operands, params, false);
+  bool from_poisoned = std::any_of(operands.begin(), operands.end(), [](const ArrayRef& a) { return a->poisoned; });
+  ArrayRef result;
+  try {
+    result = primitive.implementation(evaluator, primitive, operands, params, false);
+  } catch (PyError& error) {
+    if (!recover_in_check(evaluator, error, from_poisoned)) throw;
+    // Best guess: the rule's output on replicated operands (keeping an
+    // out_sharding), else on replicated operands alone, else the first operand.
+    std::vector<ArrayRef> plain;
+    for (const auto& operand : operands) plain.push_back(replicated(operand));
+    Params without_sharding;
+    for (const auto& entry : params.entries)
+      if (entry.first != "out_sharding") without_sharding.entries.push_back(entry);
+    for (const Params* attempt : {&params, static_cast<const Params*>(&without_sharding)}) {
+      try {
+        result = primitive.implementation(evaluator, primitive, plain, *attempt, false);
+        break;
+      } catch (PyError&) {
+        continue;
+      }
+    }
+    if (!result) result = replicated(operands.at(0));
+    from_poisoned = true;
+  }
+  if (from_poisoned) result->poisoned = true;
+  return result;
 }
 
 ArrayRef JitTrace::add_input(const ArrayObject& like) {

@@ -56,6 +56,12 @@ class JitTrace : public Trace {
   std::map<const ArrayObject*, std::pair<int, ArrayRef>> variables_;
 };
 
+// Check mode, outside any `try`: records `error` (at the current statement)
+// unless it follows only from poisoned operands, and returns true: the
+// caller continues with a poisoned best-guess result. Otherwise false: the
+// caller re-raises.
+bool recover_in_check(Evaluator& evaluator, const PyError& error, bool from_poisoned);
+
 // The trace that bind() uses now.
 Trace& current_trace(Evaluator& evaluator);
 // Whether a JitTrace is on the stack (jit nested in jit inlines).
