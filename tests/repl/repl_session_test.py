@@ -2,8 +2,11 @@
 """The REPL on a terminal: drives `shardlang` through a pseudo-terminal.
 
 A function defined over several lines survives an error in a later entry,
-Ctrl-C abandons a half-typed entry, Ctrl-D exits with status 0, and the
-multi-line entry is saved in ~/.shardlang_history as one item.
+Ctrl-C abandons a half-typed entry and interrupts a long loop with
+KeyboardInterrupt without losing the variables, tab completes module members
+(jnp.si -> jnp.sin) and attributes, :type shows a sharded type, :vars and
+:mesh describe the session, `_` and %timeit work, Ctrl-D exits with status 0,
+and the multi-line entry is saved in ~/.shardlang_history as one item.
 
 Usage: repl_session_test.py --bin build/shardlang
 """
@@ -108,6 +111,64 @@ def main():
         term.send("twice(50)\r")
         term.expect(r"\n100\r?\n", "the session still works after Ctrl-C")
         term.expect(r">>> ", "the prompt")
+
+        for line in ["import jax", "import jax.numpy as jnp", "from jax.sharding import NamedSharding, PartitionSpec as P",
+                     "mesh = jax.make_mesh((2, 4), ('X', 'Y'))",
+                     "x = jax.device_put(jnp.arange(32.0).reshape(8, 4), NamedSharding(mesh, P('X', 'Y')))"]:
+            term.send(line + "\r")
+            term.expect(r">>> ", f"the prompt after {line!r}")
+
+        # Tab completion: a member of a module (two tabs list the candidates),
+        # a unique attribute of an array (completed in place), a command.
+        term.send("jnp.si\t\t")
+        term.expect(r"jnp\.sin\b", "jnp.sin among the completions of jnp.si")
+        term.send("n(x).shape\r")
+        term.expect(r"\n\(8, 4\)\r?\n", "jnp.sin(x).shape, typed after the completion list")
+        term.expect(r">>> ", "the prompt after the completed line")
+        term.send("x.shap\t\r")
+        term.expect(r"x\.shape", "x.shap completed to x.shape")
+        term.expect(r"\n\(8, 4\)\r?\n", "the value of the completed x.shape")
+        term.expect(r">>> ", "the prompt after the completed attribute")
+        term.send(":ty\t x * 2\r")
+        term.expect(r"x \* 2 : float32\[8@X,4@Y\]", ":type (completed from :ty) of a sharded expression")
+        term.expect(r">>> ", "the prompt after :type")
+
+        # An error, then the earlier variables are still there; `_` is the last value.
+        term.send("x @ undefined_matrix\r")
+        term.expect(r"name 'undefined_matrix' is not defined", "the NameError")
+        term.expect(r">>> ", "the prompt after the error")
+        term.send("x.shape\r")
+        term.expect(r"\n\(8, 4\)\r?\n", "x is still defined after the error")
+        term.expect(r">>> ", "the prompt")
+        term.send("_[0] + twice(1)\r")
+        term.expect(r"\n10\r?\n", "_ holds the last value")
+        term.expect(r">>> ", "the prompt")
+
+        # Ctrl-C interrupts a long computation; the session goes on.
+        # (the empty line ends the block where a one-line compound statement
+        # waits for one, as Python's REPL does)
+        term.send("for i in range(10**9): pass\r\r")
+        time.sleep(1.0)
+        term.send("\x03")
+        term.expect(r"KeyboardInterrupt", "KeyboardInterrupt from the running loop")
+        term.expect(r">>> ", "the prompt after the interrupted loop")
+        term.send("i > 0, twice(x.shape[0])\r")
+        term.expect(r"\(True, 16\)", "the session keeps its variables after the interrupt")
+        term.expect(r">>> ", "the prompt")
+
+        term.send(":vars\r")
+        term.expect(r"\nx +float32\[8@X,4@Y\]\r?\n", ":vars shows x with its sharded type")
+        term.expect(r">>> ", "the prompt after :vars")
+        term.send("jax.set_mesh(mesh)\r")
+        term.expect(r">>> ", "the prompt after set_mesh")
+        term.send(":mesh\r")
+        term.expect(r"mesh: +AbstractMesh\('X': 2, 'Y': 4", ":mesh shows the context mesh")
+        term.expect(r"devices: 8 x TPU v5 lite \(platform tpu\), ids 0 1 2 3 4 5 6 7", ":mesh shows the devices")
+        term.expect(r">>> ", "the prompt after :mesh")
+
+        term.send("%timeit -n 2 -r 3 twice(3)\r")
+        term.expect(r"2 loops, best of 3: ", "%timeit's line")
+        term.expect(r">>> ", "the prompt after %timeit")
 
         term.send("\x04")  # Ctrl-D
         status = term.wait_exit()
