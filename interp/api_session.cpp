@@ -56,7 +56,9 @@ void locate_in_expression(Result& result, std::size_t prefix_length, std::string
 Interpreter::TypeOf Interpreter::type_of(std::string_view expression) {
   TypeOf answer;
   std::string prefix = std::string("import jax as ") + jax_alias + "; " + result_name + " = " + type_text_function() + "((";
-  answer.result = run(prefix + std::string(expression) + "))\n", script_name);
+  // The closing brackets on their own line, so that a trailing comment in
+  // the expression does not swallow them.
+  answer.result = run(prefix + std::string(expression) + "\n))\n", script_name);
   locate_in_expression(answer.result, prefix.size(), expression);
   if (answer.result.ok()) {
     if (auto value = get(result_name); value && value->kind() == Value::Kind::string) answer.type = value->as_string();

@@ -332,6 +332,9 @@ class ReadlineReader final : public LineReader {
       rl_attempted_completion_over = 0;
       return nullptr;
     }
+    // A command word is followed by its argument; after a name the user
+    // goes on with '(', '.' or an operator, as Python's rlcompleter leaves it.
+    rl_completion_append_character = std::string_view(rl_line_buffer).starts_with(':') && start <= 1 ? ' ' : '\0';
     active_reader->candidates_ = std::move(*found);
     active_reader->next_candidate_ = 0;
     return rl_completion_matches(text, &ReadlineReader::next_completion);

@@ -137,10 +137,10 @@ std::deque<InputLine> with_sharded_setup(std::deque<InputLine> more) {
 }
 
 TEST(Session, TypeShowsTheShardedType) {
-  Transcript t = run_session(with_sharded_setup({typed(":type x * 2"), typed(":type len([1])")}));
+  Transcript t = run_session(with_sharded_setup({typed(":type x * 2"), typed(":type len([1])  # a comment")}));
   EXPECT_EQ(t.errors, "");
   EXPECT_NE(t.output.find("x * 2 : float32[8@X,4@Y]\n"), std::string::npos) << t.output;
-  EXPECT_NE(t.output.find("len([1]) : int\n"), std::string::npos) << t.output;
+  EXPECT_NE(t.output.find("len([1])  # a comment : int\n"), std::string::npos) << t.output;
 }
 
 TEST(Session, TypeErrorPointsIntoTheExpression) {
