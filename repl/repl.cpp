@@ -151,26 +151,35 @@ bool Session::command(const std::string& text) {
   auto name_end = text.find_first_of(" \t");
   std::string name = text.substr(0, name_end);
   std::string argument = name_end == std::string::npos ? "" : trim(std::string_view(text).substr(name_end));
-  if (name == ":quit" || name == ":q") return false;
+  if (name == ":q") name = ":quit";
+  auto info = std::find_if(commands().begin(), commands().end(),
+                           [&](const CommandInfo& candidate) { return name == candidate.name; });
+  if (info == commands().end()) {
+    errors_("unknown command '" + text + "'; :help lists the commands\n");
+    return true;
+  }
+  if (argument.empty() != (info->argument[0] == '\0')) {
+    errors_(std::string("usage: ") + info->name + (info->argument[0] != '\0' ? " " : "") + info->argument + "\n");
+    return true;
+  }
+  if (name == ":quit") return false;
   if (name == ":help") {
     output_(help_text());
-  } else if (name == ":type" && !argument.empty()) {
+  } else if (name == ":type") {
     show_type(argument);
-  } else if (name == ":vars" && argument.empty()) {
+  } else if (name == ":vars") {
     show_variables();
-  } else if (name == ":mesh" && argument.empty()) {
+  } else if (name == ":mesh") {
     show_mesh();
-  } else if (name == ":profile" && argument.empty()) {
+  } else if (name == ":profile") {
     errors_(profile_unavailable);
-  } else if (name == ":load" && !argument.empty()) {
+  } else if (name == ":load") {
     std::string source;
     if (auto problem = read_whole_file(argument, source)) {
       errors_("shardlang: " + *problem + "\n");
       return true;
     }
     report(run_guarded([&] { return interpreter_.run(source, argument); }));
-  } else {
-    errors_("unknown command '" + text + "'; :help lists the commands\n");
   }
   return true;
 }

@@ -182,6 +182,11 @@ TEST(Session, MeshShowsTheDevicesThenTheContextMesh) {
   EXPECT_NE(t.output.find("mesh:    AbstractMesh('X': 2, 'Y': 4"), std::string::npos) << t.output;
 }
 
+TEST(Session, CommandWithoutItsArgumentShowsItsUsage) {
+  Transcript t = run_session({typed(":type"), typed(":vars x"), typed(":load")});
+  EXPECT_EQ(t.errors, "usage: :type EXPR\nusage: :vars\nusage: :load FILE\n");
+}
+
 TEST(Session, ProfileSaysTheCostModelIsNotWiredYet) {
   Transcript t = run_session({typed("1 + 1"), typed(":profile")});
   EXPECT_NE(t.errors.find("no cost model"), std::string::npos) << t.errors;
