@@ -65,7 +65,7 @@ bool is_name_character(char c) {
 
 const std::vector<CommandInfo>& commands() {
   static const std::vector<CommandInfo> table = {
-      {":type", "EXPR", "the type of EXPR with its sharding (f32[8@X,2])"},
+      {":type", "EXPR", "the type of EXPR with its sharding (float32[8@X,2])"},
       {":vars", "", "the variables defined here, with their types"},
       {":mesh", "", "the current mesh (jax.set_mesh) and the devices"},
       {":profile", "", "the simulated cost of the last statement"},
