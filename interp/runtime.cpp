@@ -128,7 +128,8 @@ const std::shared_ptr<devices::MemoryLedger>& Runtime::ledger() {
 }
 
 devices::ThreadPool& Runtime::pool() {
-  if (!pool_) pool_ = std::make_unique<devices::ThreadPool>(2);
+  // One worker per hardware thread: the shards of all devices share the machine's cores.
+  if (!pool_) pool_ = std::make_unique<devices::ThreadPool>(0);
   return *pool_;
 }
 
