@@ -6,7 +6,9 @@
 #include "devices/array_text.hpp"
 #include "interp/array.hpp"
 #include "interp/builtins.hpp"
+#include "interp/collectives.hpp"
 #include "interp/primitives.hpp"
+#include "interp/trace.hpp"
 #include "typecheck/rule_support.hpp"
 #include "typecheck/shape_rules.hpp"
 #include "typecheck/structural_rules.hpp"
@@ -304,6 +306,9 @@ std::optional<Value> ArrayObject::get_item(Evaluator& evaluator, const Value& ke
     }
   }
   typecheck::ArrayType out_type = checked(typecheck::static_index_rule(aval, items));
+  // shard_map bodies and jit traces slice per position, as a primitive.
+  if (is_manual(*this) || tracing_jit(evaluator))
+    return index_static(evaluator, std::static_pointer_cast<ArrayObject>(self()), items, out_type);
   if (abstract()) return Value(make_abstract_array(out_type, default_layout(evaluator, out_type.ndim()), committed));
   // Compute the result on the host: per dim start/limit/stride.
   auto global = global_value(evaluator, *this);

@@ -5,6 +5,8 @@
 #include <set>
 
 #include "interp/builtins.hpp"
+#include "interp/control_flow.hpp"
+#include "interp/shard_map.hpp"
 #include "interp/trace.hpp"
 
 namespace interp {
@@ -21,6 +23,7 @@ struct JitOptions {
 // One traced signature: the program, and where its outputs go in the result tree.
 struct TracedCall {
   std::shared_ptr<const Jaxpr> program;
+  Executable executable;  // compiled once, run on every cached call
   Value output_tree;  // the traced result, its array leaves standing for program outputs in order
 };
 
@@ -222,7 +225,7 @@ const TracedCall& JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
     jit_trace.program->outputs.push_back(jit_trace.variable_of(std::static_pointer_cast<ArrayObject>(leaf.object())));
     return leaf;
   });
-  return cache.emplace(key, TracedCall{jit_trace.program, result}).first->second;
+  return cache.emplace(key, TracedCall{jit_trace.program, compile(jit_trace.program), result}).first->second;
 }
 
 Value JitFunctionObject::call(Evaluator& evaluator, CallArgs& args) {
@@ -234,7 +237,7 @@ Value JitFunctionObject::call(Evaluator& evaluator, CallArgs& args) {
   }
   std::vector<ArrayRef> arguments;
   const TracedCall& traced = trace(evaluator, args, arguments);
-  std::vector<ArrayRef> outputs = compile(traced.program).run(evaluator, arguments);
+  std::vector<ArrayRef> outputs = traced.executable.run(evaluator, arguments);
   std::size_t next = 0;
   return map_tree(evaluator, traced.output_tree, [&](const Value&) { return Value(outputs.at(next++)); });
 }
@@ -334,6 +337,8 @@ std::set<std::string> name_set(Evaluator& evaluator, const Value& value) {
 }  // namespace
 
 void install_jit(Evaluator& evaluator) {
+  install_shard_map(evaluator);
+  install_control_flow(evaluator);
   evaluator.module("jax")->add_function(
       "jit(fun=None, /, *, in_shardings=None, out_shardings=None, static_argnums=None, static_argnames=None, "
       "donate_argnums=None, donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False)",

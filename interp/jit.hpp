@@ -13,7 +13,8 @@
 
 namespace interp {
 
-// jax.jit and its Lowered/Compiled objects in the jax module.
+// jax.jit and its Lowered/Compiled objects in the jax module, with the
+// shard_map and control-flow members that jit programs trace.
 void install_jit(Evaluator& evaluator);
 
 }  // namespace interp

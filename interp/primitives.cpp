@@ -6,6 +6,7 @@
 
 #include "devices/collectives.hpp"
 #include "interp/builtins.hpp"
+#include "interp/collectives.hpp"
 #include "interp/trace.hpp"
 #include "typecheck/creation_rules.hpp"
 #include "typecheck/elementwise_rules.hpp"
@@ -471,12 +472,17 @@ constexpr Primitive reduction(std::string_view name, std::string_view api_name) 
 constexpr std::array primitive_table{
     unary("abs", UnaryOp::abs, R::promoted),
     binary("add", BinaryOp::add, R::promoted),
+    Primitive{"all_gather", "all_gather", all_gather_implementation, collective_cost},
+    Primitive{"all_to_all", "all_to_all", all_to_all_implementation, collective_cost},
     reduction("argmax", "argmax"),
     reduction("argmin", "argmin"),
+    Primitive{"axis_index", "axis_index", axis_index_implementation, collective_cost},
     unary("cos", UnaryOp::cos, R::floating),
     Primitive{"device_put", "device_put", device_put_implementation, movement_cost},
     binary("divide", BinaryOp::div, R::floating),
     Primitive{"dot_general", "dot", dot_implementation, dot_cost},
+    Primitive{"dynamic_slice", "dynamic_slice", dynamic_slice_implementation, collective_cost},
+    Primitive{"dynamic_update_slice", "dynamic_update_slice", dynamic_update_slice_implementation, collective_cost},
     binary("equal", BinaryOp::eq, R::boolean),
     unary("exp", UnaryOp::exp, R::floating),
     unary("expm1", UnaryOp::expm1, R::floating),
@@ -495,7 +501,14 @@ constexpr std::array primitive_table{
     binary("multiply", BinaryOp::mul, R::promoted),
     unary("negative", UnaryOp::neg, R::promoted),
     binary("not_equal", BinaryOp::ne, R::boolean),
+    Primitive{"pmax", "pmax", psum_implementation, collective_cost},
+    Primitive{"pmean", "pmean", psum_implementation, collective_cost},
+    Primitive{"pmin", "pmin", psum_implementation, collective_cost},
     binary("power", BinaryOp::pow, R::promoted),
+    Primitive{"ppermute", "ppermute", ppermute_implementation, collective_cost},
+    Primitive{"psum", "psum", psum_implementation, collective_cost},
+    Primitive{"psum_scatter", "psum_scatter", psum_scatter_implementation, collective_cost},
+    Primitive{"pvary", "pvary", pvary_implementation, collective_cost},
     reduction("reduce_max", "max"),
     reduction("reduce_mean", "mean"),
     reduction("reduce_min", "min"),
@@ -504,8 +517,11 @@ constexpr std::array primitive_table{
     binary("remainder", BinaryOp::rem, R::promoted),
     Primitive{"reshape", "reshape", reshape_implementation, movement_cost},
     unary("rsqrt", UnaryOp::rsqrt, R::floating),
+    Primitive{"shard_map_enter", "shard_map", shard_map_enter_implementation, collective_cost},
+    Primitive{"shard_map_exit", "shard_map", shard_map_exit_implementation, collective_cost},
     unary("sign", UnaryOp::sign, R::promoted),
     unary("sin", UnaryOp::sin, R::floating),
+    Primitive{"slice", "slice", static_slice_implementation, collective_cost},
     unary("sqrt", UnaryOp::sqrt, R::floating),
     unary("square", UnaryOp::square, R::promoted),
     binary("subtract", BinaryOp::sub, R::promoted),

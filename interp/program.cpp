@@ -1,6 +1,8 @@
 // The Jaxpr IR, its printing, its cost and its executable (program.hpp).
 #include "interp/program.hpp"
 
+#include "interp/partitioner.hpp"
+
 namespace interp {
 
 int Jaxpr::add_variable(typecheck::ArrayType type) {
@@ -78,7 +80,11 @@ std::string Executable::text(const std::string& name) const {
   for (std::size_t i = 0; i < program.inputs.size(); ++i)
     out += "  " + typed(program, program.inputs[i]) + " = parameter(" + std::to_string(i) + ")\n";
   for (const auto& e : program.equations) {
-    out += "  " + typed(program, e.output) + " = " + std::string(e.primitive->name) + "(";
+    // The partitioner's collectives for this equation, then the equation
+    // itself (a collective primitive under its XLA name).
+    for (const auto& collective : plan_collectives(program, e))
+      out += "  " + collective.name + collective.details + "\n";
+    out += "  " + typed(program, e.output) + " = " + xla_name(*e.primitive) + "(";
     for (std::size_t i = 0; i < e.inputs.size(); ++i) out += (i ? ", " : "") + variable_name(e.inputs[i]);
     out += ")" + e.params.str() + "\n";
   }

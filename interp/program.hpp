@@ -55,7 +55,8 @@ class Executable {
   explicit Executable(std::shared_ptr<const Jaxpr> program) : program_(std::move(program)) {}
   // Runs the program on concrete arguments (one per program input).
   std::vector<ArrayRef> run(Evaluator& evaluator, const std::vector<ArrayRef>& arguments) const;
-  // HLO-like text, one instruction per equation.
+  // HLO-like text, one instruction per equation, preceded by the
+  // collectives the partitioner plans for it (partitioner.hpp).
   std::string text(const std::string& name) const;
   const Jaxpr& program() const { return *program_; }
 

@@ -1,0 +1,41 @@
+// The SPMD partitioner's collective planning (issue #5 part 3), from the
+// typed program: for each equation, the collectives that its operands'
+// and result's shardings require, under XLA's names (all-gather,
+// all-reduce, reduce-scatter, all-to-all, collective-permute,
+// dynamic-slice). compile().as_text() prints them before the equation.
+//
+// Rules (reference §2, the four sharded-matmul cases):
+//   dot_general: a contraction split the same way in both operands is
+//     summed across devices: reduce-scatter when the result is split over
+//     those axes, all-reduce otherwise; split in one operand only, that
+//     operand's contraction is all-gathered; a free dimension split
+//     differently in the result than in its operand is resharded.
+//   reductions over a split dimension: all-reduce.
+//   elementwise: operands resharded to the result's sharding.
+//   device_put / reshard / shard_map_enter: resharding between specs
+//     (axes dropped: all-gather; added: dynamic-slice; moved: all-to-all).
+//   shard_map collectives: their own XLA instruction.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "interp/program.hpp"
+
+namespace interp {
+
+// One collective the partitioner inserts: its XLA name and the text after it.
+struct PlannedCollective {
+  std::string name;     // "all-gather"
+  std::string details;  // "(b), dimensions={1}, axes={Y}"
+};
+
+// The collectives equation `e` of `program` needs, in execution order
+// (operand reshards first, then the equation's own or its result's).
+std::vector<PlannedCollective> plan_collectives(const Jaxpr& program, const Equation& e);
+
+// The XLA instruction name of a collective primitive ("ppermute" ->
+// "collective-permute"), or the primitive's own name.
+std::string xla_name(const Primitive& primitive);
+
+}  // namespace interp
