@@ -251,7 +251,6 @@ Value ShardMapObject::call(Evaluator& evaluator, CallArgs& args) {
     try {
       raise_error(failure->error);
     } catch (PyError& error) {
-      if (!failure->failures.empty()) error.exception->hint = typecheck::replication_fix_hint(failure->failures[0]);
       if (at) {
         error.exception->frame_span = *at;
         error.exception->frame_span_set = true;
