@@ -4,8 +4,10 @@
 #include <atomic>
 #include <fstream>
 #include <new>
+#include <set>
 #include <sstream>
 
+#include "interp/check_mode.hpp"
 #include "interp/evaluator.hpp"
 #include "interp/runtime.hpp"
 #include "interp/format.hpp"
@@ -308,12 +310,60 @@ std::string exception_line(interp::Evaluator& evaluator, interp::ExceptionObject
   return text.empty() ? type : type + ": " + text;
 }
 
+// The stable code of an error (docs/diagnostics.md), from its class and
+// JAX's message text, which is fixed (the messages are JAX's own so that
+// they can be searched for). The first row that matches wins.
+std::string diagnostic_code(const std::string& type, const std::string& message) {
+  if (type == "NameError" || type == "UnboundLocalError") {
+    if (message.find("unbound axis name") != std::string::npos) return "sharding/unbound-axis";
+    return lang::code::name;
+  }
+  // The classes JAX raises for type, shape and sharding errors.
+  static const std::set<std::string> jax_classes{"TypeError", "ValueError", "ShardingTypeError", "DuplicateSpecError",
+                                                  "NotImplementedError"};
+  if (!jax_classes.count(type)) return lang::code::runtime;
+  struct Row {
+    const char* type;  // empty: any class
+    const char* text;  // empty: any message
+    const char* code;
+  };
+  static constexpr Row rows[] = {
+      {"TypeError", "does not match its annotation", "type/annotation"},
+      {"", "Contracting dimensions are sharded and it is ambiguous", "sharding/ambiguous-contraction"},
+      {"DuplicateSpecError", "", "sharding/axis-reused"},
+      {"", "can map every mesh axis to at most one", "sharding/axis-reused"},
+      {"", "incompatible devices", "sharding/incompatible-devices"},
+      {"", "out_specs which require replication", "shard_map/out-specs-varying"},
+      {"", "shard_map", "shard_map/specs"},
+      {"", "divisible", "sharding/indivisible"},
+      {"", "evenly divide", "sharding/indivisible"},
+      {"", "Mesh for all inputs should be equal", "sharding/mesh-mismatch"},
+      {"", "should match the mesh", "sharding/mesh-mismatch"},
+      {"", "Mesh of both lhs and rhs should match", "sharding/mesh-mismatch"},
+      {"", "context mesh", "sharding/no-mesh"},
+      {"", "Context mesh", "sharding/no-mesh"},
+      {"", "not under a mesh context", "sharding/no-mesh"},
+      {"", "unreduced", "sharding/unreduced"},
+      {"", "reduced", "sharding/unreduced"},
+      {"", "Incompatible shapes for broadcasting", "shape/mismatch"},
+      {"", "shapes", "shape/mismatch"},
+      {"", "shape", "shape/mismatch"},
+      {"ShardingTypeError", "", "sharding/type"},
+  };
+  for (const auto& row : rows) {
+    if (*row.type && type != row.type) continue;
+    if (*row.text && message.find(row.text) == std::string::npos) continue;
+    return row.code;
+  }
+  return lang::code::runtime;
+}
+
 Diagnostic from_exception(interp::Evaluator& evaluator, interp::ExceptionObject& exception) {
   Diagnostic d;
   d.severity = Severity::error;
   const std::string& type = exception.type()->name();
-  d.code = type == "NameError" || type == "UnboundLocalError" ? lang::code::name : lang::code::runtime;
   d.message = exception_line(evaluator, exception);
+  d.code = diagnostic_code(type, d.message);
   lang::Span innermost = exception.traceback.empty() ? exception.frame_span : exception.traceback.front().span;
   lang::SourceRange where = lang::resolve(innermost);
   d.where = to_location(where);
@@ -330,8 +380,22 @@ Diagnostic from_exception(interp::Evaluator& evaluator, interp::ExceptionObject&
     lang::Span span = other->traceback.empty() ? other->frame_span : other->traceback.front().span;
     d.notes.push_back(DiagnosticNote{to_location(lang::resolve(span)), std::string(relation) + exception_line(evaluator, *other)});
   };
+  for (const auto& [span, message] : exception.notes) d.notes.push_back(DiagnosticNote{to_location(lang::resolve(span)), message});
+  d.hint = exception.hint;
   if (!exception.cause.is_none()) add_chained(exception.cause, "the direct cause of this error: ");
   else add_chained(exception.context, "raised while handling: ");
+  return d;
+}
+
+// Check mode's warning where it stopped following a function.
+Diagnostic data_dependent_branch(const lang::Span& span) {
+  Diagnostic d;
+  d.severity = Severity::warning;
+  d.code = "check/data-dependent-branch";
+  d.message = interp::data_dependent_branch_message;
+  lang::SourceRange where = lang::resolve(span);
+  d.where = to_location(where);
+  d.source_line = where.line_text;
   return d;
 }
 
@@ -417,11 +481,18 @@ Result execute(interp::Evaluator& evaluator, std::string_view source, std::strin
         evaluator.execute(program);
       } catch (interp::PyError& error) {
         evaluator.handling.clear();
-        for (const auto& recorded : evaluator.recorded_errors) diagnostics.push_back(from_exception(evaluator, *recorded));
-        evaluator.recorded_errors.clear();
-        diagnostics.push_back(from_exception(evaluator, *error.exception));
-        exception_type = error.exception->type()->name();
+        if (interp::is_check_stop(*error.exception)) {
+          (void)interp::end_checking(evaluator, *error.exception);  // a warning, not an error
+        } else {
+          for (const auto& recorded : evaluator.recorded_errors)
+            diagnostics.push_back(from_exception(evaluator, *recorded));
+          evaluator.recorded_errors.clear();
+          diagnostics.push_back(from_exception(evaluator, *error.exception));
+          exception_type = error.exception->type()->name();
+        }
       }
+      for (const auto& span : evaluator.check_warnings) diagnostics.push_back(data_dependent_branch(span));
+      evaluator.check_warnings.clear();
       // Check mode's errors that the run continued past.
       for (const auto& recorded : evaluator.recorded_errors) {
         diagnostics.push_back(from_exception(evaluator, *recorded));

@@ -7,6 +7,7 @@
 #include "interp/array.hpp"
 #include "interp/builtins.hpp"
 #include "interp/collectives.hpp"
+#include "interp/check_mode.hpp"
 #include "interp/primitives.hpp"
 #include "interp/trace.hpp"
 #include "typecheck/rule_support.hpp"
@@ -176,7 +177,7 @@ std::vector<std::int64_t> size_arguments(Evaluator& evaluator, const std::vector
 }
 
 const std::vector<std::string>& array_attribute_names() {
-  static const std::vector<std::string> names{"T", "astype", "block_until_ready", "copy", "dtype", "max", "mean", "min",
+  static const std::vector<std::string> names{"T", "astype", "block_until_ready", "copy", "dtype", "item", "max", "mean", "min",
                                               "ndim", "reshape", "shape", "sharding", "size", "sum", "transpose"};
   return names;
 }
@@ -198,6 +199,10 @@ std::optional<Value> ArrayObject::get_attribute(Evaluator& evaluator, const std:
   }
   if (name == "committed") return Value::boolean(committed);
   if (name == "T") return apply_transpose(evaluator, Value(self_ref), typecheck::reversed_permutation(aval.ndim()));
+  if (name == "item")
+    return Value(native("item()", [self_ref](Evaluator& ev, Arguments&) {
+      return *host_scalar_of(ev, Value(self_ref), HostScalar::item);
+    }));
   if (name == "block_until_ready")
     return Value(native("block_until_ready()", [self_ref](Evaluator&, Arguments&) { return Value(self_ref); }));
   if (name == "copy")

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "interp/check_mode.hpp"
 #include "interp/format.hpp"
 
 namespace interp {
@@ -179,6 +180,10 @@ std::int64_t to_int(Evaluator& evaluator, const Value& value) {
   if (value.is_integral()) return value.as_int();
   if (value.is_float()) return float_to_int(value.as_float());
   if (const std::string* s = string_of(value)) return parse_int(*s, 10);
+  if (auto scalar = host_scalar_of(evaluator, value, HostScalar::integer)) {
+    if (is_unknown(*scalar)) stop_checking(evaluator);  // a size from array data
+    return scalar->as_int();
+  }
   if (value.is_object())
     if (auto method = evaluator.find_attribute(value, "__int__")) return to_int(evaluator, evaluator.call(*method, std::vector<Value>{}));
   raise(exc::TypeError(), "int() argument must be a string, a bytes-like object or a real number, not '" +
@@ -208,6 +213,10 @@ double to_float(Evaluator& evaluator, const Value& value) {
     }
     raise(exc::ValueError(), "could not convert string to float: " + string_repr(*s));
   }
+  if (auto scalar = host_scalar_of(evaluator, value, HostScalar::floating)) {
+    if (is_unknown(*scalar)) stop_checking(evaluator);  // a host number from array data
+    return scalar->as_float();
+  }
   if (value.is_object())
     if (auto method = evaluator.find_attribute(value, "__float__")) return to_float(evaluator, evaluator.call(*method, std::vector<Value>{}));
   raise(exc::TypeError(), "float() argument must be a string or a real number, not '" + type_name(value) + "'");
@@ -219,6 +228,8 @@ void install_builtin_type(const std::string& name, TypeObject& type) {
   if (name == "int") {
     type.set_constructor(constructor("int(x=?, /, base=?)", [](Evaluator& ev, Arguments& a) -> Value {
       if (!a.has(0)) return Value::integer(0);
+      if (!a.has(1))
+        if (auto scalar = host_scalar_of(ev, a[0], HostScalar::integer)) return *scalar;
       if (a.has(1)) return Value::integer(parse_int(text_of(a[0], "int() can't convert non-string with explicit base: argument"), static_cast<int>(ev.index_of(a[1]))));
       return Value::integer(to_int(ev, a[0]));
     }));
@@ -229,6 +240,7 @@ void install_builtin_type(const std::string& name, TypeObject& type) {
     });
   } else if (name == "float") {
     type.set_constructor(constructor("float(x=0.0, /)", [](Evaluator& ev, Arguments& a) {
+      if (auto scalar = host_scalar_of(ev, a[0], HostScalar::floating)) return *scalar;
       return Value::floating(to_float(ev, a[0]));
     }));
     type.add_method("is_integer(self, /)", [](Evaluator&, Arguments& a) {
@@ -237,6 +249,7 @@ void install_builtin_type(const std::string& name, TypeObject& type) {
     });
   } else if (name == "bool") {
     type.set_constructor(constructor("bool(x=False, /)", [](Evaluator& ev, Arguments& a) {
+      if (auto scalar = host_scalar_of(ev, a[0], HostScalar::boolean)) return *scalar;
       return Value::boolean(ev.truthy(a[0]));
     }));
   } else if (name == "str") {

@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <limits>
 
+#include "interp/annotations.hpp"
 #include "interp/builtins.hpp"
+#include "interp/check_mode.hpp"
 #include "interp/format.hpp"
 
 namespace interp {
@@ -325,6 +327,17 @@ Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
   frame.cells.reserve(scope.cell_names.size());
   for (std::size_t i = 0; i < scope.own_cells; ++i) frame.cells.push_back(new_cell());
   for (const auto& cell : function.closure) frame.cells.push_back(cell);
+  if (function.parameters) {
+    // Array-type annotations of the parameters, in the signature's order.
+    std::vector<const ast::Parameter*> declared;
+    for (const auto& p : function.parameters->positional) declared.push_back(&p);
+    if (function.parameters->varargs) declared.push_back(nullptr);
+    for (const auto& p : function.parameters->keyword_only) declared.push_back(&p);
+    for (std::size_t i = 0; i < declared.size() && i < bound.values.size(); ++i)
+      if (declared[i] && declared[i]->annotation && bound.values[i])
+        check_annotation(declared[i]->annotation.get(), *bound.values[i], frame.shape_variables,
+                         "argument '" + declared[i]->name.name + "' of " + scope.qualname + "()");
+  }
   for (std::size_t i = 0; i < scope.parameters.size() && i < bound.values.size(); ++i) {
     const NameRef& ref = scope.parameters[i];
     if (ref.kind == NameRef::Kind::fast) frame.fast[ref.index] = std::move(bound.values[i]);
@@ -338,11 +351,14 @@ Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
     } else {
       exec_body(*function.body, frame);
       result = std::move(frame.return_value);
+      check_annotation(function.returns, result, frame.shape_variables, "the return value of " + scope.qualname + "()");
     }
     --depth_;
     return result;
   } catch (PyError& error) {
     --depth_;
+    // A branch on array data ends checking this function, not the program.
+    if (is_check_stop(*error.exception)) return end_checking(*this, *error.exception);
     leave_frame(*error.exception, scope.name);
     throw;
   }
@@ -385,9 +401,13 @@ bool Evaluator::truthy(const Value& value) {
     case Value::Kind::boolean:
     case Value::Kind::integer: return value.as_int() != 0;
     case Value::Kind::floating: return value.as_float() != 0;
-    case Value::Kind::object: return value.object()->truthy(*this);
+    case Value::Kind::object: break;
   }
-  return false;
+  if (mode == Mode::check) {
+    auto* array = value.as<ArrayObject>();
+    if (array && array->abstract() && devices::element_count(array->aval.shape) == 1) stop_checking(*this);
+  }
+  return value.object()->truthy(*this);
 }
 
 Value Evaluator::binary(BinOpKind op, const Value& left, const Value& right) {
@@ -502,6 +522,8 @@ Value Evaluator::get_attribute(const Value& object, const std::string& name) {
 }
 
 Value Evaluator::get_item(const Value& object, const Value& key) {
+  // Indexing a container by array data: check mode cannot follow it.
+  if (is_unknown(key) && !object.as<ArrayObject>()) stop_checking(*this);
   if (object.is_object())
     if (auto v = object.object()->get_item(*this, key)) return *v;
   if (auto* t = object.as<TypeObject>()) {
@@ -542,6 +564,7 @@ std::int64_t Evaluator::length(const Value& value) {
 
 std::int64_t Evaluator::index_of(const Value& value) {
   if (value.is_integral()) return value.as_int();
+  if (is_unknown(value) || (mode == Mode::check && is_abstract_array(value))) stop_checking(*this);
   raise(exc::TypeError(), "'" + type_name(value) + "' object cannot be interpreted as an integer");
 }
 
@@ -1026,7 +1049,13 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
     lang::Span saved;
     ~RestoreSpan() { span = saved; }
   } restore_span{statement_span, statement_span};
+  struct RestoreStatement {
+    const ast::Stmt*& statement;
+    const ast::Stmt* saved;
+    ~RestoreStatement() { statement = saved; }
+  } restore_statement{statement, statement};
   statement_span = stmt.span;
+  statement = &stmt;
   try {
     return std::visit(
         [&](const auto& node) -> Flow {
@@ -1064,7 +1093,12 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
             }
           } else if constexpr (std::is_same_v<T, ast::AnnAssign>) {
             // The annotation is kept unevaluated (it may name shape variables).
-            if (node.value) assign(*node.target, eval(*node.value, frame), frame);
+            if (node.value) {
+              Value value = eval(*node.value, frame);
+              if (const auto* name = std::get_if<ast::Name>(&node.target->node))
+                check_annotation(node.annotation.get(), value, frame.shape_variables, "variable '" + name->id + "'");
+              assign(*node.target, std::move(value), frame);
+            }
           } else if constexpr (std::is_same_v<T, ast::FunctionDef>) {
             std::vector<Value> decorators;
             for (const auto& d : node.decorators) decorators.push_back(eval(*d, frame));
@@ -1107,7 +1141,10 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
           } else if constexpr (std::is_same_v<T, ast::Raise>) {
             exec_raise(node, frame);
           } else if constexpr (std::is_same_v<T, ast::Assert>) {
-            if (!truthy(eval(*node.test, frame))) {
+            Value test = eval(*node.test, frame);
+            // Asserting array data that check mode does not have is skipped.
+            bool unknown = is_unknown(test) || (mode == Mode::check && is_abstract_array(test));
+            if (!unknown && !truthy(test)) {
               std::vector<Value> args;
               if (node.msg) args.push_back(eval(*node.msg, frame));
               throw PyError{std::make_shared<ExceptionObject>(exc::AssertionError(), std::move(args))};
@@ -1165,6 +1202,7 @@ Evaluator::Flow Evaluator::exec_try(const ast::Try& node, Frame& frame) {
     } catch (PyError& error) {
       raised = true;
       std::shared_ptr<ExceptionObject> exception = error.exception;
+      if (is_check_stop(*exception)) throw;
       const ast::ExceptHandler* chosen = nullptr;
       for (const auto& handler : node.handlers) {
         if (!handler.type || exception_matches(*exception, eval(*handler.type, frame))) {

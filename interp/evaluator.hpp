@@ -38,6 +38,8 @@ struct Frame {
   std::vector<std::optional<Value>> fast;
   std::vector<CellRef> cells;
   Value return_value;
+  // Shape variables of array-type annotations, bound at first use (annotations.hpp).
+  std::map<std::string, std::int64_t> shape_variables;
 };
 
 // A function defined by `def` or `lambda`.
@@ -101,6 +103,19 @@ class Evaluator {
   std::vector<std::shared_ptr<ExceptionObject>> recorded_errors;
   int try_depth = 0;
   lang::Span statement_span;
+  const lang::ast::Stmt* statement = nullptr;  // the statement of statement_span
+  // Check mode: the lines where checking a function ended on a branch that
+  // depends on array data (check_mode.hpp), each reported once as a warning.
+  std::vector<lang::Span> check_warnings;
+  // Where each sharded array got its sharding, for the notes of an error
+  // (check_mode.hpp). Keyed by the array; entries of freed arrays are pruned.
+  struct ShardingOrigin {
+    std::weak_ptr<Object> array;
+    lang::Span span;
+    std::string name;  // the variable the producing statement assigned, if any
+  };
+  std::unordered_map<const Object*, ShardingOrigin> sharding_origins;
+  std::size_t sharding_origins_prune_at = 64;
 
   // Runs a module's statements in the global namespace; throws PyError.
   void execute(const std::shared_ptr<const Program>& program);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "interp/value.hpp"
@@ -36,6 +37,11 @@ class ExceptionObject : public Object {
   std::vector<TracebackEntry> traceback;
   lang::Span frame_span;
   bool frame_span_set = false;
+
+  // shardlang's additions to the Python error (check_mode.hpp), shown in its
+  // diagnostic: notes (an empty span: a note without a location) and a hint.
+  std::vector<std::pair<lang::Span, std::string>> notes;
+  std::string hint;
 
   // Clears the unwinding record (a fresh `raise e`).
   void reset_traceback() {

@@ -3,11 +3,32 @@
 
 #include <algorithm>
 
+#include "interp/check_mode.hpp"
+
 namespace interp {
+
+namespace {
+
+// The implementation, with shardlang's notes added to its error and the
+// origin of the result's sharding remembered (check_mode.hpp).
+ArrayRef apply(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+               const Params& params, bool execute) {
+  ArrayRef result;
+  try {
+    result = primitive.implementation(evaluator, primitive, operands, params, execute);
+  } catch (PyError& error) {
+    enrich_operation_error(evaluator, primitive, operands, params, *error.exception);
+    throw;
+  }
+  track_sharding_origin(evaluator, primitive, operands, params, result);
+  return result;
+}
+
+}  // namespace
 
 ArrayRef EagerTrace::process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                              const Params& params) {
-  return primitive.implementation(evaluator, primitive, operands, params, true);
+  return apply(evaluator, primitive, operands, params, true);
 }
 
 bool recover_in_check(Evaluator& evaluator, const PyError& error, bool from_poisoned) {
@@ -39,7 +60,7 @@ ArrayRef AbstractTrace::process(Evaluator& evaluator, const Primitive& primitive
   bool from_poisoned = std::any_of(operands.begin(), operands.end(), [](const ArrayRef& a) { return a->poisoned; });
   ArrayRef result;
   try {
-    result = primitive.implementation(evaluator, primitive, operands, params, false);
+    result = apply(evaluator, primitive, operands, params, false);
   } catch (PyError& error) {
     if (!recover_in_check(evaluator, error, from_poisoned)) throw;
     // Best guess: the rule's output on replicated operands (keeping an
@@ -83,7 +104,7 @@ int JitTrace::variable_of(const ArrayRef& array) {
 
 ArrayRef JitTrace::process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                            const Params& params) {
-  ArrayRef result = primitive.implementation(evaluator, primitive, operands, params, false);
+  ArrayRef result = apply(evaluator, primitive, operands, params, false);
   Equation equation{&primitive, {}, params, program->add_variable(result->aval)};
   for (const auto& operand : operands) equation.inputs.push_back(variable_of(operand));
   variables_[result.get()] = {equation.output, result};
