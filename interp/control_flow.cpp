@@ -54,8 +54,11 @@ std::int64_t concrete_int(Evaluator& evaluator, const Value& value, std::string_
   return evaluator.index_of(value);
 }
 
-bool concrete_predicate(Evaluator& evaluator, const Value& value, std::string_view what) {
+// The predicate's value; nullopt in check mode, where arrays have no data
+// (the caller then follows one path to type it).
+std::optional<bool> concrete_predicate(Evaluator& evaluator, const Value& value, std::string_view what) {
   if (auto* array = value.as<ArrayObject>()) {
+    if (array->abstract() && evaluator.mode == Evaluator::Mode::check) return std::nullopt;
     if (array->abstract())
       raise(exc::NotImplementedError(), std::string(what) + " needs a concrete predicate in shardlang (a traced value was given)");
     return element_values(evaluator, *array).at(0) != 0;
@@ -192,9 +195,12 @@ void install_control_flow(Evaluator& evaluator) {
   lax->add_function("while_loop(cond_fun, body_fun, init_val)", [](Evaluator& ev, Arguments& a) {
     Value carry = a[2];
     auto input = leaves_of(ev, carry);
-    while (concrete_predicate(ev, ev.call(a[0], {carry}), "while_loop")) {
+    for (;;) {
+      auto go_on = concrete_predicate(ev, ev.call(a[0], {carry}), "while_loop");
+      if (go_on && !*go_on) break;
       carry = ev.call(a[1], {carry});
       check_carry("while_loop body", "carry", input, ev, carry);
+      if (!go_on) break;  // check mode: one iteration types the body
     }
     return carry;
   });
@@ -226,7 +232,7 @@ void install_control_flow(Evaluator& evaluator) {
     return make_tuple({carry, stacked(ev, ys)});
   });
   lax->add_function("cond(pred, true_fun, false_fun, *operands)", [](Evaluator& ev, Arguments& a) {
-    bool predicate = concrete_predicate(ev, a[0], "cond");
+    bool predicate = concrete_predicate(ev, a[0], "cond").value_or(true);
     std::vector<Value> operands = a[3].as<TupleObject>()->items;
     // Both branches are traced (as JAX does) and must agree on their types.
     Value on_true = ev.call(a[1], operands), on_false = ev.call(a[2], operands);

@@ -89,8 +89,8 @@ void plan_dot(const Jaxpr& program, const Equation& e, std::vector<PlannedCollec
   reshard(program, e.inputs[1], rhs, rhs_target, out);
   if (partial_sums) {
     std::string operand = "(" + variable_name(e.output) + ")";
-    if (used_by_result(lhs_k)) out.push_back({"reduce-scatter", operand + ", axes=" + axes_text(lhs_k)});
-    else out.push_back({"all-reduce", operand + ", axes=" + axes_text(lhs_k)});
+    if (used_by_result(lhs_k)) out.push_back({"reduce-scatter", operand + ", axes=" + axes_text(lhs_k), true});
+    else out.push_back({"all-reduce", operand + ", axes=" + axes_text(lhs_k), true});
   }
 }
 
@@ -105,7 +105,7 @@ void plan_reduction(const Jaxpr& program, const Equation& e, std::vector<Planned
       summed.insert(summed.end(), entry.begin(), entry.end());
     }
   }
-  if (!summed.empty()) out.push_back({"all-reduce", "(" + variable_name(e.output) + "), axes=" + axes_text(summed)});
+  if (!summed.empty()) out.push_back({"all-reduce", "(" + variable_name(e.output) + "), axes=" + axes_text(summed), true});
 }
 
 }  // namespace

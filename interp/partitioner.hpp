@@ -28,10 +28,11 @@ namespace interp {
 struct PlannedCollective {
   std::string name;     // "all-gather"
   std::string details;  // "(b), dimensions={1}, axes={Y}"
+  bool after = false;   // on the equation's result (partial sums), not an operand
 };
 
-// The collectives equation `e` of `program` needs, in execution order
-// (operand reshards first, then the equation's own or its result's).
+// The collectives equation `e` of `program` needs: operand reshards, then
+// (marked `after`) the sums of its result's partial values.
 std::vector<PlannedCollective> plan_collectives(const Jaxpr& program, const Equation& e);
 
 // The XLA instruction name of a collective primitive ("ppermute" ->

@@ -82,11 +82,14 @@ std::string Executable::text(const std::string& name) const {
   for (const auto& e : program.equations) {
     // The partitioner's collectives for this equation, then the equation
     // itself (a collective primitive under its XLA name).
-    for (const auto& collective : plan_collectives(program, e))
-      out += "  " + collective.name + collective.details + "\n";
+    auto collectives = plan_collectives(program, e);
+    for (const auto& collective : collectives)
+      if (!collective.after) out += "  " + collective.name + collective.details + "\n";
     out += "  " + typed(program, e.output) + " = " + xla_name(*e.primitive) + "(";
     for (std::size_t i = 0; i < e.inputs.size(); ++i) out += (i ? ", " : "") + variable_name(e.inputs[i]);
     out += ")" + e.params.str() + "\n";
+    for (const auto& collective : collectives)
+      if (collective.after) out += "  " + collective.name + collective.details + "\n";
   }
   out += "  ROOT tuple(";
   for (std::size_t i = 0; i < program.outputs.size(); ++i) out += (i ? ", " : "") + variable_name(program.outputs[i]);
