@@ -335,6 +335,7 @@ std::string diagnostic_code(const std::string& type, const std::string& message)
       {"", "incompatible devices", "sharding/incompatible-devices"},
       {"", "out_specs which require replication", "shard_map/out-specs-varying"},
       {"", "shard_map", "shard_map/specs"},
+      {"", "is not found in mesh", "sharding/unknown-axis"},
       {"", "divisible", "sharding/indivisible"},
       {"", "evenly divide", "sharding/indivisible"},
       {"", "Mesh for all inputs should be equal", "sharding/mesh-mismatch"},
