@@ -351,7 +351,15 @@ Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
     } else {
       exec_body(*function.body, frame);
       result = std::move(frame.return_value);
-      check_annotation(function.returns, result, frame.shape_variables, "the return value of " + scope.qualname + "()");
+      try {
+        check_annotation(function.returns, result, frame.shape_variables,
+                         "the return value of " + scope.qualname + "()");
+      } catch (PyError& mismatch) {
+        // Located at the return annotation, inside the function's frame.
+        mismatch.exception->frame_span = function.returns->span;
+        mismatch.exception->frame_span_set = true;
+        throw;
+      }
     }
     --depth_;
     return result;
