@@ -649,6 +649,95 @@ std::vector<T> gather_converted(const LocalArray& operand, const std::vector<int
   return values;
 }
 
+// One axis of the product: the shard's `extent` elements start at `origin`
+// of the whole's `total`.
+struct GlobalGrid {
+  std::int64_t origin;
+  std::int64_t total;
+  std::int64_t extent;
+};
+
+// A row-major matrix operand of sgemm, stored transposed or not.
+struct Operand {
+  const float* data;
+  bool transposed;
+};
+
+// c[m, n] = a[m, k] b[k, n] computed per tile of the global grid of
+// dot_tile_extent: every tile is one sgemm of the whole tile's extent, with
+// the shard's rows and columns at their global positions in it (rows or
+// columns the shard lacks are zeros and discarded). OpenBLAS's order of
+// summation depends on the call's extents and an element's position in the
+// call, both of which are now the same sharded or not.
+void tiled_sgemm(Operand a, Operand b, std::int64_t k, const GlobalGrid& rows, const GlobalGrid& columns, float* c) {
+  const std::int64_t m = rows.extent;
+  const std::int64_t n = columns.extent;
+  const std::int64_t lda = a.transposed ? m : k;
+  const std::int64_t ldb = b.transposed ? k : n;
+  std::vector<float> padded_a, padded_b, padded_c;
+  auto tile_start = [](std::int64_t origin) { return origin / dot_tile_extent * dot_tile_extent; };
+  for (std::int64_t row_tile = tile_start(rows.origin); row_tile < rows.origin + m; row_tile += dot_tile_extent) {
+    const std::int64_t tile_rows = std::min(dot_tile_extent, rows.total - row_tile);
+    const std::int64_t first_row = std::max(row_tile, rows.origin) - rows.origin;  // local
+    const std::int64_t last_row = std::min(row_tile + tile_rows, rows.origin + m) - rows.origin;
+    const std::int64_t row_offset = rows.origin + first_row - row_tile;  // where first_row lies in the tile
+    const bool whole_rows = last_row - first_row == tile_rows;
+    // The tile's lhs: in place when the shard has all its rows, else padded.
+    const float* tile_a = a.transposed ? a.data + first_row : a.data + first_row * lda;
+    std::int64_t tile_lda = lda;
+    if (!whole_rows) {
+      padded_a.assign(static_cast<std::size_t>(tile_rows * k), 0.0f);
+      for (std::int64_t i = first_row; i < last_row; ++i) {
+        for (std::int64_t p = 0; p < k; ++p) {
+          float value = a.transposed ? a.data[p * lda + i] : a.data[i * lda + p];
+          std::int64_t row = i - first_row + row_offset;
+          padded_a[static_cast<std::size_t>(a.transposed ? p * tile_rows + row : row * k + p)] = value;
+        }
+      }
+      tile_a = padded_a.data();
+      tile_lda = a.transposed ? tile_rows : k;
+    }
+    for (std::int64_t column_tile = tile_start(columns.origin); column_tile < columns.origin + n;
+         column_tile += dot_tile_extent) {
+      const std::int64_t tile_columns = std::min(dot_tile_extent, columns.total - column_tile);
+      const std::int64_t first_column = std::max(column_tile, columns.origin) - columns.origin;
+      const std::int64_t last_column = std::min(column_tile + tile_columns, columns.origin + n) - columns.origin;
+      const std::int64_t column_offset = columns.origin + first_column - column_tile;
+      const bool whole_columns = last_column - first_column == tile_columns;
+      const float* tile_b = b.transposed ? b.data + first_column * ldb : b.data + first_column;
+      std::int64_t tile_ldb = ldb;
+      if (!whole_columns) {
+        padded_b.assign(static_cast<std::size_t>(k * tile_columns), 0.0f);
+        for (std::int64_t j = first_column; j < last_column; ++j) {
+          for (std::int64_t p = 0; p < k; ++p) {
+            float value = b.transposed ? b.data[j * ldb + p] : b.data[p * ldb + j];
+            std::int64_t column = j - first_column + column_offset;
+            padded_b[static_cast<std::size_t>(b.transposed ? column * k + p : p * tile_columns + column)] = value;
+          }
+        }
+        tile_b = padded_b.data();
+        tile_ldb = b.transposed ? k : tile_columns;
+      }
+      float* tile_c = c + first_row * n + first_column;
+      std::int64_t ldc = n;
+      if (!whole_rows || !whole_columns) {
+        padded_c.assign(static_cast<std::size_t>(tile_rows * tile_columns), 0.0f);
+        tile_c = padded_c.data();
+        ldc = tile_columns;
+      }
+      cblas_sgemm(CblasRowMajor, a.transposed ? CblasTrans : CblasNoTrans, b.transposed ? CblasTrans : CblasNoTrans,
+                  static_cast<int>(tile_rows), static_cast<int>(tile_columns), static_cast<int>(k), 1.0f, tile_a,
+                  static_cast<int>(tile_lda), tile_b, static_cast<int>(tile_ldb), 0.0f, tile_c, static_cast<int>(ldc));
+      if (tile_c == padded_c.data()) {
+        for (std::int64_t i = first_row; i < last_row; ++i) {
+          const float* from = padded_c.data() + (i - first_row + row_offset) * tile_columns + column_offset;
+          std::copy(from, from + (last_column - first_column), c + i * n + first_column);
+        }
+      }
+    }
+  }
+}
+
 void single_threaded_blas() {
   // The thread pool runs one kernel per device; BLAS threads on top of it
   // would oversubscribe the host.
@@ -897,11 +986,16 @@ Expected<LocalArray> dot_general(const LocalArray& lhs, const LocalArray& rhs, c
     std::vector<float> rounded_later(f32 ? 0 : static_cast<std::size_t>(batch * m * n), 0.0f);
     float* c = f32 ? result->buffer->elements<DType::float32>().data() : rounded_later.data();
     if (m > 0 && n > 0 && k > 0) {
+      const DotPlacement& placement = dimensions.placement;
+      GlobalGrid rows{placement.rows_total > 0 ? placement.row_origin : 0,
+                      placement.rows_total > 0 ? placement.rows_total : m, m};
+      GlobalGrid columns{placement.columns_total > 0 ? placement.column_origin : 0,
+                         placement.columns_total > 0 ? placement.columns_total : n, n};
+      if (rows.origin + m > rows.total || columns.origin + n > columns.total)
+        return invalid("dot_general: the shard lies outside the placement's whole product");
       for (std::int64_t index = 0; index < batch; ++index) {
-        cblas_sgemm(CblasRowMajor, a.transposed ? CblasTrans : CblasNoTrans, b.transposed ? CblasTrans : CblasNoTrans,
-                    static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a.data + index * m * k,
-                    static_cast<int>(a.transposed ? m : k), b.data + index * k * n,
-                    static_cast<int>(b.transposed ? k : n), 0.0f, c + index * m * n, static_cast<int>(n));
+        tiled_sgemm({a.data + index * m * k, a.transposed}, {b.data + index * k * n, b.transposed}, k, rows, columns,
+                    c + index * m * n);
       }
     } else {
       std::fill(c, c + batch * m * n, 0.0f);
@@ -1018,6 +1112,22 @@ Expected<LocalArray> slice(const LocalArray& operand, std::span<const std::int64
     base += start[axis] * own[axis];
   }
   return strided_copy(operand, std::move(shape), steps, base);
+}
+
+Expected<LocalArray> rev(const LocalArray& operand, std::span<const int> dimensions) {
+  if (Status status = check_array(operand, "rev"); !status) return status.error();
+  std::vector<std::int64_t> steps = row_major_strides(operand.shape);
+  std::int64_t base = 0;
+  std::vector<char> reversed(operand.shape.size(), 0);
+  for (int axis : dimensions) {
+    if (axis < 0 || static_cast<std::size_t>(axis) >= operand.shape.size() || reversed[static_cast<std::size_t>(axis)])
+      return invalid(fmt::format("rev: axis {} is not a distinct axis of rank {}", axis, operand.shape.size()));
+    auto a = static_cast<std::size_t>(axis);
+    reversed[a] = 1;
+    if (operand.shape[a] > 0) base += (operand.shape[a] - 1) * steps[a];
+    steps[a] = -steps[a];
+  }
+  return strided_copy(operand, operand.shape, steps, base);
 }
 
 Expected<LocalArray> dynamic_slice(const LocalArray& operand, std::span<const std::int64_t> start,

@@ -84,17 +84,34 @@ Expected<LocalArray> reduce(ReduceOp op, const LocalArray& operand, std::span<co
 
 // ---- Products ----
 
+// Where a shard's product lies in the whole product: its rows (lhs free
+// elements, flattened) start at row_origin of rows_total, its columns (rhs
+// free) at column_origin of columns_total. A total of 0 means the shard is
+// the whole product.
+struct DotPlacement {
+  std::int64_t row_origin = 0;
+  std::int64_t rows_total = 0;
+  std::int64_t column_origin = 0;
+  std::int64_t columns_total = 0;
+};
+
 struct DotDimensions {
   std::vector<int> lhs_batch;
   std::vector<int> rhs_batch;
   std::vector<int> lhs_contracting;
   std::vector<int> rhs_contracting;
+  DotPlacement placement = {};
 };
 
 // lax.dot_general: result axes are batch, lhs free, rhs free (XLA's order),
 // of the operands' dtype. Floats multiply through OpenBLAS sgemm in f32;
 // integers and bool in a plain loop (integers wrap; bool is or-of-ands).
+// Float products are computed per tile of a fixed grid over the whole
+// product (dot_tile_extent square), each tile one sgemm of the tile's whole
+// extent at the same position: an element's f32 summation order then does
+// not depend on how the product is sharded (sharded equals unsharded).
 Expected<LocalArray> dot_general(const LocalArray& lhs, const LocalArray& rhs, const DotDimensions& dimensions);
+inline constexpr std::int64_t dot_tile_extent = 256;
 
 // ---- Data movement ----
 
@@ -115,6 +132,8 @@ Expected<LocalArray> dynamic_slice(const LocalArray& operand, std::span<const st
 // lax.dynamic_update_slice: `update` written at `start` (clamped to fit).
 Expected<LocalArray> dynamic_update_slice(const LocalArray& operand, const LocalArray& update,
                                           std::span<const std::int64_t> start);
+// lax.rev: the elements of each axis in `dimensions` in reverse order.
+Expected<LocalArray> rev(const LocalArray& operand, std::span<const int> dimensions);
 // Operands of one dtype, equal but on `dimension`.
 Expected<LocalArray> concatenate(std::span<const LocalArray> operands, int dimension);
 // lax.iota: the index along `dimension`, converted to `dtype`.

@@ -160,6 +160,14 @@ std::vector<double> element_values(Evaluator& evaluator, const ArrayObject& arra
 std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
     Evaluator& evaluator, const DeviceMeshRef& mesh, const std::vector<ArrayRef>& inputs,
     const std::function<devices::Expected<devices::LocalArray>(const std::vector<devices::LocalArray>&)>& kernel) {
+  return run_per_position(evaluator, mesh, inputs,
+                          [&](const std::vector<devices::LocalArray>& locals, std::size_t) { return kernel(locals); });
+}
+
+std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
+    Evaluator& evaluator, const DeviceMeshRef& mesh, const std::vector<ArrayRef>& inputs,
+    const std::function<devices::Expected<devices::LocalArray>(const std::vector<devices::LocalArray>&, std::size_t)>&
+        kernel) {
   std::size_t positions = mesh->devices.size();
   // Positions whose inputs share every buffer compute once.
   std::map<std::vector<const devices::Buffer*>, std::size_t> first_with;
@@ -178,7 +186,7 @@ std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
     std::size_t p = unique[static_cast<std::size_t>(task)];
     std::vector<devices::LocalArray> locals;
     for (const auto& in : inputs) locals.push_back(in->local(p));
-    auto result = kernel(locals);
+    auto result = kernel(locals, p);
     if (result) results[p] = result->buffer;
     else errors[static_cast<std::size_t>(task)] = result.error();
   });

@@ -113,6 +113,12 @@ ArrayRef astype(Evaluator& evaluator, const ArrayRef& array, typecheck::DType dt
 std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
     Evaluator& evaluator, const DeviceMeshRef& mesh, const std::vector<ArrayRef>& inputs,
     const std::function<devices::Expected<devices::LocalArray>(const std::vector<devices::LocalArray>&)>& kernel);
+// The same, for kernels that need to know the mesh position they run for
+// (one representative of the positions sharing their inputs).
+std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
+    Evaluator& evaluator, const DeviceMeshRef& mesh, const std::vector<ArrayRef>& inputs,
+    const std::function<devices::Expected<devices::LocalArray>(const std::vector<devices::LocalArray>&, std::size_t)>&
+        kernel);
 
 // Raises a devices error in the script (MemoryError, ValueError, ...).
 [[noreturn]] void raise_devices_error(const devices::Error& error);

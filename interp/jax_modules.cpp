@@ -10,6 +10,7 @@
 #include "interp/builtins.hpp"
 #include "interp/check_mode.hpp"
 #include "interp/jit.hpp"
+#include "interp/numpy_module.hpp"
 #include "interp/primitives.hpp"
 #include "interp/trace.hpp"
 #include "typecheck/creation_rules.hpp"
@@ -584,6 +585,8 @@ void install_array_members(Evaluator& evaluator) {
   install_jit(evaluator);
   install_numpy_members(evaluator, *evaluator.module("jax.numpy"), true);
   install_numpy_members(evaluator, *evaluator.module("numpy"), false);
+  install_array_operations(evaluator, *evaluator.module("jax.numpy"), true);
+  install_array_operations(evaluator, *evaluator.module("numpy"), false);
   auto jax = evaluator.module("jax");
   for (const char* sub : {"numpy", "lax", "random", "sharding", "experimental", "debug", "tree", "config"})
     jax->add(sub, Value(evaluator.module(std::string("jax.") + sub)));

@@ -266,8 +266,19 @@ ArrayRef dot_implementation(Evaluator& evaluator, const Primitive&, const std::v
   lhs = relayout(evaluator, lhs, lhs_needed);
   rhs = relayout(evaluator, rhs, rhs_needed);
 
-  devices::DotDimensions dims{{}, {}, {static_cast<int>(lhs->aval.ndim()) - 1}, {0}};
-  auto shards = run_per_position(evaluator, mesh, {lhs, rhs}, [&](const std::vector<devices::LocalArray>& in) {
+  // Each shard's product is placed in the whole so that the kernel sums
+  // every element as the unsharded product does.
+  auto shards = run_per_position(evaluator, mesh, {lhs, rhs}, [&](const std::vector<devices::LocalArray>& in, std::size_t p) {
+    devices::DotDimensions dims{{}, {}, {static_cast<int>(lhs->aval.ndim()) - 1}, {0}};
+    int position = static_cast<int>(p);
+    if (lhs->aval.ndim() == 2) {
+      dims.placement.row_origin = lhs->layout.block_index(0, position) * in[0].shape[0];
+      dims.placement.rows_total = lhs->aval.shape[0];
+    }
+    if (rhs->aval.ndim() == 2) {
+      dims.placement.column_origin = rhs->layout.block_index(1, position) * in[1].shape[1];
+      dims.placement.columns_total = rhs->aval.shape[1];
+    }
     return devices::dot_general(in[0], in[1], dims);
   });
   // Partial sums over a split contraction: all-reduce, and slice what the
@@ -419,6 +430,167 @@ ArrayRef reduction_implementation(Evaluator& evaluator, const Primitive& primiti
   return out;
 }
 
+// ------------------------------------------------------------ structural
+
+std::vector<std::int64_t> int_list(const Params& params, std::string_view name) {
+  const auto* values = params.get<std::vector<std::int64_t>>(name);
+  return values ? *values : std::vector<std::int64_t>{};
+}
+
+std::vector<int> int32_list(const Params& params, std::string_view name) {
+  std::vector<int> out;
+  for (auto v : int_list(params, name)) out.push_back(static_cast<int>(v));
+  return out;
+}
+
+// An array of `type` computed in layout `computed`, then moved to `target`.
+ArrayRef finish(Evaluator& evaluator, const typecheck::ArrayType& type, const Layout& computed, const Layout& target,
+                std::vector<std::shared_ptr<devices::Buffer>> shards, bool committed) {
+  ArrayRef out = make_array(evaluator, type, computed, std::move(shards), committed);
+  out = relayout(evaluator, out, target);
+  out->aval = type;
+  return out;
+}
+
+// params: new_dtype.
+ArrayRef convert_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
+  DType dtype = *typecheck::parse_dtype(*params.get<std::string>("new_dtype"));
+  typecheck::ArrayType out_type = checked(typecheck::convert_element_type_rule(operand->aval, dtype));
+  if (!execute) return make_abstract_array(out_type, operand->layout, operand->committed);
+  ArrayRef converted = astype(evaluator, operand, dtype);
+  std::vector<std::shared_ptr<devices::Buffer>> shards;
+  for (const auto& s : converted->shards) shards.push_back(s.shared_buffer());
+  return make_array(evaluator, out_type, operand->layout, std::move(shards), operand->committed);
+}
+
+// params: dimensions (reversed whole on every device).
+ArrayRef rev_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                            const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
+  auto dimensions = int32_list(params, "dimensions");
+  Layout needed = operand->layout;
+  for (int d : dimensions) {
+    if (d < 0 || static_cast<std::size_t>(d) >= operand->aval.ndim())
+      raise(exc::ValueError(), "rev dimensions must be axes of the operand");
+    needed.dims[static_cast<std::size_t>(d)].clear();
+  }
+  Layout out_layout = result_layout(operand->aval, needed.mesh, needed.dims);
+  if (!execute) return make_abstract_array(operand->aval, out_layout, operand->committed);
+  ArrayRef input = relayout(evaluator, operand, needed);
+  auto shards = run_per_position(evaluator, needed.mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
+    return devices::rev(in[0], dimensions);
+  });
+  return finish(evaluator, operand->aval, needed, out_layout, std::move(shards), operand->committed);
+}
+
+// Operands of one dtype; params: dimension. The concatenated dim is gathered,
+// the others follow the first operand.
+ArrayRef concatenate_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                    const Params& params, bool execute) {
+  std::int64_t dimension = *params.get<std::int64_t>("dimension");
+  std::vector<typecheck::ArrayType> types;
+  for (const auto& a : operands) types.push_back(a->aval);
+  typecheck::ArrayType out_type = checked(typecheck::concatenate_rule(types, dimension));
+  DeviceMeshRef mesh = computation_mesh(evaluator, "concatenate", operands);
+  Layout needed{mesh, dims_on(*operands[0], mesh)};
+  needed.dims[static_cast<std::size_t>(dimension)].clear();
+  Layout out_layout = result_layout(out_type, mesh, needed.dims);
+  bool committed = any_committed(operands);
+  if (!execute) return make_abstract_array(out_type, out_layout, committed);
+  std::vector<ArrayRef> inputs;
+  for (const auto& a : operands) inputs.push_back(relayout(evaluator, a, needed));
+  auto shards = run_per_position(evaluator, mesh, inputs, [&](const std::vector<devices::LocalArray>& in) {
+    return devices::concatenate(in, static_cast<int>(dimension));
+  });
+  return finish(evaluator, out_type, needed, out_layout, std::move(shards), committed);
+}
+
+// params: shape, broadcast_dimensions. Operand dims of the result's extent
+// keep their sharding; broadcast (size-1) and new dims are whole.
+ArrayRef broadcast_in_dim_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                         const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
+  auto shape = int_list(params, "shape");
+  auto broadcast_dimensions = int32_list(params, "broadcast_dimensions");
+  typecheck::MeshRef context = runtime_of(evaluator).context_mesh ? runtime_of(evaluator).context_mesh->mesh->abstract : nullptr;
+  typecheck::ArrayType out_type = checked(
+      typecheck::broadcast_in_dim_rule(operand->aval, shape, broadcast_dimensions, std::nullopt, context));
+  DeviceMeshRef mesh = operand->layout.mesh;
+  std::vector<typecheck::SpecEntry> auto_dims(shape.size());
+  for (std::size_t k = 0; k < broadcast_dimensions.size(); ++k) {
+    auto d = static_cast<std::size_t>(broadcast_dimensions[k]);
+    if (operand->aval.shape[k] == shape[d]) auto_dims[d] = operand->layout.dims[k];
+  }
+  Layout out_layout = result_layout(out_type, mesh, auto_dims);
+  if (!execute) return make_abstract_array(out_type, out_layout, operand->committed);
+  Layout needed{mesh, {}};
+  for (std::size_t k = 0; k < broadcast_dimensions.size(); ++k) {
+    auto d = static_cast<std::size_t>(broadcast_dimensions[k]);
+    needed.dims.push_back(operand->aval.shape[k] == shape[d] ? out_layout.dims[d] : typecheck::SpecEntry{});
+  }
+  ArrayRef input = relayout(evaluator, operand, needed);
+  typecheck::Shape local_shape = out_layout.shard_shape(shape);
+  auto shards = run_per_position(evaluator, mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
+    return devices::broadcast_in_dim(in[0], local_shape, broadcast_dimensions);
+  });
+  return make_array(evaluator, out_type, out_layout, std::move(shards), operand->committed);
+}
+
+// select_n(which, on_false, on_true): cases of one shape and dtype, `which`
+// bool of their shape or a scalar. The result follows the most sharded one.
+ArrayRef select_n_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                 const Params&, bool execute) {
+  std::vector<typecheck::ArrayType> cases{operands[1]->aval, operands[2]->aval};
+  typecheck::ArrayType out_type = checked(typecheck::select_n_rule(operands[0]->aval, cases));
+  DeviceMeshRef mesh = computation_mesh(evaluator, "where", operands);
+  std::vector<typecheck::SpecEntry> auto_dims(out_type.ndim());
+  std::size_t best = 0;
+  for (const auto& a : operands) {
+    if (a->aval.shape != out_type.shape) continue;
+    auto dims = dims_on(*a, mesh);
+    auto sharded = static_cast<std::size_t>(std::count_if(dims.begin(), dims.end(), [](const auto& e) { return !e.empty(); }));
+    if (sharded > best) best = sharded, auto_dims = dims;
+  }
+  Layout out_layout = result_layout(out_type, mesh, auto_dims);
+  bool committed = any_committed(operands);
+  if (!execute) return make_abstract_array(out_type, out_layout, committed);
+  std::vector<ArrayRef> inputs;
+  for (const auto& a : operands) {
+    Layout needed = a->aval.ndim() == out_type.ndim() ? out_layout : Layout{mesh, {}};
+    inputs.push_back(relayout(evaluator, a, needed));
+  }
+  auto shards = run_per_position(evaluator, mesh, inputs, [&](const std::vector<devices::LocalArray>& in) {
+    return devices::select(in[0], in[2], in[1]);
+  });
+  return make_array(evaluator, out_type, out_layout, std::move(shards), committed);
+}
+
+// x.at[...].set(update) for a rectangular window: params start_indices;
+// operand and update of one dtype and rank. Written whole, then laid out as
+// the operand.
+ArrayRef update_slice_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                     const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
+  auto start = int_list(params, "start_indices");
+  typecheck::ArrayType update_type = operands[1]->aval;
+  update_type.sharding = typecheck::Sharding::replicated(operand->aval.sharding.mesh, update_type.ndim());
+  typecheck::ArrayType operand_type = operand->aval;
+  operand_type.sharding = update_type.sharding;
+  typecheck::ArrayType out_type = checked(typecheck::dynamic_update_slice_rule(operand_type, update_type));
+  out_type.sharding = operand->aval.sharding;
+  out_type.weak_type = operand->aval.weak_type;
+  if (!execute) return make_abstract_array(out_type, operand->layout, operand->committed);
+  DeviceMeshRef mesh = operand->layout.mesh;
+  Layout whole{mesh, std::vector<typecheck::SpecEntry>(operand->aval.ndim())};
+  ArrayRef input = relayout(evaluator, operand, whole), update = relayout(evaluator, operands[1], whole);
+  auto shards = run_per_position(evaluator, mesh, {input, update}, [&](const std::vector<devices::LocalArray>& in) {
+    return devices::dynamic_update_slice(in[0], in[1], start);
+  });
+  return finish(evaluator, out_type, whole, operand->layout, std::move(shards), operand->committed);
+}
+
 // ------------------------------------------------------------ placement
 
 // params: layout (the target), requested (the spec as written, optional).
@@ -477,6 +649,9 @@ constexpr std::array primitive_table{
     reduction("argmax", "argmax"),
     reduction("argmin", "argmin"),
     Primitive{"axis_index", "axis_index", axis_index_implementation, collective_cost},
+    Primitive{"broadcast_in_dim", "broadcast_in_dim", broadcast_in_dim_implementation, movement_cost},
+    Primitive{"concatenate", "concatenate", concatenate_implementation, movement_cost},
+    Primitive{"convert_element_type", "astype", convert_implementation, elementwise_cost},
     unary("cos", UnaryOp::cos, R::floating),
     Primitive{"device_put", "device_put", device_put_implementation, movement_cost},
     binary("divide", BinaryOp::div, R::floating),
@@ -516,7 +691,9 @@ constexpr std::array primitive_table{
     reduction("reduce_sum", "sum"),
     binary("remainder", BinaryOp::rem, R::promoted),
     Primitive{"reshape", "reshape", reshape_implementation, movement_cost},
+    Primitive{"rev", "flip", rev_implementation, movement_cost},
     unary("rsqrt", UnaryOp::rsqrt, R::floating),
+    Primitive{"select_n", "where", select_n_implementation, elementwise_cost},
     Primitive{"shard_map_enter", "shard_map", shard_map_enter_implementation, collective_cost},
     Primitive{"shard_map_exit", "shard_map", shard_map_exit_implementation, collective_cost},
     unary("sign", UnaryOp::sign, R::promoted),
@@ -529,6 +706,7 @@ constexpr std::array primitive_table{
     unary("tanh", UnaryOp::tanh, R::floating),
     Primitive{"transpose", "transpose", transpose_implementation, movement_cost},
     binary("true_divide", BinaryOp::div, R::floating),
+    Primitive{"update_slice", "at.set", update_slice_implementation, movement_cost},
 };
 
 constexpr bool table_sorted() {

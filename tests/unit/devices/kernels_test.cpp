@@ -315,6 +315,73 @@ TEST(Kernels, DotGeneralMatmulBatchAndContractingAxes) {
   EXPECT_FALSE(dot_general(b, b, {{}, {}, {1}, {0}}).ok());
 }
 
+// Every shard's product, placed in the whole, is bit-identical to the whole
+// product: shard extents that are not multiples of the tile, a shard inside
+// one tile, the lhs stored transposed. Pseudo-random values make the
+// summation order show in the last bits.
+TEST(Kernels, DotGeneralShardsEqualTheWholeProductBitForBit) {
+  const std::int64_t rows = 2 * dot_tile_extent + 60, depth = 300, columns = dot_tile_extent + 36;
+  auto pseudo_random = [](std::int64_t count, std::uint32_t seed) {
+    std::vector<double> values;
+    for (std::int64_t i = 0; i < count; ++i) {
+      seed = seed * 1664525u + 1013904223u;
+      values.push_back(static_cast<float>(static_cast<double>(seed >> 8) / (1 << 24) - 0.5));
+    }
+    return values;
+  };
+  std::vector<double> a_values = pseudo_random(rows * depth, 1), b_values = pseudo_random(depth * columns, 2);
+  LocalArray a = array(DType::float32, {rows, depth}, a_values);
+  LocalArray b = array(DType::float32, {depth, columns}, b_values);
+  std::vector<double> whole = values_of(ok(dot_general(a, b, {{}, {}, {1}, {0}})));
+  std::vector<double> a_transposed_values;
+  for (std::int64_t p = 0; p < depth; ++p)
+    for (std::int64_t i = 0; i < rows; ++i) a_transposed_values.push_back(a_values[i * depth + p]);
+  LocalArray a_transposed = array(DType::float32, {depth, rows}, a_transposed_values);
+  std::vector<double> whole_from_transposed = values_of(ok(dot_general(a_transposed, b, {{}, {}, {0}, {0}})));
+  // Rows split in 3 (190 each), columns in 2 (146 each).
+  for (std::int64_t row_block = 0; row_block < 3; ++row_block) {
+    for (std::int64_t column_block = 0; column_block < 2; ++column_block) {
+      std::int64_t shard_rows = rows / 3, shard_columns = columns / 2;
+      std::int64_t row0 = row_block * shard_rows, column0 = column_block * shard_columns;
+      std::vector<double> a_shard(a_values.begin() + row0 * depth, a_values.begin() + (row0 + shard_rows) * depth);
+      std::vector<double> b_shard, a_shard_transposed;
+      for (std::int64_t p = 0; p < depth; ++p)
+        for (std::int64_t j = 0; j < shard_columns; ++j) b_shard.push_back(b_values[p * columns + column0 + j]);
+      for (std::int64_t p = 0; p < depth; ++p)
+        for (std::int64_t i = 0; i < shard_rows; ++i) a_shard_transposed.push_back(a_shard[i * depth + p]);
+      DotPlacement placement{row0, rows, column0, columns};
+      LocalArray lhs = array(DType::float32, {shard_rows, depth}, a_shard);
+      LocalArray lhs_transposed = array(DType::float32, {depth, shard_rows}, a_shard_transposed);
+      LocalArray rhs = array(DType::float32, {depth, shard_columns}, b_shard);
+      std::vector<double> product = values_of(ok(dot_general(lhs, rhs, {{}, {}, {1}, {0}, placement})));
+      std::vector<double> from_transposed = values_of(ok(dot_general(lhs_transposed, rhs, {{}, {}, {0}, {0}, placement})));
+      std::int64_t mismatched = 0, mismatched_transposed = 0;
+      for (std::int64_t i = 0; i < shard_rows; ++i) {
+        for (std::int64_t j = 0; j < shard_columns; ++j) {
+          auto local = static_cast<std::size_t>(i * shard_columns + j);
+          auto global = static_cast<std::size_t>((row0 + i) * columns + column0 + j);
+          mismatched += product[local] != whole[global];
+          mismatched_transposed += from_transposed[local] != whole_from_transposed[global];
+        }
+      }
+      EXPECT_EQ(mismatched, 0) << "shard " << row_block << "," << column_block;
+      EXPECT_EQ(mismatched_transposed, 0) << "shard " << row_block << "," << column_block;
+    }
+  }
+  // A shard that does not fit in its placement is an error, not a wild write.
+  EXPECT_FALSE(dot_general(a, b, {{}, {}, {1}, {0}, DotPlacement{1, rows, 0, columns}}).ok());
+}
+
+TEST(Kernels, RevReversesTheNamedAxes) {
+  LocalArray x = array(DType::int32, {2, 3}, {0, 1, 2, 3, 4, 5});
+  std::vector<int> columns = {1}, both = {0, 1}, twice = {1, 1}, out_of_range = {2};
+  expect_values(ok(rev(x, columns)), {2, 1, 0, 5, 4, 3});
+  expect_values(ok(rev(x, both)), {5, 4, 3, 2, 1, 0});
+  expect_values(ok(rev(array(DType::bfloat16, {3}, {1, 2, 3}), std::vector<int>{0})), {3, 2, 1});
+  EXPECT_FALSE(rev(x, twice).ok());
+  EXPECT_FALSE(rev(x, out_of_range).ok());
+}
+
 TEST(Kernels, TransposeBroadcastReshape) {
   std::vector<double> iota24;
   for (int i = 0; i < 24; ++i) iota24.push_back(i);
