@@ -251,6 +251,16 @@ Value ShardMapObject::call(Evaluator& evaluator, CallArgs& args) {
     try {
       raise_error(failure->error);
     } catch (PyError& error) {
+      // shardlang's note names the user's function and the line that returned
+      // the varying value; the hint is the fix (check_mode.hpp's notes).
+      for (const auto& output : failure->failures) {
+        std::string axes;
+        for (const auto& axis : output.offending) axes += (axes.empty() ? "'" : ", '") + axis + "'";
+        std::string who = f ? "`" + f->scope->qualname + "`" : std::string("the function");
+        error.exception->notes.emplace_back(at.value_or(lang::Span{}), who + " returns output " + std::to_string(output.output) +
+                                                                           " varying over " + axes + " here");
+      }
+      if (!failure->failures.empty()) error.exception->hint = typecheck::replication_fix_hint(failure->failures[0]);
       if (at) {
         error.exception->frame_span = *at;
         error.exception->frame_span_set = true;
@@ -266,6 +276,11 @@ Value ShardMapObject::call(Evaluator& evaluator, CallArgs& args) {
           typecheck::ArrayType type = outputs[i].array->aval;
           type.manual = {};
           type.sharding = typecheck::Sharding::replicated(mesh, type.ndim());
+          // The body's block is local: the guess has the global shape.
+          const auto& entries = out_specs[i].spec.partitions();
+          for (std::size_t d = 0; d < entries.size() && d < type.shape.size(); ++d)
+            for (const auto& axis : entries[d])
+              if (const auto* found = mesh->find(axis)) type.shape[d] *= found->size;
           Layout layout = checked(make_layout(devices, out_specs[i].spec, type.shape));
           ArrayRef guess = make_abstract_array(type, layout, true);
           guess->poisoned = true;

@@ -74,6 +74,25 @@ TEST(CheckMode, RunModeErrorsCarryTheSameNotes) {
   EXPECT_TRUE(d.hint.empty());
 }
 
+TEST(CheckMode, ShardMapVaryingOutputNamesTheFunctionAndTheReturn) {
+  auto diagnostics = check(
+      "mesh = jax.make_mesh((4, 2), ('X', 'Y'))\n"                                            // 5
+      "def body(block):\n"                                                                    // 6
+      "  return block * 2\n"                                                                  // 7
+      "a = jnp.zeros((8, 16), out_sharding=P('X', 'Y'))\n"                                    // 8
+      "out = jax.shard_map(body, mesh=mesh, in_specs=P('X', 'Y'), out_specs=P('X'))(a)\n");   // 9
+  ASSERT_EQ(diagnostics.size(), 1u);
+  const auto& d = diagnostics[0];
+  EXPECT_EQ(d.code, "shard_map/out-specs-varying");
+  EXPECT_EQ(d.where.line, 7);
+  ASSERT_EQ(d.notes.size(), 1u);
+  EXPECT_EQ(d.notes[0].message, "`body` returns output 0 varying over 'Y' here");
+  EXPECT_EQ(d.notes[0].where.line, 7);
+  EXPECT_EQ(d.hint,
+            "reduce the value with jax.lax.psum(..., 'Y') (or pmean/pmax/pmin) before returning it, or give it an "
+            "out_specs entry that names 'Y'");
+}
+
 TEST(CheckMode, StableCodes) {
   struct Case {
     const char* statement;
