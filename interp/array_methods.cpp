@@ -8,6 +8,8 @@
 #include "interp/builtins.hpp"
 #include "interp/collectives.hpp"
 #include "interp/check_mode.hpp"
+#include "interp/indexing_ops.hpp"
+#include "interp/numpy_module.hpp"
 #include "interp/primitives.hpp"
 #include "interp/trace.hpp"
 #include "typecheck/rule_support.hpp"
@@ -177,7 +179,7 @@ std::vector<std::int64_t> size_arguments(Evaluator& evaluator, const std::vector
 }
 
 const std::vector<std::string>& array_attribute_names() {
-  static const std::vector<std::string> names{"T", "astype", "block_until_ready", "copy", "dtype", "item", "max", "mean", "min",
+  static const std::vector<std::string> names{"T", "astype", "at", "block_until_ready", "copy", "dtype", "item", "max", "mean", "min",
                                               "ndim", "reshape", "shape", "sharding", "size", "sum", "transpose"};
   return names;
 }
@@ -198,6 +200,7 @@ std::optional<Value> ArrayObject::get_attribute(Evaluator& evaluator, const std:
     return sharding_value(layout);
   }
   if (name == "committed") return Value::boolean(committed);
+  if (name == "at") return at_indexer(self_ref);
   if (name == "T") return apply_transpose(evaluator, Value(self_ref), typecheck::reversed_permutation(aval.ndim()));
   if (name == "item")
     return Value(native("item()", [self_ref](Evaluator& ev, Arguments&) {
@@ -211,7 +214,7 @@ std::optional<Value> ArrayObject::get_attribute(Evaluator& evaluator, const std:
     }));
   if (name == "astype")
     return Value(native("astype(dtype)", [self_ref](Evaluator& ev, Arguments& a) {
-      return Value(astype(ev, self_ref, dtype_argument(ev, a[0])));
+      return apply_astype(ev, self_ref, dtype_argument(ev, a[0]));
     }));
   if (name == "reshape")
     return Value(native("reshape(*shape)", [self_ref](Evaluator& ev, Arguments& a) {

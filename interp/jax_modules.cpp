@@ -9,6 +9,7 @@
 #include "interp/array.hpp"
 #include "interp/builtins.hpp"
 #include "interp/check_mode.hpp"
+#include "interp/indexing_ops.hpp"
 #include "interp/jit.hpp"
 #include "interp/numpy_module.hpp"
 #include "interp/primitives.hpp"
@@ -587,6 +588,7 @@ void install_array_members(Evaluator& evaluator) {
   install_numpy_members(evaluator, *evaluator.module("numpy"), false);
   install_array_operations(evaluator, *evaluator.module("jax.numpy"), true);
   install_array_operations(evaluator, *evaluator.module("numpy"), false);
+  install_indexing_operations(evaluator, *evaluator.module("jax.numpy"));
   auto jax = evaluator.module("jax");
   for (const char* sub : {"numpy", "lax", "random", "sharding", "experimental", "debug", "tree", "config"})
     jax->add(sub, Value(evaluator.module(std::string("jax.") + sub)));

@@ -7,6 +7,7 @@
 #include "devices/collectives.hpp"
 #include "interp/builtins.hpp"
 #include "interp/collectives.hpp"
+#include "interp/indexing_ops.hpp"
 #include "interp/trace.hpp"
 #include "typecheck/creation_rules.hpp"
 #include "typecheck/elementwise_rules.hpp"
@@ -662,6 +663,7 @@ constexpr std::array primitive_table{
     unary("exp", UnaryOp::exp, R::floating),
     unary("expm1", UnaryOp::expm1, R::floating),
     binary("floor_divide", BinaryOp::floor_divide, R::promoted),
+    Primitive{"gather", "take", gather_implementation, movement_cost},
     binary("greater", BinaryOp::gt, R::boolean),
     binary("greater_equal", BinaryOp::ge, R::boolean),
     binary("less", BinaryOp::lt, R::boolean),

@@ -1,0 +1,299 @@
+// x.at[index].set/add/get and jnp.take (indexing_ops.hpp). `.at` updates a
+// rectangular window (integers and step-1 slices) through the update_slice
+// primitive; take is the gather primitive.
+#include "interp/indexing_ops.hpp"
+
+#include <cstring>
+#include <limits>
+
+#include "interp/builtins.hpp"
+#include "interp/numpy_module.hpp"
+#include "interp/primitives.hpp"
+#include "interp/runtime.hpp"
+#include "typecheck/creation_rules.hpp"
+#include "typecheck/rule_support.hpp"
+#include "typecheck/structural_rules.hpp"
+
+namespace interp {
+
+using typecheck::DType;
+
+namespace {
+
+// The window `items` selects: its start and extent on every operand dim,
+// and the shape x[items] has (integer-indexed dims dropped).
+struct Window {
+  std::vector<std::int64_t> start;
+  typecheck::Shape extent;
+  typecheck::Shape indexed_shape;
+};
+
+Window window_of(Evaluator& evaluator, const typecheck::ArrayType& operand, const Value& key) {
+  std::vector<Value> keys = key.as<TupleObject>() ? key.as<TupleObject>()->items : std::vector<Value>{key};
+  std::size_t named = 0;
+  for (const auto& k : keys)
+    if (!k.as<EllipsisObject>()) ++named;
+  if (named > operand.ndim())
+    raise(exc::IndexError(), "Too many indices: " + std::to_string(operand.ndim()) + "-dimensional array indexed with " +
+                                 std::to_string(named) + " regular indices.");
+  Window window;
+  std::size_t dim = 0;
+  auto whole_dim = [&]() {
+    window.start.push_back(0);
+    window.extent.push_back(operand.shape[dim]);
+    window.indexed_shape.push_back(operand.shape[dim]);
+    ++dim;
+  };
+  for (const auto& k : keys) {
+    if (k.as<EllipsisObject>()) {
+      for (std::size_t rest = operand.ndim() - named; rest > 0; --rest) whole_dim();
+      continue;
+    }
+    std::int64_t n = operand.shape[dim];
+    if (k.is_integral()) {
+      std::int64_t index = k.as_int() < 0 ? k.as_int() + n : k.as_int();
+      if (index < 0 || index >= n)
+        raise(exc::IndexError(), "index " + std::to_string(k.as_int()) + " is out of bounds for axis " +
+                                     std::to_string(dim) + " with size " + std::to_string(n));
+      window.start.push_back(index);
+      window.extent.push_back(1);
+      ++dim;
+    } else if (auto* s = k.as<SliceObject>()) {
+      auto bounds = s->bounds(n);
+      if (bounds.step != 1) raise(exc::NotImplementedError(), "x.at[...] with a slice step other than 1");
+      window.start.push_back(bounds.start);
+      window.extent.push_back(bounds.count);
+      window.indexed_shape.push_back(bounds.count);
+      ++dim;
+    } else {
+      raise(exc::TypeError(), "x.at[...] takes static integers, slices and ... in shardlang");
+    }
+  }
+  while (dim < operand.ndim()) whole_dim();
+  return window;
+}
+
+std::string shape_text(const typecheck::Shape& shape) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + (shape.size() == 1 ? ",)" : ")");
+}
+
+// The window of `operand` as an array of the window's extent (rank kept).
+Value window_values(Evaluator& evaluator, const ArrayRef& operand, const Window& window) {
+  std::vector<std::int64_t> limit, strides;
+  for (std::size_t d = 0; d < window.start.size(); ++d) {
+    limit.push_back(window.start[d] + window.extent[d]);
+    strides.push_back(1);
+  }
+  Params params;
+  params.set("start_indices", window.start);
+  params.set("limit_indices", limit);
+  params.set("strides", strides);
+  params.set("new_sizes", std::vector<std::int64_t>(window.extent.begin(), window.extent.end()));
+  return bind(evaluator, primitive("slice"), {operand}, std::move(params));
+}
+
+// `update` in the operand's dtype, broadcast to x[items]'s shape (NumPy's
+// rules), then given the window's rank.
+ArrayRef window_update(Evaluator& evaluator, const ArrayRef& operand, const Window& window, const Value& update) {
+  ArrayRef value = to_array(evaluator, apply_astype(evaluator, to_array(evaluator, update), operand->aval.dtype));
+  const auto& target = window.indexed_shape;
+  if (value->aval.ndim() > target.size())
+    raise(exc::ValueError(), "Incompatible shapes for broadcasting: " + shape_text(value->aval.shape) + " and " +
+                                 shape_text(target));
+  if (value->aval.shape != target) {
+    std::vector<std::int64_t> dimensions;
+    for (std::size_t k = 0; k < value->aval.ndim(); ++k) {
+      auto d = target.size() - value->aval.ndim() + k;
+      if (value->aval.shape[k] != 1 && value->aval.shape[k] != target[d])
+        raise(exc::ValueError(), "Incompatible shapes for broadcasting: " + shape_text(value->aval.shape) + " and " +
+                                     shape_text(target));
+      dimensions.push_back(static_cast<std::int64_t>(d));
+    }
+    Params params;
+    params.set("shape", std::vector<std::int64_t>(target.begin(), target.end()));
+    params.set("broadcast_dimensions", dimensions);
+    value = to_array(evaluator, bind(evaluator, primitive("broadcast_in_dim"), {value}, std::move(params)));
+  }
+  if (window.extent != target)
+    value = to_array(evaluator, apply_reshape(evaluator, Value(value),
+                                              std::vector<std::int64_t>(window.extent.begin(), window.extent.end())));
+  return value;
+}
+
+Value update_window(Evaluator& evaluator, const ArrayRef& operand, const Window& window, const ArrayRef& update) {
+  Params params;
+  params.set("start_indices", window.start);
+  return bind(evaluator, primitive("update_slice"), {operand, update}, std::move(params));
+}
+
+// x.at[items]: set, add and get.
+class AtReference final : public Object {
+ public:
+  AtReference(ArrayRef operand, Value key) : operand_(std::move(operand)), key_(std::move(key)) {}
+  const TypeRef& type() const override {
+    static const TypeRef type = make_type("_IndexUpdateRef");
+    return type;
+  }
+  std::vector<std::string> attribute_names() const override { return {"add", "get", "set"}; }
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override {
+    ArrayRef operand = operand_;
+    Value key = key_;
+    if (name == "set")
+      return Value(native("set(values)", [operand, key](Evaluator& ev, Arguments& a) {
+        Window window = window_of(ev, operand->aval, key);
+        return update_window(ev, operand, window, window_update(ev, operand, window, a[0]));
+      }));
+    if (name == "add")
+      return Value(native("add(values)", [operand, key](Evaluator& ev, Arguments& a) {
+        Window window = window_of(ev, operand->aval, key);
+        Value sum = apply_elementwise(ev, primitive("add"),
+                                      {window_values(ev, operand, window), Value(window_update(ev, operand, window, a[0]))});
+        return update_window(ev, operand, window, to_array(ev, apply_astype(ev, to_array(ev, sum), operand->aval.dtype)));
+      }));
+    if (name == "get")
+      return Value(native("get()", [operand, key](Evaluator& ev, Arguments&) { return *operand->get_item(ev, key); }));
+    return Object::get_attribute(evaluator, name);
+  }
+
+ private:
+  ArrayRef operand_;
+  Value key_;
+};
+
+class AtIndexer final : public Object {
+ public:
+  explicit AtIndexer(ArrayRef operand) : operand_(std::move(operand)) {}
+  const TypeRef& type() const override {
+    static const TypeRef type = make_type("_IndexUpdateHelper");
+    return type;
+  }
+  std::optional<Value> get_item(Evaluator&, const Value& key) override {
+    return Value(std::make_shared<AtReference>(operand_, key));
+  }
+
+ private:
+  ArrayRef operand_;
+};
+
+// The value jnp.take's default mode ("fill") gives out-of-range indices.
+void fill_out_of_range(DType dtype, std::byte* element) {
+  auto store = [&](auto value) { std::memcpy(element, &value, sizeof value); };
+  switch (dtype) {
+    case DType::float32: store(std::numeric_limits<float>::quiet_NaN()); break;
+    case DType::int32: store(std::numeric_limits<std::int32_t>::min()); break;
+    case DType::int8: store(std::numeric_limits<std::int8_t>::min()); break;
+    case DType::uint32: store(std::numeric_limits<std::uint32_t>::max()); break;
+    case DType::bool_: store(std::uint8_t{1}); break;
+    case DType::bfloat16: store(std::uint16_t{0x7fc0}); break;
+    case DType::float16: store(std::uint16_t{0x7e00}); break;
+    default: break;
+  }
+}
+
+// One device's gather: operand [outer, n, inner] by int32 indices.
+devices::Expected<devices::LocalArray> gather_block(const std::shared_ptr<devices::MemoryLedger>& ledger,
+                                                    const devices::LocalArray& operand, const devices::LocalArray& indices,
+                                                    std::size_t axis, const typecheck::Shape& result_shape) {
+  auto made = devices::make_local_array(ledger, operand.dtype(), result_shape);
+  if (!made) return made;
+  std::int64_t outer = 1, inner = 1;
+  for (std::size_t d = 0; d < axis; ++d) outer *= operand.shape[d];
+  for (std::size_t d = axis + 1; d < operand.shape.size(); ++d) inner *= operand.shape[d];
+  std::int64_t n = operand.shape[axis];
+  auto element = static_cast<std::int64_t>(typecheck::byte_size(operand.dtype()));
+  auto picks = indices.buffer->elements<DType::int32>();
+  const std::byte* in = operand.buffer->bytes().data();
+  std::byte* out = made->buffer->bytes().data();
+  auto count = static_cast<std::int64_t>(picks.size());
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t k = 0; k < count; ++k) {
+      std::int64_t index = picks[static_cast<std::size_t>(k)];
+      if (index < 0) index += n;
+      std::byte* target = out + ((o * count + k) * inner) * element;
+      if (index < 0 || index >= n) {
+        for (std::int64_t i = 0; i < inner; ++i) fill_out_of_range(operand.dtype(), target + i * element);
+        continue;
+      }
+      std::memcpy(target, in + ((o * n + index) * inner) * element, static_cast<std::size_t>(inner * element));
+    }
+  return made;
+}
+
+Value take(Evaluator& evaluator, const Value& operand_value, const Value& indices_value, const Value& axis_value,
+           const Value& out_sharding) {
+  ArrayRef operand = to_array(evaluator, operand_value);
+  std::int64_t axis = 0;
+  if (axis_value.is_none()) {
+    operand = to_array(evaluator, apply_reshape(evaluator, Value(operand), {devices::element_count(operand->aval.shape)}));
+  } else {
+    axis = evaluator.index_of(axis_value);
+    auto ndim = static_cast<std::int64_t>(operand->aval.ndim());
+    if (axis < -ndim || axis >= ndim)
+      raise(exc::ValueError(), "axis " + std::to_string(axis) + " is out of bounds for array of dimension " + std::to_string(ndim));
+    if (axis < 0) axis += ndim;
+  }
+  ArrayRef indices = to_array(evaluator, indices_value);
+  if (!typecheck::is_integer(indices->aval.dtype)) raise(exc::TypeError(), "take: indices must be integers");
+  indices = to_array(evaluator, apply_astype(evaluator, indices, DType::int32));
+  Params params;
+  params.set("axis", axis);
+  if (auto sharding = sharding_argument(out_sharding)) params.set("out_sharding", *sharding);
+  return bind(evaluator, primitive("gather"), {operand, indices}, std::move(params));
+}
+
+}  // namespace
+
+Value at_indexer(const ArrayRef& operand) { return Value(std::make_shared<AtIndexer>(operand)); }
+
+// operands: x, int32 indices; params: axis, out_sharding (optional). The
+// gathered dim and the indices are whole on every device; the other dims
+// keep the operand's sharding.
+ArrayRef gather_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                               const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
+  const ArrayRef& indices = operands[1];
+  auto axis = static_cast<std::size_t>(*params.get<std::int64_t>("axis"));
+  std::optional<typecheck::Sharding> out_sharding;
+  if (const auto* requested = params.get<typecheck::ShardingArg>("out_sharding")) {
+    typecheck::Shape shape(operand->aval.shape.begin(), operand->aval.shape.begin() + static_cast<std::ptrdiff_t>(axis));
+    shape.insert(shape.end(), indices->aval.shape.begin(), indices->aval.shape.end());
+    shape.insert(shape.end(), operand->aval.shape.begin() + static_cast<std::ptrdiff_t>(axis) + 1, operand->aval.shape.end());
+    auto& runtime = runtime_of(evaluator);
+    typecheck::MeshRef context = runtime.context_mesh ? runtime.context_mesh->mesh->abstract : nullptr;
+    out_sharding = checked(typecheck::canonicalize_out_sharding("jnp.take", *requested, context, shape));
+  }
+  typecheck::ArrayType out_type =
+      checked(typecheck::take_rule(operand->aval, indices->aval, static_cast<std::int64_t>(axis), out_sharding));
+  DeviceMeshRef mesh = operand->layout.mesh;
+  Layout needed{mesh, operand->layout.dims};
+  needed.dims[axis].clear();
+  std::vector<typecheck::SpecEntry> computed_dims(needed.dims.begin(), needed.dims.begin() + static_cast<std::ptrdiff_t>(axis));
+  computed_dims.resize(axis + indices->aval.ndim());
+  computed_dims.insert(computed_dims.end(), needed.dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, needed.dims.end());
+  Layout computed{mesh, computed_dims};
+  Layout out_layout = computed;
+  if (typecheck::has_explicit_axis(out_type.sharding.mesh)) out_layout.dims = out_type.sharding.dims;
+  out_layout.dims.resize(out_type.ndim());
+  if (!execute) return make_abstract_array(out_type, out_layout, operand->committed);
+  ArrayRef input = relayout(evaluator, operand, needed);
+  ArrayRef picks = relayout(evaluator, indices, Layout{mesh, std::vector<typecheck::SpecEntry>(indices->aval.ndim())});
+  typecheck::Shape local_shape = computed.shard_shape(out_type.shape);
+  auto ledger = runtime_of(evaluator).ledger();
+  auto shards = run_per_position(evaluator, mesh, {input, picks}, [&](const std::vector<devices::LocalArray>& in) {
+    return gather_block(ledger, in[0], in[1], axis, local_shape);
+  });
+  ArrayRef out = make_array(evaluator, out_type, computed, std::move(shards), operand->committed);
+  out = relayout(evaluator, out, out_layout);
+  out->aval = out_type;
+  return out;
+}
+
+void install_indexing_operations(Evaluator&, ModuleObject& module) {
+  module.add_function("take(a, indices, axis=None, out=None, mode=None, unique_indices=False, indices_are_sorted=False, "
+                      "fill_value=None, *, out_sharding=None)",
+                      [](Evaluator& ev, Arguments& a) { return take(ev, a[0], a[1], a[2], a[8]); });
+}
+
+}  // namespace interp
