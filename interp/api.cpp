@@ -7,7 +7,9 @@
 #include <set>
 #include <sstream>
 
+#include "devices/chrome_trace.hpp"
 #include "interp/check_mode.hpp"
+#include "interp/costing.hpp"
 #include "interp/evaluator.hpp"
 #include "interp/runtime.hpp"
 #include "interp/format.hpp"
@@ -416,6 +418,14 @@ struct Interpreter::State {
   std::unique_ptr<interp::Evaluator> evaluator;
   // The evaluator running now (the main one, or check mode's own), for interrupt().
   std::atomic<interp::Evaluator*> running{nullptr};
+  // The cost model's charges of the last check, when it ran after the last run.
+  std::shared_ptr<interp::CostRecorder> check_costs;
+
+  // The charges profile_report() and trace_json() show.
+  const devices::Profile* profile() const {
+    const auto& costs = check_costs ? check_costs : evaluator->runtime->costs;
+    return costs ? costs->profile() : nullptr;
+  }
 
   std::unique_ptr<interp::Evaluator> make_evaluator(interp::Evaluator::Mode mode) const {
     auto evaluator = std::make_unique<interp::Evaluator>();
@@ -425,7 +435,9 @@ struct Interpreter::State {
     if (auto platform = devices::parse_platform(options.platform)) runtime.platform = *platform;
     if (auto chip = devices::parse_chip(options.chip)) runtime.chip = *chip;
     runtime.device_count = options.devices;
+    runtime.profile = options.profile;
     evaluator->runtime = std::make_shared<interp::Runtime>(runtime);
+    interp::install_costing(*evaluator);
     // sys.argv: the script name is filled in by each run.
     std::vector<interp::Value> argv{interp::make_str("")};
     for (const auto& argument : options.script_arguments) argv.push_back(interp::make_str(argument));
@@ -553,6 +565,7 @@ Interpreter::Interpreter(Interpreter&&) noexcept = default;
 Interpreter& Interpreter::operator=(Interpreter&&) noexcept = default;
 
 Result Interpreter::run(std::string_view source, std::string_view name) {
+  state_->check_costs.reset();
   RunningScope running(state_->running, *state_->evaluator);
   return execute(*state_->evaluator, source, name, RunKind::script);
 }
@@ -564,6 +577,7 @@ Result Interpreter::run_file(const std::string& path) {
 }
 
 Result Interpreter::run_interactive(std::string_view source, std::string_view name) {
+  state_->check_costs.reset();
   RunningScope running(state_->running, *state_->evaluator);
   return execute(*state_->evaluator, source, name, RunKind::interactive);
 }
@@ -576,11 +590,37 @@ std::vector<Diagnostic> Interpreter::check(std::string_view source, std::string_
       RunningScope running(state_->running, *evaluator);
       diagnostics = execute(*evaluator, source, name, RunKind::script).diagnostics();
     }
+    state_->check_costs = evaluator->runtime->costs;
     interp::run_with_large_stack([&]() { evaluator.reset(); });  // deep values free recursively
     return diagnostics;
   } catch (const std::exception& error) {
     return {internal_error(std::string("RuntimeError: internal error: ") + error.what())};
   }
+}
+
+std::string Interpreter::profile_report(std::size_t max_rows) const {
+  const devices::Profile* profile = state_->profile();
+  return profile ? profile->render(max_rows) : std::string();
+}
+
+std::string Interpreter::trace_json() const {
+  const devices::Profile* profile = state_->profile();
+  if (!profile) return {};
+  std::vector<std::string> labels;
+  for (int device = 0; device < profile->device_count(); ++device)
+    labels.push_back(state_->options.platform == "cpu" ? "CPU " + std::to_string(device)
+                                                       : "TPU " + std::to_string(device));
+  return devices::chrome_trace_json(*profile, labels);
+}
+
+double Interpreter::estimated_seconds() const {
+  const devices::Profile* profile = state_->profile();
+  return profile ? profile->total_seconds() : 0;
+}
+
+void Interpreter::restart_profile() {
+  state_->check_costs.reset();
+  if (const auto& costs = state_->evaluator->runtime->costs) costs->restart_profile();
 }
 
 std::vector<Diagnostic> Interpreter::check_file(const std::string& path) {

@@ -1390,7 +1390,7 @@ void Evaluator::exec_timeit(const ast::LineMagic& node, const ast::Stmt& stmt, F
   best /= static_cast<double>(number);
   write(std::to_string(number) + " loop" + (number == 1 ? "" : "s") + ", best of " + std::to_string(repeat) + ": " +
         format_time(best) + " per loop\n");
-  if (after_timeit) after_timeit(*this, stmt);
+  if (after_timeit) after_timeit(*this, stmt, [&] { exec(*node.statement, frame); });
 }
 
 }  // namespace interp

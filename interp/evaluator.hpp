@@ -89,9 +89,10 @@ class Evaluator {
 
   Mode mode = Mode::run;
   std::function<void(std::string_view)> output;  // where print writes; may be empty
-  // Called after %timeit prints its host-time line, with the timed statement:
-  // the cost model adds the simulated TPU time line here.
-  std::function<void(Evaluator&, const lang::ast::Stmt&)> after_timeit;
+  // Called after %timeit prints its host-time line, with the %timeit
+  // statement and a function that runs the timed statement once more: the
+  // cost model measures that run and adds the simulated TPU time line.
+  std::function<void(Evaluator&, const lang::ast::Stmt&, const std::function<void()>& run_once)> after_timeit;
   std::atomic<bool> interrupt_requested{false};
   int recursion_limit = 1000;
   // The devices, meshes and context mesh of this interpreter (runtime.hpp).

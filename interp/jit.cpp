@@ -6,6 +6,7 @@
 
 #include "interp/builtins.hpp"
 #include "interp/control_flow.hpp"
+#include "interp/costing.hpp"
 #include "interp/shard_map.hpp"
 #include "interp/trace.hpp"
 
@@ -259,11 +260,21 @@ class CompiledObject : public Object {
         return make_str(compile(program_ref).text(function_name));
       }));
     if (attribute == "cost_analysis")
-      return Value(native("cost_analysis()", [program_ref](Evaluator&, Arguments&) {
+      return Value(native("cost_analysis()", [program_ref](Evaluator& evaluator, Arguments&) {
         Cost cost = program_cost(*program_ref);
         auto out = make_dict();
         out->table.insert(make_str("flops"), Value::floating(cost.flops));
         out->table.insert(make_str("bytes accessed"), Value::floating(cost.bytes_accessed));
+        // The cost model's figures on the chosen chip (costing.hpp).
+        Runtime& runtime = runtime_of(evaluator);
+        devices::CostModel model(devices::chip_spec(runtime.options().chip));
+        DeviceMeshRef mesh = runtime.context_mesh ? runtime.context_mesh->mesh : nullptr;
+        for (const auto& constant : program_ref->constants)
+          if (constant.second->layout.mesh && constant.second->layout.mesh->devices.size() > 1)
+            mesh = constant.second->layout.mesh;
+        out->table.insert(make_str("collective bytes"),
+                          Value::floating(program_collective_bytes(model, *program_ref, mesh)));
+        out->table.insert(make_str("estimated time"), Value::floating(program_seconds(model, *program_ref, mesh)));
         return Value(out);
       }));
     return std::nullopt;

@@ -1,6 +1,7 @@
 // The Jaxpr IR, its printing, its cost and its executable (program.hpp).
 #include "interp/program.hpp"
 
+#include "interp/costing.hpp"
 #include "interp/partitioner.hpp"
 
 namespace interp {
@@ -66,9 +67,12 @@ std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<Ar
     for (int input : e.inputs) operands.push_back(values[static_cast<std::size_t>(input)]);
     values[static_cast<std::size_t>(e.output)] =
         e.primitive->implementation(evaluator, *e.primitive, operands, e.params, true);
+    // One program: its equations pay no dispatch of their own.
+    charge_application(evaluator, *e.primitive, operands, values[static_cast<std::size_t>(e.output)], e.params, false);
   }
   std::vector<ArrayRef> outputs;
   for (int output : program.outputs) outputs.push_back(values[static_cast<std::size_t>(output)]);
+  if (!outputs.empty() && outputs.front()) charge_program_dispatch(evaluator, outputs.front()->layout.mesh);
   return outputs;
 }
 

@@ -64,10 +64,13 @@ struct RuntimeOptions {
   devices::Platform platform = devices::Platform::tpu;
   devices::Chip chip = devices::Chip::v5e;
   int device_count = 8;
+  // Keep every charge of the cost model for --profile / --trace (costing.hpp).
+  bool profile = false;
 };
 
 class MeshObject;
 class Trace;
+class CostRecorder;
 
 class Runtime {
  public:
@@ -90,6 +93,8 @@ class Runtime {
   devices::ThreefryMode threefry_mode = devices::ThreefryMode::partitionable;
   // Traces pushed above the mode's own (trace.hpp), innermost last.
   std::vector<Trace*> trace_stack;
+  // The cost model's clock and profile (costing.hpp), made on first charge.
+  std::shared_ptr<CostRecorder> costs;
 
  private:
   RuntimeOptions options_;

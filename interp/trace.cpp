@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "interp/check_mode.hpp"
+#include "interp/costing.hpp"
 
 namespace interp {
 
@@ -28,7 +29,9 @@ ArrayRef apply(Evaluator& evaluator, const Primitive& primitive, const std::vect
 
 ArrayRef EagerTrace::process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                              const Params& params) {
-  return apply(evaluator, primitive, operands, params, true);
+  ArrayRef result = apply(evaluator, primitive, operands, params, true);
+  charge_application(evaluator, primitive, operands, result, params, true);
+  return result;
 }
 
 bool recover_in_check(Evaluator& evaluator, const PyError& error, bool from_poisoned) {
@@ -82,6 +85,8 @@ ArrayRef AbstractTrace::process(Evaluator& evaluator, const Primitive& primitive
     from_poisoned = true;
   }
   if (from_poisoned) result->poisoned = true;
+  // check --profile: the program's estimated time, as if it ran.
+  if (evaluator.mode == Evaluator::Mode::check) charge_application(evaluator, primitive, operands, result, params, false);
   return result;
 }
 

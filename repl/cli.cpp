@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 
 #include "repl/console.hpp"
@@ -68,8 +69,9 @@ class ArgumentParser {
     }
     if (line_.command == Command::run && line_.files.empty()) return UsageError{"run: missing FILE"};
     if (line_.command == Command::check && line_.files.empty()) return UsageError{"check: missing FILE"};
-    if ((line_.profile || line_.trace_path) && line_.command != Command::run)
-      return UsageError{"--profile and --trace are options of `run`"};
+    if (line_.trace_path && line_.command != Command::run) return UsageError{"--trace is an option of `run`"};
+    if (line_.profile && line_.command != Command::run && line_.command != Command::check)
+      return UsageError{"--profile is an option of `run` and `check`"};
     if (format_given_ && line_.command != Command::check) return UsageError{"--format is an option of `check`"};
     return line_;
   }
@@ -197,6 +199,7 @@ shardlang::Options options_for(const CommandLine& line) {
   if (line.devices) options.devices = *line.devices;
   if (line.chip) options.chip = *line.chip;
   options.script_arguments = line.script_arguments;
+  options.profile = line.profile || line.trace_path.has_value();
   // The CLI lets np.load/np.save reach the working directory (cli.md).
   std::error_code error;
   std::filesystem::path working_directory = std::filesystem::current_path(error);
@@ -207,8 +210,6 @@ shardlang::Options options_for(const CommandLine& line) {
 // Flags the public API cannot carry yet: refusing them is better than
 // silently running without what the user asked for.
 std::optional<std::string> unsupported_flag(const CommandLine& line) {
-  if (line.profile) return "--profile";
-  if (line.trace_path) return "--trace";
   if (line.host_memory_bytes) return "--host-memory";
   return std::nullopt;
 }
@@ -220,7 +221,19 @@ int run_script(const CommandLine& line) {
     print_error(*problem);
     return exit_usage;
   }
-  return run_program(options_for(line), source, path);
+  auto report = [&line](const shardlang::Interpreter& interpreter) {
+    if (line.profile) {
+      std::fputs(interpreter.profile_report().c_str(), stdout);
+      std::fflush(stdout);
+    }
+    if (!line.trace_path) return true;
+    std::ofstream trace(*line.trace_path, std::ios::binary);
+    trace << interpreter.trace_json();
+    trace.close();
+    if (!trace) print_error("cannot write " + *line.trace_path);
+    return static_cast<bool>(trace);
+  };
+  return run_program(options_for(line), source, path, report);
 }
 
 int check_files(const CommandLine& line) {
@@ -242,6 +255,12 @@ int check_files(const CommandLine& line) {
       std::fflush(stdout);
     } else {
       print_diagnostics(diagnostics);
+    }
+    // check --profile: the whole program's estimated time, as if it ran.
+    if (line.profile) {
+      std::printf("%s: estimated step time %.6g s on %s\n%s", path.c_str(), interpreter.estimated_seconds(),
+                  options_for(line).chip.c_str(), interpreter.profile_report().c_str());
+      std::fflush(stdout);
     }
   }
   if (unreadable) return exit_usage;

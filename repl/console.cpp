@@ -89,7 +89,8 @@ InterruptibleRun::InterruptibleRun(shardlang::Interpreter& interpreter) {
 
 InterruptibleRun::~InterruptibleRun() { running_interpreter.store(nullptr); }
 
-int run_program(shardlang::Options options, const std::string& source, const std::string& name) {
+int run_program(shardlang::Options options, const std::string& source, const std::string& name,
+                const std::function<bool(const shardlang::Interpreter&)>& report) {
   options.output = write_to_stdout;
   shardlang::Interpreter interpreter(std::move(options));
   shardlang::Result result;
@@ -98,6 +99,7 @@ int run_program(shardlang::Options options, const std::string& source, const std
     result = interpreter.run(source, name);
   }
   print_diagnostics(result.diagnostics());
+  if (report && !report(interpreter)) return exit_usage;
   return result.ok() ? exit_success : exit_failure;
 }
 

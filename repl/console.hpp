@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,7 +44,10 @@ void install_interrupt_handler();
 
 // Runs `source` as a script named `name` (program output to stdout,
 // diagnostics to stderr, Ctrl-C interrupts it) and returns the exit status.
-int run_program(shardlang::Options options, const std::string& source, const std::string& name);
+// `report`, when given, runs after the script (--profile, --trace); its
+// false (an unwritable file) makes the status a usage error.
+int run_program(shardlang::Options options, const std::string& source, const std::string& name,
+                const std::function<bool(const shardlang::Interpreter&)>& report = {});
 
 // While alive, Ctrl-C asks `interpreter` to raise KeyboardInterrupt; a second
 // Ctrl-C during the same run ends the process as the default action would,

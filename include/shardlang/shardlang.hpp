@@ -140,6 +140,9 @@ struct Options {
   std::vector<std::string> allowed_directories;
   // Arguments visible to the script (sys.argv-like), after the file name.
   std::vector<std::string> script_arguments;
+  // Keep every charge of the TPU cost model (runs and checks) for
+  // profile_report() and trace_json(): `--profile`, `--trace OUT.json`.
+  bool profile = false;
 };
 
 class Interpreter {
@@ -200,6 +203,19 @@ class Interpreter {
     std::vector<int> device_ids;
   };
   MeshDescription mesh_description();
+
+  // The cost model's account of what ran (needs Options::profile; empty
+  // otherwise): of the runs so far, or of the last check when it came last.
+  // The `--profile` table: the most expensive source lines and operations,
+  // a per-collective summary, and what the model cannot see.
+  std::string profile_report(std::size_t max_rows = 20) const;
+  // The same charges as a Chrome trace event file (`--trace OUT.json`): one
+  // track per simulated device.
+  std::string trace_json() const;
+  // The estimated time of the same charges on the chosen chip, in seconds.
+  double estimated_seconds() const;
+  // Forgets the charges so far (the REPL's `:profile` shows one entry's).
+  void restart_profile();
 
   // Ctrl-C: asks the running script to raise KeyboardInterrupt at the next
   // statement or loop iteration. Safe to call from a signal handler.

@@ -1,0 +1,395 @@
+// Charging the cost model (costing.hpp).
+#include "interp/costing.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <functional>
+#include <string_view>
+
+#include "devices/device.hpp"
+#include "interp/partitioner.hpp"
+#include "interp/runtime.hpp"
+#include "lang/source.hpp"
+
+namespace interp {
+
+namespace {
+
+using typecheck::ArrayType;
+
+// The link of a mesh axis, by name and size.
+using LinkOf = std::function<devices::MeshAxisLink(const std::string& axis, std::int64_t size)>;
+
+std::int64_t element_count(const typecheck::Shape& shape) {
+  std::int64_t count = 1;
+  for (auto size : shape) count *= size;
+  return count;
+}
+
+std::int64_t global_bytes(const ArrayType& type) {
+  return element_count(type.shape) * typecheck::byte_size(type.dtype);
+}
+
+std::int64_t local_bytes(const ArrayType& type) {
+  return element_count(typecheck::local_shape(type)) * typecheck::byte_size(type.dtype);
+}
+
+typecheck::SpecEntry dim_entry(const ArrayType& type, std::size_t dim) {
+  return dim < type.sharding.dims.size() ? type.sharding.dims[dim] : typecheck::SpecEntry{};
+}
+
+std::int64_t axis_size(const ArrayType& type, const std::string& axis) {
+  if (!type.sharding.mesh) return 1;
+  const typecheck::MeshAxis* found = type.sharding.mesh->find(axis);
+  return found ? found->size : 1;
+}
+
+std::int64_t axes_size(const ArrayType& type, const typecheck::SpecEntry& axes) {
+  std::int64_t size = 1;
+  for (const auto& axis : axes) size *= axis_size(type, axis);
+  return size;
+}
+
+// Operations that evaluate a transcendental per element on the VPU.
+bool is_transcendental(std::string_view name) {
+  static constexpr std::array<std::string_view, 18> names{
+      "acos", "acosh", "asin", "asinh", "atan", "atan2", "cos",      "cosh",  "erf",
+      "erf_inv", "exp", "expm1", "log",  "log1p", "logistic", "pow", "sin", "tanh"};
+  return std::find(names.begin(), names.end(), name) != names.end() || name == "tan" || name == "sinh";
+}
+
+bool is_reduction(std::string_view name) {
+  return name.starts_with("reduce_") || name == "argmax" || name == "argmin" || name.starts_with("cum");
+}
+
+// Operations that only move data between devices or mark types: their cost
+// is the collectives they plan or are.
+bool moves_data_only(const Primitive& primitive) {
+  std::string_view name = primitive.name;
+  return name == "device_put" || name == "reshard" || name == "sharding_constraint" || name == "shard_map_enter" || name == "shard_map_exit" ||
+         name == "axis_index" || name == "axis_size" || name == "pvary" || name == "pcast" ||
+         xla_name(primitive) != name;
+}
+
+devices::CollectiveKind collective_kind(std::string_view xla) {
+  using K = devices::CollectiveKind;
+  if (xla == "all-gather") return K::all_gather;
+  if (xla == "all-reduce") return K::all_reduce;
+  if (xla == "reduce-scatter") return K::reduce_scatter;
+  if (xla == "all-to-all") return K::all_to_all;
+  if (xla == "collective-permute") return K::collective_permute;
+  return K::none;
+}
+
+// The rows of a dot's result one device computes: the lhs rows split by the
+// result's axes on them, except axes the contraction keeps (a reduce-scatter
+// splits the summed result, not the product).
+std::int64_t rows_split(const ArrayType& result, std::size_t dim, const typecheck::SpecEntry& contraction) {
+  std::int64_t split = 1;
+  for (const auto& axis : dim_entry(result, dim))
+    if (std::find(contraction.begin(), contraction.end(), axis) == contraction.end()) split *= axis_size(result, axis);
+  return split;
+}
+
+double dot_seconds(const devices::CostModel& model, const ArrayType& lhs, const ArrayType& rhs,
+                   const ArrayType& result) {
+  if (lhs.ndim() == 0 || rhs.ndim() == 0) return model.memory_seconds(local_bytes(result));
+  typecheck::SpecEntry lhs_k = dim_entry(lhs, lhs.ndim() - 1), rhs_k = dim_entry(rhs, 0);
+  bool partial_sums = !lhs_k.empty() && lhs_k == rhs_k;
+  typecheck::SpecEntry contraction = partial_sums ? lhs_k : typecheck::SpecEntry{};
+  devices::MatmulWork work;
+  work.contracting = lhs.shape.back() / axes_size(lhs, contraction);
+  work.rows = lhs.ndim() == 2 ? lhs.shape[0] / rows_split(result, 0, contraction) : 1;
+  work.columns = rhs.ndim() == 2 ? rhs.shape[1] / rows_split(result, result.ndim() - 1, contraction) : 1;
+  work.lhs_dtype = lhs.dtype;
+  work.rhs_dtype = rhs.dtype;
+  work.out_dtype = result.dtype;
+  return model.matmul_seconds(work);
+}
+
+// The local work of one application on one device.
+double compute_seconds(const devices::CostModel& model, const Primitive& primitive,
+                       const std::vector<ArrayType>& operands, const ArrayType& result) {
+  if (moves_data_only(primitive)) return 0;
+  if (primitive.name == "dot_general" && operands.size() == 2)
+    return dot_seconds(model, operands[0], operands[1], result);
+  devices::ElementwiseWork work;
+  work.elements = element_count(typecheck::local_shape(result));
+  for (const auto& operand : operands) {
+    work.bytes_read += local_bytes(operand);
+    work.elements = std::max(work.elements, element_count(typecheck::local_shape(operand)));
+  }
+  work.bytes_written = local_bytes(result);
+  if (is_elementwise(primitive) || is_reduction(primitive.name)) {
+    if (is_transcendental(primitive.name)) work.transcendentals_per_element = 1;
+    return model.elementwise_seconds(work);
+  }
+  return model.memory_seconds(work.bytes_read + work.bytes_written);
+}
+
+std::string types_text(const std::vector<ArrayType>& operands, const ArrayType& result) {
+  std::string text;
+  for (std::size_t i = 0; i < operands.size(); ++i) text += (i ? ", " : "") + operands[i].short_str();
+  return text + (text.empty() ? "" : " -> ") + result.short_str();
+}
+
+// The partitioner names the operand and the axes of a collective in its
+// text: "(b), dimensions={1}, axes={X,Y}".
+typecheck::SpecEntry planned_axes(const std::string& details) {
+  typecheck::SpecEntry axes;
+  std::size_t begin = details.find("axes={");
+  if (begin == std::string::npos) return axes;
+  begin += 6;
+  std::size_t end = details.find('}', begin);
+  while (begin < end && end != std::string::npos) {
+    std::size_t comma = std::min(details.find(',', begin), end);
+    axes.push_back(details.substr(begin, comma - begin));
+    begin = comma + 1;
+  }
+  return axes;
+}
+
+int planned_variable(const std::string& details, int variable_count) {
+  for (int variable = 0; variable < variable_count; ++variable)
+    if (details.starts_with("(" + variable_name(variable) + ")")) return variable;
+  return -1;
+}
+
+std::vector<devices::MeshAxisLink> links(const ArrayType& type, const typecheck::SpecEntry& axes, const LinkOf& link_of) {
+  std::vector<devices::MeshAxisLink> out;
+  for (const auto& axis : axes) out.push_back(link_of(axis, axis_size(type, axis)));
+  return out;
+}
+
+// The collectives of one application: the shard_map collective it is, or
+// those the partitioner plans for its operands and result.
+std::vector<devices::Charge> collective_charges(const devices::CostModel& model, const Primitive& primitive,
+                                                const std::vector<ArrayType>& operands, const ArrayType& result,
+                                                const Params& params, const LinkOf& link_of) {
+  std::vector<devices::Charge> charges;
+  devices::CollectiveKind own_kind = collective_kind(xla_name(primitive));
+  if (own_kind != devices::CollectiveKind::none) {
+    const std::string* names = params.get<std::string>("axis_name");
+    const Layout* body = params.get<Layout>("mesh");
+    if (!names || !body || operands.empty()) return charges;
+    typecheck::SpecEntry axes = planned_axes("axes={" + *names + "}");
+    std::vector<devices::MeshAxisLink> axis_links;
+    for (const auto& axis : axes) {
+      const typecheck::MeshAxis* found = body->mesh->abstract->find(axis);
+      axis_links.push_back(link_of(axis, found ? found->size : 1));
+    }
+    // Inside shard_map the types are the per-device blocks.
+    std::int64_t bytes = own_kind == devices::CollectiveKind::all_gather ? global_bytes(result) : global_bytes(operands[0]);
+    charges.push_back({std::string(primitive.name), operands[0].short_str(), own_kind, bytes,
+                       model.collective_seconds(own_kind, bytes, axis_links), 0});
+    return charges;
+  }
+  Jaxpr equation_program;
+  Equation equation{&primitive, {}, params, -1};
+  for (const auto& operand : operands) equation.inputs.push_back(equation_program.add_variable(operand));
+  equation.output = equation_program.add_variable(result);
+  int variable_count = equation.output + 1;
+  for (const PlannedCollective& planned : plan_collectives(equation_program, equation)) {
+    devices::CollectiveKind kind = collective_kind(planned.name);
+    int variable = planned_variable(planned.details, variable_count);
+    if (kind == devices::CollectiveKind::none || variable < 0) continue;  // a dynamic-slice moves nothing
+    const ArrayType& type = equation_program.variable_types[static_cast<std::size_t>(variable)];
+    typecheck::SpecEntry axes = planned_axes(planned.details);
+    std::int64_t bytes = local_bytes(type);
+    // all-gather and reduce-scatter count the gathered (unsplit) array.
+    if (kind == devices::CollectiveKind::all_gather || kind == devices::CollectiveKind::reduce_scatter)
+      bytes *= axes_size(type, axes);
+    charges.push_back({planned.name, type.short_str(), kind, bytes,
+                       model.collective_seconds(kind, bytes, links(type, axes, link_of)), 0});
+  }
+  return charges;
+}
+
+std::vector<devices::Charge> application_charges(const devices::CostModel& model, const Primitive& primitive,
+                                                 const std::vector<ArrayType>& operands, const ArrayType& result,
+                                                 const Params& params, const LinkOf& link_of) {
+  std::vector<devices::Charge> charges = collective_charges(model, primitive, operands, result, params, link_of);
+  double compute = compute_seconds(model, primitive, operands, result);
+  if (compute > 0) {
+    // The operation runs after its operands' collectives, before its result's.
+    auto after = std::find_if(charges.begin(), charges.end(), [](const devices::Charge& c) {
+      return c.collective == devices::CollectiveKind::all_reduce ||
+             c.collective == devices::CollectiveKind::reduce_scatter;
+    });
+    charges.insert(after, {std::string(primitive.name), types_text(operands, result), devices::CollectiveKind::none,
+                           0, compute, 0});
+  }
+  return charges;
+}
+
+// The links of a mesh without its devices' places (cost_analysis of a
+// program on an abstract mesh): the chip's wraparound rule on the axis size.
+LinkOf abstract_links(const devices::CostModel& model) {
+  return [&model](const std::string&, std::int64_t size) {
+    return devices::MeshAxisLink{static_cast<int>(size), devices::axis_wraps(model.chip(), static_cast<int>(size))};
+  };
+}
+
+LinkOf mesh_links(CostRecorder& recorder, const DeviceMeshRef& mesh) {
+  return [&recorder, mesh](const std::string& axis, std::int64_t size) {
+    auto index = mesh ? mesh->abstract->index_of(axis) : std::nullopt;
+    if (!index) return devices::MeshAxisLink{static_cast<int>(size), false};
+    return recorder.axis_link(mesh, *index);
+  };
+}
+
+std::vector<ArrayType> types_of(const std::vector<ArrayRef>& arrays) {
+  std::vector<ArrayType> types;
+  for (const auto& array : arrays) types.push_back(array->aval);
+  return types;
+}
+
+std::string format_seconds(double seconds) {
+  char text[64];
+  if (seconds >= 1) std::snprintf(text, sizeof text, "%.3g s", seconds);
+  else if (seconds >= 1e-3) std::snprintf(text, sizeof text, "%.3g ms", seconds * 1e3);
+  else std::snprintf(text, sizeof text, "%.3g µs", seconds * 1e6);
+  return text;
+}
+
+}  // namespace
+
+CostRecorder::CostRecorder(devices::Chip chip, int device_count, bool keep_profile)
+    : chip_(chip), device_count_(device_count), model_(devices::chip_spec(chip)) {
+  if (keep_profile) profile_.emplace(std::string(devices::chip_name(chip)), device_count);
+}
+
+double CostRecorder::measure(const std::function<void()>& run) {
+  struct Measuring {
+    int& depth;
+    explicit Measuring(int& depth) : depth(depth) { ++depth; }
+    ~Measuring() { --depth; }
+  } measuring(measuring_);
+  double before = clock_seconds_;
+  run();
+  return clock_seconds_ - before;
+}
+
+void CostRecorder::restart_profile() {
+  if (!profile_) return;
+  profile_.emplace(std::string(devices::chip_name(chip_)), device_count_);
+  source_ids_.clear();
+}
+
+devices::SourceId CostRecorder::source_of(const lang::Span& span) {
+  lang::SourceRange range = lang::resolve(span);
+  std::pair<const void*, int> key{span.file, range.begin.line};
+  auto found = source_ids_.find(key);
+  if (found != source_ids_.end()) return found->second;
+  devices::SourceId id = source_ids_.size() + 1;
+  source_ids_.emplace(key, id);
+  if (span.file && range.known())
+    profile_->label_source(id, span.file->name() + ":" + std::to_string(range.begin.line));
+  else
+    profile_->label_source(id, "<unknown>");
+  return id;
+}
+
+void CostRecorder::add(devices::Charge charge, const std::vector<int>& devices, const lang::Span& span) {
+  clock_seconds_ += charge.seconds;
+  if (!profile_ || devices.empty()) return;
+  charge.source = source_of(span);
+  (void)profile_->add(std::move(charge), devices);  // device ids come from the runtime's own meshes
+}
+
+devices::MeshAxisLink CostRecorder::axis_link(const DeviceMeshRef& mesh, std::size_t axis) {
+  std::pair<const DeviceMesh*, std::size_t> key{mesh.get(), axis};
+  auto found = links_.find(key);
+  if (found != links_.end()) return found->second.second;
+  devices::MeshAxisLink link{mesh->shape.at(axis), false};
+  auto slice = devices::slice_shape(chip_, device_count_);
+  if (slice.ok()) {
+    auto placed = devices::mesh_axis_link(model_.chip(), *slice, mesh->devices, mesh->shape, static_cast<int>(axis));
+    if (placed.ok()) link = *placed;
+  }
+  links_.emplace(key, std::pair{mesh, link});
+  return link;
+}
+
+CostRecorder& cost_recorder(Evaluator& evaluator) {
+  Runtime& runtime = runtime_of(evaluator);
+  if (!runtime.costs) {
+    int device_count = static_cast<int>(runtime.devices().size());
+    runtime.costs = std::make_shared<CostRecorder>(runtime.options().chip, device_count, runtime.options().profile);
+  }
+  return *runtime.costs;
+}
+
+void charge_application(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                        const ArrayRef& result, const Params& params, bool eager_dispatch) {
+  if (!result || !result->layout.mesh || result->poisoned) return;
+  Runtime& runtime = runtime_of(evaluator);
+  if (!runtime.costs && !runtime.options().profile) return;  // nothing measures: the fast path
+  CostRecorder& recorder = cost_recorder(evaluator);
+  if (!recorder.charging()) return;
+  const Layout* body = params.get<Layout>("mesh");
+  const DeviceMeshRef& mesh = body && body->mesh ? body->mesh : result->layout.mesh;
+  std::vector<int> devices = mesh->device_ids();
+  for (auto& charge : application_charges(recorder.model(), primitive, types_of(operands), result->aval, params,
+                                          mesh_links(recorder, mesh)))
+    recorder.add(std::move(charge), devices, evaluator.statement_span);
+  if (eager_dispatch && devices.size() > 1)
+    recorder.add({"dispatch", "", devices::CollectiveKind::none, 0,
+                  recorder.model().eager_dispatch_seconds(static_cast<int>(devices.size())), 0},
+                 devices, evaluator.statement_span);
+}
+
+void charge_program_dispatch(Evaluator& evaluator, const DeviceMeshRef& mesh) {
+  if (!mesh || mesh->devices.size() < 2) return;
+  CostRecorder& recorder = cost_recorder(evaluator);
+  if (!recorder.charging()) return;
+  recorder.add({"dispatch", "", devices::CollectiveKind::none, 0,
+                recorder.model().eager_dispatch_seconds(static_cast<int>(mesh->devices.size())), 0},
+               mesh->device_ids(), evaluator.statement_span);
+}
+
+namespace {
+
+template <class Visit>
+void visit_program_charges(const devices::CostModel& model, const Jaxpr& program, const DeviceMeshRef& mesh,
+                           Visit visit) {
+  // Without a recorder, links come from the devices' places when the mesh
+  // is known, else from the chip's wraparound rule.
+  std::optional<CostRecorder> places;
+  if (mesh) places.emplace(model.chip().chip, static_cast<int>(mesh->devices.size()), false);
+  LinkOf link_of = places ? mesh_links(*places, mesh) : abstract_links(model);
+  for (const auto& e : program.equations) {
+    std::vector<ArrayType> operands;
+    for (int input : e.inputs) operands.push_back(program.variable_types[static_cast<std::size_t>(input)]);
+    for (const auto& charge : application_charges(model, *e.primitive, operands,
+                                                  program.variable_types[static_cast<std::size_t>(e.output)],
+                                                  e.params, link_of))
+      visit(charge);
+  }
+}
+
+}  // namespace
+
+double program_seconds(const devices::CostModel& model, const Jaxpr& program, const DeviceMeshRef& mesh) {
+  double seconds = 0;
+  visit_program_charges(model, program, mesh, [&](const devices::Charge& charge) { seconds += charge.seconds; });
+  return seconds;
+}
+
+double program_collective_bytes(const devices::CostModel& model, const Jaxpr& program, const DeviceMeshRef& mesh) {
+  double bytes = 0;
+  visit_program_charges(model, program, mesh,
+                        [&](const devices::Charge& charge) { bytes += static_cast<double>(charge.bytes_moved); });
+  return bytes;
+}
+
+void install_costing(Evaluator& evaluator) {
+  evaluator.after_timeit = [](Evaluator& running, const lang::ast::Stmt&, const std::function<void()>& run_once) {
+    double seconds = cost_recorder(running).measure(run_once);
+    running.write("simulated TPU " + std::string(devices::chip_name(runtime_of(running).options().chip)) + ": " +
+                  format_seconds(seconds) + " per loop\n");
+  };
+}
+
+}  // namespace interp

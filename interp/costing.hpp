@@ -1,0 +1,85 @@
+// Charging the TPU cost model (runtime.md "The cost model", costmodel.md):
+// every primitive application the eager trace runs, every equation a jitted
+// program runs, and (in check mode) every application the abstract trace
+// types is charged its simulated time on the chosen chip: the local work by
+// the roofline, the collectives the partitioner plans for it (or the
+// shard_map collective it is), and the host's dispatch of an eager
+// multi-device operation. Each charge carries the statement that caused it.
+//
+// The Runtime owns one CostRecorder. It charges while profiling (--profile,
+// --trace, the REPL's :profile) and while %timeit measures one execution.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "devices/cost_model.hpp"
+#include "devices/profile.hpp"
+#include "interp/program.hpp"
+
+namespace interp {
+
+class CostRecorder {
+ public:
+  CostRecorder(devices::Chip chip, int device_count, bool keep_profile);
+
+  const devices::CostModel& model() const { return model_; }
+  // Whether applications are charged now: when profiling, or while %timeit
+  // measures (charging costs host time that an unprofiled run need not pay).
+  bool charging() const { return profile_.has_value() || measuring_ > 0; }
+  // Simulated seconds of everything charged so far.
+  double clock_seconds() const { return clock_seconds_; }
+  // Charges while `run` runs, and returns the simulated seconds it took.
+  double measure(const std::function<void()>& run);
+  // The kept charges; null when not profiling.
+  const devices::Profile* profile() const { return profile_ ? &*profile_ : nullptr; }
+  // Forgets the kept charges (the REPL profiles one entry at a time).
+  void restart_profile();
+
+  // Charges `charge` on `devices`, from the statement at `span`.
+  void add(devices::Charge charge, const std::vector<int>& devices, const lang::Span& span);
+
+  // The link of mesh axis `axis` of `mesh` (cached: meshes are few).
+  devices::MeshAxisLink axis_link(const DeviceMeshRef& mesh, std::size_t axis);
+
+ private:
+  devices::SourceId source_of(const lang::Span& span);
+
+  devices::Chip chip_;
+  int device_count_;
+  devices::CostModel model_;
+  double clock_seconds_ = 0;
+  int measuring_ = 0;
+  std::optional<devices::Profile> profile_;
+  std::map<std::pair<const void*, int>, devices::SourceId> source_ids_;  // (file, line) -> id
+  std::map<std::pair<const DeviceMesh*, std::size_t>, std::pair<DeviceMeshRef, devices::MeshAxisLink>> links_;
+};
+
+// The evaluator's recorder, made on first use from the runtime's options.
+CostRecorder& cost_recorder(Evaluator& evaluator);
+
+// Charges one application of `primitive` that produced `result`: its local
+// work and planned collectives on the devices of the result's mesh, plus the
+// host's dispatch when it ran eagerly (inside a jitted program it is free).
+void charge_application(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                        const ArrayRef& result, const Params& params, bool eager_dispatch);
+// One dispatch of a whole jitted program whose results live on `mesh`.
+void charge_program_dispatch(Evaluator& evaluator, const DeviceMeshRef& mesh);
+
+// The estimated time of one execution of `program` (cost_analysis): the sum
+// of its equations' charges, with `mesh` (may be null) giving the devices'
+// places for the links.
+double program_seconds(const devices::CostModel& model, const Jaxpr& program, const DeviceMeshRef& mesh);
+// Bytes the program's collectives move per device.
+double program_collective_bytes(const devices::CostModel& model, const Jaxpr& program, const DeviceMeshRef& mesh);
+
+// Sets the evaluator's %timeit hook: after IPython's host-time line, the
+// simulated time of one execution on the chosen chip.
+void install_costing(Evaluator& evaluator);
+
+}  // namespace interp
