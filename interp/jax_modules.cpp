@@ -9,11 +9,14 @@
 #include "interp/array.hpp"
 #include "interp/builtins.hpp"
 #include "interp/check_mode.hpp"
+#include "interp/grad.hpp"
 #include "interp/indexing_ops.hpp"
 #include "interp/jit.hpp"
 #include "interp/numpy_module.hpp"
 #include "interp/primitives.hpp"
+#include "interp/random_module.hpp"
 #include "interp/trace.hpp"
+#include "interp/tree_module.hpp"
 #include "typecheck/creation_rules.hpp"
 #include "typecheck/shape_rules.hpp"
 
@@ -229,25 +232,6 @@ DType optional_dtype(Evaluator& evaluator, const Value& value, DType otherwise) 
   return value.is_none() ? otherwise : dtype_argument(evaluator, value);
 }
 
-// jax.random keys: two uint32 words.
-class KeyObject : public Object {
- public:
-  explicit KeyObject(devices::ThreefryKey key) : key(key) {}
-  const TypeRef& type() const override {
-    static const TypeRef type = make_type("PRNGKeyArray");
-    return type;
-  }
-  std::string repr(Evaluator&) const override {
-    return "Array((), dtype=key<fry>) overlaying:\n[" + std::to_string(key[0]) + " " + std::to_string(key[1]) + "]";
-  }
-  devices::ThreefryKey key;
-};
-
-devices::ThreefryKey key_argument(const Value& value) {
-  if (auto* k = value.as<KeyObject>()) return k->key;
-  raise(exc::TypeError(), "expected a PRNG key");
-}
-
 std::string picture(Evaluator& evaluator, const ArrayObject& array) {
   std::vector<devices::ShardPlacement> placements;
   typecheck::Shape local = array.layout.shard_shape(array.aval.shape);
@@ -364,6 +348,7 @@ void install_jax_module(Evaluator& evaluator) {
     return map_leaves(ev, a[0], [&](const Value& leaf) { return device_put_leaf(ev, leaf, target); });
   });
   jax->add_function("typeof(x)", [](Evaluator& ev, Arguments& a) {
+    if (auto key_type = key_type_text(a[0])) return make_str(*key_type);
     ArrayRef array = to_array(ev, a[0]);
     return make_str(array->aval.str());
   });
@@ -404,36 +389,6 @@ void install_jax_module(Evaluator& evaluator) {
                         ev.write(picture(ev, *array));
                         return Value();
                       });
-  auto random = evaluator.module("jax.random");
-  random->add_function("key(seed)", [](Evaluator& ev, Arguments& a) {
-    return Value(std::make_shared<KeyObject>(devices::threefry_seed(ev.index_of(a[0]))));
-  });
-  random->add("PRNGKey", *random->find("key"));
-  for (const char* sampler : {"normal", "uniform"}) {
-    std::string name = sampler;
-    random->add_function(name + "(key, shape=(), dtype=None, minval=0.0, maxval=1.0)", [name](Evaluator& ev, Arguments& a) {
-      auto key = key_argument(a[0]);
-      typecheck::Shape shape = shape_argument(ev, a[1]);
-      DType dtype = optional_dtype(ev, a[2], DType::float32);
-      double minval = to_float(ev, a[3]), maxval = to_float(ev, a[4]);
-      return create(ev, "jax.random." + name, dtype, shape, Value(), Value(), [&]() {
-        auto& rt = runtime_of(ev);
-        auto made = devices::make_local_array(rt.ledger(), DType::float32, shape);
-        if (!made) raise_devices_error(made.error());
-        std::vector<std::int64_t> zeros(shape.size(), 0);
-        devices::RandomDraw draw{key, rt.threefry_mode, shape, devices::whole_array_block(shape, zeros)};
-        auto out = made->buffer->elements<DType::float32>();
-        devices::Status status = name == "normal" ? devices::random_normal(draw, out)
-                                                  : devices::random_uniform(draw, static_cast<float>(minval),
-                                                                            static_cast<float>(maxval), out);
-        if (!status) raise_devices_error(status.error());
-        if (dtype == DType::float32) return *made;
-        auto converted = devices::convert(*made, dtype);
-        if (!converted) raise_devices_error(converted.error());
-        return *converted;
-      });
-    });
-  }
 }
 
 void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_jnp) {
@@ -584,6 +539,9 @@ void install_array_members(Evaluator& evaluator) {
   install_sharding_module(evaluator);
   install_jax_module(evaluator);
   install_jit(evaluator);
+  install_random_module(evaluator);
+  install_tree_module(evaluator);
+  install_grad(evaluator);
   install_numpy_members(evaluator, *evaluator.module("jax.numpy"), true);
   install_numpy_members(evaluator, *evaluator.module("numpy"), false);
   install_array_operations(evaluator, *evaluator.module("jax.numpy"), true);

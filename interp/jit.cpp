@@ -200,6 +200,8 @@ const TracedCall& JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
   for (auto& [name, value] : dynamic.keywords)
     if (!is_static(view, 0, &name)) collect(value);
   arguments = leaves;
+  // Random draws are traced in the current threefry mode; JAX's cache keys on that flag too.
+  if (runtime_of(evaluator).threefry_mode == devices::ThreefryMode::stable) key += "threefry=stable;";
 
   auto found = cache.find(key);
   if (found != cache.end()) return found->second;

@@ -108,6 +108,29 @@ void plan_reduction(const Jaxpr& program, const Equation& e, std::vector<Planned
   if (!summed.empty()) out.push_back({"all-reduce", "(" + variable_name(e.output) + "), axes=" + axes_text(summed), true});
 }
 
+// Whether a result may be split across devices: sharded by its type, or on a
+// multi-device mesh with Auto axes, where the compiler picks the sharding
+// (the type does not show it; XLA splits an elementwise result like its
+// operands).
+bool may_be_sharded(const typecheck::ArrayType& type) {
+  const auto& sharding = type.sharding;
+  if (std::any_of(sharding.dims.begin(), sharding.dims.end(), [](const typecheck::SpecEntry& axes) { return !axes.empty(); }))
+    return true;
+  return sharding.mesh && sharding.mesh->device_count() > 1 && sharding.mesh->has_axis_of_type(typecheck::AxisType::Auto);
+}
+
+// A random draw traced in threefry's stable mode: sharded, each shard needs
+// counters another shard holds (devices/threefry.hpp), so XLA partitions
+// it with a collective-permute.
+bool stable_random_draw(const Jaxpr& program, int variable) {
+  for (const auto& e : program.equations) {
+    if (e.output != variable) continue;
+    const auto* mode = e.params.get<std::string>("mode");
+    return e.primitive->name == "random_sample" && mode && *mode == "stable";
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string xla_name(const Primitive& primitive) {
@@ -137,6 +160,8 @@ std::vector<PlannedCollective> plan_collectives(const Jaxpr& program, const Equa
     for (int input : e.inputs) {
       const auto& operand = type_of(program, input);
       if (operand.shape != result.shape) continue;
+      if (may_be_sharded(result) && stable_random_draw(program, input))
+        out.push_back({"collective-permute", "(" + variable_name(input) + "), threefry stable mode"});
       reshard(program, input, operand, result.sharding.dims, out);
     }
   }

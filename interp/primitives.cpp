@@ -7,6 +7,7 @@
 #include "devices/collectives.hpp"
 #include "interp/builtins.hpp"
 #include "interp/collectives.hpp"
+#include "interp/random_module.hpp"
 #include "interp/indexing_ops.hpp"
 #include "interp/trace.hpp"
 #include "typecheck/creation_rules.hpp"
@@ -686,6 +687,9 @@ constexpr std::array primitive_table{
     Primitive{"psum", "psum", psum_implementation, collective_cost},
     Primitive{"psum_scatter", "psum_scatter", psum_scatter_implementation, collective_cost},
     Primitive{"pvary", "pvary", pvary_implementation, collective_cost},
+    Primitive{"random_fold_in", "fold_in", random_fold_in_implementation, random_cost},
+    Primitive{"random_sample", "random", random_sample_implementation, random_cost},
+    Primitive{"random_split", "split", random_split_implementation, random_cost},
     reduction("reduce_max", "max"),
     reduction("reduce_mean", "mean"),
     reduction("reduce_min", "min"),
