@@ -34,10 +34,9 @@ std::string help_text() {
   return text + help_footer;
 }
 
-// :profile until the cost model reaches the interpreter.
-constexpr const char* profile_unavailable =
-    "no cost model is wired into the interpreter yet: :profile will show the simulated TPU time of the\n"
-    "last statement once it is. `%timeit STATEMENT` measures host time now.\n";
+// :profile when the interpreter keeps no charges (Options::profile off).
+constexpr const char* profile_off =
+    "the cost model keeps no charges in this session (the interpreter was made without Options::profile)\n";
 
 bool is_blank(std::string_view text) { return text.find_first_not_of(" \t\r\f\v") == std::string_view::npos; }
 
@@ -133,6 +132,7 @@ bool Session::step() {
   while (is_blank(lines.back())) lines.pop_back();  // the empty line that closed a block
   std::string entry = join_lines(lines);
   reader_.remember(entry);
+  interpreter_.restart_profile();  // :profile shows the last entry's cost
   report(run_guarded([&] { return interpreter_.run_interactive(entry + "\n", "<stdin>"); }));
   return true;
 }
@@ -172,13 +172,16 @@ bool Session::command(const std::string& text) {
   } else if (name == ":mesh") {
     show_mesh();
   } else if (name == ":profile") {
-    errors_(profile_unavailable);
+    std::string report = interpreter_.profile_report();
+    if (report.empty()) errors_(profile_off);
+    else output_(report);
   } else if (name == ":load") {
     std::string source;
     if (auto problem = read_whole_file(argument, source)) {
       errors_("shardlang: " + *problem + "\n");
       return true;
     }
+    interpreter_.restart_profile();
     report(run_guarded([&] { return interpreter_.run(source, argument); }));
   }
   return true;
@@ -396,6 +399,7 @@ int run_repl(shardlang::Options options) {
                        (options.platform == "tpu" ? " " + options.chip : std::string()) + " mesh of " +
                        std::to_string(options.devices) + " devices; :help for help, Ctrl-D exits.\n";
   options.output = write_to_stdout_now;
+  options.profile = true;  // :profile; restarted at each entry, so it stays small
   shardlang::Interpreter interpreter(std::move(options));
   write_to_stdout_now(banner);
   const char* home = std::getenv("HOME");

@@ -82,7 +82,9 @@ TEST(CommandLine, RunOnlyAndCheckOnlyFlags) {
   CommandLine line = parsed({"run", "--profile", "--trace", "out.json", "a.shl"});
   EXPECT_TRUE(line.profile);
   EXPECT_EQ(line.trace_path, "out.json");
-  EXPECT_NE(usage_error({"check", "--profile", "a.shl"}).find("--profile"), std::string::npos);
+  EXPECT_TRUE(parsed({"check", "--profile", "a.shl"}).profile);  // the estimated step time, no data needed
+  EXPECT_NE(usage_error({"check", "--trace", "out.json", "a.shl"}).find("--trace"), std::string::npos);
+  EXPECT_NE(usage_error({"repl", "--profile"}).find("--profile"), std::string::npos);
   EXPECT_NE(usage_error({"run", "--format", "json", "a.shl"}).find("--format"), std::string::npos);
 }
 

@@ -44,9 +44,10 @@ struct Transcript {
   std::vector<std::string> history;
 };
 
-Transcript run_session(std::deque<InputLine> lines) {
+Transcript run_session(std::deque<InputLine> lines, bool profile = false) {
   Transcript transcript;
   shardlang::Options options;
+  options.profile = profile;
   options.output = [&transcript](std::string_view text) { transcript.output += text; };
   shardlang::Interpreter interpreter(std::move(options));
   ScriptedReader reader(std::move(lines));
@@ -187,9 +188,22 @@ TEST(Session, CommandWithoutItsArgumentShowsItsUsage) {
   EXPECT_EQ(t.errors, "usage: :type EXPR\nusage: :vars\nusage: :load FILE\n");
 }
 
-TEST(Session, ProfileSaysTheCostModelIsNotWiredYet) {
+TEST(Session, ProfileWithoutChargesSaysSo) {
   Transcript t = run_session({typed("1 + 1"), typed(":profile")});
-  EXPECT_NE(t.errors.find("no cost model"), std::string::npos) << t.errors;
+  EXPECT_NE(t.errors.find("keeps no charges"), std::string::npos) << t.errors;
+}
+
+TEST(Session, ProfileShowsTheCostOfTheLastEntryOnly) {
+  Transcript t = run_session({typed("import jax, jax.numpy as jnp"),
+                              typed("x = jax.device_put(jnp.ones((64, 64)), jax.sharding.NamedSharding("
+                                    "jax.make_mesh((8,), ('X',)), jax.sharding.PartitionSpec('X')))"),
+                              typed("y = jnp.sin(x)"), typed(":profile")},
+                             true);
+  EXPECT_EQ(t.errors, "");
+  std::size_t table = t.output.find("profile on v5e, 8 devices");
+  ASSERT_NE(table, std::string::npos) << t.output;
+  EXPECT_NE(t.output.find("<stdin>:1  sin", table), std::string::npos) << t.output;
+  EXPECT_EQ(t.output.find("device_put", table), std::string::npos) << t.output;
 }
 
 TEST(Session, HelpListsEveryCommand) {
