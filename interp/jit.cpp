@@ -8,6 +8,7 @@
 #include "interp/control_flow.hpp"
 #include "interp/costing.hpp"
 #include "interp/shard_map.hpp"
+#include "interp/sharding_constraint.hpp"
 #include "interp/trace.hpp"
 
 namespace interp {
@@ -352,6 +353,7 @@ std::set<std::string> name_set(Evaluator& evaluator, const Value& value) {
 void install_jit(Evaluator& evaluator) {
   install_shard_map(evaluator);
   install_control_flow(evaluator);
+  install_sharding_constraint(evaluator);
   evaluator.module("jax")->add_function(
       "jit(fun=None, /, *, in_shardings=None, out_shardings=None, static_argnums=None, static_argnames=None, "
       "donate_argnums=None, donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False)",

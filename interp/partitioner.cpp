@@ -151,7 +151,7 @@ std::vector<PlannedCollective> plan_collectives(const Jaxpr& program, const Equa
     plan_dot(program, e, out);
   } else if (name.starts_with("reduce_") || name == "argmax" || name == "argmin") {
     plan_reduction(program, e, out);
-  } else if (name == "device_put" || name == "reshard") {
+  } else if (name == "device_put" || name == "reshard" || name == "sharding_constraint") {
     const auto* layout = e.params.get<Layout>("layout");
     reshard(program, e.inputs[0], type_of(program, e.inputs[0]), layout ? layout->dims : result.sharding.dims, out);
   } else if (name == "shard_map_enter") {

@@ -12,7 +12,7 @@
 //     differently in the result than in its operand is resharded.
 //   reductions over a split dimension: all-reduce.
 //   elementwise: operands resharded to the result's sharding.
-//   device_put / reshard / shard_map_enter: resharding between specs
+//   device_put / reshard / sharding_constraint / shard_map_enter: resharding between specs
 //     (axes dropped: all-gather; added: dynamic-slice; moved: all-to-all).
 //   shard_map collectives: their own XLA instruction.
 #pragma once

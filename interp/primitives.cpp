@@ -7,6 +7,7 @@
 #include "devices/collectives.hpp"
 #include "interp/builtins.hpp"
 #include "interp/collectives.hpp"
+#include "interp/sharding_constraint.hpp"
 #include "interp/random_module.hpp"
 #include "interp/indexing_ops.hpp"
 #include "interp/trace.hpp"
@@ -702,6 +703,7 @@ constexpr std::array primitive_table{
     Primitive{"select_n", "where", select_n_implementation, elementwise_cost},
     Primitive{"shard_map_enter", "shard_map", shard_map_enter_implementation, collective_cost},
     Primitive{"shard_map_exit", "shard_map", shard_map_exit_implementation, collective_cost},
+    Primitive{"sharding_constraint", "with_sharding_constraint", sharding_constraint_implementation, movement_cost},
     unary("sign", UnaryOp::sign, R::promoted),
     unary("sin", UnaryOp::sin, R::floating),
     Primitive{"slice", "slice", static_slice_implementation, collective_cost},
