@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <string_view>
 
@@ -284,8 +285,10 @@ devices::SourceId CostRecorder::source_of(const lang::Span& span) {
   if (found != source_ids_.end()) return found->second;
   devices::SourceId id = source_ids_.size() + 1;
   source_ids_.emplace(key, id);
+  // The file's own name: the table stays narrow and the same from any directory.
   if (span.file && range.known())
-    profile_->label_source(id, span.file->name() + ":" + std::to_string(range.begin.line));
+    profile_->label_source(id, std::filesystem::path(span.file->name()).filename().string() + ":" +
+                                   std::to_string(range.begin.line));
   else
     profile_->label_source(id, "<unknown>");
   return id;

@@ -18,6 +18,10 @@ as the shared conformance scripts use:
   # args: FLAGS          extra flags for `run` and `check`
 
 Prints `ok`/`FAIL` per file and `N passed, M failed`; exits 1 on any failure.
+
+--update rewrites the `# expect:` lines of each failing file with what `run`
+printed, when they are one block of whole lines (as a --profile table is) and
+the file expects no error; other files are reported, not touched.
 """
 import argparse
 import json
@@ -146,6 +150,23 @@ def check_problems(binary, path, expected, timeout):
     return problems
 
 
+def update_expectations(binary, path, expected, timeout):
+    """Rewrites the file's one block of `# expect:` lines with run's stdout; a reason when it cannot."""
+    if expected.run_error is not None:
+        return "it expects an error"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    block = [i for i, line in enumerate(lines) if re.fullmatch(r"#\s*expect:.*", line)]
+    if not block or block != list(range(block[0], block[0] + len(block))) or len(block) != len(expected.stdout):
+        return "its `# expect:` lines are not one block of whole lines"
+    status, out, err = execute([binary, "run", *expected.args, str(path)], timeout)
+    if status != 0:
+        return f"run exited with {status}: {tail(err)}"
+    fresh = [f"# expect: {line.rstrip()}".rstrip() if line.strip() else "# expect:" for line in out.splitlines()]
+    lines[block[0]:block[-1] + 1] = fresh
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return None
+
+
 def script_files(paths):
     for path in map(Path, paths):
         if path.is_dir():
@@ -159,6 +180,7 @@ def main():
     parser.add_argument("--bin", required=True, help="the shardlang binary")
     parser.add_argument("--timeout", type=float, default=60, help="seconds per run of the binary")
     parser.add_argument("--quiet", action="store_true", help="print only failures and the summary")
+    parser.add_argument("--update", action="store_true", help="rewrite failing files' `# expect:` block from run's output")
     parser.add_argument("paths", nargs="+", help="folders or .shl files")
     options = parser.parse_args()
 
@@ -170,6 +192,11 @@ def main():
             problems += run_problems(options.bin, path, expected, options.timeout)
         if expected.checks():
             problems += check_problems(options.bin, path, expected, options.timeout)
+        if problems and options.update:
+            reason = update_expectations(options.bin, path, expected, options.timeout)
+            print(f"{'updated' if reason is None else 'not updated'} {path}{'' if reason is None else ': ' + reason}")
+            if reason is None:
+                problems = []
         if problems:
             failed += 1
             print(f"FAIL {path}")
