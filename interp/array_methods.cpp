@@ -317,7 +317,7 @@ std::optional<Value> ArrayObject::get_item(Evaluator& evaluator, const Value& ke
   // shard_map bodies and jit traces slice per position, as a primitive.
   if (is_manual(*this) || tracing_jit(evaluator))
     return index_static(evaluator, std::static_pointer_cast<ArrayObject>(self()), items, out_type);
-  if (abstract()) return Value(make_abstract_array(out_type, default_layout(evaluator, out_type.ndim()), committed));
+  if (abstract()) return Value(make_abstract_array(out_type, default_layout(evaluator, out_type.ndim()), false));
   // Compute the result on the host: per dim start/limit/stride.
   auto global = global_value(evaluator, *this);
   std::vector<std::int64_t> start, limit, strides;

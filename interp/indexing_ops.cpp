@@ -26,6 +26,7 @@ struct Window {
   std::vector<std::int64_t> start;
   typecheck::Shape extent;
   typecheck::Shape indexed_shape;
+  std::vector<typecheck::IndexItem> items;  // as scatter_rule reads them
 };
 
 Window window_of(Evaluator& evaluator, const typecheck::ArrayType& operand, const Value& key) {
@@ -46,6 +47,7 @@ Window window_of(Evaluator& evaluator, const typecheck::ArrayType& operand, cons
   };
   for (const auto& k : keys) {
     if (k.as<EllipsisObject>()) {
+      window.items.push_back(typecheck::IndexItem::ellipsis());
       for (std::size_t rest = operand.ndim() - named; rest > 0; --rest) whole_dim();
       continue;
     }
@@ -57,6 +59,7 @@ Window window_of(Evaluator& evaluator, const typecheck::ArrayType& operand, cons
                                      std::to_string(dim) + " with size " + std::to_string(n));
       window.start.push_back(index);
       window.extent.push_back(1);
+      window.items.push_back(typecheck::IndexItem::integer(index));
       ++dim;
     } else if (auto* s = k.as<SliceObject>()) {
       auto bounds = s->bounds(n);
@@ -64,6 +67,7 @@ Window window_of(Evaluator& evaluator, const typecheck::ArrayType& operand, cons
       window.start.push_back(bounds.start);
       window.extent.push_back(bounds.count);
       window.indexed_shape.push_back(bounds.count);
+      window.items.push_back(typecheck::IndexItem::range(bounds.start, bounds.start + bounds.count));
       ++dim;
     } else {
       raise(exc::TypeError(), "x.at[...] takes static integers, slices and ... in shardlang");
@@ -96,8 +100,12 @@ Value window_values(Evaluator& evaluator, const ArrayRef& operand, const Window&
 
 // `update` in the operand's dtype, broadcast to x[items]'s shape (NumPy's
 // rules), then given the window's rank.
-ArrayRef window_update(Evaluator& evaluator, const ArrayRef& operand, const Window& window, const Value& update) {
-  ArrayRef value = to_array(evaluator, apply_astype(evaluator, to_array(evaluator, update), operand->aval.dtype));
+// scatter_rule checks the shardings first (JAX's errors for sharded indexed dims).
+ArrayRef window_update(Evaluator& evaluator, std::string_view method, const ArrayRef& operand, const Window& window,
+                       const Value& update, const std::optional<typecheck::Sharding>& out_sharding) {
+  ArrayRef given = to_array(evaluator, update);
+  (void)checked(typecheck::scatter_rule(method, operand->aval, window.items, given->aval, out_sharding));
+  ArrayRef value = to_array(evaluator, apply_astype(evaluator, given, operand->aval.dtype));
   const auto& target = window.indexed_shape;
   if (value->aval.ndim() > target.size())
     raise(exc::ValueError(), "Incompatible shapes for broadcasting: " + shape_text(value->aval.shape) + " and " +
@@ -122,10 +130,24 @@ ArrayRef window_update(Evaluator& evaluator, const ArrayRef& operand, const Wind
   return value;
 }
 
-Value update_window(Evaluator& evaluator, const ArrayRef& operand, const Window& window, const ArrayRef& update) {
+std::optional<typecheck::Sharding> out_sharding_of(Evaluator& evaluator, const ArrayRef& operand, const Value& value) {
+  auto argument = sharding_argument(value);
+  if (!argument) return std::nullopt;
+  auto& runtime = runtime_of(evaluator);
+  typecheck::MeshRef context = runtime.context_mesh ? runtime.context_mesh->mesh->abstract : nullptr;
+  return checked(typecheck::canonicalize_out_sharding("scatter", *argument, context, operand->aval.shape));
+}
+
+// The updated array, moved to `out_sharding` when one was given.
+Value update_window(Evaluator& evaluator, const ArrayRef& operand, const Window& window, const ArrayRef& update,
+                    const std::optional<typecheck::Sharding>& out_sharding) {
   Params params;
   params.set("start_indices", window.start);
-  return bind(evaluator, primitive("update_slice"), {operand, update}, std::move(params));
+  Value updated = bind(evaluator, primitive("update_slice"), {operand, update}, std::move(params));
+  if (!out_sharding) return updated;
+  Layout target{operand->layout.mesh, out_sharding->dims};
+  target.dims.resize(operand->aval.ndim());
+  return apply_device_put(evaluator, to_array(evaluator, updated), target, std::nullopt);
 }
 
 // x.at[items]: set, add and get.
@@ -141,16 +163,22 @@ class AtReference final : public Object {
     ArrayRef operand = operand_;
     Value key = key_;
     if (name == "set")
-      return Value(native("set(values)", [operand, key](Evaluator& ev, Arguments& a) {
+      return Value(native("set(values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None)",
+                          [operand, key](Evaluator& ev, Arguments& a) {
         Window window = window_of(ev, operand->aval, key);
-        return update_window(ev, operand, window, window_update(ev, operand, window, a[0]));
+        auto out_sharding = out_sharding_of(ev, operand, a[4]);
+        return update_window(ev, operand, window, window_update(ev, "set", operand, window, a[0], out_sharding),
+                             out_sharding);
       }));
     if (name == "add")
-      return Value(native("add(values)", [operand, key](Evaluator& ev, Arguments& a) {
+      return Value(native("add(values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None)",
+                          [operand, key](Evaluator& ev, Arguments& a) {
         Window window = window_of(ev, operand->aval, key);
-        Value sum = apply_elementwise(ev, primitive("add"),
-                                      {window_values(ev, operand, window), Value(window_update(ev, operand, window, a[0]))});
-        return update_window(ev, operand, window, to_array(ev, apply_astype(ev, to_array(ev, sum), operand->aval.dtype)));
+        auto out_sharding = out_sharding_of(ev, operand, a[4]);
+        Value sum = apply_elementwise(ev, primitive("add"), {window_values(ev, operand, window),
+                                                             Value(window_update(ev, "add", operand, window, a[0], out_sharding))});
+        return update_window(ev, operand, window, to_array(ev, apply_astype(ev, to_array(ev, sum), operand->aval.dtype)),
+                             out_sharding);
       }));
     if (name == "get")
       return Value(native("get()", [operand, key](Evaluator& ev, Arguments&) { return *operand->get_item(ev, key); }));
