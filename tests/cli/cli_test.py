@@ -2,7 +2,9 @@
 """What the command line does that .shl expectation comments cannot say:
 --version, --help, exit status 2 for usage and I/O errors, the JSON form of
 `check`, the text form's caret, the traceback of an uncaught error, program
-output coming before diagnostics, colour only on a terminal without NO_COLOR.
+output coming before diagnostics, colour only on a terminal without NO_COLOR,
+the --trace file (Chrome trace JSON, one track per device) and --profile in
+run and check.
 
 Usage: cli_test.py --bin build/shardlang
 """
@@ -153,6 +155,57 @@ def test_colour(folder):
     expect("\x1b[" not in err, "no colour when stderr is not a terminal", repr(err))
 
 
+def test_trace_and_profile(folder):
+    script = write(folder, "traced.shl", """import jax
+import jax.numpy as jnp
+from jax.sharding import PartitionSpec as P, NamedSharding
+mesh = jax.make_mesh((2, 4), ('X', 'Y'))
+a = jax.device_put(jnp.ones((64, 128)), NamedSharding(mesh, P('X', 'Y')))
+w = jax.device_put(jnp.ones((128, 256)), NamedSharding(mesh, P(None, 'Y')))
+c = a @ w
+print(float(jnp.sum(c)))
+""")
+    trace_path = os.path.join(folder, "out.json")
+    status, out, err = shardlang("run", "--trace", trace_path, script)
+    expect((status, out) == (0, "2097152.0\n"), "run --trace runs the program and prints only its output",
+           f"{status} {out!r} {err!r}")
+    try:
+        with open(trace_path, encoding="utf-8") as f:
+            trace = json.load(f)
+    except (OSError, ValueError) as error:
+        expect(False, "run --trace writes a JSON file", str(error))
+        return
+    events = trace.get("traceEvents", []) if isinstance(trace, dict) else []
+    tracks = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    expect(tracks == {device: f"TPU {device}" for device in range(8)}, "one track per simulated device", tracks)
+    slices = [e for e in events if e.get("ph") == "X"]
+    expect(all({"name", "ts", "dur", "pid", "tid"} <= e.keys() for e in slices), "complete events carry ts, dur, pid, tid")
+    gathers = [e for e in slices if e["name"] == "all-gather"]
+    expect(sorted(e["pid"] for e in gathers) == list(range(8)), "the dot's all-gather is a slice on every device",
+           gathers[:2])
+    expect(all(e["args"].get("source") == "traced.shl:7" for e in gathers), "a slice names its source line",
+           gathers[:1])
+    reduces = [e for e in slices if e["name"] == "all-reduce"]
+    expect(len(reduces) == 8 and all(e["args"]["source"] == "traced.shl:8" for e in reduces),
+           "the sum's all-reduce is a slice on every device", reduces[:1])
+    expect({e["tid"] for e in gathers} != {e["tid"] for e in slices if e["name"] == "dot_general"},
+           "communication and compute are separate threads of a device's track")
+
+    status, out, err = shardlang("run", "--profile", script)
+    expect(status == 0 and out.startswith("2097152.0\nprofile on v5e, 8 devices:") and "traced.shl:7" in out
+           and "not modelled:" in out, "run --profile prints the table after the program's output", out + err)
+
+    status, _, err = shardlang("run", "--trace", os.path.join(folder, "no_such_dir", "t.json"), script)
+    expect(status == 2 and "cannot write" in err, "an unwritable --trace file is an I/O error (exit 2)", err)
+
+    transformer = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
+                               "transformer_96_layers.shl")
+    status, out, err = shardlang("check", "--profile", "--chip", "v5p", "--devices", "256", transformer)
+    expect(status == 0 and "estimated step time" in out and "dot_general" in out and "all-gather" in out,
+           "check --profile prints the estimated step time and the top lines of a program, with no data",
+           out[:400] + err[:400])
+
+
 def main():
     global BINARY
     parser = argparse.ArgumentParser()
@@ -165,6 +218,7 @@ def main():
         test_check_text_and_several_files(folder)
         test_uncaught_error_traceback(folder)
         test_colour(folder)
+        test_trace_and_profile(folder)
     for failure in failures:
         print(f"FAIL: {failure}", file=sys.stderr)
     if failures:
