@@ -7,6 +7,7 @@
 #include "interp/builtins.hpp"
 #include "interp/control_flow.hpp"
 #include "interp/costing.hpp"
+#include "interp/numpy_testing.hpp"
 #include "interp/shard_map.hpp"
 #include "interp/sharding_constraint.hpp"
 #include "interp/trace.hpp"
@@ -354,6 +355,7 @@ void install_jit(Evaluator& evaluator) {
   install_shard_map(evaluator);
   install_control_flow(evaluator);
   install_sharding_constraint(evaluator);
+  install_numpy_testing(evaluator);
   evaluator.module("jax")->add_function(
       "jit(fun=None, /, *, in_shardings=None, out_shardings=None, static_argnums=None, static_argnames=None, "
       "donate_argnums=None, donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False)",
