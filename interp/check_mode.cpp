@@ -3,6 +3,7 @@
 #include "interp/check_mode.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "interp/builtins.hpp"
 #include "interp/format.hpp"
@@ -48,10 +49,14 @@ std::optional<Value> UnknownObject::compare(Evaluator&, lang::ast::CompareOperat
 }
 
 std::optional<Value> UnknownObject::get_attribute(Evaluator& evaluator, const std::string& name) {
-  // float's and int's methods (x.item().is_integer(), ...) know nothing either.
-  if (name.rfind("__", 0) == 0) return Object::get_attribute(evaluator, name);
-  return Value(native("unknown(*args, **kwargs)", [](Evaluator&, Arguments&) { return unknown_value(); }));
+  // float's and int's attributes and methods (x.item().real,
+  // x.item().is_integer()) are unknown too: an unknown is callable.
+  static const std::set<std::string> numeric_protocols{"__round__", "__abs__", "__trunc__", "__floor__", "__ceil__"};
+  if (name.rfind("__", 0) == 0 && !numeric_protocols.count(name)) return Object::get_attribute(evaluator, name);
+  return unknown_value();
 }
+
+Value UnknownObject::call(Evaluator&, CallArgs&) { return unknown_value(); }
 
 bool UnknownObject::truthy(Evaluator& evaluator) const { stop_checking(evaluator); }
 

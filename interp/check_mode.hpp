@@ -33,6 +33,8 @@ class UnknownObject : public Object {
   std::optional<Value> compare(Evaluator& evaluator, lang::ast::CompareOperator op, const Value& other,
                                bool reflected) override;
   std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  bool callable() const override { return true; }
+  Value call(Evaluator& evaluator, CallArgs& args) override;
   bool truthy(Evaluator& evaluator) const override;
   std::optional<std::size_t> hash() const override { return 0; }
 };
