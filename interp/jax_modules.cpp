@@ -9,6 +9,7 @@
 #include "interp/array.hpp"
 #include "interp/builtins.hpp"
 #include "interp/check_mode.hpp"
+#include "interp/debug_ops.hpp"
 #include "interp/grad.hpp"
 #include "interp/indexing_ops.hpp"
 #include "interp/jit.hpp"
@@ -547,6 +548,7 @@ void install_array_members(Evaluator& evaluator) {
   install_array_operations(evaluator, *evaluator.module("jax.numpy"), true);
   install_array_operations(evaluator, *evaluator.module("numpy"), false);
   install_indexing_operations(evaluator, *evaluator.module("jax.numpy"));
+  install_debug_operations(evaluator);
   auto jax = evaluator.module("jax");
   for (const char* sub : {"numpy", "lax", "random", "sharding", "experimental", "debug", "tree", "config"})
     jax->add(sub, Value(evaluator.module(std::string("jax.") + sub)));

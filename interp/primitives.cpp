@@ -7,6 +7,7 @@
 #include "devices/collectives.hpp"
 #include "interp/builtins.hpp"
 #include "interp/collectives.hpp"
+#include "interp/debug_ops.hpp"
 #include "interp/sharding_constraint.hpp"
 #include "interp/random_module.hpp"
 #include "interp/indexing_ops.hpp"
@@ -656,6 +657,7 @@ constexpr std::array primitive_table{
     Primitive{"concatenate", "concatenate", concatenate_implementation, movement_cost},
     Primitive{"convert_element_type", "astype", convert_implementation, elementwise_cost},
     unary("cos", UnaryOp::cos, R::floating),
+    Primitive{"debug_print", "debug.print", debug_print_implementation, movement_cost},
     Primitive{"device_put", "device_put", device_put_implementation, movement_cost},
     binary("divide", BinaryOp::div, R::floating),
     Primitive{"dot_general", "dot", dot_implementation, dot_cost},
