@@ -31,9 +31,24 @@ std::optional<typecheck::ShardingArg> named_constraint(const Value& sharding) {
   raise_error(typecheck::Error{error.error_class, std::move(message)});
 }
 
-// One leaf: the assertion on an all-Explicit mesh returns `operand` itself;
-// otherwise the constraint is bound.
+Value constrain_checked(Evaluator& evaluator, const ArrayRef& operand, const Value& sharding);
+
+// One leaf. Check mode reports a failed constraint and goes on with the
+// operand's type, poisoned.
 Value constrain(Evaluator& evaluator, const ArrayRef& operand, const Value& sharding) {
+  try {
+    return constrain_checked(evaluator, operand, sharding);
+  } catch (PyError& error) {
+    if (!recover_in_check(evaluator, error, operand->poisoned)) throw;
+    ArrayRef poisoned = make_abstract_array(operand->aval, operand->layout, operand->committed);
+    poisoned->poisoned = true;
+    return Value(poisoned);
+  }
+}
+
+// The assertion on an all-Explicit mesh returns `operand` itself; otherwise
+// the constraint is bound.
+Value constrain_checked(Evaluator& evaluator, const ArrayRef& operand, const Value& sharding) {
   std::optional<typecheck::ShardingArg> constraint = named_constraint(sharding);
   if (constraint) {
     typecheck::Checked<typecheck::ArrayType> typed =
