@@ -122,6 +122,9 @@ double compute_seconds(const devices::CostModel& model, const Primitive& primiti
     work.elements = std::max(work.elements, element_count(typecheck::local_shape(operand)));
   }
   work.bytes_written = local_bytes(result);
+  // A slice or gather reads only the window it returns.
+  std::string_view name = primitive.name;
+  if (name.find("slice") != std::string_view::npos || name == "gather") work.bytes_read = work.bytes_written;
   if (is_elementwise(primitive) || is_reduction(primitive.name)) {
     if (is_transcendental(primitive.name)) work.transcendentals_per_element = 1;
     return model.elementwise_seconds(work);
@@ -337,19 +340,21 @@ void charge_application(Evaluator& evaluator, const Primitive& primitive, const 
   for (auto& charge : application_charges(recorder.model(), primitive, types_of(operands), result->aval, params,
                                           mesh_links(recorder, mesh)))
     recorder.add(std::move(charge), devices, evaluator.statement_span);
-  if (eager_dispatch && devices.size() > 1)
+  if (eager_dispatch && devices.size() > 1 && recorder.jitted_body_depth == 0)
     recorder.add({"dispatch", "", devices::CollectiveKind::none, 0,
                   recorder.model().eager_dispatch_seconds(static_cast<int>(devices.size())), 0},
                  devices, evaluator.statement_span);
 }
 
-void charge_program_dispatch(Evaluator& evaluator, const DeviceMeshRef& mesh) {
-  if (!mesh || mesh->devices.size() < 2) return;
-  CostRecorder& recorder = cost_recorder(evaluator);
-  if (!recorder.charging()) return;
-  recorder.add({"dispatch", "", devices::CollectiveKind::none, 0,
-                recorder.model().eager_dispatch_seconds(static_cast<int>(mesh->devices.size())), 0},
-               mesh->device_ids(), evaluator.statement_span);
+JittedBodyScope::JittedBodyScope(Evaluator& evaluator) {
+  Runtime& runtime = runtime_of(evaluator);
+  if (runtime.options().profile) cost_recorder(evaluator);  // the body's first application may be the first charge
+  recorder_ = runtime.costs;
+  if (recorder_) ++recorder_->jitted_body_depth;
+}
+
+JittedBodyScope::~JittedBodyScope() {
+  if (recorder_) --recorder_->jitted_body_depth;
 }
 
 namespace {

@@ -38,6 +38,8 @@ class CostRecorder {
   double measure(const std::function<void()>& run);
   // The kept charges; null when not profiling.
   const devices::Profile* profile() const { return profile_ ? &*profile_ : nullptr; }
+  // Inside JittedBodyScopes: applications pay no dispatch.
+  int jitted_body_depth = 0;
   // Forgets the kept charges (the REPL profiles one entry at a time).
   void restart_profile();
 
@@ -68,8 +70,18 @@ CostRecorder& cost_recorder(Evaluator& evaluator);
 // host's dispatch when it ran eagerly (inside a jitted program it is free).
 void charge_application(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                         const ArrayRef& result, const Params& params, bool eager_dispatch);
-// One dispatch of a whole jitted program whose results live on `mesh`.
-void charge_program_dispatch(Evaluator& evaluator, const DeviceMeshRef& mesh);
+// Check mode follows a jitted function's body on the abstract trace: its
+// applications are one program's, with no dispatch of their own.
+class JittedBodyScope {
+ public:
+  explicit JittedBodyScope(Evaluator& evaluator);
+  ~JittedBodyScope();
+  JittedBodyScope(const JittedBodyScope&) = delete;
+  JittedBodyScope& operator=(const JittedBodyScope&) = delete;
+
+ private:
+  std::shared_ptr<CostRecorder> recorder_;
+};
 
 // The estimated time of one execution of `program` (cost_analysis): the sum
 // of its equations' charges, with `mesh` (may be null) giving the devices'

@@ -237,6 +237,7 @@ Value JitFunctionObject::call(Evaluator& evaluator, CallArgs& args) {
   // Inside another jit the body is inlined into the outer program; check
   // mode follows the body on abstract arrays directly.
   if (tracing_jit(evaluator) || evaluator.mode == Evaluator::Mode::check) {
+    JittedBodyScope no_dispatch(evaluator);
     Value result = evaluator.call(function, args);
     return apply_shardings(evaluator, result, options.out_shardings);
   }

@@ -72,7 +72,6 @@ std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<Ar
   }
   std::vector<ArrayRef> outputs;
   for (int output : program.outputs) outputs.push_back(values[static_cast<std::size_t>(output)]);
-  if (!outputs.empty() && outputs.front()) charge_program_dispatch(evaluator, outputs.front()->layout.mesh);
   return outputs;
 }
 

@@ -85,8 +85,8 @@ ArrayRef AbstractTrace::process(Evaluator& evaluator, const Primitive& primitive
     from_poisoned = true;
   }
   if (from_poisoned) result->poisoned = true;
-  // check --profile: the program's estimated time, as if it ran.
-  if (evaluator.mode == Evaluator::Mode::check) charge_application(evaluator, primitive, operands, result, params, false);
+  // check --profile: the program's estimated time, as if it ran eagerly.
+  if (evaluator.mode == Evaluator::Mode::check) charge_application(evaluator, primitive, operands, result, params, true);
   return result;
 }
 

@@ -232,10 +232,19 @@ TEST(Interpreter, IsComplete) {
   EXPECT_FALSE(shardlang::Interpreter::is_complete("def f():"));
 }
 
-TEST(Interpreter, TimeitPrintsIPythonsLine) {
+TEST(Interpreter, TimeitPrintsIPythonsLineThenTheSimulatedTime) {
   Session s;
   std::string out = s.run("%timeit -n 3 -r 2 x = sum(range(10))\n");
-  EXPECT_TRUE(std::regex_match(out, std::regex("3 loops, best of 2: [0-9.e+-]+ (s|ms|\xc2\xb5s|ns) per loop\n"))) << out;
+  // Host-only work costs the simulated TPU nothing.
+  EXPECT_TRUE(std::regex_match(out, std::regex("3 loops, best of 2: [0-9.e+-]+ (s|ms|\xc2\xb5s|ns) per loop\n"
+                                               "simulated TPU v5e: 0 \xc2\xb5s per loop\n")))
+      << out;
+  // One execution of a sharded sin: the VPU's time for a 1/8 shard plus the eager dispatch (costmodel.md).
+  out = s.run("import jax, jax.numpy as jnp\n"
+              "x = jax.device_put(jnp.ones((1024, 1024)), jax.sharding.NamedSharding("
+              "jax.make_mesh((8,), ('X',)), jax.sharding.PartitionSpec('X')))\n"
+              "%timeit -n 1 -r 1 jnp.sin(x)\n");
+  EXPECT_NE(out.find("\nsimulated TPU v5e: 1.01 ms per loop\n"), std::string::npos) << out;
 }
 
 TEST(Interpreter, ValueReprMatchesPython) {
