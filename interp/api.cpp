@@ -13,6 +13,7 @@
 #include "interp/evaluator.hpp"
 #include "interp/runtime.hpp"
 #include "interp/format.hpp"
+#include "interp/npy_io.hpp"
 #include "lang/diagnostic.hpp"
 #include "lang/parser.hpp"
 #include "shardlang/shardlang.hpp"
@@ -442,6 +443,7 @@ struct Interpreter::State {
     std::vector<interp::Value> argv{interp::make_str("")};
     for (const auto& argument : options.script_arguments) argv.push_back(interp::make_str(argument));
     evaluator->module("sys")->add("argv", interp::make_list(std::move(argv)));
+    interp::install_npy_io(*evaluator, options.allowed_directories);
     return evaluator;
   }
 };
