@@ -66,6 +66,7 @@ typecheck::ArrayType key_data_type(typecheck::Shape shape) {
   typecheck::ArrayType type;
   type.dtype = DType::uint32;
   type.shape = std::move(shape);
+  type.sharding = typecheck::Sharding::replicated(nullptr, type.shape.size());
   return type;
 }
 
@@ -308,6 +309,67 @@ ArrayRef scalar_operand(Evaluator& evaluator, const Value& value, DType dtype) {
   return to_array(evaluator, value, dtype);
 }
 
+// A concrete key's words: permutation and choice draw on the host (their
+// shuffles sort the whole array), so they need the key's value; nullopt in
+// check mode, where only the result's type is wanted.
+std::optional<devices::ThreefryKey> concrete_key(Evaluator& evaluator, const Value& value, std::string_view function) {
+  ArrayRef key = key_argument(evaluator, value).first;
+  check_single_key(function, *key);
+  if (!key->abstract()) return key_words(evaluator, *key);
+  if (evaluator.mode == Evaluator::Mode::check && !tracing_jit(evaluator)) return std::nullopt;
+  raise(exc::NotImplementedError(), std::string(function) + " needs a concrete key: it is not supported under jax.jit");
+}
+
+Value abstract_result(Evaluator& evaluator, DType dtype, const typecheck::Shape& shape) {
+  typecheck::ArrayType type;
+  type.dtype = dtype;
+  type.shape = shape;
+  type.sharding = typecheck::Sharding::replicated(nullptr, shape.size());
+  return Value(make_abstract_array(type, default_layout(evaluator, shape.size()), false));
+}
+
+// An int32 array of `indices` in `shape`, from the host.
+Value index_array(Evaluator& evaluator, const std::vector<std::int32_t>& indices, const typecheck::Shape& shape) {
+  typecheck::ArrayType type;
+  type.dtype = DType::int32;
+  type.shape = shape;
+  type.sharding = typecheck::Sharding::replicated(nullptr, shape.size());
+  return Value(host_array(evaluator, type, [&]() {
+    auto made = value_or_raise(devices::make_local_array(runtime_of(evaluator).ledger(), DType::int32, shape));
+    std::copy(indices.begin(), indices.end(), made.buffer->elements<DType::int32>().begin());
+    return made;
+  }));
+}
+
+// The slices of `source` along `axis` at `indices`, concatenated along it
+// and reshaped to `shape` (jnp.take on the host).
+Value take_along(Evaluator& evaluator, const ArrayRef& source, const std::vector<std::int32_t>& indices, int axis,
+                 const typecheck::Shape& shape) {
+  if (source->abstract()) raise(exc::NotImplementedError(), "permuting an abstract array is not supported");
+  devices::LocalArray global = global_value(evaluator, *source);
+  std::vector<devices::LocalArray> pieces;
+  std::vector<std::int64_t> start(source->aval.ndim(), 0), limit(source->aval.shape.begin(), source->aval.shape.end());
+  for (auto index : indices) {
+    start[static_cast<std::size_t>(axis)] = index;
+    limit[static_cast<std::size_t>(axis)] = index + 1;
+    pieces.push_back(value_or_raise(devices::slice(global, start, limit)));
+  }
+  devices::LocalArray taken = value_or_raise(devices::concatenate(pieces, axis));
+  taken = value_or_raise(devices::reshape(taken, shape));
+  typecheck::ArrayType type = source->aval;
+  type.shape = shape;
+  type.sharding = typecheck::Sharding::replicated(nullptr, shape.size());
+  return Value(host_array(evaluator, type, [&]() { return taken; }));
+}
+
+std::int64_t axis_of(Evaluator& evaluator, const Value& axis, std::size_t ndim) {
+  std::int64_t a = evaluator.index_of(axis);
+  auto n = static_cast<std::int64_t>(ndim);
+  if (a < -n || a >= n)
+    raise(exc::ValueError(), "axis " + std::to_string(a) + " is out of bounds for array of dimension " + std::to_string(n));
+  return a < 0 ? a + n : a;
+}
+
 }  // namespace
 
 void install_random_module(Evaluator& evaluator) {
@@ -365,6 +427,52 @@ void install_random_module(Evaluator& evaluator) {
     DType dtype = dtype_or(ev, a[4], DType::int32);
     return sample(ev, "randint", a[0], shape_argument(ev, a[1]), dtype,
                   {scalar_operand(ev, a[2], DType::int32), scalar_operand(ev, a[3], DType::int32)});
+  });
+  random->add_function("permutation(key, x, axis=0, independent=False)", [](Evaluator& ev, Arguments& a) {
+    auto key = concrete_key(ev, a[0], "jax.random.permutation");
+    devices::ThreefryMode mode = runtime_of(ev).threefry_mode;
+    if (a[1].is_integral()) {
+      std::int64_t n = a[1].as_int();
+      if (n < 0) raise(exc::ValueError(), "permutation of a negative length " + std::to_string(n));
+      if (!key) return abstract_result(ev, DType::int32, {n});
+      const std::int64_t shape[] = {n};
+      return index_array(ev, value_or_raise(devices::random_shuffle_indices(*key, mode, shape, 0)), {n});
+    }
+    ArrayRef x = to_array(ev, a[1]);
+    if (x->aval.shape.empty()) raise(exc::TypeError(), "x must be an integer or at least 1-dimensional");
+    auto axis = axis_of(ev, a[2], x->aval.ndim());
+    if (ev.truthy(a[3])) raise(exc::NotImplementedError(), "permutation(independent=True) is not implemented");
+    if (!key) return abstract_result(ev, x->aval.dtype, x->aval.shape);
+    const std::int64_t length[] = {x->aval.shape[static_cast<std::size_t>(axis)]};
+    auto order = value_or_raise(devices::random_shuffle_indices(*key, mode, length, 0));
+    return take_along(ev, x, order, static_cast<int>(axis), x->aval.shape);
+  });
+  random->add_function("choice(key, a, shape=(), replace=True, p=None, axis=0)", [](Evaluator& ev, Arguments& a) {
+    auto key = concrete_key(ev, a[0], "jax.random.choice");
+    typecheck::Shape draw_shape = shape_argument(ev, a[2]);
+    ArrayRef source = a[1].is_integral() ? nullptr : to_array(ev, a[1]);
+    std::int64_t axis = source ? axis_of(ev, a[5], source->aval.ndim()) : 0;
+    std::int64_t n = source ? source->aval.shape[static_cast<std::size_t>(axis)] : a[1].as_int();
+    std::optional<std::vector<float>> weights;
+    if (!a[4].is_none() && key) {
+      weights.emplace();
+      for (double w : element_values(ev, *to_array(ev, a[4]))) weights->push_back(static_cast<float>(w));
+      if (static_cast<std::int64_t>(weights->size()) != n)
+        raise(exc::ValueError(), "p must be None or match the shape of a");
+    }
+    typecheck::Shape shape = draw_shape;
+    if (source) {
+      shape = source->aval.shape;
+      shape.erase(shape.begin() + axis);
+      shape.insert(shape.begin() + axis, draw_shape.begin(), draw_shape.end());
+    }
+    if (!key) return abstract_result(ev, source ? source->aval.dtype : DType::int32, shape);
+    std::optional<std::span<const float>> p;
+    if (weights) p = std::span<const float>(*weights);
+    auto indices = value_or_raise(devices::random_choice_indices(*key, runtime_of(ev).threefry_mode, n, draw_shape,
+                                                                 ev.truthy(a[3]), p));
+    if (!source) return index_array(ev, indices, draw_shape);
+    return take_along(ev, source, indices, static_cast<int>(axis), shape);
   });
 }
 
