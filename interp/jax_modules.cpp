@@ -466,13 +466,18 @@ void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_j
     ArrayRef array = to_array(ev, a[0]);
     return Value(relayout(ev, array, array->layout));
   });
-  auto like = [&](const char* name, double value) {
-    module.add_function(std::string(name) + "(a, dtype=None" + placement + ")", [value, is_jnp, name](Evaluator& ev, Arguments& a) {
+  // full_like(a, fill_value, ...) takes the value as its second argument;
+  // zeros_like/ones_like have it fixed.
+  auto like = [&](const char* name, std::optional<double> value) {
+    std::string fill = value ? "" : "fill_value, ";
+    module.add_function(std::string(name) + "(a, " + fill + "dtype=None" + placement + ")", [value, is_jnp, name](Evaluator& ev, Arguments& a) {
       ArrayRef like_array = to_array(ev, a[0]);
-      DType dtype = optional_dtype(ev, a[1], like_array->aval.dtype);
+      std::size_t rest = value ? 1 : 2;
+      double fill_value = value ? *value : to_float(ev, a[1]);
+      DType dtype = optional_dtype(ev, a[rest], like_array->aval.dtype);
       typecheck::Shape shape = like_array->aval.shape;
-      ArrayRef made = to_array(ev, create(ev, name, dtype, shape, Value(), Value(), [&]() { return filled(ev, dtype, shape, value); }));
-      if (is_jnp && !a[2].is_none()) return device_put_leaf(ev, Value(made), a[2]);
+      ArrayRef made = to_array(ev, create(ev, name, dtype, shape, Value(), Value(), [&]() { return filled(ev, dtype, shape, fill_value); }));
+      if (is_jnp && !a[rest + 1].is_none()) return device_put_leaf(ev, Value(made), a[rest + 1]);
       // *_like keeps the operand's layout, uncommitted.
       ArrayRef placed = relayout(ev, made, like_array->layout);
       placed->aval.sharding = like_array->aval.sharding;
@@ -482,6 +487,7 @@ void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_j
   };
   like("zeros_like", 0.0);
   like("ones_like", 1.0);
+  like("full_like", std::nullopt);
   for (const auto& primitive : primitives()) {
     if (!is_elementwise(primitive)) continue;
     const Primitive* p = &primitive;
