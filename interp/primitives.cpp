@@ -94,6 +94,16 @@ bool explicit_mesh(const typecheck::ArrayType& type) { return typecheck::has_exp
 Layout result_layout(const typecheck::ArrayType& type, const DeviceMeshRef& mesh, std::vector<typecheck::SpecEntry> auto_dims) {
   Layout layout{mesh, explicit_mesh(type) ? type.sharding.dims : std::move(auto_dims)};
   layout.dims.resize(type.ndim());
+  // An out_sharding on another mesh than the operands' (uncommitted operands
+  // on one device, say) names axes this mesh lacks: refuse rather than index
+  // past the mesh's axes.
+  for (const auto& entry : layout.dims)
+    for (const auto& axis : entry)
+      if (!mesh->abstract->index_of(axis))
+        raise(exc::ValueError(),
+              "the requested output sharding names mesh axis '" + axis +
+                  "', which the operands' devices do not have; put the operands on that mesh first "
+                  "(jax.device_put(x, NamedSharding(mesh, P(...))))");
   return layout;
 }
 
