@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Regenerates docs/api-reference.md from the interpreter's own tables.
+
+Usage: generate_api_reference.py --lister build/tests/shardlang_list_api [--check] [--output FILE]
+
+The lister (tests/docs/list_api.cpp, CMake target shardlang_list_api) prints
+every member of every built-in module with its signature, an array's
+attributes, and the primitive table. This script turns that listing into
+Markdown, adding for each module the hand-written section "What differs from
+JAX" below (from the specs: language.md, sharding.md, runtime.md, cli.md).
+
+--check compares the generated text with the checked-in file instead of
+writing it, prints a diff and exits 1 when they differ (the ctest case
+docs/api-reference).
+"""
+import argparse
+import difflib
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+DOCUMENT = Path(__file__).resolve().parent / "api-reference.md"
+
+# The modules in the order a JAX user meets them, with how a script names
+# them and what shardlang does differently. Every module the lister reports
+# must appear here (the script fails otherwise), so a new module gets a
+# section and its differences written down.
+MODULES = [
+    ("jax", "import jax", [
+        "Devices are simulated: `jax.devices()` lists the devices of the platform and chip chosen on the "
+        "command line (`--platform tpu|cpu`, `--devices N`, `--chip v2|v3|v4|v5e|v5p|v6e`; default 8 "
+        "devices of a TPU v5e), or by `jax.config.update('jax_num_cpu_devices', N)` before first use.",
+        "`jax.make_mesh` gives **Explicit** axes by default, as JAX 0.11 does, and orders devices as JAX's "
+        "`mesh_utils` does for the chip's topology (the tutorials' `0 1 2 3 6 7 4 5` on a v2-8).",
+        "`jax.typeof(x)` prints the sharding in the type: `float32[8@X,2@Y]` (diagnostics and `check` use "
+        "the short dtype names, `f32[8@X,2@Y]`).",
+        "`jax.jit`: a function is traced once per input types, partitioned once and cached; "
+        "`f.lower(...).compile()` gives the per-device program, whose `as_text()` is HLO-like text with "
+        "XLA's collective names (not real HLO) and whose `cost_analysis()` returns `flops`, "
+        "`bytes accessed`, `collective bytes` and `estimated time` from shardlang's TPU cost model. "
+        "`donate_argnums`, `keep_unused`, `inline` are accepted and have no effect.",
+        "`jax.grad` / `value_and_grad` differentiate through the primitives that have a VJP rule (the "
+        "`grad` column of the primitive table below).",
+        "`jax.shard_map` errors name the user's function and the line that returned a wrongly varying "
+        "value, in eager calls too, and say which collective would fix it.",
+        "Not there: `pmap`, `vmap`, `checkpoint`, `custom_vjp`, `jax.Array` as a class, "
+        "`ShapeDtypeStruct`, host callbacks, `with` blocks (`with mesh:`): use `jax.set_mesh(mesh)`.",
+    ]),
+    ("jax.numpy", "import jax.numpy as jnp", [
+        "x64 is off: `float32` and `int32` are the defaults. `bfloat16`/`float16` are stored as 16 bits and "
+        "computed in float32 with round-to-nearest-even on store, as XLA's CPU backend does; integer "
+        "overflow wraps.",
+        "Creation, linear algebra and indexing functions take `out_sharding=` as in JAX 0.11's explicit "
+        "sharding mode; a contraction sharded on both sides must be given one "
+        "(`sharding/ambiguous-contraction`, with a hint listing the choices).",
+        "`print(x)` prints as NumPy does; `repr(x)` and the REPL echo print `Array([...], dtype=float32)`.",
+        "Only the members listed exist; any other `jnp` name is an `AttributeError`.",
+    ]),
+    ("jax.lax", "from jax import lax", [
+        "Collectives (`psum`, `pmean`, `pmax`, `pmin`, `all_gather`, `all_to_all`, `ppermute`, "
+        "`psum_scatter`, `axis_index`) run only inside `jax.shard_map`; an axis no enclosing `shard_map` "
+        "binds is `sharding/unbound-axis`. They really move data between the simulated devices.",
+        "`with_sharding_constraint` on an all-Explicit mesh is an assertion (JAX's behaviour); on Auto "
+        "axes it is a constraint the partitioner obeys.",
+        "`cond`, `fori_loop`, `scan`, `while_loop` check that the carry keeps its type and sharding, as "
+        "JAX does.",
+    ]),
+    ("jax.random", "import jax", [
+        "Bit-exact with JAX: threefry2x32 in both the stable and the partitionable mode "
+        "(`jax.config.update('jax_threefry_partitionable', ...)`). In partitionable mode random "
+        "generation on a sharded output needs no communication; in stable mode it does.",
+        "The listing shows `shape=()` defaults as `0.0`: the signature parser reads `()` as a number "
+        "(a known issue of the listing; the functions themselves take `shape=()`).",
+    ]),
+    ("jax.sharding", "from jax.sharding import Mesh, PartitionSpec as P, NamedSharding", [
+        "`Mesh(devices, names)` gives **Auto** axes by default, as in JAX 0.11; `AxisType` has "
+        "`Explicit`, `Auto`, `Manual`. Types show only Explicit axes.",
+        "`PartitionSpec` does not accept `unreduced=` / `reduced=` yet.",
+        "`use_mesh` is `set_mesh` (no `with` statement in the language).",
+    ]),
+    ("jax.debug", "import jax", [
+        "`visualize_array_sharding` draws JAX's picture (same characters, widths and labels, such as "
+        "`TPU 0,2,4,6`) for 1-D and 2-D arrays; for higher ranks it goes beyond JAX and draws the 2-D "
+        "picture of each leading index, titled.",
+        "`jax.debug.print` prints at run time, on every call of a jitted function.",
+    ]),
+    ("jax.tree", "import jax", ["Tuples, lists, dicts and `None` are containers; everything else is a leaf."]),
+    ("jax.tree_util", "import jax", ["The `tree_*` spellings of the `jax.tree` functions."]),
+    ("jax.config", "import jax", [
+        "`update` knows `jax_threefry_partitionable`, `jax_num_cpu_devices`, `jax_platforms`.",
+    ]),
+    ("jax.experimental", "import jax", []),
+    ("jax.experimental.mesh_utils", "from jax.experimental import mesh_utils", [
+        "Device order follows the simulated chip's topology, as JAX's does for that chip.",
+    ]),
+    ("numpy", "import numpy as np", [
+        "Host-side arrays are shardlang arrays that are uncommitted: they move to wherever an operation "
+        "needs them. There is no float64: `np.float32` / `np.int32` are the defaults as in `jnp`.",
+        "`np.load` / `np.save` read and write `.npy` files only under directories the host allows (the "
+        "command line allows the working directory); elsewhere they raise `ValueError`.",
+    ]),
+    ("numpy.testing", "import numpy as np", [
+        "Failures print NumPy 1.24's full report. In `shardlang check` the values are unknown: only "
+        "shapes and dtypes are compared.",
+    ]),
+    ("functools", "import functools", []),
+    ("typing", "from typing import Optional", ["Annotations only: the names exist so that annotations "
+                                               "using them are accepted and ignored."]),
+    ("textwrap", "import textwrap", []),
+    ("termcolor", "from termcolor import colored", []),
+    ("builtins", "(always there)", [
+        "Python's semantics for what exists: ints are 64-bit (overflow is an `OverflowError`), floats are "
+        "doubles, scoping is Python's, recursion depth is limited (`RecursionError`).",
+        "Not in the language: `class`, `with`, `yield`, `async`, imports of modules other than the ones "
+        "on this page (`ImportError`).",
+        "IPython's `%timeit [-n N] [-r R] STMT` works at statement start: it prints the host time line "
+        "and then the simulated TPU time of one run on the chosen chip.",
+    ]),
+]
+
+
+def read_listing(lister):
+    done = subprocess.run([lister], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{lister} failed: {done.stderr.strip()}")
+    modules = defaultdict(list)
+    array_attributes = []
+    primitives = []
+    for line in done.stdout.splitlines():
+        fields = line.split("\t")
+        if fields[0] == "module":
+            modules[fields[1]].append(fields[2:])
+        elif fields[0] == "array":
+            array_attributes.append(fields[2])
+        elif fields[0] == "primitive":
+            primitives.append(fields[1:])
+    return modules, array_attributes, primitives
+
+
+def anchor(name):
+    return name.replace(".", "").replace(" ", "-")
+
+
+def render(modules, array_attributes, primitives):
+    documented = {name for name, _, _ in MODULES}
+    missing = sorted(set(modules) - documented)
+    if missing:
+        raise SystemExit(f"modules without a section in {Path(__file__).name}: {', '.join(missing)}")
+    out = [
+        "# API reference",
+        "",
+        "<!-- Generated by docs/generate_api_reference.py from the interpreter's tables",
+        "     (tests/docs/list_api.cpp); do not edit by hand. The test docs/api-reference",
+        "     fails when this file and the generator's output differ. -->",
+        "",
+        "What a shardlang script can call: every member of every built-in module, read from the",
+        "interpreter's module tables with its signature, the attributes of an array, and the table",
+        "of primitives every array operation goes through. The names and signatures are JAX's",
+        "(JAX 0.11) and NumPy's; under each module, *What differs from JAX* lists where shardlang",
+        "behaves differently. The sharding rules themselves are JAX's explicit-sharding rules;",
+        "see [tutorial.md](tutorial.md) and [diagnostics.md](diagnostics.md).",
+        "",
+        "Signatures are written as Python writes them; `=<optional>` marks a parameter that may be",
+        "left out and has no default value.",
+        "",
+        "## Modules",
+        "",
+    ]
+    for name, spelling, _ in MODULES:
+        if name in modules:
+            out.append(f"- [`{name}`](#{anchor(name)}) ({len(modules[name])} members)")
+    out += ["- [Array attributes](#array-attributes)", "- [Primitives](#primitives)", ""]
+    for name, spelling, differences in MODULES:
+        if name not in modules:
+            continue
+        out += [f"## {name}", "", f"`{spelling}`", "", "| member | kind | signature |", "|---|---|---|"]
+        for member, kind, detail in sorted(modules[name], key=lambda m: m[0].lower()):
+            if kind == "function":
+                shown = f"`{detail}`"
+                if not detail.startswith(member + "("):
+                    kind = f"function (same as `{detail.split('(')[0]}`)"
+            elif kind in ("module", "class"):
+                shown = f"`{detail}`" if detail != member else ""
+            else:
+                shown = f"a `{detail}`"
+            out.append(f"| `{member}` | {kind} | {shown} |")
+        out.append("")
+        if differences:
+            out += ["### What differs from JAX", ""]
+            out += [f"- {text}" for text in differences]
+            out.append("")
+    out += [
+        "## Array attributes",
+        "",
+        "Attributes and methods of an array value (`x.shape`, `x.sum(axis=0)`, `x.at[i].set(v)`):",
+        "",
+        ", ".join(f"`{a}`" for a in array_attributes),
+        "",
+        "Arithmetic, comparison and `@` operators and indexing and slicing (`x[:4]`, `x[:, None]`,",
+        "`x[..., 0]`) work as in JAX.",
+        "",
+        "## Primitives",
+        "",
+        "Every array operation is one primitive of `interp/primitives.cpp`'s table, bound through the",
+        "current trace: it runs eagerly, under `jax.jit` and in `shardlang check` with the same",
+        "typing and sharding rule. *API name* is the name JAX's errors use for it; *lax name* the",
+        "`lax` primitive elementwise errors name; *grad* marks a primitive `jax.grad` can",
+        "differentiate through (it has a VJP rule); *partition* one with its own partitioning rule",
+        "for Auto meshes (the others follow their sharding rule).",
+        "",
+        "| primitive | API name | lax name | grad | partition |",
+        "|---|---|---|---|---|",
+    ]
+    for name, api_name, lax_name, grad, partition in primitives:
+        out.append(f"| `{name}` | `{api_name}` | {'`' + lax_name + '`' if lax_name != '-' else ''} | "
+                   f"{'yes' if grad == 'grad' else ''} | {'yes' if partition == 'partition' else ''} |")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lister", required=True, help="the shardlang_list_api binary")
+    parser.add_argument("--check", action="store_true", help="compare with the checked-in file")
+    parser.add_argument("--output", type=Path, default=DOCUMENT)
+    options = parser.parse_args()
+    text = render(*read_listing(options.lister))
+    if not options.check:
+        options.output.write_text(text, encoding="utf-8")
+        return 0
+    current = options.output.read_text(encoding="utf-8") if options.output.exists() else ""
+    if current == text:
+        print(f"{options.output.name} is up to date")
+        return 0
+    sys.stdout.writelines(difflib.unified_diff(current.splitlines(True), text.splitlines(True),
+                                               f"{options.output.name} (checked in)", "generated now"))
+    print(f"{options.output.name} differs from the generator's output: run {Path(__file__).name} "
+          f"--lister <build>/tests/shardlang_list_api")
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
