@@ -6,6 +6,7 @@
 #include <set>
 
 #include "interp/builtins.hpp"
+#include "interp/collectives.hpp"
 #include "interp/primitives.hpp"
 #include "interp/trace.hpp"
 #include "interp/tree_module.hpp"
@@ -65,6 +66,53 @@ ArrayRef broadcast(Evaluator& ev, const ArrayRef& a, const typecheck::Shape& sha
 
 ArrayRef zeros_like(Evaluator& ev, const typecheck::ArrayType& type) {
   return broadcast(ev, convert(ev, scalar(ev, 0.0), type.dtype), type.shape, {});
+}
+
+// Zeros of `like`'s shape in `dtype`, on like's devices: where(False, like, 0)
+// puts them on a committed array's mesh or a shard_map body's, which the
+// slicing primitives (placed by their first operand) then compute on.
+ArrayRef zeros_on(Evaluator& ev, const ArrayRef& like, DType dtype) {
+  typecheck::ArrayType type = like->aval;
+  type.dtype = dtype;
+  // Outside the shard_map body, a literal would be on the context mesh, not
+  // the body's: a manual array's zeros are made from it.
+  if (is_manual(*like)) return mul(ev, convert(ev, like, dtype), 0.0);
+  ArrayRef zeros = zeros_like(ev, type);
+  if (!like->committed) return zeros;
+  return apply(ev, "select_n", {to_array(ev, Value::boolean(false)), zeros, convert(ev, like, dtype)});
+}
+
+// x[start:limit] with unit strides.
+ArrayRef window_slice(Evaluator& ev, const ArrayRef& a, std::vector<std::int64_t> start, std::vector<std::int64_t> limit) {
+  std::vector<std::int64_t> sizes;
+  for (std::size_t d = 0; d < start.size(); ++d) sizes.push_back(limit[d] - start[d]);
+  Params params;
+  params.set("start_indices", std::move(start)).set("limit_indices", std::move(limit));
+  params.set("strides", std::vector<std::int64_t>(sizes.size(), 1)).set("new_sizes", sizes);
+  return apply(ev, "slice", {a}, std::move(params));
+}
+
+ArrayRef concatenate(Evaluator& ev, std::vector<ArrayRef> parts, std::int64_t dimension) {
+  Params params;
+  params.set("dimension", dimension);
+  return apply(ev, "concatenate", std::move(parts), std::move(params));
+}
+
+// `a` spread along `dim` with stride - 1 zeros after each element (the
+// transpose of a strided slice), cut to `length`.
+ArrayRef dilate(Evaluator& ev, const ArrayRef& a, std::size_t dim, std::int64_t stride, std::int64_t length) {
+  typecheck::Shape shape = a->aval.shape;
+  typecheck::Shape split = shape;
+  split.insert(split.begin() + static_cast<std::ptrdiff_t>(dim) + 1, 1);
+  typecheck::ArrayType gap_type = a->aval;
+  gap_type.shape = split;
+  gap_type.shape[dim + 1] = stride - 1;
+  ArrayRef spread = concatenate(ev, {reshape(ev, a, split), zeros_like(ev, gap_type)}, static_cast<std::int64_t>(dim) + 1);
+  typecheck::Shape merged = shape;
+  merged[dim] *= stride;
+  std::vector<std::int64_t> start(shape.size(), 0), limit(merged.begin(), merged.end());
+  limit[dim] = length;
+  return window_slice(ev, reshape(ev, spread, merged), std::move(start), std::move(limit));
 }
 
 // The cotangent of an operand that elementwise broadcasting stretched to
@@ -268,19 +316,321 @@ Operands slice_vjp(Evaluator& ev, const Operands& x, const Params& params, const
                    const std::vector<bool>&) {
   const auto& start = *int_param(params, "start_indices");
   const auto& limit = *int_param(params, "limit_indices");
-  typecheck::Shape window;
-  for (std::size_t d = 0; d < start.size(); ++d) window.push_back(limit[d] - start[d]);
-  if (const auto* strides = int_param(params, "strides"))
-    for (auto s : *strides)
-      if (s != 1) raise(exc::NotImplementedError(), "Differentiation of a strided slice is not implemented");
+  const auto* strides = int_param(params, "strides");
+  auto stride = [&](std::size_t d) { return strides ? (*strides)[d] : std::int64_t{1}; };
+  // The picked elements (integer-indexed dims kept as size 1), then spread
+  // back over the window where a step skipped some.
+  typecheck::Shape picked;
+  for (std::size_t d = 0; d < start.size(); ++d) picked.push_back((limit[d] - start[d] + stride(d) - 1) / stride(d));
+  ArrayRef window_ct = convert(ev, reshape(ev, ct, picked), x[0]->aval.dtype);
+  for (std::size_t d = 0; d < start.size(); ++d)
+    if (stride(d) != 1 && picked[d] > 0) window_ct = dilate(ev, window_ct, d, stride(d), limit[d] - start[d]);
   Params update;
   update.set("start_indices", start);
-  ArrayRef window_ct = convert(ev, reshape(ev, ct, window), x[0]->aval.dtype);
-  return {apply(ev, "update_slice", {zeros_like(ev, x[0]->aval), window_ct}, std::move(update))};
+  return {apply(ev, "update_slice", {zeros_on(ev, x[0], x[0]->aval.dtype), window_ct}, std::move(update))};
 }
 Operands rev_vjp(Evaluator& ev, const Operands&, const Params& params, const ArrayRef&, const ArrayRef& ct,
                  const std::vector<bool>&) {
   return {apply(ev, "rev", {ct}, params)};
+}
+
+Operands concatenate_vjp(Evaluator& ev, const Operands& x, const Params& params, const ArrayRef&, const ArrayRef& ct,
+                         const std::vector<bool>& needs) {
+  auto dimension = static_cast<std::size_t>(*params.get<std::int64_t>("dimension"));
+  Operands out(x.size());
+  std::int64_t offset = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    std::int64_t size = x[i]->aval.shape[dimension];
+    if (needs[i]) {
+      std::vector<std::int64_t> start(ct->aval.ndim(), 0), limit(ct->aval.shape.begin(), ct->aval.shape.end());
+      start[dimension] = offset;
+      limit[dimension] = offset + size;
+      out[i] = window_slice(ev, ct, std::move(start), std::move(limit));
+    }
+    offset += size;
+  }
+  return out;
+}
+
+// x.at[window].set(update): the window's cotangent goes to the update, the rest to x.
+Operands update_slice_vjp(Evaluator& ev, const Operands& x, const Params& params, const ArrayRef&, const ArrayRef& ct,
+                          const std::vector<bool>& needs) {
+  const auto& start = *int_param(params, "start_indices");
+  Operands out(2);
+  if (needs[0]) {
+    Params update;
+    update.set("start_indices", start);
+    out[0] = apply(ev, "update_slice", {ct, zeros_on(ev, x[1], ct->aval.dtype)}, std::move(update));
+  }
+  if (needs[1]) {
+    std::vector<std::int64_t> limit;
+    for (std::size_t d = 0; d < start.size(); ++d) limit.push_back(start[d] + x[1]->aval.shape[d]);
+    out[1] = convert(ev, window_slice(ev, ct, start, std::move(limit)), x[1]->aval.dtype);
+  }
+  return out;
+}
+
+// dynamic_slice(x, *starts): the cotangent written into zeros at the same
+// (equally clamped) starts; the integer starts get none.
+Operands dynamic_slice_vjp(Evaluator& ev, const Operands& x, const Params&, const ArrayRef&, const ArrayRef& ct,
+                           const std::vector<bool>&) {
+  Operands out(x.size());
+  std::vector<ArrayRef> operands{zeros_on(ev, x[0], x[0]->aval.dtype), convert(ev, ct, x[0]->aval.dtype)};
+  operands.insert(operands.end(), x.begin() + 1, x.end());
+  out[0] = apply(ev, "dynamic_update_slice", std::move(operands));
+  return out;
+}
+
+// dynamic_update_slice(x, update, *starts).
+Operands dynamic_update_slice_vjp(Evaluator& ev, const Operands& x, const Params&, const ArrayRef&, const ArrayRef& ct,
+                                  const std::vector<bool>& needs) {
+  Operands out(x.size());
+  std::vector<ArrayRef> starts(x.begin() + 2, x.end());
+  if (needs[0]) {
+    std::vector<ArrayRef> operands{ct, zeros_on(ev, x[1], ct->aval.dtype)};
+    operands.insert(operands.end(), starts.begin(), starts.end());
+    out[0] = apply(ev, "dynamic_update_slice", std::move(operands));
+  }
+  if (needs[1]) {
+    std::vector<ArrayRef> operands{ct};
+    operands.insert(operands.end(), starts.begin(), starts.end());
+    Params params;
+    params.set("slice_sizes", std::vector<std::int64_t>(x[1]->aval.shape.begin(), x[1]->aval.shape.end()));
+    out[1] = convert(ev, apply(ev, "dynamic_slice", std::move(operands), std::move(params)), x[1]->aval.dtype);
+  }
+  return out;
+}
+
+// take(x, indices, axis): a scatter-add of the cotangent, as a one-hot sum
+// over the index positions: d x[.., j, ..] = sum_k (indices[k] == j) ct[.., k, ..].
+// Negative indices count from the end; out-of-range ones (filled forward)
+// receive nothing.
+Operands gather_vjp(Evaluator& ev, const Operands& x, const Params& params, const ArrayRef&, const ArrayRef& ct,
+                    const std::vector<bool>&) {
+  const ArrayRef& operand = x[0];
+  auto axis = static_cast<std::size_t>(*params.get<std::int64_t>("axis"));
+  std::int64_t n = operand->aval.shape[axis];
+  std::int64_t count = devices::element_count(x[1]->aval.shape);
+  ArrayRef indices = reshape(ev, x[1], {count});
+  ArrayRef wrapped = add(ev, indices, mul(ev, convert(ev, apply(ev, "less", {indices, to_array(ev, Value::integer(0))}), DType::int32),
+                                          to_array(ev, Value::integer(n))));
+  std::vector<Value> positions;
+  for (std::int64_t j = 0; j < n; ++j) positions.push_back(Value::integer(j));
+  ArrayRef iota = to_array(ev, make_list(std::move(positions)), DType::int32);
+  typecheck::Shape hot_shape{count, n};
+  ArrayRef one_hot = convert(ev, apply(ev, "equal", {broadcast(ev, wrapped, hot_shape, {0}), broadcast(ev, iota, hot_shape, {1})}),
+                             ct->aval.dtype);
+  // ct as [before.., count, after..], then [before.., count, n, after..].
+  const auto& shape = operand->aval.shape;
+  typecheck::Shape flat(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(axis));
+  flat.push_back(count);
+  flat.insert(flat.end(), shape.begin() + static_cast<std::ptrdiff_t>(axis) + 1, shape.end());
+  typecheck::Shape spread = flat;
+  spread.insert(spread.begin() + static_cast<std::ptrdiff_t>(axis) + 1, n);
+  std::vector<std::int64_t> ct_dims;
+  for (std::size_t d = 0; d < spread.size(); ++d)
+    if (d != axis + 1) ct_dims.push_back(static_cast<std::int64_t>(d));
+  auto a = static_cast<std::int64_t>(axis);
+  ArrayRef products = mul(ev, broadcast(ev, reshape(ev, ct, flat), spread, std::move(ct_dims)),
+                          broadcast(ev, one_hot, spread, {a, a + 1}));
+  return {convert(ev, reduce_sum(ev, products, {a}), operand->aval.dtype), nullptr};
+}
+
+// prod: each element's cotangent is the product of the others. With z zeros
+// in a group: P / x_i when z = 0, P (the nonzero elements' product) at the
+// one zero when z = 1, and 0 otherwise.
+Operands reduce_prod_vjp(Evaluator& ev, const Operands& x, const Params& params, const ArrayRef&, const ArrayRef& ct,
+                         const std::vector<bool>&) {
+  const ArrayRef& operand = x[0];
+  DType dtype = operand->aval.dtype;
+  ArrayRef zero = convert(ev, scalar(ev, 0.0), dtype);
+  ArrayRef is_zero = indicator(ev, "equal", operand, zero, dtype);
+  ArrayRef nonzero = add(ev, operand, is_zero);  // zeros replaced by ones
+  Params group = params;
+  ArrayRef nonzero_product = expand_reduced(ev, apply(ev, "reduce_prod", {nonzero}, group), operand, params);
+  ArrayRef zeros_in_group = expand_reduced(ev, apply(ev, "reduce_sum", {is_zero}, params), operand, params);
+  ArrayRef none_zero = indicator(ev, "equal", zeros_in_group, zero, dtype);
+  ArrayRef one_zero = indicator(ev, "equal", zeros_in_group, convert(ev, scalar(ev, 1.0), dtype), dtype);
+  ArrayRef others = add(ev, mul(ev, none_zero, div(ev, nonzero_product, nonzero)), mul(ev, mul(ev, one_zero, is_zero), nonzero_product));
+  return {mul(ev, expand_reduced(ev, ct, operand, params), others)};
+}
+
+// remainder(x, y) = x - y * q with q = floor(x / y) (the rounded quotient
+// the primitive used, recovered exactly as (x - r) / y).
+Operands remainder_vjp(Evaluator& ev, const Operands& x, const Params&, const ArrayRef& result, const ArrayRef& ct,
+                       const std::vector<bool>& needs) {
+  Operands out(2);
+  if (needs[0]) out[0] = unbroadcast(ev, ct, x[0]);
+  if (needs[1]) {
+    ArrayRef quotient = div(ev, sub(ev, x[0], result), x[1]);
+    out[1] = unbroadcast(ev, neg(ev, mul(ev, ct, quotient)), x[1]);
+  }
+  return out;
+}
+
+// ------------------------------------------------------------ shard_map
+
+// The axes named by a collective's params, and their total size.
+typecheck::AxisList collective_axes(const Params& params) {
+  typecheck::AxisList names;
+  const std::string& joined = *params.get<std::string>("axis_name");
+  for (std::size_t begin = 0; begin <= joined.size();) {
+    auto comma = std::min(joined.find(',', begin), joined.size());
+    if (comma > begin) names.push_back(joined.substr(begin, comma - begin));
+    begin = comma + 1;
+  }
+  return names;
+}
+
+double axes_size(const DeviceMesh& mesh, const typecheck::AxisList& names) {
+  double size = 1;
+  for (const auto& name : names)
+    if (auto index = mesh.abstract->index_of(name)) size *= mesh.shape[*index];
+  return size;
+}
+
+bool checks_vma(const Params& params) {
+  const bool* check = params.get<bool>("check_vma");
+  return !check || *check;
+}
+
+std::string joined_axes(const typecheck::AxisList& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ",") + name;
+  return out;
+}
+
+// A collective over `names` on the body mesh of `like`'s params.
+ArrayRef collective(Evaluator& ev, std::string_view name, const ArrayRef& operand, const Params& like,
+                    const typecheck::AxisList& names, Params extra = {}) {
+  Params params;
+  params.set("axis_name", joined_axes(names));
+  params.set("mesh", *like.get<Layout>("mesh")).set("check_vma", checks_vma(like));
+  for (auto& entry : extra.entries) params.entries.push_back(std::move(entry));
+  return apply(ev, name, {operand}, std::move(params));
+}
+
+// psum (pmean: scaled by 1/n). With vma checking the cotangent (invariant
+// over the axes) becomes varying where x varied, and is summed where x was
+// invariant (psum pvaried it first: the result was n x). Without it, the
+// transpose is psum, as in JAX (the shard_map boundary scales to match).
+template <bool mean>
+Operands psum_vjp(Evaluator& ev, const Operands& x, const Params& params, const ArrayRef&, const ArrayRef& ct,
+                  const std::vector<bool>&) {
+  auto names = collective_axes(params);
+  ArrayRef g = mean ? mul(ev, ct, 1.0 / axes_size(*params.get<Layout>("mesh")->mesh, names)) : ct;
+  if (!checks_vma(params)) return {collective(ev, "psum", g, params, names)};
+  typecheck::AxisList varied, invariant;
+  for (const auto& name : names) {
+    if (!x[0]->aval.manual.varying.contains(name)) invariant.push_back(name);
+    else if (!g->aval.manual.varying.contains(name)) varied.push_back(name);
+  }
+  if (!invariant.empty()) g = collective(ev, "psum", g, params, invariant);
+  if (!varied.empty()) g = collective(ev, "pvary", g, params, varied);
+  return {g};
+}
+
+// pvary's transpose sums over the axes (check_vma=False: pvary is the identity).
+Operands pvary_vjp(Evaluator& ev, const Operands&, const Params& params, const ArrayRef&, const ArrayRef& ct,
+                   const std::vector<bool>&) {
+  if (!checks_vma(params)) return {ct};
+  return {collective(ev, "psum", ct, params, collective_axes(params))};
+}
+
+Operands all_gather_vjp(Evaluator& ev, const Operands&, const Params& params, const ArrayRef&, const ArrayRef& ct,
+                        const std::vector<bool>&) {
+  Params extra;
+  extra.set("scatter_dimension", *params.get<std::int64_t>("axis")).set("tiled", *params.get<bool>("tiled"));
+  return {collective(ev, "psum_scatter", ct, params, collective_axes(params), std::move(extra))};
+}
+
+Operands psum_scatter_vjp(Evaluator& ev, const Operands&, const Params& params, const ArrayRef&, const ArrayRef& ct,
+                          const std::vector<bool>&) {
+  Params extra;
+  extra.set("axis", *params.get<std::int64_t>("scatter_dimension")).set("tiled", *params.get<bool>("tiled"));
+  return {collective(ev, "all_gather", ct, params, collective_axes(params), std::move(extra))};
+}
+
+// Tiled: the reverse all_to_all (split and concat axes swapped).
+Operands all_to_all_vjp(Evaluator& ev, const Operands&, const Params& params, const ArrayRef&, const ArrayRef& ct,
+                        const std::vector<bool>&) {
+  if (!*params.get<bool>("tiled"))
+    raise(exc::NotImplementedError(), "Differentiation of an all_to_all with tiled=False is not implemented");
+  Params extra;
+  extra.set("split_axis", *params.get<std::int64_t>("concat_axis"))
+      .set("concat_axis", *params.get<std::int64_t>("split_axis"))
+      .set("tiled", *params.get<bool>("tiled"));
+  return {collective(ev, "all_to_all", ct, params, collective_axes(params), std::move(extra))};
+}
+
+// ppermute's transpose sends every block back: the inverse permutation.
+Operands ppermute_vjp(Evaluator& ev, const Operands&, const Params& params, const ArrayRef&, const ArrayRef& ct,
+                      const std::vector<bool>&) {
+  std::vector<std::int64_t> inverse = *params.get<std::vector<std::int64_t>>("perm");
+  for (std::size_t i = 0; i + 1 < inverse.size(); i += 2) std::swap(inverse[i], inverse[i + 1]);
+  Params extra;
+  extra.set("perm", std::move(inverse));
+  return {collective(ev, "ppermute", ct, params, collective_axes(params), std::move(extra))};
+}
+
+// The manual axes of a shard_map that `layout`'s dims do not mention.
+typecheck::AxisList unmentioned_axes(const Layout& layout, const DeviceMesh& body) {
+  typecheck::AxisList names;
+  for (const auto& axis : body.abstract->axes()) {
+    if (axis.type != typecheck::AxisType::Manual || layout.mesh->abstract->find(axis.name)->type == typecheck::AxisType::Manual)
+      continue;
+    bool mentioned = false;
+    for (const auto& entry : layout.dims) mentioned = mentioned || std::find(entry.begin(), entry.end(), axis.name) != entry.end();
+    if (!mentioned) names.push_back(axis.name);
+  }
+  return names;
+}
+
+// Entering a shard_map: the body's cotangent leaves it by the argument's
+// in_spec. Without vma checking, a block replicated over an unmentioned axis
+// gets the sum of its copies' cotangents (with it, the rules above already
+// made the cotangent invariant there).
+Operands shard_map_enter_vjp(Evaluator& ev, const Operands&, const Params& params, const ArrayRef&, const ArrayRef& ct,
+                             const std::vector<bool>&) {
+  const Layout& in_spec = *params.get<Layout>("in_spec");
+  ArrayRef g = ct;
+  if (!checks_vma(params)) {
+    auto names = unmentioned_axes(in_spec, *params.get<Layout>("mesh")->mesh);
+    if (!names.empty()) g = collective(ev, "psum", g, params, names);
+  }
+  Params exit;
+  exit.set("out_spec", in_spec).set("mesh", *params.get<Layout>("mesh")).set("check_vma", checks_vma(params));
+  return {apply(ev, "shard_map_exit", {g}, std::move(exit))};
+}
+
+// Leaving a shard_map: the result's cotangent enters the body by the
+// out_spec. Without vma checking every copy of a replicated output takes an
+// equal share, so that psum's transpose (psum) adds them back to one.
+Operands shard_map_exit_vjp(Evaluator& ev, const Operands&, const Params& params, const ArrayRef&, const ArrayRef& ct,
+                            const std::vector<bool>&) {
+  const Layout& out_spec = *params.get<Layout>("out_spec");
+  Params enter;
+  enter.set("in_spec", out_spec).set("mesh", *params.get<Layout>("mesh")).set("check_vma", checks_vma(params));
+  ArrayRef g = apply(ev, "shard_map_enter", {ct}, std::move(enter));
+  if (!checks_vma(params)) {
+    double copies = axes_size(*params.get<Layout>("mesh")->mesh, unmentioned_axes(out_spec, *params.get<Layout>("mesh")->mesh));
+    if (copies != 1) g = mul(ev, g, 1.0 / copies);
+  }
+  return {g};
+}
+
+// With vma checking, a cotangent varying over axes its primal is invariant
+// over is summed over them (the transpose of the implicit pvary that the
+// primal's use inserted).
+ArrayRef match_vma(Evaluator& ev, const ArrayRef& primal, const ArrayRef& ct) {
+  if (!is_manual(*ct)) return ct;
+  typecheck::AxisList extra;
+  for (const auto& axis : ct->aval.manual.varying)
+    if (!primal->aval.manual.varying.contains(axis)) extra.push_back(axis);
+  if (extra.empty()) return ct;
+  Params params;
+  params.set("mesh", Layout{ct->layout.mesh, {}}).set("check_vma", true);
+  return collective(ev, "psum", ct, params, extra);
 }
 
 // The out_sharding a transposed contraction of `a` and `b` takes in
@@ -329,18 +679,26 @@ const std::map<std::string_view, Rule>& vjp_rules() {
   static const std::map<std::string_view, Rule> rules{
       {"abs", unary_vjp<d_abs>},
       {"add", add_vjp},
+      {"all_gather", all_gather_vjp},
+      {"all_to_all", all_to_all_vjp},
       {"argmax", zero_vjp},
       {"argmin", zero_vjp},
+      {"axis_index", zero_vjp},
       {"broadcast_in_dim", broadcast_in_dim_vjp},
+      {"concatenate", concatenate_vjp},
       {"convert_element_type", convert_vjp},
       {"cos", unary_vjp<d_cos>},
+      {"debug_print", zero_vjp},
       {"device_put", identity_vjp},
       {"divide", divide_vjp},
       {"dot_general", dot_vjp},
+      {"dynamic_slice", dynamic_slice_vjp},
+      {"dynamic_update_slice", dynamic_update_slice_vjp},
       {"equal", zero_vjp},
       {"exp", unary_vjp<d_exp>},
       {"expm1", unary_vjp<d_expm1>},
       {"floor_divide", zero_vjp},
+      {"gather", gather_vjp},
       {"greater", zero_vjp},
       {"greater_equal", zero_vjp},
       {"less", zero_vjp},
@@ -355,18 +713,27 @@ const std::map<std::string_view, Rule>& vjp_rules() {
       {"multiply", multiply_vjp},
       {"negative", negative_vjp},
       {"not_equal", zero_vjp},
+      {"pmean", psum_vjp<true>},
       {"power", power_vjp},
+      {"ppermute", ppermute_vjp},
+      {"psum", psum_vjp<false>},
+      {"psum_scatter", psum_scatter_vjp},
+      {"pvary", pvary_vjp},
       {"random_fold_in", zero_vjp},
       {"random_sample", zero_vjp},
       {"random_split", zero_vjp},
       {"reduce_max", reduce_extremum_vjp},
       {"reduce_mean", reduce_mean_vjp},
       {"reduce_min", reduce_extremum_vjp},
+      {"reduce_prod", reduce_prod_vjp},
       {"reduce_sum", reduce_sum_vjp},
+      {"remainder", remainder_vjp},
       {"reshape", reshape_vjp},
       {"rev", rev_vjp},
       {"rsqrt", unary_vjp<d_rsqrt>},
       {"select_n", select_n_vjp},
+      {"shard_map_enter", shard_map_enter_vjp},
+      {"shard_map_exit", shard_map_exit_vjp},
       {"sharding_constraint", identity_vjp},
       {"sign", zero_vjp},
       {"sin", unary_vjp<d_sin>},
@@ -378,6 +745,7 @@ const std::map<std::string_view, Rule>& vjp_rules() {
       {"tanh", unary_vjp<d_tanh>},
       {"transpose", transpose_vjp},
       {"true_divide", divide_vjp},
+      {"update_slice", update_slice_vjp},
   };
   return rules;
 }
@@ -487,8 +855,9 @@ Value differentiate(Evaluator& evaluator, const Value& function, CallArgs args, 
     Operands operand_cts = rule->second(evaluator, operands, e->params, values.at(e->output), found_ct->second, needs);
     for (std::size_t i = 0; i < e->inputs.size() && i < operand_cts.size(); ++i) {
       if (!needs[i] || !operand_cts[i]) continue;
+      ArrayRef ct = match_vma(evaluator, operands[i], operand_cts[i]);
       auto& slot = cotangents[e->inputs[i]];
-      slot = slot ? add(evaluator, slot, operand_cts[i]) : operand_cts[i];
+      slot = slot ? add(evaluator, slot, ct) : ct;
     }
   }
 
@@ -499,7 +868,8 @@ Value differentiate(Evaluator& evaluator, const Value& function, CallArgs args, 
     auto found = cotangents.find(program.inputs[i]);
     ArrayRef g = found != cotangents.end() ? found->second : zeros_like(evaluator, primal->aval);
     g = convert(evaluator, reshape(evaluator, g, primal->aval.shape), primal->aval.dtype);
-    if (primal->committed && g->aval.sharding.dims != primal->aval.sharding.dims) {
+    // The layout, not the type: on an Auto mesh the types show no sharding.
+    if (primal->committed && !(g->layout == primal->layout)) {
       Params params;
       params.set("layout", primal->layout);
       g = apply(evaluator, "device_put", {g}, std::move(params));
