@@ -2,6 +2,8 @@
 // module's members (random_module.hpp).
 #include "interp/random_module.hpp"
 
+#include <cstring>
+
 #include "devices/random_samplers.hpp"
 #include "interp/builtins.hpp"
 #include "interp/trace.hpp"
@@ -362,6 +364,56 @@ Value take_along(Evaluator& evaluator, const ArrayRef& source, const std::vector
   return Value(host_array(evaluator, type, [&]() { return taken; }));
 }
 
+// Every element of `source` moved along `axis` to where `indices` (one per
+// element, as random_shuffle_indices gives them) says: each lane along the
+// axis permuted on its own (permutation with independent=True).
+Value shuffle_lanes(Evaluator& evaluator, const ArrayRef& source, const std::vector<std::int32_t>& indices, std::size_t axis) {
+  if (source->abstract()) raise(exc::NotImplementedError(), "permuting an abstract array is not supported");
+  devices::LocalArray global = global_value(evaluator, *source);
+  const auto& shape = source->aval.shape;
+  auto out = value_or_raise(devices::make_local_array(runtime_of(evaluator).ledger(), source->aval.dtype, shape));
+  std::size_t inner = 1;
+  for (std::size_t d = axis + 1; d < shape.size(); ++d) inner *= static_cast<std::size_t>(shape[d]);
+  auto length = static_cast<std::size_t>(shape[axis]);
+  auto element = static_cast<std::size_t>(typecheck::byte_size(source->aval.dtype));
+  const std::byte* in = global.buffer->bytes().data();
+  std::byte* to = out.buffer->bytes().data();
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    std::size_t lane_start = i / (length * inner) * length * inner + i % inner;
+    std::memcpy(to + i * element, in + (lane_start + static_cast<std::size_t>(indices[i]) * inner) * element, element);
+  }
+  typecheck::ArrayType type = source->aval;
+  type.sharding = typecheck::Sharding::replicated(nullptr, shape.size());
+  return Value(host_array(evaluator, type, [&]() { return out; }));
+}
+
+// "(2, 3)", "(3,)": a shape as Python prints the tuple.
+std::string shape_tuple(const typecheck::Shape& shape) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + (shape.size() == 1 ? ",)" : ")");
+}
+
+// JAX's _check_shape: the parameter's shape must broadcast to `shape`
+// (lax.broadcast_shapes, NumPy's rules) without changing it.
+void check_parameter_shape(std::string_view name, const typecheck::Shape& shape, const typecheck::Shape& parameter) {
+  std::size_t rank = std::max(shape.size(), parameter.size());
+  typecheck::Shape broadcast(rank, 1);
+  for (std::size_t d = 0; d < rank; ++d) {
+    std::int64_t a = d + shape.size() >= rank ? shape[d + shape.size() - rank] : 1;
+    std::int64_t b = d + parameter.size() >= rank ? parameter[d + parameter.size() - rank] : 1;
+    if (a != b && a != 1 && b != 1)
+      raise(exc::ValueError(), "Incompatible shapes for broadcasting: shapes=[" + shape_tuple(shape) + ", " +
+                                   shape_tuple(parameter) + "]");
+    broadcast[d] = a == 1 ? b : a;
+  }
+  if (broadcast != shape)
+    raise(exc::ValueError(), std::string(name) +
+                                 " parameter shapes must be broadcast-compatible with shape argument, and the result of "
+                                 "broadcasting the shapes must equal the shape argument, but got result " +
+                                 shape_tuple(broadcast) + " for shape argument " + shape_tuple(shape) + ".");
+}
+
 std::int64_t axis_of(Evaluator& evaluator, const Value& axis, std::size_t ndim) {
   std::int64_t a = evaluator.index_of(axis);
   auto n = static_cast<std::int64_t>(ndim);
@@ -418,10 +470,18 @@ void install_random_module(Evaluator& evaluator) {
     return sample(ev, "normal", a[0], shape_argument(ev, a[1]), dtype_or(ev, a[2], DType::float32), {});
   });
   random->add_function("bernoulli(key, p=0.5, shape=None)", [](Evaluator& ev, Arguments& a) {
-    ArrayRef p = scalar_operand(ev, a[1], DType::float32);
+    ArrayRef p = a[1].is_integral() ? to_array(ev, a[1]) : scalar_operand(ev, a[1], DType::float32);
+    if (!typecheck::is_floating(p->aval.dtype))
+      raise(exc::TypeError(), "bernoulli probability `p` must have a floating dtype, got " +
+                                  std::string(typecheck::long_name(p->aval.dtype)) + ".");
     typecheck::Shape shape = a[2].is_none() ? p->aval.shape : shape_argument(ev, a[2]);
-    if (!p->aval.shape.empty()) raise(exc::ValueError(), "bernoulli supports a scalar p only");
-    return sample(ev, "bernoulli", a[0], shape, DType::bool_, {p});
+    if (p->aval.shape.empty()) return sample(ev, "bernoulli", a[0], shape, DType::bool_, {p});
+    check_parameter_shape("bernoulli", shape, p->aval.shape);
+    // An array of probabilities: JAX's _bernoulli, uniform(key, shape, p's
+    // dtype) < p with p broadcast, the same draws as a scalar p takes.
+    Value uniform = sample(ev, "uniform", a[0], shape, p->aval.dtype,
+                           {to_array(ev, Value::floating(0.0), DType::float32), to_array(ev, Value::floating(1.0), DType::float32)});
+    return bind(ev, primitive("less"), {array_ref(uniform), p});
   });
   random->add_function("randint(key, shape, minval, maxval, dtype=None)", [](Evaluator& ev, Arguments& a) {
     DType dtype = dtype_or(ev, a[4], DType::int32);
@@ -441,8 +501,13 @@ void install_random_module(Evaluator& evaluator) {
     ArrayRef x = to_array(ev, a[1]);
     if (x->aval.shape.empty()) raise(exc::TypeError(), "x must be an integer or at least 1-dimensional");
     auto axis = axis_of(ev, a[2], x->aval.ndim());
-    if (ev.truthy(a[3])) raise(exc::NotImplementedError(), "permutation(independent=True) is not implemented");
     if (!key) return abstract_result(ev, x->aval.dtype, x->aval.shape);
+    // JAX's _permutation: independent (or 1-D) shuffles x itself, each lane
+    // along the axis by the sort keys of its own elements.
+    if (ev.truthy(a[3]) && x->aval.ndim() > 1) {
+      auto order = value_or_raise(devices::random_shuffle_indices(*key, mode, x->aval.shape, static_cast<int>(axis)));
+      return shuffle_lanes(ev, x, order, static_cast<std::size_t>(axis));
+    }
     const std::int64_t length[] = {x->aval.shape[static_cast<std::size_t>(axis)]};
     auto order = value_or_raise(devices::random_shuffle_indices(*key, mode, length, 0));
     return take_along(ev, x, order, static_cast<int>(axis), x->aval.shape);
