@@ -137,8 +137,13 @@ class JitFunctionObject : public Object {
   std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
 
   // Traces (or finds in the cache) the call; `arguments` receives the
-  // concrete array arguments in program-input order.
-  const TracedCall& trace(Evaluator& evaluator, CallArgs& args, std::vector<ArrayRef>& arguments);
+  // concrete array arguments in program-input order. With `cached_only`, a
+  // signature not in the cache gives nullptr instead of a trace.
+  const TracedCall* trace(Evaluator& evaluator, CallArgs& args, std::vector<ArrayRef>& arguments, bool cached_only = false);
+  // Runs a traced call's executable and rebuilds the result tree.
+  static Value run(Evaluator& evaluator, const TracedCall& traced, const std::vector<ArrayRef>& arguments);
+  // The options with static_argnums and static_argnames completed from each other.
+  JitOptions effective_options() const;
   std::string name() const { return qualified_name(function); }
 
   Value function;
@@ -151,7 +156,7 @@ bool is_static(const JitFunctionObject& jit, std::size_t position, const std::st
   return jit.options.static_argnums.count(static_cast<std::int64_t>(position)) > 0;
 }
 
-const TracedCall& JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args, std::vector<ArrayRef>& arguments) {
+JitOptions JitFunctionObject::effective_options() const {
   // Positional parameters named in static_argnames are static too.
   JitOptions effective = options;
   if (auto* f = function.as<FunctionObject>()) {
@@ -161,7 +166,12 @@ const TracedCall& JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
       if (effective.static_argnums.count(static_cast<std::int64_t>(i))) effective.static_argnames.insert(parameters[i].name);
     }
   }
-  JitFunctionObject view(function, effective);
+  return effective;
+}
+
+const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args, std::vector<ArrayRef>& arguments,
+                                           bool cached_only) {
+  JitFunctionObject view(function, effective_options());
 
   // The dynamic arguments as array trees (in_shardings applied), the key.
   CallArgs dynamic = args;
@@ -206,7 +216,8 @@ const TracedCall& JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
   if (runtime_of(evaluator).threefry_mode == devices::ThreefryMode::stable) key += "threefry=stable;";
 
   auto found = cache.find(key);
-  if (found != cache.end()) return found->second;
+  if (found != cache.end()) return &found->second;
+  if (cached_only) return nullptr;
 
   // Trace: the body runs once with abstract stand-ins for the arguments.
   JitTrace jit_trace;
@@ -230,7 +241,7 @@ const TracedCall& JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
     jit_trace.program->outputs.push_back(jit_trace.variable_of(std::static_pointer_cast<ArrayObject>(leaf.object())));
     return leaf;
   });
-  return cache.emplace(key, TracedCall{jit_trace.program, compile(jit_trace.program), result}).first->second;
+  return &cache.emplace(key, TracedCall{jit_trace.program, compile(jit_trace.program), result}).first->second;
 }
 
 Value JitFunctionObject::call(Evaluator& evaluator, CallArgs& args) {
@@ -242,21 +253,61 @@ Value JitFunctionObject::call(Evaluator& evaluator, CallArgs& args) {
     return apply_shardings(evaluator, result, options.out_shardings);
   }
   std::vector<ArrayRef> arguments;
-  const TracedCall& traced = trace(evaluator, args, arguments);
+  return run(evaluator, *trace(evaluator, args, arguments), arguments);
+}
+
+Value JitFunctionObject::run(Evaluator& evaluator, const TracedCall& traced, const std::vector<ArrayRef>& arguments) {
   std::vector<ArrayRef> outputs = traced.executable.run(evaluator, arguments);
   std::size_t next = 0;
   return map_tree(evaluator, traced.output_tree, [&](const Value&) { return Value(outputs.at(next++)); });
 }
 
-// f.lower(*args).compile(): the executable's text and cost.
+// What f.lower(*args) was called with: the compiled program is called with
+// the dynamic arguments only, the static ones staying as lowered.
+struct LoweredCall {
+  std::shared_ptr<JitFunctionObject> jit;
+  CallArgs args;
+};
+
+// f.lower(*args).compile(): the executable's text and cost; calling it runs
+// the program on arguments of the lowered types.
 class CompiledObject : public Object {
  public:
-  CompiledObject(std::shared_ptr<const Jaxpr> program, std::string name) : program(std::move(program)), name(std::move(name)) {}
+  CompiledObject(std::shared_ptr<const Jaxpr> program, std::string name, LoweredCall lowered)
+      : program(std::move(program)), name(std::move(name)), lowered(std::move(lowered)) {}
   const TypeRef& type() const override {
     static const TypeRef type = make_type("Compiled");
     return type;
   }
   std::string repr(Evaluator&) const override { return "<jax.stages.Compiled object>"; }
+  bool callable() const override { return true; }
+  Value call(Evaluator& evaluator, CallArgs& args) override {
+    JitFunctionObject view(lowered.jit->function, lowered.jit->effective_options());
+    CallArgs full = lowered.args;
+    std::size_t dynamic_count = 0, next = 0;
+    for (std::size_t i = 0; i < full.positional.size(); ++i)
+      if (!is_static(view, i, nullptr)) {
+        ++dynamic_count;
+        if (next < args.positional.size()) full.positional[i] = args.positional[next++];
+      }
+    if (args.positional.size() != dynamic_count)
+      raise(exc::TypeError(), "Compiled function called with " + std::to_string(args.positional.size()) +
+                                  " positional arguments, expected " + std::to_string(dynamic_count));
+    for (auto& [keyword, value] : args.keywords) {
+      auto found = std::find_if(full.keywords.begin(), full.keywords.end(),
+                                [&](const auto& entry) { return entry.first == keyword && !is_static(view, 0, &entry.first); });
+      if (found == full.keywords.end())
+        raise(exc::TypeError(), "Compiled function called with unexpected keyword argument '" + keyword + "'");
+      found->second = value;
+    }
+    if (tracing_jit(evaluator) || evaluator.mode == Evaluator::Mode::check) return lowered.jit->call(evaluator, full);
+    std::vector<ArrayRef> arguments;
+    // The lowered signature is in the jit's cache; other types are not traced.
+    const TracedCall* traced = lowered.jit->trace(evaluator, full, arguments, true);
+    if (!traced || traced->program != program)
+      raise(exc::TypeError(), "Argument types differ from the types for which this computation was compiled.");
+    return JitFunctionObject::run(evaluator, *traced, arguments);
+  }
   std::optional<Value> get_attribute(Evaluator&, const std::string& attribute) override {
     auto program_ref = program;
     auto function_name = name;
@@ -286,12 +337,14 @@ class CompiledObject : public Object {
   }
   std::shared_ptr<const Jaxpr> program;
   std::string name;
+  LoweredCall lowered;
 };
 
 // f.lower(*args): the traced program.
 class LoweredObject : public Object {
  public:
-  LoweredObject(std::shared_ptr<const Jaxpr> program, std::string name) : program(std::move(program)), name(std::move(name)) {}
+  LoweredObject(std::shared_ptr<const Jaxpr> program, std::string name, LoweredCall lowered)
+      : program(std::move(program)), name(std::move(name)), lowered(std::move(lowered)) {}
   const TypeRef& type() const override {
     static const TypeRef type = make_type("Lowered");
     return type;
@@ -303,13 +356,14 @@ class LoweredObject : public Object {
     if (attribute == "as_text")
       return Value(native("as_text()", [program_ref](Evaluator&, Arguments&) { return make_str(program_ref->str()); }));
     if (attribute == "compile")
-      return Value(native("compile()", [program_ref, function_name](Evaluator&, Arguments&) {
-        return Value(std::make_shared<CompiledObject>(program_ref, function_name));
+      return Value(native("compile()", [program_ref, function_name, lowered = lowered](Evaluator&, Arguments&) {
+        return Value(std::make_shared<CompiledObject>(program_ref, function_name, lowered));
       }));
     return std::nullopt;
   }
   std::shared_ptr<const Jaxpr> program;
   std::string name;
+  LoweredCall lowered;
 };
 
 std::optional<Value> JitFunctionObject::get_attribute(Evaluator& evaluator, const std::string& attribute) {
@@ -321,10 +375,11 @@ std::optional<Value> JitFunctionObject::get_attribute(Evaluator& evaluator, cons
         for (const auto& e : kwargs->table.entries())
           if (e.live) call.keywords.emplace_back(ev.str(e.key), e.value);
       std::vector<ArrayRef> arguments;
-      const TracedCall& traced = self->trace(ev, call, arguments);
+      const TracedCall& traced = *self->trace(ev, call, arguments);
       std::string name = self->name();
       auto dot = name.rfind('.');
-      return Value(std::make_shared<LoweredObject>(traced.program, dot == std::string::npos ? name : name.substr(dot + 1)));
+      return Value(std::make_shared<LoweredObject>(traced.program, dot == std::string::npos ? name : name.substr(dot + 1),
+                                                   LoweredCall{self, call}));
     }));
   if (attribute == "__wrapped__") return function;
   return evaluator.find_attribute(function, attribute);

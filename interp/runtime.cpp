@@ -410,6 +410,11 @@ std::optional<Value> MeshObject::get_attribute(Evaluator& evaluator, const std::
     for (const auto& a : axes) kinds.push_back(Value(std::make_shared<AxisTypeObject>(a.type)));
     return make_tuple(std::move(kinds));
   }
+  if (name == "axis_sizes") {
+    std::vector<Value> sizes;
+    for (const auto& a : axes) sizes.push_back(Value::integer(a.size));
+    return make_tuple(std::move(sizes));
+  }
   if (name == "shape") {
     auto d = make_dict();
     for (const auto& a : axes) d->table.insert(make_str(a.name), Value::integer(a.size));
