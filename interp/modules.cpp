@@ -200,8 +200,11 @@ int termcolor_code(Evaluator& ev, const Value& name, std::initializer_list<std::
 
 void install_termcolor(Evaluator&, ModuleObject& module) {
   // termcolor 2.x: the colour, then the highlight, then each attribute wraps the text.
-  module.add_function("colored(text, color=None, on_color=None, attrs=None)", [](Evaluator& ev, Arguments& a) {
+  // Output is always coloured (as with force_color=True) unless no_color=True asks for the plain text.
+  module.add_function("colored(text, color=None, on_color=None, attrs=None, *, no_color=None, force_color=None)",
+                      [](Evaluator& ev, Arguments& a) {
     std::string result = ev.str(a[0]);
+    if (!a[4].is_none() && ev.truthy(a[4])) return make_str(result);
     auto wrap = [&](int code) { result = "\033[" + std::to_string(code) + "m" + result; };
     if (!a[1].is_none())
       wrap(termcolor_code(ev, a[1], {{"black", 30}, {"grey", 30}, {"red", 31}, {"green", 32}, {"yellow", 33},
