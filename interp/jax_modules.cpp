@@ -114,10 +114,14 @@ Layout layout_for_target(Evaluator& evaluator, const Value& target, const typech
   if (auto* n = target.as<NamedShardingObject>()) return checked(make_layout(n->mesh, n->spec, shape));
   if (auto* p = target.as<PositionalShardingObject>()) {
     Layout layout = p->layout();
-    if (layout.dims.size() != shape.size())
-      raise(exc::ValueError(), "Sharding " + evaluator.repr(target) + " is only valid for values of rank " +
-                                   std::to_string(layout.dims.size()) + ", but was applied to a value of rank " +
-                                   std::to_string(shape.size()));
+    if (layout.dims.size() != shape.size()) {
+      // As in JAX, a fully replicated PositionalSharding (sharding.replicate()) fits a value of any rank.
+      if (!layout.fully_replicated())
+        raise(exc::ValueError(), "Sharding " + evaluator.repr(target) + " is only valid for values of rank " +
+                                     std::to_string(layout.dims.size()) + ", but was applied to a value of rank " +
+                                     std::to_string(shape.size()));
+      layout.dims.assign(shape.size(), typecheck::SpecEntry{});
+    }
     for (std::size_t d = 0; d < shape.size(); ++d)
       if (shape[d] % layout.block_count(d) != 0)
         raise(exc::ValueError(), "dimension " + std::to_string(d) + " of size " + std::to_string(shape[d]) +
