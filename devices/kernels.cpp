@@ -649,10 +649,10 @@ std::vector<T> gather_converted(const LocalArray& operand, const std::vector<int
   return values;
 }
 
-// One axis of the product: the shard's `extent` elements start at `origin`
-// of the whole's `total`.
+// One axis of the product: where each of the shard's `extent` rows (or
+// columns) lies in the whole's `total`, increasing.
 struct GlobalGrid {
-  std::int64_t origin;
+  const std::int64_t* positions;
   std::int64_t total;
   std::int64_t extent;
 };
@@ -675,12 +675,23 @@ void tiled_sgemm(Operand a, Operand b, std::int64_t k, const GlobalGrid& rows, c
   const std::int64_t lda = a.transposed ? m : k;
   const std::int64_t ldb = b.transposed ? k : n;
   std::vector<float> padded_a, padded_b, padded_c;
-  auto tile_start = [](std::int64_t origin) { return origin / dot_tile_extent * dot_tile_extent; };
-  for (std::int64_t row_tile = tile_start(rows.origin); row_tile < rows.origin + m; row_tile += dot_tile_extent) {
+  // The shard's rows (columns) in the tile starting at global `start`: a
+  // local range, since positions increase.
+  struct Span {
+    std::int64_t first, last;
+  };
+  auto in_tile = [](const GlobalGrid& grid, std::int64_t from, std::int64_t start, std::int64_t extent) {
+    Span span{from, from};
+    while (span.last < grid.extent && grid.positions[span.last] < start + extent) ++span.last;
+    return span;
+  };
+  auto tile_start = [](std::int64_t position) { return position / dot_tile_extent * dot_tile_extent; };
+  for (std::int64_t next_row = 0; next_row < m;) {
+    const std::int64_t row_tile = tile_start(rows.positions[next_row]);
     const std::int64_t tile_rows = std::min(dot_tile_extent, rows.total - row_tile);
-    const std::int64_t first_row = std::max(row_tile, rows.origin) - rows.origin;  // local
-    const std::int64_t last_row = std::min(row_tile + tile_rows, rows.origin + m) - rows.origin;
-    const std::int64_t row_offset = rows.origin + first_row - row_tile;  // where first_row lies in the tile
+    const auto [first_row, last_row] = in_tile(rows, next_row, row_tile, tile_rows);
+    next_row = last_row;
+    // Every row of the tile present: they are consecutive here too.
     const bool whole_rows = last_row - first_row == tile_rows;
     // The tile's lhs: in place when the shard has all its rows, else padded.
     const float* tile_a = a.transposed ? a.data + first_row : a.data + first_row * lda;
@@ -688,30 +699,29 @@ void tiled_sgemm(Operand a, Operand b, std::int64_t k, const GlobalGrid& rows, c
     if (!whole_rows) {
       padded_a.assign(static_cast<std::size_t>(tile_rows * k), 0.0f);
       for (std::int64_t i = first_row; i < last_row; ++i) {
+        const std::int64_t row = rows.positions[i] - row_tile;
         for (std::int64_t p = 0; p < k; ++p) {
           float value = a.transposed ? a.data[p * lda + i] : a.data[i * lda + p];
-          std::int64_t row = i - first_row + row_offset;
           padded_a[static_cast<std::size_t>(a.transposed ? p * tile_rows + row : row * k + p)] = value;
         }
       }
       tile_a = padded_a.data();
       tile_lda = a.transposed ? tile_rows : k;
     }
-    for (std::int64_t column_tile = tile_start(columns.origin); column_tile < columns.origin + n;
-         column_tile += dot_tile_extent) {
+    for (std::int64_t next_column = 0; next_column < n;) {
+      const std::int64_t column_tile = tile_start(columns.positions[next_column]);
       const std::int64_t tile_columns = std::min(dot_tile_extent, columns.total - column_tile);
-      const std::int64_t first_column = std::max(column_tile, columns.origin) - columns.origin;
-      const std::int64_t last_column = std::min(column_tile + tile_columns, columns.origin + n) - columns.origin;
-      const std::int64_t column_offset = columns.origin + first_column - column_tile;
+      const auto [first_column, last_column] = in_tile(columns, next_column, column_tile, tile_columns);
+      next_column = last_column;
       const bool whole_columns = last_column - first_column == tile_columns;
       const float* tile_b = b.transposed ? b.data + first_column * ldb : b.data + first_column;
       std::int64_t tile_ldb = ldb;
       if (!whole_columns) {
         padded_b.assign(static_cast<std::size_t>(k * tile_columns), 0.0f);
         for (std::int64_t j = first_column; j < last_column; ++j) {
+          const std::int64_t column = columns.positions[j] - column_tile;
           for (std::int64_t p = 0; p < k; ++p) {
             float value = b.transposed ? b.data[j * ldb + p] : b.data[p * ldb + j];
-            std::int64_t column = j - first_column + column_offset;
             padded_b[static_cast<std::size_t>(b.transposed ? column * k + p : p * tile_columns + column)] = value;
           }
         }
@@ -730,12 +740,47 @@ void tiled_sgemm(Operand a, Operand b, std::int64_t k, const GlobalGrid& rows, c
                   static_cast<int>(tile_lda), tile_b, static_cast<int>(tile_ldb), 0.0f, tile_c, static_cast<int>(ldc));
       if (tile_c == padded_c.data()) {
         for (std::int64_t i = first_row; i < last_row; ++i) {
-          const float* from = padded_c.data() + (i - first_row + row_offset) * tile_columns + column_offset;
-          std::copy(from, from + (last_column - first_column), c + i * n + first_column);
+          const float* from = padded_c.data() + (rows.positions[i] - row_tile) * tile_columns;
+          for (std::int64_t j = first_column; j < last_column; ++j)
+            c[i * n + j] = from[columns.positions[j] - column_tile];
         }
       }
     }
   }
+}
+
+// Where each element of a block lies in the whole, flattened row-major: the
+// block has `extents` and starts at `origins` of `totals` per axis.
+Expected<std::vector<std::int64_t>> block_positions(std::span<const std::int64_t> extents,
+                                                    std::span<const std::int64_t> origins,
+                                                    std::span<const std::int64_t> totals) {
+  if (origins.size() != extents.size() || totals.size() != extents.size())
+    return invalid("dot_general: the placement names one origin and total per free axis");
+  std::vector<std::int64_t> positions{0};
+  for (std::size_t axis = 0; axis < extents.size(); ++axis) {
+    if (origins[axis] < 0 || origins[axis] + extents[axis] > totals[axis])
+      return invalid("dot_general: the shard lies outside the placement's whole product");
+    std::vector<std::int64_t> next;
+    next.reserve(positions.size() * static_cast<std::size_t>(extents[axis]));
+    for (std::int64_t outer : positions)
+      for (std::int64_t i = 0; i < extents[axis]; ++i) next.push_back(outer * totals[axis] + origins[axis] + i);
+    positions = std::move(next);
+  }
+  return positions;
+}
+
+// The global positions of the shard's `count` rows (or columns) of free
+// `extents`: per axis, flattened from `origin` of `total`, or the whole.
+Expected<std::vector<std::int64_t>> grid_positions(std::span<const std::int64_t> extents, std::int64_t count,
+                                                   std::span<const std::int64_t> origins,
+                                                   std::span<const std::int64_t> totals, std::int64_t origin,
+                                                   std::int64_t total) {
+  if (!totals.empty()) return block_positions(extents, origins, totals);
+  if (total > 0 && (origin < 0 || origin + count > total))
+    return invalid("dot_general: the shard lies outside the placement's whole product");
+  std::vector<std::int64_t> positions(static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < count; ++i) positions[static_cast<std::size_t>(i)] = (total > 0 ? origin : 0) + i;
+  return positions;
 }
 
 void single_threaded_blas() {
@@ -924,8 +969,11 @@ Expected<LocalArray> dot_general(const LocalArray& lhs, const LocalArray& rhs, c
   std::vector<int> rhs_order(dimensions.rhs_batch);
   std::int64_t lhs_free = 1;
   std::int64_t rhs_free = 1;
+  Shape lhs_free_shape;
+  Shape rhs_free_shape;
   for (std::size_t axis = 0; axis < lhs.shape.size(); ++axis) {
     if (!lhs_used[axis]) {
+      lhs_free_shape.push_back(lhs.shape[axis]);
       lhs_order.push_back(static_cast<int>(axis));
       lhs_free *= lhs.shape[axis];
       result_shape.push_back(lhs.shape[axis]);
@@ -934,6 +982,7 @@ Expected<LocalArray> dot_general(const LocalArray& lhs, const LocalArray& rhs, c
   rhs_order.insert(rhs_order.end(), dimensions.rhs_contracting.begin(), dimensions.rhs_contracting.end());
   for (std::size_t axis = 0; axis < rhs.shape.size(); ++axis) {
     if (!rhs_used[axis]) {
+      rhs_free_shape.push_back(rhs.shape[axis]);
       rhs_order.push_back(static_cast<int>(axis));
       rhs_free *= rhs.shape[axis];
       result_shape.push_back(rhs.shape[axis]);
@@ -941,7 +990,8 @@ Expected<LocalArray> dot_general(const LocalArray& lhs, const LocalArray& rhs, c
   }
   lhs_order.insert(lhs_order.end(), dimensions.lhs_contracting.begin(), dimensions.lhs_contracting.end());
 
-  Expected<LocalArray> result = allocate(lhs.buffer->ledger(), lhs.dtype(), std::move(result_shape));
+  const DType result_dtype = dimensions.result_dtype.value_or(lhs.dtype());
+  Expected<LocalArray> result = allocate(lhs.buffer->ledger(), result_dtype, std::move(result_shape));
   if (!result) return result;
   std::int64_t m = lhs_free;
   std::int64_t n = rhs_free;
@@ -982,17 +1032,24 @@ Expected<LocalArray> dot_general(const LocalArray& lhs, const LocalArray& rhs, c
     std::size_t batch_axes = dimensions.lhs_batch.size();
     Matrices a = matrices(lhs, lhs_order, batch_axes, lhs_order.size() - batch_axes - dimensions.lhs_contracting.size());
     Matrices b = matrices(rhs, rhs_order, batch_axes, dimensions.rhs_contracting.size());
-    bool f32 = lhs.dtype() == DType::float32;
+    bool f32 = result_dtype == DType::float32;
     std::vector<float> rounded_later(f32 ? 0 : static_cast<std::size_t>(batch * m * n), 0.0f);
     float* c = f32 ? result->buffer->elements<DType::float32>().data() : rounded_later.data();
+    const DotPlacement& placement = dimensions.placement;
+    Expected<std::vector<std::int64_t>> row_positions =
+        grid_positions(lhs_free_shape, m, placement.lhs_free_origins, placement.lhs_free_totals, placement.row_origin,
+                       placement.rows_total);
+    if (!row_positions) return row_positions.error();
+    Expected<std::vector<std::int64_t>> column_positions =
+        grid_positions(rhs_free_shape, n, placement.rhs_free_origins, placement.rhs_free_totals,
+                       placement.column_origin, placement.columns_total);
+    if (!column_positions) return column_positions.error();
     if (m > 0 && n > 0 && k > 0) {
-      const DotPlacement& placement = dimensions.placement;
-      GlobalGrid rows{placement.rows_total > 0 ? placement.row_origin : 0,
-                      placement.rows_total > 0 ? placement.rows_total : m, m};
-      GlobalGrid columns{placement.columns_total > 0 ? placement.column_origin : 0,
-                         placement.columns_total > 0 ? placement.columns_total : n, n};
-      if (rows.origin + m > rows.total || columns.origin + n > columns.total)
-        return invalid("dot_general: the shard lies outside the placement's whole product");
+      auto total = [](std::span<const std::int64_t> totals, std::int64_t flattened, std::int64_t extent) {
+        return !totals.empty() ? element_count(totals) : flattened > 0 ? flattened : extent;
+      };
+      GlobalGrid rows{row_positions->data(), total(placement.lhs_free_totals, placement.rows_total, m), m};
+      GlobalGrid columns{column_positions->data(), total(placement.rhs_free_totals, placement.columns_total, n), n};
       for (std::int64_t index = 0; index < batch; ++index) {
         tiled_sgemm({a.data + index * m * k, a.transposed}, {b.data + index * k * n, b.transposed}, k, rows, columns,
                     c + index * m * n);
@@ -1000,10 +1057,10 @@ Expected<LocalArray> dot_general(const LocalArray& lhs, const LocalArray& rhs, c
     } else {
       std::fill(c, c + batch * m * n, 0.0f);
     }
-    dispatch(lhs.dtype(), [&]<DType D>() {
-      if constexpr (is_float(D) && D != DType::float32) {
+    dispatch(result_dtype, [&]<DType D>() {
+      if constexpr (D != DType::float32) {
         auto out = result->buffer->elements<D>();
-        for (std::size_t i = 0; i < rounded_later.size(); ++i) out[i] = store<D>(rounded_later[i]);
+        for (std::size_t i = 0; i < rounded_later.size(); ++i) out[i] = store_converted<D>(rounded_later[i]);
       }
     });
     return result;
@@ -1027,9 +1084,12 @@ Expected<LocalArray> dot_general(const LocalArray& lhs, const LocalArray& rhs, c
       }
     }
   }
-  dispatch(lhs.dtype(), [&]<DType D>() {
-    if constexpr (!is_float(D)) {
-      auto out = result->buffer->elements<D>();
+  dispatch(result_dtype, [&]<DType D>() {
+    auto out = result->buffer->elements<D>();
+    if constexpr (is_float(D)) {
+      // Exact integer sums, rounded once.
+      for (std::size_t i = 0; i < c.size(); ++i) out[i] = store_converted<D>(static_cast<double>(static_cast<std::int64_t>(c[i])));
+    } else {
       for (std::size_t i = 0; i < c.size(); ++i) out[i] = wrap<storage_t<D>>(c[i]);
     }
   });

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -84,15 +85,21 @@ Expected<LocalArray> reduce(ReduceOp op, const LocalArray& operand, std::span<co
 
 // ---- Products ----
 
-// Where a shard's product lies in the whole product: its rows (lhs free
-// elements, flattened) start at row_origin of rows_total, its columns (rhs
-// free) at column_origin of columns_total. A total of 0 means the shard is
-// the whole product.
+// Where a shard's product lies in the whole product. Rows are the lhs's
+// free elements flattened in axis order, columns the rhs's. Either per free
+// axis: the shard's block starts at lhs_free_origins[i] of lhs_free_totals[i]
+// (its extent is the shard's own), so its rows may be strided in the whole's;
+// or, when those are empty, flattened: the rows start at row_origin of
+// rows_total, contiguous. A total of 0 means the shard is the whole product.
 struct DotPlacement {
   std::int64_t row_origin = 0;
   std::int64_t rows_total = 0;
   std::int64_t column_origin = 0;
   std::int64_t columns_total = 0;
+  std::vector<std::int64_t> lhs_free_origins = {};
+  std::vector<std::int64_t> lhs_free_totals = {};
+  std::vector<std::int64_t> rhs_free_origins = {};
+  std::vector<std::int64_t> rhs_free_totals = {};
 };
 
 struct DotDimensions {
@@ -101,10 +108,15 @@ struct DotDimensions {
   std::vector<int> lhs_contracting;
   std::vector<int> rhs_contracting;
   DotPlacement placement = {};
+  // preferred_element_type: the result's dtype (int8 x int8 -> int32, bf16 x
+  // bf16 -> f32); none: the operands'. Floats still multiply in f32 and
+  // round once into it; integers accumulate exactly (mod 2^64) and wrap or
+  // convert once.
+  std::optional<typecheck::DType> result_dtype = std::nullopt;
 };
 
 // lax.dot_general: result axes are batch, lhs free, rhs free (XLA's order),
-// of the operands' dtype. Floats multiply through OpenBLAS sgemm in f32;
+// of the operands' dtype or dimensions.result_dtype. Floats multiply through OpenBLAS sgemm in f32;
 // integers and bool in a plain loop (integers wrap; bool is or-of-ands).
 // Float products are computed per tile of a fixed grid over the whole
 // product (dot_tile_extent square), each tile one sgemm of the tile's whole

@@ -7,6 +7,7 @@
 #include "interp/array.hpp"
 #include "interp/builtins.hpp"
 #include "interp/collectives.hpp"
+#include "interp/contractions.hpp"
 #include "interp/check_mode.hpp"
 #include "interp/indexing_ops.hpp"
 #include "interp/numpy_module.hpp"
@@ -241,8 +242,8 @@ std::optional<Value> ArrayObject::binary_op(Evaluator& evaluator, lang::ast::Bin
                                             bool reflected) {
   using Op = lang::ast::BinaryOperator;
   if (!is_array_like(other)) return std::nullopt;
-  if (op == Op::matmult) return reflected ? apply_dot(evaluator, other, Value(self()), Value())
-                                          : apply_dot(evaluator, Value(self()), other, Value());
+  if (op == Op::matmult) return reflected ? apply_matmul(evaluator, other, Value(self()))
+                                          : apply_matmul(evaluator, Value(self()), other);
   const char* name = nullptr;
   switch (op) {
     case Op::add: name = "add"; break;

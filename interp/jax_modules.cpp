@@ -14,6 +14,7 @@
 #include "interp/indexing_ops.hpp"
 #include "interp/jit.hpp"
 #include "interp/numpy_module.hpp"
+#include "interp/contractions.hpp"
 #include "interp/primitives.hpp"
 #include "interp/random_module.hpp"
 #include "interp/trace.hpp"
@@ -508,16 +509,6 @@ void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_j
       return apply_reduction(ev, name, a[0], a[1], ev.truthy(a[2]));
     });
   }
-  for (const char* product : {"dot", "matmul"})
-    module.add_function(std::string(product) + "(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)",
-                        [](Evaluator& ev, Arguments& a) { return apply_dot(ev, a[0], a[1], a[4]); });
-  if (is_jnp)
-    module.add_function("einsum(subscripts, a, b, *, precision=None, preferred_element_type=None, out_sharding=None)",
-                        [](Evaluator& ev, Arguments& a) {
-                          const std::string* subscripts = string_of(a[0]);
-                          if (!subscripts) raise(exc::TypeError(), "einsum subscripts must be a str");
-                          return apply_einsum(ev, *subscripts, a[1], a[2], a[5]);
-                        });
   module.add_function("reshape(a, shape)", [](Evaluator& ev, Arguments& a) {
     std::vector<std::int64_t> sizes;
     for (int s : ints(ev, a[1])) sizes.push_back(s);
@@ -558,6 +549,7 @@ void install_array_members(Evaluator& evaluator) {
   install_array_operations(evaluator, *evaluator.module("jax.numpy"), true);
   install_array_operations(evaluator, *evaluator.module("numpy"), false);
   install_indexing_operations(evaluator, *evaluator.module("jax.numpy"));
+  install_contractions(evaluator);
   install_debug_operations(evaluator);
   auto jax = evaluator.module("jax");
   for (const char* sub : {"numpy", "lax", "random", "sharding", "experimental", "debug", "tree", "config"})

@@ -7,6 +7,7 @@
 #include "devices/collectives.hpp"
 #include "interp/builtins.hpp"
 #include "interp/collectives.hpp"
+#include "interp/contractions.hpp"
 #include "interp/debug_ops.hpp"
 #include "interp/sharding_constraint.hpp"
 #include "interp/random_module.hpp"
@@ -223,7 +224,7 @@ ArrayRef elementwise_implementation(Evaluator& evaluator, const Primitive& primi
 
 // ------------------------------------------------------------ dot
 
-// lhs [.., k] x rhs [k, ..] of rank 1 or 2; params: out_sharding.
+// lax.dot_general; params as contractions.hpp describes them.
 ArrayRef dot_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
                             const Params& params, bool execute) {
   ArrayRef lhs = operands[0], rhs = operands[1];
@@ -231,72 +232,89 @@ ArrayRef dot_implementation(Evaluator& evaluator, const Primitive&, const std::v
   typecheck::ElementType element = promoted({lhs, rhs});
   lhs = astype(evaluator, lhs, element.dtype);
   rhs = astype(evaluator, rhs, element.dtype);
+  typecheck::ElementType result_element =
+      checked(typecheck::dot_result_element(element, dot_preferred_element_type(params)));
 
-  typecheck::DotDimensionNumbers numbers{{static_cast<int>(lhs->aval.ndim()) - 1}, {0}, {}, {}};
+  const typecheck::DotDimensionNumbers numbers = dot_dimension_numbers(params, lhs->aval.ndim());
+  const typecheck::FactorRule rule = checked(typecheck::dot_general_factor_rule(lhs->aval.ndim(), rhs->aval.ndim(), numbers));
+  // The result's shape: one dimension per result factor (batch, lhs free, rhs free).
+  auto factor_size = [&](int factor) {
+    for (std::size_t k = 0; k < 2; ++k)
+      for (std::size_t d = 0; d < rule.operands[k].size(); ++d)
+        if (rule.operands[k][d] == factor) return operands[k]->aval.shape[d];
+    return std::int64_t{1};
+  };
   std::optional<typecheck::Sharding> out;
   if (const auto* argument = params.get<typecheck::ShardingArg>("out_sharding")) {
     typecheck::Shape shape;
-    if (lhs->aval.ndim() == 2) shape.push_back(lhs->aval.shape[0]);
-    if (rhs->aval.ndim() == 2) shape.push_back(rhs->aval.shape[1]);
+    for (int factor : rule.result) shape.push_back(factor_size(factor));
     typecheck::MeshRef context = runtime_of(evaluator).context_mesh ? runtime_of(evaluator).context_mesh->mesh->abstract : nullptr;
     out = checked(typecheck::canonicalize_out_sharding("jnp.dot", *argument, context, shape));
   }
-  typecheck::ArrayType out_type = checked(typecheck::dot_general_rule(lhs->aval, rhs->aval, numbers, element, out));
+  typecheck::ArrayType out_type = checked(typecheck::dot_general_rule(lhs->aval, rhs->aval, numbers, result_element, out));
 
-  // Auto: free dims keep their operand's axes, the contraction is split as
-  // the lhs's contracting dim (the rhs follows), and is all-reduced.
-  auto lhs_dims = dims_on(*lhs, mesh), rhs_dims = dims_on(*rhs, mesh);
-  std::size_t lc = lhs->aval.ndim() - 1;
-  typecheck::SpecEntry contracting = lhs_dims[lc].empty() ? rhs_dims[0] : lhs_dims[lc];
-  std::vector<typecheck::SpecEntry> auto_dims;
-  typecheck::AxisSet used(contracting.begin(), contracting.end());
+  // Auto: every factor takes its operands' axes, the lhs's first; the
+  // contraction's first (it is all-reduced), then the result's in order,
+  // each axis once.
+  const std::vector<typecheck::SpecEntry> operand_dims[2] = {dims_on(*lhs, mesh), dims_on(*rhs, mesh)};
+  std::vector<typecheck::SpecEntry> factor_entries(rule.factor_kinds.size());
+  for (std::size_t factor = 0; factor < factor_entries.size(); ++factor)
+    for (std::size_t k = 2; k-- > 0;)
+      for (std::size_t d = 0; d < rule.operands[k].size(); ++d)
+        if (rule.operands[k][d] == static_cast<int>(factor) && !operand_dims[k][d].empty())
+          factor_entries[factor] = operand_dims[k][d];
+  typecheck::AxisSet used;
   auto take = [&](const typecheck::SpecEntry& e) {
     for (const auto& a : e)
       if (used.count(a)) return typecheck::SpecEntry{};
     used.insert(e.begin(), e.end());
     return e;
   };
-  if (lhs->aval.ndim() == 2) auto_dims.push_back(take(lhs_dims[0]));
-  if (rhs->aval.ndim() == 2) auto_dims.push_back(take(rhs_dims[1]));
+  for (std::size_t factor = 0; factor < factor_entries.size(); ++factor)
+    if (rule.factor_kinds[factor] == typecheck::FactorKind::reduction) factor_entries[factor] = take(factor_entries[factor]);
+  std::vector<typecheck::SpecEntry> auto_dims;
+  for (int factor : rule.result) auto_dims.push_back(take(factor_entries[factor]));
   Layout out_layout = result_layout(out_type, mesh, auto_dims);
   bool committed = any_committed({lhs, rhs});
   if (!execute) return make_abstract_array(out_type, out_layout, committed);
 
-  // Operands: free dims as the result has them, contraction split by `contracting`.
-  Layout lhs_needed{mesh, {}}, rhs_needed{mesh, {}};
-  std::size_t k = 0;
-  if (lhs->aval.ndim() == 2) lhs_needed.dims.push_back(out_layout.dims[k++]);
-  lhs_needed.dims.push_back(contracting);
-  rhs_needed.dims.push_back(contracting);
-  if (rhs->aval.ndim() == 2) rhs_needed.dims.push_back(out_layout.dims[k]);
-  // A contraction axis that the result also uses cannot be split.
-  for (const auto& e : out_layout.dims)
-    for (const auto& a : e)
-      if (std::find(contracting.begin(), contracting.end(), a) != contracting.end()) {
-        lhs_needed.dims[lhs->aval.ndim() - 1].clear();
-        rhs_needed.dims[0].clear();
-        contracting.clear();
-      }
-  lhs = relayout(evaluator, lhs, lhs_needed);
-  rhs = relayout(evaluator, rhs, rhs_needed);
+  // Operands: batch and free dims as the result has them, each contraction
+  // split by its entry unless the result uses one of its axes.
+  typecheck::AxisSet result_axes;
+  for (const auto& e : out_layout.dims) result_axes.insert(e.begin(), e.end());
+  typecheck::SpecEntry contracting;
+  for (std::size_t factor = 0; factor < factor_entries.size(); ++factor) {
+    if (rule.factor_kinds[factor] != typecheck::FactorKind::reduction) continue;
+    auto& entry = factor_entries[factor];
+    if (std::any_of(entry.begin(), entry.end(), [&](const std::string& a) { return result_axes.count(a) > 0; }))
+      entry.clear();
+    contracting.insert(contracting.end(), entry.begin(), entry.end());
+  }
+  for (std::size_t i = 0; i < rule.result.size(); ++i) factor_entries[rule.result[i]] = out_layout.dims[i];
+  Layout needed[2] = {{mesh, {}}, {mesh, {}}};
+  for (std::size_t k = 0; k < 2; ++k)
+    for (int factor : rule.operands[k]) needed[k].dims.push_back(factor_entries[factor]);
+  lhs = relayout(evaluator, lhs, needed[0]);
+  rhs = relayout(evaluator, rhs, needed[1]);
 
   // Each shard's product is placed in the whole so that the kernel sums
   // every element as the unsharded product does.
+  auto free_placement = [&](const ArrayRef& operand, const devices::LocalArray& shard, std::size_t k, int position,
+                            std::vector<std::int64_t>& origins, std::vector<std::int64_t>& totals) {
+    for (std::size_t d = 0; d < rule.operands[k].size(); ++d) {
+      if (rule.factor_kinds[rule.operands[k][d]] != typecheck::FactorKind::pass_through) continue;
+      origins.push_back(operand->layout.block_index(d, position) * shard.shape[d]);
+      totals.push_back(operand->aval.shape[d]);
+    }
+  };
   auto shards = run_per_position(evaluator, mesh, {lhs, rhs}, [&](const std::vector<devices::LocalArray>& in, std::size_t p) {
-    devices::DotDimensions dims{{}, {}, {static_cast<int>(lhs->aval.ndim()) - 1}, {0}};
-    int position = static_cast<int>(p);
-    if (lhs->aval.ndim() == 2) {
-      dims.placement.row_origin = lhs->layout.block_index(0, position) * in[0].shape[0];
-      dims.placement.rows_total = lhs->aval.shape[0];
-    }
-    if (rhs->aval.ndim() == 2) {
-      dims.placement.column_origin = rhs->layout.block_index(1, position) * in[1].shape[1];
-      dims.placement.columns_total = rhs->aval.shape[1];
-    }
+    devices::DotDimensions dims{numbers.lhs_batch, numbers.rhs_batch, numbers.lhs_contracting, numbers.rhs_contracting};
+    dims.result_dtype = result_element.dtype;
+    free_placement(lhs, in[0], 0, static_cast<int>(p), dims.placement.lhs_free_origins, dims.placement.lhs_free_totals);
+    free_placement(rhs, in[1], 1, static_cast<int>(p), dims.placement.rhs_free_origins, dims.placement.rhs_free_totals);
     return devices::dot_general(in[0], in[1], dims);
   });
-  // Partial sums over a split contraction: all-reduce, and slice what the
-  // result layout keeps of them.
+  // Partial sums over a split contraction: all-reduce.
   Layout partial{mesh, out_layout.dims};
   if (!contracting.empty()) {
     std::vector<int> axes;
@@ -795,72 +813,6 @@ Value apply_elementwise(Evaluator& evaluator, const Primitive& primitive, const 
   std::vector<ArrayRef> operands;
   for (const auto& v : values) operands.push_back(to_array(evaluator, v));
   return bind(evaluator, primitive, std::move(operands));
-}
-
-Value apply_dot(Evaluator& evaluator, const Value& lhs_value, const Value& rhs_value, const Value& out_sharding) {
-  ArrayRef lhs = to_array(evaluator, lhs_value), rhs = to_array(evaluator, rhs_value);
-  if (lhs->aval.ndim() == 0 || rhs->aval.ndim() == 0)
-    return bind(evaluator, primitive("multiply"), {lhs, rhs});
-  if (lhs->aval.ndim() > 2 || rhs->aval.ndim() > 2)
-    raise(exc::NotImplementedError(), "jnp.dot of operands of rank above 2");
-  Params params;
-  if (auto argument = sharding_argument(out_sharding)) params.set("out_sharding", *argument);
-  return bind(evaluator, primitive("dot_general"), {lhs, rhs}, std::move(params));
-}
-
-Value apply_einsum(Evaluator& evaluator, const std::string& subscripts, const Value& lhs_value, const Value& rhs_value,
-                   const Value& out_sharding) {
-  // "ab,bc->ac": operands' letters, then the output's.
-  auto arrow = subscripts.find("->");
-  auto comma = subscripts.find(',');
-  if (arrow == std::string::npos || comma == std::string::npos || comma > arrow)
-    raise(exc::NotImplementedError(), "jnp.einsum supports two operands with an explicit output, as 'ab,bc->ac'");
-  auto strip = [](std::string s) {
-    s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
-    return s;
-  };
-  std::string a = strip(subscripts.substr(0, comma)), b = strip(subscripts.substr(comma + 1, arrow - comma - 1)),
-              out = strip(subscripts.substr(arrow + 2));
-  ArrayRef lhs = to_array(evaluator, lhs_value), rhs = to_array(evaluator, rhs_value);
-  if (a.size() != lhs->aval.ndim() || b.size() != rhs->aval.ndim())
-    raise(exc::ValueError(), "einstein sum subscripts string does not match the number of dimensions of an operand");
-  // One contracted letter (in both operands, not in the output); every other
-  // letter appears in exactly one operand and in the output.
-  std::string contracted;
-  for (char c : a)
-    if (b.find(c) != std::string::npos && out.find(c) == std::string::npos) contracted += c;
-  std::string free_a, free_b;
-  for (char c : a)
-    if (contracted.find(c) == std::string::npos) free_a += c;
-  for (char c : b)
-    if (contracted.find(c) == std::string::npos) free_b += c;
-  if (contracted.size() != 1 || free_a.size() > 1 || free_b.size() > 1 || free_a.size() + free_b.size() != out.size() ||
-      (!free_a.empty() && free_a == free_b))
-    raise(exc::NotImplementedError(), "jnp.einsum supports one contracted index between operands of rank <= 2, got '" +
-                                          subscripts + "'");
-  auto permutation_to = [](const std::string& from, const std::string& to) {
-    std::vector<int> p;
-    for (char c : to) p.push_back(static_cast<int>(from.find(c)));
-    return p;
-  };
-  Value left(lhs), right(rhs);
-  if (a != free_a + contracted) left = apply_transpose(evaluator, left, permutation_to(a, free_a + contracted));
-  if (b != contracted + free_b) right = apply_transpose(evaluator, right, permutation_to(b, contracted + free_b));
-  std::string produced = free_a + free_b;
-  if (produced == out) return apply_dot(evaluator, left, right, out_sharding);
-  // The output's order differs: contract, then transpose (the requested
-  // sharding applies to the final order, so it moves with the transpose).
-  Value product = apply_dot(evaluator, left, right, Value());
-  Value result = apply_transpose(evaluator, product, permutation_to(produced, out));
-  if (auto argument = sharding_argument(out_sharding)) {
-    ArrayRef r = to_array(evaluator, result);
-    typecheck::MeshRef context = runtime_of(evaluator).context_mesh ? runtime_of(evaluator).context_mesh->mesh->abstract : nullptr;
-    (void)checked(typecheck::canonicalize_out_sharding("jnp.einsum", *argument, context, r->aval.shape));
-    DeviceMeshRef mesh = runtime_of(evaluator).context_mesh ? runtime_of(evaluator).context_mesh->mesh : r->layout.mesh;
-    Layout layout = checked(make_layout(mesh, argument->spec, r->aval.shape));
-    return apply_device_put(evaluator, r, layout, std::nullopt);
-  }
-  return result;
 }
 
 Value apply_reduction(Evaluator& evaluator, std::string_view name, const Value& operand_value, const Value& axis_value,

@@ -110,13 +110,6 @@ Value bind(Evaluator& evaluator, const Primitive& primitive, std::vector<ArrayRe
 
 // jnp.<name>(*operands) with Python scalars as weak operands.
 Value apply_elementwise(Evaluator& evaluator, const Primitive& primitive, const std::vector<Value>& operands);
-// jnp.dot / matmul of 1-D or 2-D operands; `out_sharding` is a P or
-// NamedSharding value or None.
-Value apply_dot(Evaluator& evaluator, const Value& lhs, const Value& rhs, const Value& out_sharding);
-// jnp.einsum(subscripts, a, b, out_sharding=) for two operands of rank <= 2:
-// transposes and one dot.
-Value apply_einsum(Evaluator& evaluator, const std::string& subscripts, const Value& lhs, const Value& rhs,
-                   const Value& out_sharding);
 // jnp.sum/mean/max/min/prod/argmax/argmin(x, axis=, keepdims=).
 Value apply_reduction(Evaluator& evaluator, std::string_view name, const Value& operand, const Value& axis,
                       bool keepdims);

@@ -392,6 +392,22 @@ Checked<ArrayType> elementwise_rule(std::string_view primitive, std::span<const 
   return with_unreduced(std::move(result));
 }
 
+Checked<ElementType> dot_result_element(ElementType operands, std::optional<DType> preferred) {
+  if (!preferred) return operands;
+  const DType input = operands.dtype;
+  const bool compatible = (is_integer(input) && (is_integer(*preferred) || is_floating(*preferred))) ||
+                          (is_floating(input) && is_floating(*preferred)) || input == *preferred;
+  if (!compatible)
+    return Error{ErrorClass::TypeError,
+                 "Input type is incompatible with `preferred_element_type`. The compatible combinations of "
+                 "(input_type, preferred_element_type) are (integral, integral), (integral, floating), "
+                 "(floating, floating), (complex, complex."};
+  const bool same_kind = (is_integer(input) && is_integer(*preferred)) || (is_floating(input) && is_floating(*preferred));
+  if (same_kind && byte_size(*preferred) < byte_size(input))
+    return Error{ErrorClass::TypeError, "`preferred_element_type` must not be narrower than the original type."};
+  return ElementType{*preferred, false};
+}
+
 Checked<ArrayType> dot_general_rule(const ArrayType& lhs, const ArrayType& rhs, const DotDimensionNumbers& numbers,
                                     ElementType element, const std::optional<Sharding>& out_sharding) {
   Checked<FactorRule> rule = dot_general_factor_rule(lhs.ndim(), rhs.ndim(), numbers);

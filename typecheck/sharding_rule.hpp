@@ -94,6 +94,12 @@ struct UnreducedReduced {
 };
 Checked<UnreducedReduced> nary_unreduced_rule(std::string_view primitive, std::span<const ArrayType* const> operands);
 
+// The element type of a dot_general of operands promoted to `operands`
+// with preferred_element_type `preferred` (lax._validate_preferred_element_type):
+// none keeps `operands`; otherwise integers may widen to integers or become
+// floats, floats may widen to floats (TypeError as JAX's otherwise).
+Checked<ElementType> dot_result_element(ElementType operands, std::optional<DType> preferred);
+
 // _dot_general_sharding_rule. `out_sharding`, already canonicalized against
 // the result shape by the caller (make_sharding), is returned as given,
 // after the unreduced checks of reference §2.13.
