@@ -12,7 +12,8 @@ namespace {
 
 // costmodel.md: what the model cannot see, printed under every profile.
 constexpr std::string_view not_modelled =
-    "not modelled: overlap that XLA's scheduler finds by itself, fusion, small-matmul MXU "
+    "not modelled: overlap that XLA's scheduler finds by itself, fusion (beyond a hand-overlapped "
+    "shard_map matmul step's slice and accumulation), small-matmul MXU "
     "under-utilisation, link congestion between axes";
 
 // Columns are padded by what a terminal shows: UTF-8 continuation bytes

@@ -257,10 +257,139 @@ std::string format_seconds(double seconds) {
   return text;
 }
 
+// What an application is to the overlap window.
+OverlapWindow::Role role_of(const Primitive& primitive, const std::vector<devices::Charge>& charges) {
+  using Role = OverlapWindow::Role;
+  if (charges.size() != 1) return Role::other;
+  if (charges[0].collective == devices::CollectiveKind::collective_permute && primitive.name == "ppermute")
+    return Role::permute;
+  if (charges[0].collective != devices::CollectiveKind::none) return Role::other;
+  std::string_view name = primitive.name;
+  if (name == "dot_general") return Role::matmul;
+  if (name.find("slice") != std::string_view::npos) return Role::slice;
+  if (is_elementwise(primitive)) return Role::elementwise;
+  return Role::other;
+}
+
+// Inside a shard_map body the mesh's axes are Manual.
+bool in_manual_body(const ArrayType& type) {
+  return type.sharding.mesh && type.sharding.mesh->has_axis_of_type(typecheck::AxisType::Manual);
+}
+
 }  // namespace
 
+OverlapWindow::Held OverlapWindow::held(Application& application) {
+  return {std::move(application.charges.front()), application.output, std::move(application.keep_alive),
+          std::move(application.devices), application.span};
+}
+
+void OverlapWindow::emit(Held held) { sink_.serial(std::move(held.charge), held.devices, held.span); }
+
+void OverlapWindow::emit_matmul() {
+  if (!matmul_) return;
+  HeldMatmul matmul = std::move(*matmul_);
+  matmul_.reset();
+  // A fused operation adds no pass over HBM of its own: the kernel takes
+  // the longer of its compute and all the bytes it touches.
+  for (Held& fused : matmul.fused) {
+    matmul.matmul.charge.seconds = std::max(matmul.matmul.charge.seconds, fused.charge.seconds);
+    fused.charge.seconds = 0;
+    fused.charge.operation += " (fused)";
+  }
+  if (matmul.partner)
+    sink_.overlapped(std::move(matmul.matmul.charge), matmul.matmul.span, std::move(matmul.partner->charge),
+                     matmul.partner->span, matmul.matmul.devices);
+  else
+    emit(std::move(matmul.matmul));
+  for (Held& fused : matmul.fused) emit(std::move(fused));
+}
+
+void OverlapWindow::flush() {
+  emit_matmul();
+  if (permute_) emit(std::move(*permute_));
+  permute_.reset();
+  for (Held& slice : slices_) emit(std::move(slice));
+  slices_.clear();
+}
+
+void OverlapWindow::push(Application application) {
+  if (!application.windowed || application.charges.empty() || application.devices.empty()) {
+    flush();
+    for (auto& charge : application.charges) sink_.serial(std::move(charge), application.devices, application.span);
+    return;
+  }
+  auto consumes = [&](Id value) {
+    return std::find(application.inputs.begin(), application.inputs.end(), value) != application.inputs.end();
+  };
+  // Held values this application reads must be ready before it starts.
+  for (auto slice = slices_.begin(); slice != slices_.end();) {
+    if (!consumes(slice->output)) {
+      ++slice;
+      continue;
+    }
+    if (application.role == Role::matmul) {  // the matmul reads the window itself
+      slice->charge.seconds = 0;
+      slice->charge.operation += " (fused)";
+    }
+    emit(std::move(*slice));
+    slice = slices_.erase(slice);
+  }
+  if (permute_ && consumes(permute_->output)) {
+    emit(std::move(*permute_));
+    permute_.reset();
+  }
+  if (matmul_ && matmul_->partner && consumes(matmul_->partner->output)) emit_matmul();
+  bool from_matmul = matmul_ && std::any_of(application.inputs.begin(), application.inputs.end(),
+                                            [&](Id input) { return matmul_->derived.contains(input); });
+  if (from_matmul) matmul_->derived.insert(application.output);
+  switch (application.role) {
+    case Role::permute:
+      if (permute_) emit(std::move(*permute_));
+      permute_.reset();
+      if (matmul_ && !matmul_->partner && !from_matmul && matmul_->matmul.devices == application.devices)
+        matmul_->partner = held(application);
+      else
+        permute_ = held(application);
+      return;
+    case Role::matmul:
+      emit_matmul();
+      matmul_.emplace();
+      matmul_->matmul = held(application);
+      matmul_->derived.insert(matmul_->matmul.output);
+      matmul_->latest = matmul_->matmul.output;
+      if (permute_ && permute_->devices == matmul_->matmul.devices) {
+        matmul_->partner = std::move(*permute_);
+        permute_.reset();
+      }
+      return;
+    case Role::elementwise:
+      if (matmul_ && consumes(matmul_->latest) && matmul_->matmul.devices == application.devices) {
+        matmul_->latest = application.output;
+        matmul_->fused.push_back(held(application));
+        return;
+      }
+      break;
+    case Role::slice:
+      slices_.push_back(held(application));
+      return;
+    case Role::other:
+      break;
+  }
+  for (auto& charge : application.charges) sink_.serial(std::move(charge), application.devices, application.span);
+}
+
 CostRecorder::CostRecorder(devices::Chip chip, int device_count, bool keep_profile)
-    : chip_(chip), device_count_(device_count), model_(devices::chip_spec(chip)) {
+    : chip_(chip),
+      device_count_(device_count),
+      model_(devices::chip_spec(chip)),
+      window_({[this](devices::Charge charge, const std::vector<int>& devices, const lang::Span& span) {
+                 add(std::move(charge), devices, span);
+               },
+               [this](devices::Charge compute, const lang::Span& compute_span, devices::Charge communication,
+                      const lang::Span& communication_span, const std::vector<int>& devices) {
+                 add_overlapped(std::move(compute), compute_span, std::move(communication), communication_span,
+                                devices);
+               }}) {
   if (keep_profile) profile_.emplace(std::string(devices::chip_name(chip)), device_count);
 }
 
@@ -270,12 +399,15 @@ double CostRecorder::measure(const std::function<void()>& run) {
     explicit Measuring(int& depth) : depth(depth) { ++depth; }
     ~Measuring() { --depth; }
   } measuring(measuring_);
+  window_.flush();
   double before = clock_seconds_;
   run();
+  window_.flush();
   return clock_seconds_ - before;
 }
 
 void CostRecorder::restart_profile() {
+  window_.flush();
   if (!profile_) return;
   profile_.emplace(std::string(devices::chip_name(chip_)), device_count_);
   source_ids_.clear();
@@ -302,6 +434,16 @@ void CostRecorder::add(devices::Charge charge, const std::vector<int>& devices, 
   if (!profile_ || devices.empty()) return;
   charge.source = source_of(span);
   (void)profile_->add(std::move(charge), devices);  // device ids come from the runtime's own meshes
+}
+
+void CostRecorder::add_overlapped(devices::Charge compute, const lang::Span& compute_span,
+                                  devices::Charge communication, const lang::Span& communication_span,
+                                  const std::vector<int>& devices) {
+  clock_seconds_ += devices::CostModel::overlapped_seconds(compute.seconds, communication.seconds);
+  if (!profile_) return;
+  compute.source = source_of(compute_span);
+  communication.source = source_of(communication_span);
+  (void)profile_->add_overlapped(std::move(compute), std::move(communication), devices);
 }
 
 devices::MeshAxisLink CostRecorder::axis_link(const DeviceMeshRef& mesh, std::size_t axis) {
@@ -336,14 +478,23 @@ void charge_application(Evaluator& evaluator, const Primitive& primitive, const 
   if (!recorder.charging()) return;
   const Layout* body = params.get<Layout>("mesh");
   const DeviceMeshRef& mesh = body && body->mesh ? body->mesh : result->layout.mesh;
-  std::vector<int> devices = mesh->device_ids();
-  for (auto& charge : application_charges(recorder.model(), primitive, types_of(operands), result->aval, params,
-                                          mesh_links(recorder, mesh)))
-    recorder.add(std::move(charge), devices, evaluator.statement_span);
-  if (eager_dispatch && devices.size() > 1 && recorder.jitted_body_depth == 0)
-    recorder.add({"dispatch", "", devices::CollectiveKind::none, 0,
-                  recorder.model().eager_dispatch_seconds(static_cast<int>(devices.size())), 0},
-                 devices, evaluator.statement_span);
+  std::vector<ArrayType> operand_types = types_of(operands);
+  OverlapWindow::Application application;
+  application.charges = application_charges(recorder.model(), primitive, operand_types, result->aval, params,
+                                            mesh_links(recorder, mesh));
+  application.devices = mesh->device_ids();
+  bool in_jit = !eager_dispatch || recorder.jitted_body_depth > 0;
+  if (!in_jit && application.devices.size() > 1)
+    application.charges.push_back({"dispatch", "", devices::CollectiveKind::none, 0,
+                                   recorder.model().eager_dispatch_seconds(static_cast<int>(application.devices.size())),
+                                   0});
+  application.role = role_of(primitive, application.charges);
+  for (const auto& operand : operands) application.inputs.push_back(reinterpret_cast<OverlapWindow::Id>(operand.get()));
+  application.output = reinterpret_cast<OverlapWindow::Id>(result.get());
+  application.keep_alive = result;
+  application.span = evaluator.statement_span;
+  application.windowed = in_jit && in_manual_body(result->aval);
+  recorder.schedule(std::move(application));
 }
 
 JittedBodyScope::JittedBodyScope(Evaluator& evaluator) {
@@ -367,14 +518,30 @@ void visit_program_charges(const devices::CostModel& model, const Jaxpr& program
   std::optional<CostRecorder> places;
   if (mesh) places.emplace(model.chip().chip, static_cast<int>(mesh->devices.size()), false);
   LinkOf link_of = places ? mesh_links(*places, mesh) : abstract_links(model);
+  // A jitted program: its shard_map bodies overlap as they would run; an
+  // overlapped collective counts only what the compute does not hide.
+  OverlapWindow window({[&](devices::Charge charge, const std::vector<int>&, const lang::Span&) { visit(charge); },
+                        [&](devices::Charge compute, const lang::Span&, devices::Charge communication,
+                            const lang::Span&, const std::vector<int>&) {
+                          communication.seconds = std::max(0.0, communication.seconds - compute.seconds);
+                          visit(compute);
+                          visit(communication);
+                        }});
   for (const auto& e : program.equations) {
     std::vector<ArrayType> operands;
     for (int input : e.inputs) operands.push_back(program.variable_types[static_cast<std::size_t>(input)]);
-    for (const auto& charge : application_charges(model, *e.primitive, operands,
-                                                  program.variable_types[static_cast<std::size_t>(e.output)],
-                                                  e.params, link_of))
-      visit(charge);
+    const ArrayType& result = program.variable_types[static_cast<std::size_t>(e.output)];
+    OverlapWindow::Application application;
+    application.charges = application_charges(model, *e.primitive, operands, result, e.params, link_of);
+    application.role = role_of(*e.primitive, application.charges);
+    // Variables are their own ids (shifted: 0 names no value).
+    for (int input : e.inputs) application.inputs.push_back(static_cast<OverlapWindow::Id>(input) + 1);
+    application.output = static_cast<OverlapWindow::Id>(e.output) + 1;
+    application.devices = {0};
+    application.windowed = in_manual_body(result);
+    window.push(std::move(application));
   }
+  window.flush();
 }
 
 }  // namespace

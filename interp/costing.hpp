@@ -10,10 +10,12 @@
 // --trace, the REPL's :profile) and while %timeit measures one execution.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,20 +26,90 @@
 
 namespace interp {
 
+// The charges of a jitted shard_map body, scheduled as XLA runs a hand-written
+// collective matmul (costmodel.md: "N-1 steps cost max(compute, comm) each"):
+// a collective-permute and a matmul independent of it in the data flow (the
+// permute's operands do not derive from the matmul, the matmul does not
+// consume the permute's result) run together and cost the longer of the two;
+// a slice read only by the matmul and elementwise operations on the matmul's
+// result (the accumulation of a step) fuse into it. Everything else is
+// charged as it comes. Applications arrive in program order; values are named
+// by opaque ids.
+class OverlapWindow {
+ public:
+  using Id = std::uintptr_t;
+  enum class Role { other, matmul, permute, slice, elementwise };
+  struct Application {
+    std::vector<devices::Charge> charges;
+    Role role = Role::other;
+    std::vector<Id> inputs;
+    Id output = 0;
+    std::shared_ptr<const void> keep_alive;  // keeps a held output's id from being reused
+    std::vector<int> devices;
+    lang::Span span;
+    bool windowed = false;  // in a jitted shard_map body; otherwise charged at once
+  };
+  struct Sink {
+    std::function<void(devices::Charge, const std::vector<int>&, const lang::Span&)> serial;
+    std::function<void(devices::Charge compute, const lang::Span& compute_span, devices::Charge communication,
+                       const lang::Span& communication_span, const std::vector<int>&)>
+        overlapped;
+  };
+
+  explicit OverlapWindow(Sink sink) : sink_(std::move(sink)) {}
+
+  void push(Application application);
+  // Charges everything held (at the end of a body, or before the total is read).
+  void flush();
+
+ private:
+  struct Held {
+    devices::Charge charge;
+    Id output = 0;
+    std::shared_ptr<const void> keep_alive;
+    std::vector<int> devices;
+    lang::Span span;
+  };
+  struct HeldMatmul {
+    Held matmul;
+    std::vector<Held> fused;       // elementwise operations on its result
+    std::optional<Held> partner;   // the permute it overlaps
+    std::set<Id> derived;          // values computed from its result
+    Id latest = 0;                 // its result, or the last fused operation's
+  };
+  static Held held(Application& application);
+  void emit(Held held);
+  void emit_matmul();
+
+  Sink sink_;
+  std::optional<HeldMatmul> matmul_;
+  std::optional<Held> permute_;
+  std::vector<Held> slices_;
+};
+
 class CostRecorder {
  public:
   CostRecorder(devices::Chip chip, int device_count, bool keep_profile);
+  // The window's sink charges this recorder.
+  CostRecorder(const CostRecorder&) = delete;
+  CostRecorder& operator=(const CostRecorder&) = delete;
 
   const devices::CostModel& model() const { return model_; }
   // Whether applications are charged now: when profiling, or while %timeit
   // measures (charging costs host time that an unprofiled run need not pay).
   bool charging() const { return profile_.has_value() || measuring_ > 0; }
   // Simulated seconds of everything charged so far.
-  double clock_seconds() const { return clock_seconds_; }
+  double clock_seconds() {
+    window_.flush();
+    return clock_seconds_;
+  }
   // Charges while `run` runs, and returns the simulated seconds it took.
   double measure(const std::function<void()>& run);
   // The kept charges; null when not profiling.
-  const devices::Profile* profile() const { return profile_ ? &*profile_ : nullptr; }
+  const devices::Profile* profile() {
+    window_.flush();
+    return profile_ ? &*profile_ : nullptr;
+  }
   // Inside JittedBodyScopes: applications pay no dispatch.
   int jitted_body_depth = 0;
   // Forgets the kept charges (the REPL profiles one entry at a time).
@@ -45,6 +117,11 @@ class CostRecorder {
 
   // Charges `charge` on `devices`, from the statement at `span`.
   void add(devices::Charge charge, const std::vector<int>& devices, const lang::Span& span);
+  // Charges a compute step and the collective it overlaps: the longer of the two.
+  void add_overlapped(devices::Charge compute, const lang::Span& compute_span, devices::Charge communication,
+                      const lang::Span& communication_span, const std::vector<int>& devices);
+  // Charges an application's charges through the overlap window.
+  void schedule(OverlapWindow::Application application) { window_.push(std::move(application)); }
 
   // The link of mesh axis `axis` of `mesh` (cached: meshes are few).
   devices::MeshAxisLink axis_link(const DeviceMeshRef& mesh, std::size_t axis);
@@ -58,6 +135,7 @@ class CostRecorder {
   double clock_seconds_ = 0;
   int measuring_ = 0;
   std::optional<devices::Profile> profile_;
+  OverlapWindow window_;
   std::map<std::pair<const void*, int>, devices::SourceId> source_ids_;  // (file, line) -> id
   std::map<std::pair<const DeviceMesh*, std::size_t>, std::pair<DeviceMeshRef, devices::MeshAxisLink>> links_;
 };
