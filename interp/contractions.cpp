@@ -489,8 +489,8 @@ Value apply_matmul(Evaluator& evaluator, const Value& lhs_value, const Value& rh
       b_batch.push_back(static_cast<int>(index_batch.size() + index_b.size()));
       index_batch.push_back(ii);
     } else {
-      raise(exc::ValueError(), "Incompatible types for matmul arguments: " + a->aval.short_str() + " and " +
-                                   b->aval.short_str());
+      raise(exc::ValueError(), "Incompatible types for matmul arguments: " + a->aval.str() + " and " +
+                                   b->aval.str());
     }
   }
   if (a_matrix) index_a.push_back(static_cast<int>(batch_rank));
