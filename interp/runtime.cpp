@@ -546,12 +546,41 @@ const TypeRef& PositionalShardingObject::type() const {
   return type;
 }
 
+std::vector<std::size_t> PositionalShardingObject::shown_axes() const {
+  std::vector<std::size_t> order = axis_order;
+  if (order.empty())
+    for (std::size_t i = 0; i < device_shape.size(); ++i) order.push_back(i);
+  std::erase_if(order, [this](std::size_t i) { return dropped[i]; });
+  return order;
+}
+
+namespace {
+
+// The devices of a sharding without replicated axes, row-major over its shown
+// axes (what reshape reads after T).
+std::vector<devices::Device> devices_in_shown_order(const PositionalShardingObject& sharding) {
+  std::vector<std::size_t> shown = sharding.shown_axes();
+  const auto& shape = sharding.device_shape;
+  std::vector<devices::Device> out(sharding.devices.size());
+  for (std::size_t position = 0; position < sharding.devices.size(); ++position) {
+    std::size_t rest = position;
+    std::vector<std::size_t> coords(shape.size());
+    for (std::size_t i = shape.size(); i-- > 0;) {
+      coords[i] = rest % static_cast<std::size_t>(shape[i]);
+      rest /= static_cast<std::size_t>(shape[i]);
+    }
+    std::size_t target = 0;
+    for (std::size_t i : shown) target = target * static_cast<std::size_t>(shape[i]) + coords[i];
+    out[target] = sharding.devices[position];
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<int> PositionalShardingObject::shape() const {
   std::vector<int> out;
-  for (std::size_t i = 0; i < device_shape.size(); ++i) {
-    if (dropped[i]) continue;
-    out.push_back(collapsed[i] ? 1 : device_shape[i]);
-  }
+  for (std::size_t i : shown_axes()) out.push_back(collapsed[i] ? 1 : device_shape[i]);
   return out;
 }
 
@@ -561,19 +590,15 @@ Layout PositionalShardingObject::layout() const {
   auto mesh = make_device_mesh(device_shape, devices, names,
                                std::vector<typecheck::AxisType>(device_shape.size(), typecheck::AxisType::Auto));
   Layout layout{mesh, {}};
-  for (std::size_t i = 0; i < device_shape.size(); ++i) {
-    if (dropped[i]) continue;
+  for (std::size_t i : shown_axes())
     layout.dims.push_back(collapsed[i] ? typecheck::SpecEntry{} : typecheck::SpecEntry{names[i]});
-  }
   return layout;
 }
 
 std::string PositionalShardingObject::repr(Evaluator&) const {
   // Each visible element is the set of devices that holds it, ids sorted.
   std::vector<int> visible = shape();
-  std::vector<std::size_t> kept;
-  for (std::size_t i = 0; i < device_shape.size(); ++i)
-    if (!dropped[i]) kept.push_back(i);
+  std::vector<std::size_t> kept = shown_axes();
   std::vector<std::vector<int>> sets(static_cast<std::size_t>(product(visible)));
   for (std::size_t position = 0; position < devices.size(); ++position) {
     std::size_t rest = position;
@@ -608,23 +633,11 @@ std::optional<Value> PositionalShardingObject::get_attribute(Evaluator& evaluato
     return Value(s);
   }
   if (name == "T") {
-    // Reverses the axes of the device array with their flags.
-    auto t = std::make_shared<PositionalShardingObject>();
-    std::size_t n = device_shape.size();
-    t->device_shape.assign(device_shape.rbegin(), device_shape.rend());
-    t->collapsed.assign(collapsed.rbegin(), collapsed.rend());
-    t->dropped.assign(dropped.rbegin(), dropped.rend());
-    t->devices.resize(devices.size());
-    for (std::size_t position = 0; position < devices.size(); ++position) {
-      std::size_t rest = position, target = 0;
-      std::vector<std::size_t> coords(n);
-      for (std::size_t i = n; i-- > 0;) {
-        coords[i] = rest % static_cast<std::size_t>(device_shape[i]);
-        rest /= static_cast<std::size_t>(device_shape[i]);
-      }
-      for (std::size_t i = n; i-- > 0;) target = target * static_cast<std::size_t>(device_shape[i]) + coords[i];
-      t->devices[target] = devices[position];
-    }
+    // Reverses the shown axes; the devices keep their order, as in JAX.
+    auto t = std::make_shared<PositionalShardingObject>(*this);
+    if (t->axis_order.empty())
+      for (std::size_t i = 0; i < device_shape.size(); ++i) t->axis_order.push_back(i);
+    std::reverse(t->axis_order.begin(), t->axis_order.end());
     return Value(t);
   }
   if (name == "reshape")
@@ -634,7 +647,7 @@ std::optional<Value> PositionalShardingObject::get_attribute(Evaluator& evaluato
       if (!plain) raise(exc::NotImplementedError(), "reshape of a replicated PositionalSharding");
       auto r = std::make_shared<PositionalShardingObject>();
       r->device_shape = reshaped(shape_arguments(ev, a, 0), static_cast<std::int64_t>(self_ref->devices.size()));
-      r->devices = self_ref->devices;
+      r->devices = devices_in_shown_order(*self_ref);
       r->collapsed.assign(r->device_shape.size(), false);
       r->dropped.assign(r->device_shape.size(), false);
       return Value(r);
@@ -642,9 +655,7 @@ std::optional<Value> PositionalShardingObject::get_attribute(Evaluator& evaluato
   if (name == "replicate")
     return Value(native("replicate(axis=None, keepdims=True)", [self_ref](Evaluator& ev, Arguments& a) {
       auto r = std::make_shared<PositionalShardingObject>(*self_ref);
-      std::vector<std::size_t> kept;
-      for (std::size_t i = 0; i < r->device_shape.size(); ++i)
-        if (!r->dropped[i]) kept.push_back(i);
+      std::vector<std::size_t> kept = r->shown_axes();
       bool keepdims = ev.truthy(a[1]);
       auto apply = [&](std::size_t i) {
         r->collapsed[i] = true;

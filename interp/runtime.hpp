@@ -216,6 +216,11 @@ class PositionalShardingObject : public Object {
   std::vector<devices::Device> devices;  // row-major over device_shape
   std::vector<bool> collapsed;
   std::vector<bool> dropped;
+  // The device axes in the order the sharding shows them (T reverses it, and
+  // the device order, which decides compatibility, stays); empty: in order.
+  std::vector<std::size_t> axis_order;
+  // The shown axes (dropped ones left out), in axis_order.
+  std::vector<std::size_t> shown_axes() const;
 };
 
 // The sharding of an array as the script sees it: NamedSharding for layouts
