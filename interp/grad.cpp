@@ -7,6 +7,7 @@
 
 #include "interp/builtins.hpp"
 #include "interp/collectives.hpp"
+#include "interp/contractions.hpp"
 #include "interp/primitives.hpp"
 #include "interp/trace.hpp"
 #include "interp/tree_module.hpp"
@@ -551,11 +552,11 @@ Operands psum_scatter_vjp(Evaluator& ev, const Operands&, const Params& params, 
   return {collective(ev, "all_gather", ct, params, collective_axes(params), std::move(extra))};
 }
 
-// Tiled: the reverse all_to_all (split and concat axes swapped).
+// The reverse all_to_all, split and concat axes swapped (JAX's
+// _all_to_all_transpose_rule): untiled too, since the untiled result has the
+// group's size at concat_axis, where the reverse one splits.
 Operands all_to_all_vjp(Evaluator& ev, const Operands&, const Params& params, const ArrayRef&, const ArrayRef& ct,
                         const std::vector<bool>&) {
-  if (!*params.get<bool>("tiled"))
-    raise(exc::NotImplementedError(), "Differentiation of an all_to_all with tiled=False is not implemented");
   Params extra;
   extra.set("split_axis", *params.get<std::int64_t>("concat_axis"))
       .set("concat_axis", *params.get<std::int64_t>("split_axis"))
@@ -633,44 +634,78 @@ ArrayRef match_vma(Evaluator& ev, const ArrayRef& primal, const ArrayRef& ct) {
   return collective(ev, "psum", ct, params, extra);
 }
 
-// The out_sharding a transposed contraction of `a` and `b` takes in
-// Explicit mode: the primal operand's own sharding (when neither factor is
-// on the primal's mesh, the gradient is placed there at the end instead).
-Params contraction_params(const ArrayRef& primal, const ArrayRef& a, const ArrayRef& b) {
+// The operand cotangent of dot_general (JAX's _dot_general_transpose_lhs;
+// the rhs's is the same with the operands swapped): ct contracted with the
+// other operand over the other's free dims, batched over the batch dims,
+// gives [batch, own free, own contracting (in the other's axis order)],
+// transposed back into the operand's order. In Explicit mode the product
+// takes the operand's own sharding as out_sharding (moved into the
+// product's order), so grad raises no ambiguity error; when neither factor
+// is on the operand's mesh, the gradient is placed there at the end instead.
+ArrayRef dot_operand_cotangent(Evaluator& ev, const ArrayRef& primal, const ArrayRef& other, const ArrayRef& ct,
+                               const std::vector<int>& own_batch, const std::vector<int>& own_contracting,
+                               const std::vector<int>& other_batch, const std::vector<int>& other_contracting,
+                               bool primal_is_lhs) {
+  const std::size_t own_rank = primal->aval.ndim(), other_rank = other->aval.ndim();
+  const std::size_t batch = own_batch.size();
+  auto free_dims = [](std::size_t rank, const std::vector<int>& b, const std::vector<int>& c) {
+    std::vector<int> free;
+    for (int d = 0; d < static_cast<int>(rank); ++d)
+      if (std::find(b.begin(), b.end(), d) == b.end() && std::find(c.begin(), c.end(), d) == c.end()) free.push_back(d);
+    return free;
+  };
+  const std::vector<int> own_free = free_dims(own_rank, own_batch, own_contracting);
+  const std::vector<int> other_free = free_dims(other_rank, other_batch, other_contracting);
+  // ct's dims: batch, lhs free, rhs free.
+  const std::size_t other_free_start = primal_is_lhs ? batch + own_free.size() : batch;
+  typecheck::DotDimensionNumbers numbers;
+  for (std::size_t i = 0; i < other_free.size(); ++i) {
+    numbers.lhs_contracting.push_back(static_cast<int>(other_free_start + i));
+    numbers.rhs_contracting.push_back(other_free[i]);
+  }
+  for (std::size_t i = 0; i < batch; ++i) {
+    numbers.lhs_batch.push_back(static_cast<int>(i));
+    numbers.rhs_batch.push_back(other_batch[i]);
+  }
+  // Where each of the primal's dims lies in the product.
+  std::vector<int> sorted_other_contracting = other_contracting;
+  std::sort(sorted_other_contracting.begin(), sorted_other_contracting.end());
+  std::vector<int> position(own_rank);
+  for (std::size_t i = 0; i < batch; ++i) position[own_batch[i]] = static_cast<int>(i);
+  for (std::size_t i = 0; i < own_free.size(); ++i) position[own_free[i]] = static_cast<int>(batch + i);
+  for (std::size_t c = 0; c < own_contracting.size(); ++c) {
+    auto rank = std::find(sorted_other_contracting.begin(), sorted_other_contracting.end(), other_contracting[c]) -
+                sorted_other_contracting.begin();
+    position[own_contracting[c]] = static_cast<int>(batch + own_free.size() + static_cast<std::size_t>(rank));
+  }
   Params params;
+  set_dot_dimension_numbers(params, numbers, ct->aval.ndim());
   const auto& sharding = primal->aval.sharding;
-  bool on_mesh = a->aval.sharding.mesh == sharding.mesh || b->aval.sharding.mesh == sharding.mesh;
-  if (sharding.mesh && on_mesh && sharding.mesh->has_axis_of_type(typecheck::AxisType::Explicit))
-    params.set("out_sharding", typecheck::ShardingArg{sharding.mesh, typecheck::PartitionSpec::from_entries(sharding.dims)});
-  return params;
+  bool on_mesh = ct->aval.sharding.mesh == sharding.mesh || other->aval.sharding.mesh == sharding.mesh;
+  if (sharding.mesh && on_mesh && sharding.mesh->has_axis_of_type(typecheck::AxisType::Explicit)) {
+    std::vector<typecheck::SpecEntry> entries(own_rank);
+    for (std::size_t d = 0; d < own_rank && d < sharding.dims.size(); ++d) entries[position[d]] = sharding.dims[d];
+    params.set("out_sharding", typecheck::ShardingArg{sharding.mesh, typecheck::PartitionSpec::from_entries(entries)});
+  }
+  ArrayRef product = apply(ev, "dot_general", {ct, other}, std::move(params));
+  Params permutation;
+  permutation.set("permutation", std::vector<std::int64_t>(position.begin(), position.end()));
+  bool identity = true;
+  for (std::size_t d = 0; d < own_rank; ++d) identity = identity && position[d] == static_cast<int>(d);
+  ArrayRef result = identity ? product : apply(ev, "transpose", {product}, std::move(permutation));
+  return convert(ev, result, primal->aval.dtype);
 }
 
-ArrayRef transpose2d(Evaluator& ev, const ArrayRef& a) {
-  Params params;
-  params.set("permutation", std::vector<std::int64_t>{1, 0});
-  return apply(ev, "transpose", {a}, std::move(params));
-}
-
-// lhs [m, k] . rhs [k, n] (1-D operands as [1, k] and [k, 1]):
-// d lhs = ct . rhs^T, d rhs = lhs^T . ct.
-Operands dot_vjp(Evaluator& ev, const Operands& x, const Params&, const ArrayRef&, const ArrayRef& ct,
+Operands dot_vjp(Evaluator& ev, const Operands& x, const Params& params, const ArrayRef&, const ArrayRef& ct,
                  const std::vector<bool>& needs) {
   const ArrayRef& lhs = x[0];
   const ArrayRef& rhs = x[1];
-  typecheck::Shape lhs2 = lhs->aval.ndim() == 2 ? lhs->aval.shape : typecheck::Shape{1, lhs->aval.shape[0]};
-  typecheck::Shape rhs2 = rhs->aval.ndim() == 2 ? rhs->aval.shape : typecheck::Shape{rhs->aval.shape[0], 1};
-  ArrayRef ct2 = reshape(ev, ct, {lhs2[0], rhs2[1]});
+  const typecheck::DotDimensionNumbers n = dot_dimension_numbers(params, lhs->aval.ndim());
   Operands out(2);
-  if (needs[0]) {
-    ArrayRef rhs_t = transpose2d(ev, reshape(ev, rhs, rhs2));
-    ArrayRef d = apply(ev, "dot_general", {ct2, rhs_t}, contraction_params(lhs, ct2, rhs_t));
-    out[0] = convert(ev, reshape(ev, d, lhs->aval.shape), lhs->aval.dtype);
-  }
-  if (needs[1]) {
-    ArrayRef lhs_t = transpose2d(ev, reshape(ev, lhs, lhs2));
-    ArrayRef d = apply(ev, "dot_general", {lhs_t, ct2}, contraction_params(rhs, lhs_t, ct2));
-    out[1] = convert(ev, reshape(ev, d, rhs->aval.shape), rhs->aval.dtype);
-  }
+  if (needs[0])
+    out[0] = dot_operand_cotangent(ev, lhs, rhs, ct, n.lhs_batch, n.lhs_contracting, n.rhs_batch, n.rhs_contracting, true);
+  if (needs[1])
+    out[1] = dot_operand_cotangent(ev, rhs, lhs, ct, n.rhs_batch, n.rhs_contracting, n.lhs_batch, n.lhs_contracting, false);
   return out;
 }
 
