@@ -1,5 +1,6 @@
 #include "typecheck/control_flow_rules.hpp"
 
+#include <algorithm>
 #include <tuple>
 #include <vector>
 
@@ -12,8 +13,18 @@ namespace {
 
 std::string long_str(const ArrayType& type) { return type.format({.short_dtypes = false, .weak_marker = false}); }
 
+// Unsharded on no mesh or on one with only Auto axes: the type shows no
+// sharding (the compiler chooses it), so which such mesh does not matter --
+// a carry made by jnp.zeros may meet a closed-over array of an Auto mesh.
+bool carries_no_sharding(const Sharding& sharding) {
+  bool unsharded = std::all_of(sharding.dims.begin(), sharding.dims.end(), [](const SpecEntry& axes) { return axes.empty(); }) &&
+                   sharding.unreduced.empty() && sharding.reduced.empty();
+  return unsharded && (!sharding.mesh || sharding.mesh->all_axes_of_type(AxisType::Auto));
+}
+
 bool types_match(const ArrayType& a, const ArrayType& b) {
-  return a.dtype == b.dtype && a.shape == b.shape && a.manual == b.manual && a.sharding == b.sharding;
+  return a.dtype == b.dtype && a.shape == b.shape && a.manual == b.manual &&
+         (a.sharding == b.sharding || (carries_no_sharding(a.sharding) && carries_no_sharding(b.sharding)));
 }
 
 // ", so the dtypes do not match, and the shapes do not match"; empty for a
