@@ -1,6 +1,9 @@
 // JAX's dtype promotion (jnp.result_type with x64 off, standard promotion).
 #include <gtest/gtest.h>
 
+#include <ostream>
+#include <string>
+
 #include "typecheck/dtype.hpp"
 
 namespace typecheck {
@@ -15,13 +18,20 @@ struct PromotionCase {
   ElementType lhs, rhs, expected;
 };
 
+std::string element_name(ElementType element) {
+  return std::string(short_name(element.dtype)) + (element.weak_type ? "(weak)" : "");
+}
+
+// Names each case in gtest's output ("bf16 + f32(weak) -> bf16") instead of a byte dump.
+void PrintTo(const PromotionCase& c, std::ostream* out) {
+  *out << element_name(c.lhs) << " + " << element_name(c.rhs) << " -> " << element_name(c.expected);
+}
+
 class PromotionTable : public ::testing::TestWithParam<PromotionCase> {};
 
 TEST_P(PromotionTable, MatchesJax) {
   const PromotionCase& c = GetParam();
-  EXPECT_EQ(result_type(c.lhs, c.rhs), c.expected)
-      << long_name(c.lhs.dtype) << (c.lhs.weak_type ? "(weak)" : "") << " + " << long_name(c.rhs.dtype)
-      << (c.rhs.weak_type ? "(weak)" : "");
+  EXPECT_EQ(result_type(c.lhs, c.rhs), c.expected) << element_name(c.lhs) << " + " << element_name(c.rhs);
   // Promotion is symmetric.
   EXPECT_EQ(result_type(c.rhs, c.lhs), c.expected);
 }
