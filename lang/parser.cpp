@@ -3,6 +3,9 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <cctype>
+#include <iterator>
+#include <string>
 #include <exception>
 
 #include "lang/grammar.hpp"
@@ -97,12 +100,33 @@ ParseResult parse(std::shared_ptr<const SourceFile> source) {
   return result;
 }
 
+namespace {
+
+// Whether the scanned text starts with a compound statement (a block, or a
+// decorator that a def or class follows), also when its body is on the
+// header's line: `for i in x: f(i)`. Python's interactive interpreter waits
+// for an empty line after one.
+bool starts_with_compound_statement(std::string_view scanned) {
+  std::size_t begin = scanned.find_first_not_of(std::string{' ', marker::newline, marker::indent, marker::dedent});
+  if (begin == std::string_view::npos) return false;
+  if (scanned[begin] == '@') return true;
+  std::size_t end = begin;
+  while (end < scanned.size() &&
+         (std::isalnum(static_cast<unsigned char>(scanned[end])) || scanned[end] == '_'))
+    ++end;
+  static constexpr std::string_view compound_keywords[] = {"if", "for", "while", "def", "class", "with", "try", "async"};
+  std::string_view word = scanned.substr(begin, end - begin);
+  return std::find(std::begin(compound_keywords), std::end(compound_keywords), word) != std::end(compound_keywords);
+}
+
+}  // namespace
+
 InputState input_state(std::string_view text) {
   ScannedText scanned = scan(text);
   if (scanned.ends_unfinished) return InputState::incomplete;
   if (scanned.error) return InputState::complete;
   if (scanned.ends_with_block_header) return InputState::incomplete;
-  if (scanned.has_block) {
+  if (scanned.has_block || starts_with_compound_statement(scanned.text)) {
     std::string_view last_line = text.substr(text.rfind('\n') == std::string_view::npos ? 0 : text.rfind('\n') + 1);
     bool blank = std::all_of(last_line.begin(), last_line.end(), [](char c) { return c == ' ' || c == '\t' || c == '\r'; });
     if (!blank) return InputState::incomplete;

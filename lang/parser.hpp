@@ -29,8 +29,9 @@ ParseResult parse(std::shared_ptr<const SourceFile> source);
 
 // For the REPL: is this text a whole entry, or does it need more lines?
 // `incomplete` for an open bracket, a trailing `\`, a block header whose body
-// has not started, or (when the text has a block) a last line that is not
-// blank. `complete` otherwise, also when the text has a syntax error (the
+// has not started, or (when the text has a block or starts with a compound
+// statement, even one on one line: `for i in x: f(i)`) a last line that is
+// not blank, as Python's interactive interpreter decides. `complete` otherwise, also when the text has a syntax error (the
 // error is reported when it is parsed).
 enum class InputState { complete, incomplete };
 InputState input_state(std::string_view text);
