@@ -1367,6 +1367,13 @@ void Evaluator::exec_timeit(const ast::LineMagic& node, const ast::Stmt& stmt, F
     else if (auto r = value_of("-r")) repeat = *r;
   }
   if (repeat < 1) repeat = 1;
+  // The timed statement's value is not echoed at the prompt (IPython's %timeit).
+  struct NoEcho {
+    bool& echo;
+    bool saved;
+    explicit NoEcho(bool& echo) : echo(echo), saved(echo) { echo = false; }
+    ~NoEcho() { echo = saved; }
+  } no_echo(echo_expression_statements);
   using Clock = std::chrono::steady_clock;
   auto time_loops = [&](long long loops) {
     auto start = Clock::now();
