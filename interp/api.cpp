@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "devices/chrome_trace.hpp"
+#include "interp/api_state.hpp"
 #include "interp/check_mode.hpp"
 #include "interp/costing.hpp"
 #include "interp/evaluator.hpp"
@@ -414,43 +415,7 @@ Diagnostic internal_error(std::string message) {
 
 // ------------------------------------------------------------ Interpreter
 
-struct Interpreter::State {
-  Options options;
-  std::unique_ptr<interp::Evaluator> evaluator;
-  // The evaluator running now (the main one, or check mode's own), for interrupt().
-  std::atomic<interp::Evaluator*> running{nullptr};
-  // The cost model's charges of the last check, when it ran after the last run.
-  std::shared_ptr<interp::CostRecorder> check_costs;
-
-  // The charges profile_report() and trace_json() show.
-  const devices::Profile* profile() const {
-    const auto& costs = check_costs ? check_costs : evaluator->runtime->costs;
-    return costs ? costs->profile() : nullptr;
-  }
-
-  std::unique_ptr<interp::Evaluator> make_evaluator(interp::Evaluator::Mode mode) const {
-    auto evaluator = std::make_unique<interp::Evaluator>();
-    evaluator->mode = mode;
-    if (mode == interp::Evaluator::Mode::run) evaluator->output = options.output;
-    interp::RuntimeOptions runtime;
-    if (auto platform = devices::parse_platform(options.platform)) runtime.platform = *platform;
-    if (auto chip = devices::parse_chip(options.chip)) runtime.chip = *chip;
-    runtime.device_count = options.devices;
-    runtime.profile = options.profile;
-    evaluator->runtime = std::make_shared<interp::Runtime>(runtime);
-    interp::install_costing(*evaluator);
-    // sys.argv: the script name is filled in by each run.
-    std::vector<interp::Value> argv{interp::make_str("")};
-    for (const auto& argument : options.script_arguments) argv.push_back(interp::make_str(argument));
-    evaluator->module("sys")->add("argv", interp::make_list(std::move(argv)));
-    interp::install_npy_io(*evaluator, options.allowed_directories);
-    return evaluator;
-  }
-};
-
 namespace {
-
-enum class RunKind { script, interactive };
 
 // Marks which evaluator interrupt() should reach while a run is under way.
 struct RunningScope {
@@ -462,9 +427,10 @@ struct RunningScope {
   interp::Evaluator* previous_;
 };
 
-// Parses and runs one source text on a thread with a large stack; every
-// failure becomes a diagnostic.
-Result execute(interp::Evaluator& evaluator, std::string_view source, std::string_view name, RunKind kind) {
+}  // namespace
+
+Result execute(interp::Evaluator& evaluator, std::string_view source, std::string_view name, RunKind kind,
+               RetainedSources* retained) {
   if (auto argv = evaluator.modules.find("sys"); argv != evaluator.modules.end())
     if (const interp::Value* list = argv->second->find("argv"))
       if (auto* items = list->as<interp::ListObject>(); items && !items->items.empty())
@@ -475,7 +441,14 @@ Result execute(interp::Evaluator& evaluator, std::string_view source, std::strin
   interp::run_with_large_stack([&]() {
     try {
       evaluator.measure_stack();
-      auto file = lang::SourceFile::from_text(std::string(name), std::string(source));
+      std::shared_ptr<const lang::SourceFile> file;
+      if (retained) {
+        std::shared_ptr<const lang::SourceFile>& kept = (*retained)[std::string(name) + '\0' + std::string(source)];
+        if (!kept) kept = lang::SourceFile::from_text(std::string(name), std::string(source));
+        file = kept;
+      } else {
+        file = lang::SourceFile::from_text(std::string(name), std::string(source));
+      }
       lang::ParseResult parsed = lang::parse(file);
       if (!parsed.ok()) {
         for (const auto& d : parsed.diagnostics) diagnostics.push_back(from_lang(d));
@@ -535,6 +508,8 @@ Result execute(interp::Evaluator& evaluator, std::string_view source, std::strin
   return Result(std::move(diagnostics), std::move(exception_type));
 }
 
+namespace {
+
 std::optional<std::string> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
@@ -569,7 +544,7 @@ Interpreter& Interpreter::operator=(Interpreter&&) noexcept = default;
 Result Interpreter::run(std::string_view source, std::string_view name) {
   state_->check_costs.reset();
   RunningScope running(state_->running, *state_->evaluator);
-  return execute(*state_->evaluator, source, name, RunKind::script);
+  return execute(*state_->evaluator, source, name, RunKind::script, &state_->sources);
 }
 
 Result Interpreter::run_file(const std::string& path) {
@@ -581,7 +556,7 @@ Result Interpreter::run_file(const std::string& path) {
 Result Interpreter::run_interactive(std::string_view source, std::string_view name) {
   state_->check_costs.reset();
   RunningScope running(state_->running, *state_->evaluator);
-  return execute(*state_->evaluator, source, name, RunKind::interactive);
+  return execute(*state_->evaluator, source, name, RunKind::interactive, &state_->sources);
 }
 
 std::vector<Diagnostic> Interpreter::check(std::string_view source, std::string_view name) {

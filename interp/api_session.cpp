@@ -1,18 +1,16 @@
 // The REPL's introspection methods of the public API (:type, :vars, :mesh).
 //
-// They are written against the public API only: each runs a small script in
-// the session's global namespace and reads its result back with get(). The
-// interpreter's state (the evaluator) is private to api.cpp, which another
-// change is reworking, so nothing here reaches into it.
-//
-// TODO(abstract trace): type_of evaluates the expression for real, arrays and
-// device work included, through jax.typeof. It must move to the abstract
-// trace (evaluate with Evaluator::mode = check / an AbstractTrace pushed on
-// the session's evaluator) so that `:type` computes no data, as cli.md asks;
-// that needs the evaluator, i.e. a method defined in api.cpp.
+// Each runs a small script in the session's global namespace and reads its
+// result back. `:type` runs its script the way `shardlang check` runs a
+// program (AbstractEvaluation below): arrays it makes are abstract, so it
+// computes no data and does no device work whatever the sizes.
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
+#include "interp/api_state.hpp"
+#include "interp/stack.hpp"
+#include "lang/diagnostic.hpp"
 #include "shardlang/shardlang.hpp"
 
 namespace shardlang {
@@ -30,6 +28,46 @@ constexpr const char* script_name = "<stdin>";
 // sharded type), the Python type name otherwise.
 std::string type_text_function() {
   return std::string("(lambda v: ") + jax_alias + ".typeof(v) if type(v).__name__ == 'ArrayImpl' else type(v).__name__)";
+}
+
+// While alive, the session's evaluator evaluates as check mode does (arrays
+// are abstract, print writes nothing, nothing is charged to the cost model)
+// in a copy of the global namespace, so that what the script assigns is
+// gone afterwards. Objects reached through the copy are the session's own:
+// a method that mutates one in place (list.append) still does.
+class AbstractEvaluation {
+ public:
+  explicit AbstractEvaluation(interp::Evaluator& evaluator)
+      : evaluator_(evaluator), mode_(evaluator.mode), globals_(evaluator.globals) {
+    interp::Runtime& runtime = *evaluator.runtime;
+    costs_ = runtime.costs;
+    // A recorder that keeps no profile charges nothing (CostRecorder::charging).
+    runtime.costs = std::make_shared<interp::CostRecorder>(runtime.options().chip,
+                                                           static_cast<int>(runtime.devices().size()), false);
+    evaluator.mode = interp::Evaluator::Mode::check;
+  }
+  ~AbstractEvaluation() {
+    evaluator_.mode = mode_;
+    evaluator_.runtime->costs = std::move(costs_);
+    evaluator_.globals.swap(globals_);
+    // The script's own values may nest deeply: free them on a large stack.
+    interp::run_with_large_stack([&] { globals_.clear(); });
+  }
+  AbstractEvaluation(const AbstractEvaluation&) = delete;
+  AbstractEvaluation& operator=(const AbstractEvaluation&) = delete;
+
+ private:
+  interp::Evaluator& evaluator_;
+  interp::Evaluator::Mode mode_;
+  std::unordered_map<std::string, interp::Value> globals_;
+  std::shared_ptr<interp::CostRecorder> costs_;
+};
+
+Diagnostic internal_error(std::string message) {
+  Diagnostic diagnostic;
+  diagnostic.code = lang::code::runtime;
+  diagnostic.message = std::move(message);
+  return diagnostic;
 }
 
 void forget_scratch(Interpreter& interpreter) {
@@ -56,14 +94,22 @@ void locate_in_expression(Result& result, std::size_t prefix_length, std::string
 Interpreter::TypeOf Interpreter::type_of(std::string_view expression) {
   TypeOf answer;
   std::string prefix = std::string("import jax as ") + jax_alias + "; " + result_name + " = " + type_text_function() + "((";
-  // The closing brackets on their own line, so that a trailing comment in
-  // the expression does not swallow them.
-  answer.result = run(prefix + std::string(expression) + "\n))\n", script_name);
-  locate_in_expression(answer.result, prefix.size(), expression);
-  if (answer.result.ok()) {
-    if (auto value = get(result_name); value && value->kind() == Value::Kind::string) answer.type = value->as_string();
+  try {
+    interp::Evaluator& evaluator = *state_->evaluator;
+    AbstractEvaluation abstract(evaluator);
+    // The closing brackets on their own line, so that a trailing comment in
+    // the expression does not swallow them.
+    answer.result = execute(evaluator, prefix + std::string(expression) + "\n))\n", script_name, RunKind::script);
+    locate_in_expression(answer.result, prefix.size(), expression);
+    if (answer.result.ok()) {
+      auto found = evaluator.globals.find(result_name);
+      const std::string* text = found == evaluator.globals.end() ? nullptr : interp::string_of(found->second);
+      // No text without an error: checking stopped at a branch on array data.
+      answer.type = text ? *text : "<unknown>";
+    }
+  } catch (const std::exception& error) {
+    answer.result = Result({internal_error(std::string("RuntimeError: internal error: ") + error.what())}, "RuntimeError");
   }
-  forget_scratch(*this);
   return answer;
 }
 

@@ -4,9 +4,10 @@
 A function defined over several lines survives an error in a later entry,
 Ctrl-C abandons a half-typed entry and interrupts a long loop with
 KeyboardInterrupt without losing the variables, tab completes module members
-(jnp.si -> jnp.sin) and attributes, :type shows a sharded type, :vars and
-:mesh describe the session, `_` and %timeit work, Ctrl-D exits with status 0,
-and the multi-line entry is saved in ~/.shardlang_history as one item.
+(jnp.si -> jnp.sin), attributes and commands, :type shows a sharded type
+without computing it, :vars, :mesh, :profile, :load and :help work, `_` and
+%timeit work, a multi-line entry is one history item (recalled whole, and
+saved so in ~/.shardlang_history), :quit and Ctrl-D exit with status 0.
 
 Usage: repl_session_test.py --bin build/shardlang
 """
@@ -166,19 +167,83 @@ def main():
         term.expect(r"devices: 8 x TPU v5 lite \(platform tpu\), ids 0 1 2 3 4 5 6 7", ":mesh shows the devices")
         term.expect(r">>> ", "the prompt after :mesh")
 
-        term.send("%timeit -n 2 -r 3 twice(3)\r")
-        term.expect(r"2 loops, best of 3: ", "%timeit's line")
+        # %timeit: the host's time, then the simulated TPU's.
+        term.send("%timeit -n 2 -r 3 jnp.sin(x)\r")
+        match = term.expect(r"2 loops, best of 3: [^\r\n]+ per loop\r?\n(.*)\r?\n", "%timeit's host line")
+        if not re.match(r"simulated TPU v5e: \S+ \S+ per loop\r?$", match.group(1)):
+            fail(f"%timeit's second line is {match.group(1)!r}, not the simulated TPU time", term.transcript)
         term.expect(r">>> ", "the prompt after %timeit")
 
-        term.send("\x04")  # Ctrl-D
+        # Completion of an attribute with several candidates, and of commands.
+        # (the first tab adds their common "a", the next lists them)
+        term.send("x.sh\t\t\t")
+        term.expect(r"x\.shape\s+x\.sharding", "x.shape and x.sharding among the completions of x.sh")
+        term.send("pe[1]\r")
+        term.expect(r"\n4\r?\n", "x.shape[1] typed after the completion list")
+        term.expect(r">>> ", "the prompt")
+        term.send(":\t\t")
+        term.expect(r"help\s+load\s+mesh\s+profile\s+quit\s+type\s+vars", "every command among the completions of ':'")
+        term.send("help\r")
+        term.expect(r":type EXPR +the type of EXPR", ":help lists :type")
+        term.expect(r">>> ", "the prompt after :help")
+
+        # :type computes nothing: 2^30 x 2^14 float32 (64 TiB) answers at once.
+        term.send("w = jnp.ones((1 << 14, 8))\r")
+        term.expect(r">>> ", "the prompt after w")
+        term.send(":type jnp.ones((1 << 30, 1 << 14)) @ w\r")
+        term.expect(r"@ w : float32\[1073741824,8\]", ":type of an expression too large to compute")
+        term.expect(r">>> ", "the prompt after :type")
+
+        # :profile shows the cost of the last statement only.
+        term.send("y = jnp.sin(x) * 2\r")
+        term.expect(r">>> ", "the prompt after y")
+        term.send(":profile\r")
+        term.expect(r"profile on v5e, 8 devices", ":profile's table")
+        term.expect(r"<stdin>:1 +sin", ":profile's row for sin")
+        term.expect(r">>> ", "the prompt after :profile")
+
+        # A multi-line entry comes back from the history as one item: after
+        # `del`, Ctrl-P twice recalls the whole definition, which runs again.
+        term.send("def thrice(x):\r    return 3 * x\r\r")
+        term.expect(r">>> ", "the prompt after defining thrice")
+        term.send("del thrice\r")
+        term.expect(r">>> ", "the prompt after del")
+        term.send("\x10\x10\r")  # Ctrl-P Ctrl-P, Enter
+        term.expect(r"\.\.\. ", "the recalled block waits for its empty line")
+        term.send("\r")
+        term.expect(r">>> ", "the prompt after the recalled block")
+        term.send("thrice(5)\r")
+        term.expect(r"\n15\r?\n", "the recalled definition ran")
+        term.expect(r">>> ", "the prompt")
+
+        # :load runs a file into the session, which sees its variables.
+        script = os.path.join(home, "helper.shl")
+        with open(script, "w", encoding="utf-8") as handle:
+            handle.write("loaded = twice(4)\nprint('loaded', loaded)\n")
+        term.send(f":load {script}\r")
+        term.expect(r"loaded 8\r?\n", ":load's output")
+        term.expect(r">>> ", "the prompt after :load")
+        term.send("loaded + 1\r")
+        term.expect(r"\n9\r?\n", "the loaded variable")
+        term.expect(r">>> ", "the prompt")
+
+        term.send(":quit\r")
         status = term.wait_exit()
         if status != 0:
-            fail(f"exit status {status} after Ctrl-D, expected 0", term.transcript)
+            fail(f"exit status {status} after :quit, expected 0", term.transcript)
 
         with open(os.path.join(home, ".shardlang_history"), encoding="utf-8") as history:
             saved = history.read()
         if "def twice(x):\n    return 2 * x\n" not in saved or "abandoned" in saved:
             fail(f"history file holds {saved!r}", term.transcript)
+
+        # Ctrl-D at the prompt leaves too.
+        term = Terminal([binary], env)
+        term.expect(r">>> ", "the first prompt of a second session")
+        term.send("\x04")
+        status = term.wait_exit()
+        if status != 0:
+            fail(f"exit status {status} after Ctrl-D, expected 0", term.transcript)
     print("ok: REPL session over a pseudo-terminal")
 
 

@@ -158,6 +158,69 @@ TEST(Session, TypeLeavesNoScratchNamesAndKeepsUnderscore) {
   EXPECT_EQ(t.output, "42\n'text' : str\n42\n_  int\n");
 }
 
+TEST(Session, TypeComputesNoData) {
+  // 2^30 x 2^14 float32 is 64 TiB: evaluated for real it could not be allocated.
+  Transcript t = run_session({typed("import jax.numpy as jnp"), typed("w = jnp.ones((1 << 14, 8))"),
+                              typed(":type jnp.ones((1 << 30, 1 << 14)) @ w"), typed("'after'")});
+  EXPECT_EQ(t.errors, "");
+  EXPECT_EQ(t.output, "jnp.ones((1 << 30, 1 << 14)) @ w : float32[1073741824,8]\n'after'\n");
+  Transcript evaluated = run_session({typed("import jax.numpy as jnp"), typed("jnp.ones((1 << 30, 1 << 14)).shape")});
+  EXPECT_NE(evaluated.errors.find("error"), std::string::npos) << evaluated.output;
+}
+
+TEST(Session, TypeHasNoSideEffects) {
+  Transcript t = run_session({typed("count = 1"), typed("def bump():"), typed("    global count"),
+                              typed("    count = 99"), typed("    print('bumped')"), typed("    return count"),
+                              typed(""), typed(":type bump()"), typed("count")});
+  EXPECT_EQ(t.errors, "");
+  EXPECT_EQ(t.output, "bump() : int\n1\n");
+}
+
+TEST(Session, TypeReportsAShardingError) {
+  Transcript t = run_session(
+      {typed("import jax"), typed("import jax.numpy as jnp"),
+       typed("from jax.sharding import NamedSharding, PartitionSpec as P, AxisType"),
+       typed("mesh = jax.make_mesh((2, 4), ('X', 'Y'), axis_types=(AxisType.Explicit, AxisType.Explicit))"),
+       typed("x = jax.device_put(jnp.arange(32.0).reshape(8, 4), NamedSharding(mesh, P('X', 'Y')))"),
+       typed(":type x"), typed(":type jnp.sin(x) @ x.T"), typed("x.shape")});
+  EXPECT_NE(t.output.find("x : float32[8@X,4@Y]\n"), std::string::npos) << t.output;
+  EXPECT_EQ(t.output.find("jnp.sin(x) @ x.T :"), std::string::npos) << t.output;
+  EXPECT_NE(t.errors.find("<stdin>:1:1: error: ShardingTypeError: Contracting dimensions are sharded"), std::string::npos) << t.errors;
+  EXPECT_NE(t.errors.find("    1 | jnp.sin(x) @ x.T\n      | ^^^^^^^^^^^^^^^^\n"), std::string::npos) << t.errors;
+  // The note points at the earlier entry that made x (its text is kept).
+  EXPECT_NE(t.errors.find("<stdin>:1:1: note: `x` got its sharding here\n"), std::string::npos) << t.errors;
+  EXPECT_NE(t.output.find("(8, 4)\n"), std::string::npos) << t.output;
+}
+
+TEST(Session, ErrorNotesPointIntoEarlierEntries) {
+  Transcript t = run_session(with_sharded_setup({typed("y = x @ x.T"), typed("x.shape")}));
+  EXPECT_NE(t.errors.find("    1 | y = x @ x.T\n"), std::string::npos) << t.errors;
+  EXPECT_NE(t.errors.find("<stdin>:1:1: note: `x` got its sharding here\n"), std::string::npos) << t.errors;
+  EXPECT_NE(t.output.find("(8, 4)\n"), std::string::npos) << t.output;
+}
+
+TEST(Session, TypeChargesNothingToTheProfile) {
+  Transcript t = run_session({typed("import jax, jax.numpy as jnp"),
+                              typed("x = jax.device_put(jnp.ones((64, 64)), jax.sharding.NamedSharding("
+                                    "jax.make_mesh((8,), ('X',)), jax.sharding.PartitionSpec('X')))"),
+                              typed("y = jnp.sin(x)"), typed(":type jnp.cos(x) + x"), typed(":profile")},
+                             true);
+  EXPECT_EQ(t.errors, "");
+  std::size_t table = t.output.find("profile on v5e, 8 devices");
+  ASSERT_NE(table, std::string::npos) << t.output;
+  EXPECT_NE(t.output.find("sin", table), std::string::npos) << t.output;
+  EXPECT_EQ(t.output.find("cos", table), std::string::npos) << t.output;
+  EXPECT_EQ(t.output.find("add", table), std::string::npos) << t.output;
+}
+
+TEST(Session, OneLineCompoundStatementRunsAfterAnEmptyLine) {
+  Transcript t = run_session({typed("for i in range(2): print(i)"), typed(""), typed("i")});
+  EXPECT_EQ(t.errors, "");
+  EXPECT_EQ(t.prompts, (std::vector<std::string>{">>> ", "... ", ">>> ", ">>> "}));
+  EXPECT_EQ(t.output, "0\n1\n1\n");
+  EXPECT_EQ(t.history, (std::vector<std::string>{"for i in range(2): print(i)", "i"}));
+}
+
 TEST(Session, VarsListsUserVariablesWithTheirTypes) {
   Transcript t = run_session(with_sharded_setup({typed("count = 3"), typed(":vars")}));
   EXPECT_EQ(t.errors, "");
@@ -216,6 +279,7 @@ TEST(Session, TimeitAtThePrompt) {
   Transcript t = run_session({typed("%timeit -n 3 -r 2 sum(range(10))")});
   EXPECT_EQ(t.errors, "");
   EXPECT_NE(t.output.find("3 loops, best of 2: "), std::string::npos) << t.output;
+  EXPECT_EQ(t.output.find("45"), std::string::npos) << "the timed value is not echoed\n" << t.output;
 }
 
 std::vector<std::string> complete_line(shardlang::Interpreter& interpreter, const std::string& line) {
