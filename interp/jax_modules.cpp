@@ -109,6 +109,23 @@ typecheck::MeshRef context_abstract_mesh(Evaluator& evaluator) {
   return mesh ? mesh->abstract : nullptr;
 }
 
+// What jax.set_mesh(mesh) returns: the mesh is the context mesh from the call
+// on; as a context manager it restores the one before on exit (entering it
+// again must not save the mesh it set).
+class SetMeshContext final : public MeshObject {
+ public:
+  SetMeshContext(DeviceMeshRef mesh, std::shared_ptr<MeshObject> previous)
+      : MeshObject(std::move(mesh)), previous_(std::move(previous)) {}
+  std::optional<Value> enter(Evaluator&) override { return Value(self()); }
+  bool exit(Evaluator& evaluator, const Value*) override {
+    runtime_of(evaluator).context_mesh = previous_;
+    return false;
+  }
+
+ private:
+  std::shared_ptr<MeshObject> previous_;
+};
+
 }  // namespace
 
 Layout layout_for_target(Evaluator& evaluator, const Value& target, const typecheck::Shape& shape) {
@@ -338,9 +355,7 @@ void install_jax_module(Evaluator& evaluator) {
     auto* mesh = a[0].as<MeshObject>();
     if (!mesh) raise(exc::TypeError(), "set_mesh takes a Mesh");
     auto& rt = runtime_of(ev);
-    // Returns a context manager that restores the previous mesh on exit.
-    auto restore = std::make_shared<MeshObject>(mesh->mesh);
-    restore->saved_context.push_back(rt.context_mesh);
+    auto restore = std::make_shared<SetMeshContext>(mesh->mesh, rt.context_mesh);
     rt.context_mesh = std::static_pointer_cast<MeshObject>(a[0].object());
     return Value(restore);
   });
@@ -439,6 +454,53 @@ void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_j
       return *converted;
     });
   });
+  module.add_function("linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0" + placement + ")",
+                      [is_jnp](Evaluator& ev, Arguments& a) {
+    double start = to_float(ev, a[0]), stop = to_float(ev, a[1]);
+    std::int64_t num = ev.index_of(a[2]);
+    if (num < 0) raise(exc::ValueError(), "Number of samples, " + std::to_string(num) + ", must be non-negative.");
+    if (ev.truthy(a[4])) raise(exc::NotImplementedError(), "linspace(retstep=True) in shardlang");
+    if (ev.index_of(a[6]) != 0) raise(exc::NotImplementedError(), "linspace with array endpoints (axis=) in shardlang");
+    bool endpoint = ev.truthy(a[3]);
+    DType dtype = optional_dtype(ev, a[5], DType::float32);
+    typecheck::Shape shape{num};
+    Value none;
+    return create(ev, "linspace", dtype, shape, is_jnp ? a[7] : none, is_jnp ? a[8] : none, [&]() {
+      // JAX's float32 formula: start * (1 - t) + stop * t with t = i / div,
+      // the last element exactly stop when endpoint; integer dtypes floor.
+      auto made = devices::make_local_array(runtime_of(ev).ledger(), DType::float32, shape);
+      if (!made) raise_devices_error(made.error());
+      auto e = made->buffer->elements<DType::float32>();
+      auto first = static_cast<float>(start), last = static_cast<float>(stop);
+      auto div = static_cast<float>(endpoint ? num - 1 : num);
+      for (std::size_t i = 0; i < e.size(); ++i) {
+        float t = div > 0 ? static_cast<float>(i) / div : 0.0f;
+        float v = first * (1.0f - t) + last * t;
+        if (endpoint && num > 1 && static_cast<std::int64_t>(i) == num - 1) v = last;
+        e[i] = typecheck::is_integer(dtype) ? std::floor(v) : v;
+      }
+      if (dtype == DType::float32) return *made;
+      auto converted = devices::convert(*made, dtype);
+      if (!converted) raise_devices_error(converted.error());
+      return *converted;
+    });
+  });
+  module.add_function("eye(N, M=None, k=0, dtype=None" + placement + ")", [is_jnp](Evaluator& ev, Arguments& a) {
+    std::int64_t rows = ev.index_of(a[0]), columns = a[1].is_none() ? rows : ev.index_of(a[1]), k = ev.index_of(a[2]);
+    DType dtype = optional_dtype(ev, a[3], DType::float32);
+    typecheck::Shape shape{rows, columns};
+    Value none;
+    return create(ev, "eye", dtype, shape, is_jnp ? a[4] : none, is_jnp ? a[5] : none, [&]() {
+      devices::LocalArray made = filled(ev, DType::float32, shape, 0.0);
+      auto e = made.buffer->elements<DType::float32>();
+      for (std::int64_t r = 0; r < rows; ++r)
+        if (r + k >= 0 && r + k < columns) e[static_cast<std::size_t>(r * columns + r + k)] = 1.0f;
+      if (dtype == DType::float32) return made;
+      auto converted = devices::convert(made, dtype);
+      if (!converted) raise_devices_error(converted.error());
+      return *converted;
+    });
+  });
   auto array_like = [&](const char* name) {
     module.add_function(std::string(name) + "(object, dtype=None" + placement + ")", [is_jnp](Evaluator& ev, Arguments& a) {
       // A list of devices is a numpy object array of devices.
@@ -483,6 +545,7 @@ void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_j
       typecheck::Shape shape = like_array->aval.shape;
       ArrayRef made = to_array(ev, create(ev, name, dtype, shape, Value(), Value(), [&]() { return filled(ev, dtype, shape, fill_value); }));
       if (is_jnp && !a[rest + 1].is_none()) return device_put_leaf(ev, Value(made), a[rest + 1]);
+      if (is_jnp && !a[rest + 2].is_none()) return device_put_leaf(ev, Value(made), a[rest + 2]);
       // *_like keeps the operand's layout, uncommitted.
       ArrayRef placed = relayout(ev, made, like_array->layout);
       placed->aval.sharding = like_array->aval.sharding;
