@@ -296,8 +296,6 @@ bool ArrayObject::truthy(Evaluator& evaluator) const {
 }
 
 std::optional<Value> ArrayObject::get_item(Evaluator& evaluator, const Value& key) {
-  // Static indexing on the host view, then placed like the operand would be
-  // by default (uncommitted on device 0).
   std::vector<Value> keys = key.as<TupleObject>() ? key.as<TupleObject>()->items : std::vector<Value>{key};
   std::vector<typecheck::IndexItem> items;
   for (const auto& k : keys) {
@@ -315,53 +313,9 @@ std::optional<Value> ArrayObject::get_item(Evaluator& evaluator, const Value& ke
     }
   }
   typecheck::ArrayType out_type = checked(typecheck::static_index_rule(aval, items));
-  // shard_map bodies and jit traces slice per position, as a primitive.
-  if (is_manual(*this) || tracing_jit(evaluator))
-    return index_static(evaluator, std::static_pointer_cast<ArrayObject>(self()), items, out_type);
-  if (abstract()) return Value(make_abstract_array(out_type, default_layout(evaluator, out_type.ndim()), false));
-  // Compute the result on the host: per dim start/limit/stride.
-  auto global = global_value(evaluator, *this);
-  std::vector<std::int64_t> start, limit, strides;
-  typecheck::Shape squeezed;
-  std::size_t dim = 0;
-  bool negative = false;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const auto& item = items[i];
-    if (item.kind == typecheck::IndexItem::Kind::newaxis) continue;
-    if (item.kind == typecheck::IndexItem::Kind::ellipsis) {
-      std::size_t named = 0;
-      for (const auto& it : items)
-        if (it.kind == typecheck::IndexItem::Kind::integer || it.kind == typecheck::IndexItem::Kind::slice) ++named;
-      for (std::size_t k = 0; k + named < aval.ndim(); ++k, ++dim) {
-        start.push_back(0); limit.push_back(aval.shape[dim]); strides.push_back(1);
-      }
-      continue;
-    }
-    std::int64_t n = aval.shape[dim];
-    if (item.kind == typecheck::IndexItem::Kind::integer) {
-      std::int64_t index = item.index < 0 ? item.index + n : item.index;
-      start.push_back(index); limit.push_back(index + 1); strides.push_back(1);
-    } else {
-      SliceObject slice(item.start ? Value::integer(*item.start) : Value(), item.stop ? Value::integer(*item.stop) : Value(),
-                        item.step ? Value::integer(*item.step) : Value());
-      auto b = slice.bounds(n);
-      if (b.step < 0) negative = true;
-      start.push_back(b.start); limit.push_back(b.start + b.count * b.step); strides.push_back(b.step);
-    }
-    ++dim;
-  }
-  for (; dim < aval.ndim(); ++dim) {
-    start.push_back(0); limit.push_back(aval.shape[dim]); strides.push_back(1);
-  }
-  if (negative) raise(exc::NotImplementedError(), "negative slice steps on arrays");
-  for (std::size_t d = 0; d < start.size(); ++d)
-    if (limit[d] < start[d]) limit[d] = start[d];
-  auto sliced = devices::slice(global, start, limit, strides);
-  if (!sliced) raise_devices_error(sliced.error());
-  auto reshaped = devices::reshape(*sliced, out_type.shape);
-  if (!reshaped) raise_devices_error(reshaped.error());
-  out_type.sharding = typecheck::Sharding::replicated(nullptr, out_type.ndim());
-  return Value(array_from_global(evaluator, *reshaped, out_type, default_layout(evaluator, out_type.ndim()), false));
+  // A slice primitive on the operand's devices: the result keeps the sharding
+  // of the dims the index leaves whole and the operand's commitment.
+  return index_static(evaluator, std::static_pointer_cast<ArrayObject>(self()), items, out_type);
 }
 
 IteratorRef ArrayObject::iterate(Evaluator& evaluator) {

@@ -5,7 +5,9 @@
 
 #include "devices/collectives.hpp"
 #include "interp/trace.hpp"
+#include "typecheck/rule_support.hpp"
 #include "typecheck/shard_map_rules.hpp"
+#include "typecheck/structural_rules.hpp"
 
 namespace interp {
 
@@ -315,34 +317,71 @@ ArrayRef whole(Evaluator& evaluator, const ArrayRef& operand) {
   return relayout(evaluator, operand, whole_layout(operand->layout.mesh, operand->aval.ndim()));
 }
 
-// The result type of a slice: the operand's element type and varying axes,
-// `shape`, replicated.
-typecheck::ArrayType sliced_type(const typecheck::ArrayType& operand, const typecheck::Shape& shape) {
-  typecheck::ArrayType type = operand;
-  type.shape = shape;
-  type.sharding = typecheck::Sharding::replicated(operand.sharding.mesh, shape.size());
-  return type;
-}
-
 }  // namespace
 
-// params: start_indices, limit_indices, strides, new_sizes.
+// params: start_indices, limit_indices, strides, new_sizes (the sliced shape
+// with integer-indexed dims dropped and newaxis dims added: only size-1 dims
+// differ). As JAX's slice rule: the result keeps the operand's sharding; a
+// sliced dim keeps it where its new extent divides (Explicit: the rule's
+// error otherwise; Auto: replicated). Dims the slice leaves whole are sliced
+// in place; the others are gathered first.
 ArrayRef static_slice_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
                                      const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
   const auto& start = *params.get<std::vector<std::int64_t>>("start_indices");
   const auto& limit = *params.get<std::vector<std::int64_t>>("limit_indices");
   const auto& strides = *params.get<std::vector<std::int64_t>>("strides");
   typecheck::Shape shape = *params.get<std::vector<std::int64_t>>("new_sizes");
-  typecheck::ArrayType type = sliced_type(operands[0]->aval, shape);
-  Layout layout = whole_layout(operands[0]->layout.mesh, shape.size());
-  if (!execute || operands[0]->abstract()) return make_abstract_array(type, layout, operands[0]->committed);
-  ArrayRef input = whole(evaluator, operands[0]);
-  auto shards = run_per_position(evaluator, layout.mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
-    auto sliced = devices::slice(in[0], start, limit, strides);
-    if (!sliced) return sliced;
-    return devices::reshape(*sliced, shape);
+  typecheck::ArrayType sliced = checked(typecheck::slice_rule(operand->aval, start, limit, strides));
+  const std::size_t rank = operand->aval.ndim();
+  // The result dim each sliced dim of extent other than 1 becomes, in order.
+  std::vector<std::optional<std::size_t>> result_dim(rank);
+  for (std::size_t d = 0, r = 0; d < rank; ++d) {
+    if (sliced.shape[d] == 1) continue;
+    while (r < shape.size() && shape[r] == 1) ++r;
+    if (r < shape.size() && shape[r] == sliced.shape[d]) result_dim[d] = r++;
+  }
+  auto untouched = [&](std::size_t d) {
+    return start[d] == 0 && limit[d] == operand->aval.shape[d] && strides[d] == 1;
+  };
+  typecheck::ArrayType type = operand->aval;
+  type.shape = shape;
+  type.sharding = typecheck::Sharding::replicated(operand->aval.sharding.mesh, shape.size());
+  for (std::size_t d = 0; d < rank; ++d)
+    if (result_dim[d]) type.sharding.dims[*result_dim[d]] = sliced.sharding.dims[d];
+
+  const DeviceMeshRef& mesh = operand->layout.mesh;
+  Layout needed{mesh, operand->layout.dims};
+  needed.dims.resize(rank);
+  for (std::size_t d = 0; d < rank; ++d)
+    if (!untouched(d)) needed.dims[d].clear();
+  Layout computed{mesh, std::vector<typecheck::SpecEntry>(shape.size())};
+  Layout out_layout = computed;
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (!result_dim[d]) continue;
+    computed.dims[*result_dim[d]] = needed.dims[d];
+    const typecheck::SpecEntry& entry = d < operand->layout.dims.size() ? operand->layout.dims[d] : needed.dims[d];
+    if (!entry.empty() && sliced.shape[d] % Layout{mesh, {entry}}.block_count(0) == 0)
+      out_layout.dims[*result_dim[d]] = entry;
+  }
+  if (typecheck::has_explicit_axis(type.sharding.mesh)) out_layout.dims = type.sharding.dims;
+  out_layout.dims.resize(shape.size());
+  if (!execute || operand->abstract()) return make_abstract_array(type, out_layout, operand->committed);
+  ArrayRef input = relayout(evaluator, operand, needed);
+  typecheck::Shape local_shape = computed.shard_shape(shape);
+  auto shards = run_per_position(evaluator, mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
+    std::vector<std::int64_t> local_start = start, local_limit = limit;
+    for (std::size_t d = 0; d < rank; ++d)
+      if (untouched(d)) local_start[d] = 0, local_limit[d] = in[0].shape[d];
+    auto window = devices::slice(in[0], local_start, local_limit, strides);
+    if (!window) return window;
+    return devices::reshape(*window, local_shape);
   });
-  return make_array(evaluator, std::move(type), std::move(layout), std::move(shards), operands[0]->committed);
+  ArrayRef out = make_array(evaluator, type, computed, std::move(shards), operand->committed);
+  if (out_layout == computed) return out;
+  out = relayout(evaluator, out, out_layout);
+  out->aval = type;
+  return out;
 }
 
 // operands: x, then one scalar start index per dimension. params: slice_sizes.
@@ -396,7 +435,7 @@ ArrayRef dynamic_update_slice_implementation(Evaluator& evaluator, const Primiti
 Value index_static(Evaluator& evaluator, const ArrayRef& operand, std::span<const typecheck::IndexItem> items,
                    const typecheck::ArrayType& out_type) {
   using Kind = typecheck::IndexItem::Kind;
-  std::vector<std::int64_t> start, limit, strides;
+  std::vector<std::int64_t> start, limit, strides, reversed;
   std::size_t named = 0;
   for (const auto& item : items)
     if (item.kind == Kind::integer || item.kind == Kind::slice) ++named;
@@ -420,21 +459,40 @@ Value index_static(Evaluator& evaluator, const ArrayRef& operand, std::span<cons
       limit.push_back(index + 1);
       strides.push_back(1);
     } else {
+      // Python's slice.indices; a negative step reads the reversed dim
+      // (x[first::-s] is rev(x)[n-1-first::s]).
       std::int64_t step = item.step.value_or(1);
-      if (step <= 0) raise(exc::NotImplementedError(), "non-positive slice steps on arrays");
-      auto clamp = [n](std::int64_t v) { return std::clamp(v < 0 ? v + n : v, std::int64_t{0}, n); };
-      std::int64_t begin = item.start ? clamp(*item.start) : 0, end = item.stop ? clamp(*item.stop) : n;
-      start.push_back(begin);
-      limit.push_back(std::max(begin, end));
-      strides.push_back(step);
+      if (step == 0) raise(exc::ValueError(), "slice step cannot be zero");
+      auto bound = [&](std::optional<std::int64_t> value, std::int64_t fallback) {
+        if (!value) return fallback;
+        std::int64_t v = *value < 0 ? *value + n : *value;
+        return step > 0 ? std::clamp<std::int64_t>(v, 0, n) : std::clamp<std::int64_t>(v, -1, n - 1);
+      };
+      std::int64_t first = bound(item.start, step > 0 ? 0 : n - 1), stop = bound(item.stop, step > 0 ? n : -1);
+      std::int64_t stride = std::abs(step);
+      std::int64_t count = std::max<std::int64_t>(step > 0 ? (stop - first + stride - 1) / stride
+                                                           : (first - stop + stride - 1) / stride, 0);
+      if (step < 0) {
+        reversed.push_back(static_cast<std::int64_t>(dim));
+        first = n - 1 - first;
+      }
+      start.push_back(count == 0 ? 0 : first);
+      limit.push_back(count == 0 ? 0 : first + (count - 1) * stride + 1);
+      strides.push_back(stride);
     }
     ++dim;
   }
   while (dim < operand->aval.ndim()) whole_dim();
+  ArrayRef input = operand;
+  if (!reversed.empty()) {
+    Params rev;
+    rev.set("dimensions", reversed);
+    input = to_array(evaluator, bind(evaluator, primitive("rev"), {operand}, std::move(rev)));
+  }
   Params params;
   params.set("start_indices", start).set("limit_indices", limit).set("strides", strides);
   params.set("new_sizes", std::vector<std::int64_t>(out_type.shape.begin(), out_type.shape.end()));
-  return bind(evaluator, primitive("slice"), {operand}, std::move(params));
+  return bind(evaluator, primitive("slice"), {input}, std::move(params));
 }
 
 }  // namespace interp

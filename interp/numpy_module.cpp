@@ -9,6 +9,7 @@
 #include "interp/builtins.hpp"
 #include "interp/primitives.hpp"
 #include "typecheck/elementwise_rules.hpp"
+#include "typecheck/rule_support.hpp"
 #include "typecheck/shape_rules.hpp"
 #include "typecheck/structural_rules.hpp"
 
@@ -143,14 +144,24 @@ void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool i
     ArrayRef condition = to_array(ev, a[0]), x = to_array(ev, a[1]), y = to_array(ev, a[2]);
     typecheck::ElementType common = typecheck::result_type(
         std::vector<typecheck::ElementType>{x->aval.element_type(), y->aval.element_type()});
-    (void)checked(typecheck::where_rule(condition->aval, x->aval, y->aval, common));
+    typecheck::ArrayType result = checked(typecheck::where_rule(condition->aval, x->aval, y->aval, common));
     if (condition->aval.dtype != DType::bool_)
       condition = array_of(apply_elementwise(ev, primitive("not_equal"), {Value(condition), Value::integer(0)}));
     x = array_of(apply_astype(ev, x, common.dtype));
     y = array_of(apply_astype(ev, y, common.dtype));
     typecheck::Shape shape = broadcast_shape({condition, x, y});
+    // On an Explicit mesh _broadcast_arrays gives every broadcast operand the
+    // common sharding (a scalar branch is laid out like the other branch).
+    ArrayRef on_mesh;
+    for (const auto& operand : {x, y, condition})
+      if (!on_mesh && typecheck::has_explicit_axis(operand->aval.sharding.mesh)) on_mesh = operand;
     std::vector<ArrayRef> operands;
-    for (const auto& operand : {condition, y, x}) operands.push_back(array_of(broadcast_to(ev, operand, shape)));
+    for (const auto& operand : {condition, y, x}) {
+      ArrayRef broadcast = array_of(broadcast_to(ev, operand, shape));
+      if (on_mesh && broadcast != operand && !(broadcast->aval.sharding == result.sharding))
+        broadcast = array_of(apply_device_put(ev, broadcast, Layout{on_mesh->layout.mesh, result.sharding.dims}, std::nullopt));
+      operands.push_back(broadcast);
+    }
     return bind(ev, primitive("select_n"), std::move(operands));
   });
   module.add_function("clip(arr, min=None, max=None)", [](Evaluator& ev, Arguments& a) {
@@ -253,22 +264,22 @@ void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool i
     ArrayRef x = to_array(ev, a[0]);
     auto reps = int_values(ev, a[1]);
     typecheck::ArrayType type = checked(typecheck::tile_rule(x->aval, reps));
-    // Each dim d of extent n becomes (reps, n): broadcast, then merge.
+    // Leading dims for reps longer than the rank, then reps copies of each
+    // tiled dim side by side: every step keeps the operand's sharding (the
+    // rule refuses tiling a sharded dim, as JAX does).
     std::size_t rank = type.ndim();
-    typecheck::Shape padded(rank - x->aval.ndim(), 1);
-    padded.insert(padded.end(), x->aval.shape.begin(), x->aval.shape.end());
+    std::vector<std::int64_t> leading;
+    for (std::size_t d = 0; d + x->aval.ndim() < rank; ++d) leading.push_back(static_cast<std::int64_t>(d));
+    ArrayRef out = leading.empty() ? x : array_of(expand_dims(ev, x, leading));
     std::vector<std::int64_t> full_reps(rank - reps.size(), 1);
     full_reps.insert(full_reps.end(), reps.begin(), reps.end());
-    Value operand = reshaped(ev, Value(x), padded);
-    typecheck::Shape expanded;
-    std::vector<std::int64_t> dimensions;
-    for (std::size_t d = 0; d < rank; ++d) {
-      expanded.push_back(full_reps[d]);
-      expanded.push_back(padded[d]);
-      dimensions.push_back(static_cast<std::int64_t>(2 * d + 1));
-    }
-    Value broadcast = bind_broadcast(ev, array_of(operand), expanded, dimensions);
-    return reshaped(ev, broadcast, type.shape);
+    for (std::size_t d = 0; d < rank; ++d)
+      if (full_reps[d] < 0) raise(exc::ValueError(), "negative dimensions are not allowed");
+      else if (full_reps[d] == 0) out = array_of(slice_along(ev, out, d, 0, 0));
+      else if (full_reps[d] != 1)
+        out = array_of(concatenate_arrays(ev, std::vector<ArrayRef>(static_cast<std::size_t>(full_reps[d]), out),
+                                          static_cast<std::int64_t>(d)));
+    return Value(out);
   });
   module.add_function("flip(m, axis=None)", [](Evaluator& ev, Arguments& a) {
     ArrayRef x = to_array(ev, a[0]);
@@ -292,8 +303,11 @@ void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool i
   lax->add_function("broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None)",
                     [](Evaluator& ev, Arguments& a) {
                       auto sizes = int_values(ev, a[1]);
-                      return bind_broadcast(ev, to_array(ev, a[0]), typecheck::Shape(sizes.begin(), sizes.end()),
-                                            int_values(ev, a[2]));
+                      Params params;
+                      params.set("shape", sizes);
+                      params.set("broadcast_dimensions", int_values(ev, a[2]));
+                      if (auto sharding = sharding_argument(a[3])) params.set("out_sharding", *sharding);
+                      return bind(ev, primitive("broadcast_in_dim"), {to_array(ev, a[0])}, std::move(params));
                     });
   lax->add_function("convert_element_type(operand, new_dtype)", [](Evaluator& ev, Arguments& a) {
     return apply_astype(ev, to_array(ev, a[0]), dtype_argument(ev, a[1]));

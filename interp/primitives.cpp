@@ -547,8 +547,13 @@ ArrayRef broadcast_in_dim_implementation(Evaluator& evaluator, const Primitive&,
   auto shape = int_list(params, "shape");
   auto broadcast_dimensions = int32_list(params, "broadcast_dimensions");
   typecheck::MeshRef context = runtime_of(evaluator).context_mesh ? runtime_of(evaluator).context_mesh->mesh->abstract : nullptr;
+  // out_sharding (optional): lax.broadcast_in_dim's, or the common sharding
+  // jnp's _broadcast_arrays gives every operand.
+  std::optional<typecheck::Sharding> out_sharding;
+  if (const auto* requested = params.get<typecheck::ShardingArg>("out_sharding"))
+    out_sharding = checked(typecheck::canonicalize_out_sharding("broadcast_in_dim", *requested, context, shape));
   typecheck::ArrayType out_type = checked(
-      typecheck::broadcast_in_dim_rule(operand->aval, shape, broadcast_dimensions, std::nullopt, context));
+      typecheck::broadcast_in_dim_rule(operand->aval, shape, broadcast_dimensions, out_sharding, context));
   DeviceMeshRef mesh = operand->layout.mesh;
   std::vector<typecheck::SpecEntry> auto_dims(shape.size());
   for (std::size_t k = 0; k < broadcast_dimensions.size(); ++k) {
