@@ -3,6 +3,7 @@
 // primitive; take is the gather primitive.
 #include "interp/indexing_ops.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -10,6 +11,7 @@
 #include "interp/numpy_module.hpp"
 #include "interp/primitives.hpp"
 #include "interp/runtime.hpp"
+#include "interp/trace.hpp"
 #include "typecheck/creation_rules.hpp"
 #include "typecheck/rule_support.hpp"
 #include "typecheck/structural_rules.hpp"
@@ -150,6 +152,310 @@ Value update_window(Evaluator& evaluator, const ArrayRef& operand, const Window&
   return apply_device_put(evaluator, to_array(evaluator, updated), target, std::nullopt);
 }
 
+// The value jnp.take's default mode ("fill") gives out-of-range indices.
+void fill_out_of_range(DType dtype, std::byte* element) {
+  auto store = [&](auto value) { std::memcpy(element, &value, sizeof value); };
+  switch (dtype) {
+    case DType::float32: store(std::numeric_limits<float>::quiet_NaN()); break;
+    case DType::int32: store(std::numeric_limits<std::int32_t>::min()); break;
+    case DType::int8: store(std::numeric_limits<std::int8_t>::min()); break;
+    case DType::uint32: store(std::numeric_limits<std::uint32_t>::max()); break;
+    case DType::bool_: store(std::uint8_t{1}); break;
+    case DType::bfloat16: store(std::uint16_t{0x7fc0}); break;
+    case DType::float16: store(std::uint16_t{0x7e00}); break;
+    default: break;
+  }
+}
+
+// ---- x.at[index] with strided slices, integer arrays or lists: NumPy's
+// basic and advanced indexing resolved on the host to the flat positions
+// x[index] reads, then gathered or scattered on the global value.
+
+bool is_index_array(const Value& k) {
+  return k.as<ArrayObject>() || k.as<ListObject>() || (k.as<TupleObject>() != nullptr);
+}
+
+// Whether `key` needs the general path (the window path takes integers and
+// step-1 slices).
+bool needs_selection(const Value& key) {
+  std::vector<Value> keys = key.as<TupleObject>() ? key.as<TupleObject>()->items : std::vector<Value>{key};
+  for (const auto& k : keys) {
+    if (k.is_none() || is_index_array(k)) return true;
+    if (auto* s = k.as<SliceObject>(); s && !s->step.is_none() && !(s->step.is_integral() && s->step.as_int() == 1))
+      return true;
+  }
+  return false;
+}
+
+bool is_index_array_key(const Value& key) {
+  std::vector<Value> keys = key.as<TupleObject>() ? key.as<TupleObject>()->items : std::vector<Value>{key};
+  return std::any_of(keys.begin(), keys.end(), is_index_array);
+}
+
+// x[index]'s shape and, row-major over it, the flat position in x each
+// element reads (`size` of x for an out-of-range array index).
+struct Selection {
+  typecheck::Shape shape;
+  std::vector<std::int64_t> positions;
+  bool known = true;  // false when an index array is abstract (check mode)
+};
+
+Selection select(Evaluator& evaluator, const typecheck::Shape& x_shape, const Value& key) {
+  struct Item {
+    enum class Kind { integer, slice, newaxis, array } kind;
+    std::size_t dim = 0;
+    std::int64_t start = 0, step = 1, count = 1;
+    std::vector<std::int64_t> values;  // array items, normalized; -1 out of range
+    typecheck::Shape shape;
+  };
+  std::vector<Value> keys = key.as<TupleObject>() ? key.as<TupleObject>()->items : std::vector<Value>{key};
+  const std::size_t ndim = x_shape.size();
+  Selection selection;
+  std::size_t consumed = 0;
+  for (const auto& k : keys)
+    if (!k.is_none() && !k.as<EllipsisObject>()) ++consumed;
+  if (consumed > ndim)
+    raise(exc::IndexError(), "Too many indices: " + std::to_string(ndim) + "-dimensional array indexed with " +
+                                 std::to_string(consumed) + " regular indices.");
+  bool advanced = false;
+  for (const auto& k : keys) advanced = advanced || is_index_array(k);
+  std::vector<Item> items;
+  std::size_t dim = 0;
+  auto full_slice = [&]() {
+    items.push_back({Item::Kind::slice, dim, 0, 1, x_shape[dim], {}, {}});
+    ++dim;
+  };
+  for (const auto& k : keys) {
+    if (k.as<EllipsisObject>()) {
+      for (std::size_t rest = ndim - consumed; rest > 0; --rest) full_slice();
+      continue;
+    }
+    if (k.is_none()) {
+      items.push_back({Item::Kind::newaxis, dim, 0, 1, 1, {}, {}});
+      continue;
+    }
+    std::int64_t n = x_shape[dim];
+    if (k.is_integral()) {
+      std::int64_t index = k.as_int() < 0 ? k.as_int() + n : k.as_int();
+      if (index < 0 || index >= n)
+        raise(exc::IndexError(), "index " + std::to_string(k.as_int()) + " is out of bounds for axis " +
+                                     std::to_string(dim) + " with size " + std::to_string(n));
+      if (advanced) items.push_back({Item::Kind::array, dim, 0, 1, 1, {index}, {}});
+      else items.push_back({Item::Kind::integer, dim, index, 1, 1, {}, {}});
+    } else if (auto* s = k.as<SliceObject>()) {
+      auto bounds = s->bounds(n);
+      items.push_back({Item::Kind::slice, dim, bounds.start, bounds.step, bounds.count, {}, {}});
+    } else {
+      ArrayRef indices = to_array(evaluator, k);
+      if (!typecheck::is_integer(indices->aval.dtype))
+        raise(exc::TypeError(), "x.at[...] index arrays must have an integer dtype, got " +
+                                    std::string(typecheck::long_name(indices->aval.dtype)));
+      Item item{Item::Kind::array, dim, 0, 1, 1, {}, indices->aval.shape};
+      if (indices->abstract()) {  // check mode: the shape is known, the positions are not
+        selection.known = false;
+        item.values.assign(static_cast<std::size_t>(devices::element_count(indices->aval.shape)), 0);
+        items.push_back(std::move(item));
+        ++dim;
+        continue;
+      }
+      for (double v : element_values(evaluator, *indices)) {
+        auto index = static_cast<std::int64_t>(v);
+        if (index < 0) index += n;
+        item.values.push_back(index < 0 || index >= n ? -1 : index);
+      }
+      items.push_back(std::move(item));
+    }
+    ++dim;
+  }
+  while (dim < ndim) full_slice();
+
+  // The advanced items broadcast together (NumPy's rules).
+  typecheck::Shape broadcast;
+  std::vector<std::size_t> advanced_at;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (items[i].kind != Item::Kind::array) continue;
+    advanced_at.push_back(i);
+    const auto& s = items[i].shape;
+    if (s.size() > broadcast.size()) broadcast.insert(broadcast.begin(), s.size() - broadcast.size(), 1);
+    for (std::size_t d = 0; d < s.size(); ++d) {
+      auto& b = broadcast[broadcast.size() - s.size() + d];
+      if (b == 1) b = s[d];
+      else if (s[d] != 1 && s[d] != b)
+        raise(exc::IndexError(), "shape mismatch: indexing arrays could not be broadcast together");
+    }
+  }
+  // Result dims: slices and newaxes in order, the broadcast block where the
+  // advanced items sit when they are adjacent, else first.
+  struct ResultDim {
+    std::optional<std::size_t> item;  // a slice or newaxis item; nullopt: a broadcast dim
+    std::size_t broadcast_dim = 0;
+  };
+  bool adjacent = advanced_at.empty() || advanced_at.back() - advanced_at.front() + 1 == advanced_at.size();
+  std::vector<ResultDim> result;
+  auto add_block = [&]() {
+    for (std::size_t b = 0; b < broadcast.size(); ++b) result.push_back({std::nullopt, b});
+  };
+  if (!adjacent) add_block();
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (items[i].kind == Item::Kind::array) {
+      if (adjacent && i == advanced_at.front()) add_block();
+      continue;
+    }
+    if (items[i].kind != Item::Kind::integer) result.push_back({i, 0});
+  }
+  for (const auto& r : result) selection.shape.push_back(r.item ? items[*r.item].count : broadcast[r.broadcast_dim]);
+  std::vector<std::int64_t> x_strides(ndim, 1);
+  for (std::size_t d = ndim; d-- > 1;) x_strides[d - 1] = x_strides[d] * x_shape[d];
+  const std::int64_t size = devices::element_count(x_shape);
+  const std::int64_t total = devices::element_count(selection.shape);
+  if (!selection.known) return selection;
+  selection.positions.reserve(static_cast<std::size_t>(total));
+  std::vector<std::int64_t> at(result.size(), 0), b_index(broadcast.size(), 0);
+  for (std::int64_t e = 0; e < total; ++e) {
+    std::int64_t rest = e;
+    for (std::size_t r = result.size(); r-- > 0;) {
+      at[r] = rest % std::max<std::int64_t>(selection.shape[r], 1);
+      rest /= std::max<std::int64_t>(selection.shape[r], 1);
+      if (!result[r].item) b_index[result[r].broadcast_dim] = at[r];
+    }
+    std::int64_t position = 0;
+    bool in_range = true;
+    for (std::size_t r = 0; r < result.size(); ++r)
+      if (result[r].item && items[*result[r].item].kind == Item::Kind::slice) {
+        const Item& item = items[*result[r].item];
+        position += (item.start + at[r] * item.step) * x_strides[item.dim];
+      }
+    for (const Item& item : items) {
+      if (item.kind == Item::Kind::integer) position += item.start * x_strides[item.dim];
+      if (item.kind != Item::Kind::array) continue;
+      std::int64_t flat = 0, stride = 1;  // the element of this array at b_index (broadcast)
+      for (std::size_t d = item.shape.size(); d-- > 0;) {
+        std::int64_t b = b_index[broadcast.size() - item.shape.size() + d];
+        flat += (item.shape[d] == 1 ? 0 : b) * stride;
+        stride *= item.shape[d];
+      }
+      std::int64_t index = item.values[static_cast<std::size_t>(flat)];
+      if (index < 0) in_range = false;
+      else position += index * x_strides[item.dim];
+    }
+    selection.positions.push_back(in_range ? position : size);
+  }
+  return selection;
+}
+
+// x.at[index].get() on the general path: x[index] gathered on the host,
+// out-of-range array indices filled (jnp's default "fill" mode); replicated
+// on x's devices.
+Value selection_get(Evaluator& evaluator, const ArrayRef& operand, const Value& key) {
+  Selection selection = select(evaluator, operand->aval.shape, key);
+  typecheck::ArrayType type = operand->aval;
+  type.shape = selection.shape;
+  type.sharding = typecheck::Sharding::replicated(operand->aval.sharding.mesh, type.ndim());
+  Layout layout{operand->layout.mesh, std::vector<typecheck::SpecEntry>(type.ndim())};
+  if (operand->abstract() || !selection.known) return Value(make_abstract_array(type, layout, operand->committed));
+  devices::LocalArray global = global_value(evaluator, *operand);
+  auto made = devices::make_local_array(runtime_of(evaluator).ledger(), operand->aval.dtype, selection.shape);
+  if (!made) raise_devices_error(made.error());
+  auto element = typecheck::byte_size(operand->aval.dtype);
+  const std::byte* in = global.buffer->bytes().data();
+  std::byte* out = made->buffer->bytes().data();
+  const auto size = static_cast<std::int64_t>(global.buffer->bytes().size() / element);
+  for (std::size_t k = 0; k < selection.positions.size(); ++k) {
+    if (selection.positions[k] >= size) fill_out_of_range(operand->aval.dtype, out + k * element);
+    else std::memcpy(out + k * element, in + static_cast<std::size_t>(selection.positions[k]) * element, element);
+  }
+  return Value(array_from_global(evaluator, *made, type, layout, operand->committed));
+}
+
+// Combines x[position] with one update element, in the compute type.
+template <typename T>
+T combined(std::string_view method, T current, T update) {
+  if (method == "set") return update;
+  if (method == "add") return static_cast<T>(current + update);
+  if (method == "multiply") return static_cast<T>(current * update);
+  if (method == "min") return update < current ? update : current;
+  return current < update ? update : current;  // max
+}
+
+template <DType D>
+void scatter_elements(std::string_view method, devices::LocalArray& target, const devices::LocalArray& updates,
+                      const std::vector<std::int64_t>& positions) {
+  auto out = target.buffer->elements<D>();
+  auto in = updates.buffer->elements<D>();
+  const auto size = static_cast<std::int64_t>(out.size());
+  for (std::size_t k = 0; k < positions.size(); ++k)
+    if (positions[k] < size) {  // out-of-range updates are dropped (JAX's default)
+      auto& slot = out[static_cast<std::size_t>(positions[k])];
+      slot = combined(method, slot, in[k]);
+      if constexpr (D == DType::bool_) slot = slot != 0;
+    }
+}
+
+// x.at[index].set/add/multiply/min/max on the general path: the updates (in
+// x's dtype, broadcast to x[index]'s shape) applied in order on x's global
+// value, which keeps x's sharding and devices (16-bit floats computed in
+// float32).
+Value selection_update(Evaluator& evaluator, std::string_view method, const ArrayRef& operand, const Value& key,
+                       const Value& update_value, const std::optional<typecheck::Sharding>& out_sharding) {
+  Selection selection = select(evaluator, operand->aval.shape, key);
+  ArrayRef update = to_array(evaluator, apply_astype(evaluator, to_array(evaluator, update_value), operand->aval.dtype));
+  const auto& target = selection.shape;
+  const auto& given = update->aval.shape;
+  bool fits = given.size() <= target.size();
+  for (std::size_t k = 0; fits && k < given.size(); ++k) {
+    auto t = target[target.size() - given.size() + k];
+    fits = given[k] == 1 || given[k] == t;
+  }
+  if (!fits)
+    raise(exc::ValueError(), "Incompatible shapes for broadcasting: " + shape_text(given) + " and " + shape_text(target));
+  typecheck::ArrayType type = operand->aval;
+  if (out_sharding) type.sharding = *out_sharding;
+  Layout layout = operand->layout;
+  if (out_sharding) {
+    layout.dims = out_sharding->dims;
+    layout.dims.resize(type.ndim());
+  }
+  if (operand->abstract() || update->abstract() || !selection.known)
+    return Value(make_abstract_array(type, layout, operand->committed));
+  if (given != target) {
+    std::vector<std::int64_t> dimensions;
+    for (std::size_t k = 0; k < given.size(); ++k) dimensions.push_back(static_cast<std::int64_t>(target.size() - given.size() + k));
+    Params params;
+    params.set("shape", std::vector<std::int64_t>(target.begin(), target.end()));
+    params.set("broadcast_dimensions", dimensions);
+    update = to_array(evaluator, bind(evaluator, primitive("broadcast_in_dim"), {update}, std::move(params)));
+  }
+  DType dtype = operand->aval.dtype;
+  DType compute = dtype == DType::bfloat16 || dtype == DType::float16 ? DType::float32 : dtype;
+  auto in_compute = [&](const devices::LocalArray& a) {
+    if (a.dtype() == compute) {
+      auto copy = devices::make_local_array(runtime_of(evaluator).ledger(), compute, a.shape);
+      if (!copy) raise_devices_error(copy.error());
+      std::memcpy(copy->buffer->bytes().data(), a.buffer->bytes().data(), a.buffer->bytes().size());
+      return *copy;
+    }
+    auto converted = devices::convert(a, compute);
+    if (!converted) raise_devices_error(converted.error());
+    return *converted;
+  };
+  devices::LocalArray result = in_compute(global_value(evaluator, *operand));
+  devices::LocalArray updates = in_compute(global_value(evaluator, *update));
+  switch (compute) {
+    case DType::float32: scatter_elements<DType::float32>(method, result, updates, selection.positions); break;
+    case DType::int32: scatter_elements<DType::int32>(method, result, updates, selection.positions); break;
+    case DType::int8: scatter_elements<DType::int8>(method, result, updates, selection.positions); break;
+    case DType::uint32: scatter_elements<DType::uint32>(method, result, updates, selection.positions); break;
+    case DType::bool_: scatter_elements<DType::bool_>(method, result, updates, selection.positions); break;
+    default: raise(exc::TypeError(), "x.at[...]." + std::string(method) + " on " + std::string(typecheck::long_name(dtype)));
+  }
+  if (compute != dtype) {
+    auto back = devices::convert(result, dtype);
+    if (!back) raise_devices_error(back.error());
+    result = *back;
+  }
+  return Value(array_from_global(evaluator, result, type, layout, operand->committed));
+}
+
 // x.at[items]: set, add and get.
 class AtReference final : public Object {
  public:
@@ -158,30 +464,38 @@ class AtReference final : public Object {
     static const TypeRef type = make_type("_IndexUpdateRef");
     return type;
   }
-  std::vector<std::string> attribute_names() const override { return {"add", "get", "set"}; }
+  std::vector<std::string> attribute_names() const override { return {"add", "get", "max", "min", "multiply", "set"}; }
   std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override {
     ArrayRef operand = operand_;
     Value key = key_;
-    if (name == "set")
-      return Value(native("set(values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None)",
-                          [operand, key](Evaluator& ev, Arguments& a) {
-        Window window = window_of(ev, operand->aval, key);
+    // The elementwise op that combines the old window with the update.
+    static constexpr std::pair<std::string_view, std::string_view> updates[] = {
+        {"add", "add"}, {"max", "maximum"}, {"min", "minimum"}, {"multiply", "multiply"}, {"set", ""}};
+    for (const auto& [method_name, combine] : updates) {
+      if (name != method_name) continue;
+      std::string method(method_name), op(combine);
+      return Value(native(method + "(values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None)",
+                          [operand, key, method, op](Evaluator& ev, Arguments& a) {
         auto out_sharding = out_sharding_of(ev, operand, a[4]);
-        return update_window(ev, operand, window, window_update(ev, "set", operand, window, a[0], out_sharding),
+        if (needs_selection(key)) {
+          if (tracing_jit(ev))
+            raise(exc::NotImplementedError(), "x.at[...] with strided slices, None or index arrays inside jax.jit");
+          return selection_update(ev, method, operand, key, a[0], out_sharding);
+        }
+        Window window = window_of(ev, operand->aval, key);
+        ArrayRef update = window_update(ev, method, operand, window, a[0], out_sharding);
+        if (op.empty()) return update_window(ev, operand, window, update, out_sharding);
+        Value merged = apply_elementwise(ev, primitive(op), {window_values(ev, operand, window), Value(update)});
+        return update_window(ev, operand, window, to_array(ev, apply_astype(ev, to_array(ev, merged), operand->aval.dtype)),
                              out_sharding);
       }));
-    if (name == "add")
-      return Value(native("add(values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None)",
-                          [operand, key](Evaluator& ev, Arguments& a) {
-        Window window = window_of(ev, operand->aval, key);
-        auto out_sharding = out_sharding_of(ev, operand, a[4]);
-        Value sum = apply_elementwise(ev, primitive("add"), {window_values(ev, operand, window),
-                                                             Value(window_update(ev, "add", operand, window, a[0], out_sharding))});
-        return update_window(ev, operand, window, to_array(ev, apply_astype(ev, to_array(ev, sum), operand->aval.dtype)),
-                             out_sharding);
-      }));
+    }
     if (name == "get")
-      return Value(native("get()", [operand, key](Evaluator& ev, Arguments&) { return *operand->get_item(ev, key); }));
+      return Value(native("get()", [operand, key](Evaluator& ev, Arguments&) {
+        if (!needs_selection(key) || !is_index_array_key(key)) return *operand->get_item(ev, key);
+        if (tracing_jit(ev)) raise(exc::NotImplementedError(), "x.at[...].get() with index arrays inside jax.jit");
+        return selection_get(ev, operand, key);
+      }));
     return Object::get_attribute(evaluator, name);
   }
 
@@ -204,21 +518,6 @@ class AtIndexer final : public Object {
  private:
   ArrayRef operand_;
 };
-
-// The value jnp.take's default mode ("fill") gives out-of-range indices.
-void fill_out_of_range(DType dtype, std::byte* element) {
-  auto store = [&](auto value) { std::memcpy(element, &value, sizeof value); };
-  switch (dtype) {
-    case DType::float32: store(std::numeric_limits<float>::quiet_NaN()); break;
-    case DType::int32: store(std::numeric_limits<std::int32_t>::min()); break;
-    case DType::int8: store(std::numeric_limits<std::int8_t>::min()); break;
-    case DType::uint32: store(std::numeric_limits<std::uint32_t>::max()); break;
-    case DType::bool_: store(std::uint8_t{1}); break;
-    case DType::bfloat16: store(std::uint16_t{0x7fc0}); break;
-    case DType::float16: store(std::uint16_t{0x7e00}); break;
-    default: break;
-  }
-}
 
 // One device's gather: operand [outer, n, inner] by int32 indices.
 devices::Expected<devices::LocalArray> gather_block(const std::shared_ptr<devices::MemoryLedger>& ledger,
