@@ -3,9 +3,11 @@
 #include "interp/check_mode.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 
 #include "interp/builtins.hpp"
+#include "interp/costing.hpp"
 #include "interp/format.hpp"
 #include "lang/ast.hpp"
 #include "typecheck/python_repr.hpp"
@@ -176,10 +178,12 @@ std::string joined(const std::vector<std::string>& items, const std::string& las
   return out;
 }
 
-// One legal out_sharding of an ambiguous contraction and what it implies.
+// One legal out_sharding of an ambiguous contraction, what it implies and
+// its estimated time (the contraction and its collective) on the chip.
 struct Choice {
   typecheck::PartitionSpec spec;
   std::string collective;
+  double seconds = 0;
 };
 
 // dot_general's output dims: the lhs's free dims then the rhs's (rank <= 2
@@ -208,8 +212,7 @@ std::vector<Choice> contraction_choices(Evaluator& evaluator, const Primitive& p
   candidates.push_back({typecheck::PartitionSpec::from_entries(free, contracting_set),
                         "no collective now; the sum is deferred"});
 
-  // Keep what the rule accepts. The cost model will order these by estimated
-  // time (cli.md); until then they stay in this order.
+  // Keep what the rule accepts, cheapest first (ties in the order above).
   std::vector<Choice> legal;
   for (auto& candidate : candidates) {
     Params attempt;
@@ -217,25 +220,39 @@ std::vector<Choice> contraction_choices(Evaluator& evaluator, const Primitive& p
       if (entry.first != "out_sharding") attempt.entries.push_back(entry);
     attempt.set("out_sharding", typecheck::ShardingArg{lhs.mesh, candidate.spec});
     try {
-      (void)primitive.implementation(evaluator, primitive, operands, attempt, false);
+      ArrayRef result = primitive.implementation(evaluator, primitive, operands, attempt, false);
+      candidate.seconds = application_seconds(evaluator, primitive, operands, result, attempt);
       legal.push_back(std::move(candidate));
     } catch (PyError&) {
       continue;
     }
   }
+  std::stable_sort(legal.begin(), legal.end(), [](const Choice& a, const Choice& b) { return a.seconds < b.seconds; });
   return legal;
 }
 
-std::string contraction_hint(const std::vector<Choice>& choices) {
-  std::size_t width = 0;
+// "20.5 µs", "1.25 ms": the hint's column of estimates.
+std::string estimate_text(double seconds) {
+  char text[64];
+  if (seconds >= 1e-3) std::snprintf(text, sizeof text, "%.2f ms", seconds * 1e3);
+  else std::snprintf(text, sizeof text, "%.1f µs", seconds * 1e6);
+  return text;
+}
+
+std::string contraction_hint(Evaluator& evaluator, const std::vector<Choice>& choices) {
+  std::size_t argument_width = 0, collective_width = 0;
   std::vector<std::string> arguments;
   for (const auto& choice : choices) {
     arguments.push_back("out_sharding=" + choice.spec.repr());
-    width = std::max(width, arguments.back().size());
+    argument_width = std::max(argument_width, arguments.back().size());
+    collective_width = std::max(collective_width, choice.collective.size());
   }
-  std::string hint = "choose the output sharding:\n";
+  std::string hint = "choose the output sharding (estimated cost on " +
+                     std::string(devices::chip_name(runtime_of(evaluator).options().chip)) + ", cheapest first):\n";
   for (std::size_t i = 0; i < choices.size(); ++i)
-    hint += "        " + arguments[i] + std::string(width - arguments[i].size() + 1, ' ') + choices[i].collective + "\n";
+    hint += "        " + arguments[i] + std::string(argument_width - arguments[i].size() + 1, ' ') +
+            choices[i].collective + std::string(collective_width - choices[i].collective.size() + 2, ' ') +
+            estimate_text(choices[i].seconds) + "\n";
   return hint;
 }
 
@@ -282,7 +299,7 @@ void enrich_operation_error(Evaluator& evaluator, const Primitive& primitive, co
   const std::string* message = string_of(error.args[0]);
   if (!message || message->find("Contracting dimensions are sharded and it is ambiguous") == std::string::npos) return;
   auto choices = contraction_choices(evaluator, primitive, operands, params);
-  if (!choices.empty()) error.hint = contraction_hint(choices);
+  if (!choices.empty()) error.hint = contraction_hint(evaluator, choices);
 }
 
 }  // namespace interp

@@ -200,6 +200,11 @@ std::vector<devices::Charge> collective_charges(const devices::CostModel& model,
     if (kind == devices::CollectiveKind::none || variable < 0) continue;  // a dynamic-slice moves nothing
     const ArrayType& type = equation_program.variable_types[static_cast<std::size_t>(variable)];
     typecheck::SpecEntry axes = planned_axes(planned.details);
+    // A result that keeps the summed axes unreduced holds partial sums: no
+    // collective runs now.
+    if (variable == equation.output &&
+        std::all_of(axes.begin(), axes.end(), [&](const std::string& axis) { return type.sharding.unreduced.contains(axis); }))
+      continue;
     std::int64_t bytes = local_bytes(type);
     // all-gather and reduce-scatter count the gathered (unsplit) array.
     if (kind == devices::CollectiveKind::all_gather || kind == devices::CollectiveKind::reduce_scatter)
@@ -249,13 +254,6 @@ std::vector<ArrayType> types_of(const std::vector<ArrayRef>& arrays) {
   return types;
 }
 
-std::string format_seconds(double seconds) {
-  char text[64];
-  if (seconds >= 1) std::snprintf(text, sizeof text, "%.3g s", seconds);
-  else if (seconds >= 1e-3) std::snprintf(text, sizeof text, "%.3g ms", seconds * 1e3);
-  else std::snprintf(text, sizeof text, "%.3g µs", seconds * 1e6);
-  return text;
-}
 
 // What an application is to the overlap window.
 OverlapWindow::Role role_of(const Primitive& primitive, const std::vector<devices::Charge>& charges) {
@@ -497,6 +495,20 @@ void charge_application(Evaluator& evaluator, const Primitive& primitive, const 
   recorder.schedule(std::move(application));
 }
 
+double application_seconds(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                           const ArrayRef& result, const Params& params) {
+  if (!result || !result->layout.mesh) return 0;
+  const DeviceMeshRef& mesh = result->layout.mesh;
+  Runtime& runtime = runtime_of(evaluator);
+  CostRecorder places(runtime.options().chip, static_cast<int>(runtime.devices().size()), false);
+  double seconds = 0;
+  for (const auto& charge : application_charges(places.model(), primitive, types_of(operands), result->aval, params,
+                                                mesh_links(places, mesh)))
+    seconds += charge.seconds;
+  return seconds;
+}
+
+
 JittedBodyScope::JittedBodyScope(Evaluator& evaluator) {
   Runtime& runtime = runtime_of(evaluator);
   if (runtime.options().profile) cost_recorder(evaluator);  // the body's first application may be the first charge
@@ -558,6 +570,19 @@ double program_collective_bytes(const devices::CostModel& model, const Jaxpr& pr
                         [&](const devices::Charge& charge) { bytes += static_cast<double>(charge.bytes_moved); });
   return bytes;
 }
+
+namespace {
+
+// As IPython's %timeit prints a time: three significant digits.
+std::string format_seconds(double seconds) {
+  char text[64];
+  if (seconds >= 1) std::snprintf(text, sizeof text, "%.3g s", seconds);
+  else if (seconds >= 1e-3) std::snprintf(text, sizeof text, "%.3g ms", seconds * 1e3);
+  else std::snprintf(text, sizeof text, "%.3g µs", seconds * 1e6);
+  return text;
+}
+
+}  // namespace
 
 void install_costing(Evaluator& evaluator) {
   evaluator.after_timeit = [](Evaluator& running, const lang::ast::Stmt&, const std::function<void()>& run_once) {

@@ -148,6 +148,12 @@ CostRecorder& cost_recorder(Evaluator& evaluator);
 // host's dispatch when it ran eagerly (inside a jitted program it is free).
 void charge_application(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                         const ArrayRef& result, const Params& params, bool eager_dispatch);
+// The estimated time of one application of `primitive` inside a jitted
+// program (no dispatch): its local work and the collectives planned for it,
+// on the runtime's chip and the devices of `result`'s mesh. Records nothing.
+double application_seconds(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                           const ArrayRef& result, const Params& params);
+
 // Check mode follows a jitted function's body on the abstract trace: its
 // applications are one program's, with no dispatch of their own.
 class JittedBodyScope {

@@ -15,6 +15,8 @@ as the shared conformance scripts use:
   # check-ok             `check` reports no error (implied by `# expect:` lines
                          without error forms, unless `# check-skip`)
   # check-skip           the file is not run through `check`
+  # expect-stderr: TEXT  a line of `run`'s stderr is TEXT (stripped; these lines
+                         appear in this order, others may come between)
   # args: FLAGS          extra flags for `run` and `check`
 
 Prints `ok`/`FAIL` per file and `N passed, M failed`; exits 1 on any failure.
@@ -32,7 +34,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-DIRECTIVE = re.compile(r"#\s*(expect-error|check-error|expect|check-ok|check-skip|args)\b:?\s?")
+DIRECTIVE = re.compile(r"#\s*(expect-error|expect-stderr|check-error|expect|check-ok|check-skip|args)\b:?\s?")
 ERROR_LOCATION = re.compile(r":(\d+)(?::\d+)?:\s*(?:error|Error)")
 
 
@@ -40,6 +42,7 @@ ERROR_LOCATION = re.compile(r":(\d+)(?::\d+)?:\s*(?:error|Error)")
 class Expectations:
     stdout: list = field(default_factory=list)            # exact lines, in order
     run_error: tuple = None                               # (line, text)
+    stderr: list = field(default_factory=list)            # stripped lines, in order
     check_errors: list = field(default_factory=list)      # [(line, text)]
     check_ok: bool = False
     check_skip: bool = False
@@ -66,6 +69,8 @@ def read_expectations(path):
                 expected.stdout.append(text.rstrip())
             elif kind == "expect-error":
                 expected.run_error = (number, text.strip())
+            elif kind == "expect-stderr":
+                expected.stderr.append(text.strip())
             elif kind == "check-error":
                 expected.check_errors.append((number, text.strip()))
             elif kind == "check-ok":
@@ -103,6 +108,11 @@ def run_problems(binary, path, expected, timeout):
         if have != want:
             shown = "end of output" if have is None else repr(have)
             problems.append(f"stdout line {index + 1}: expected {want!r}, got {shown}")
+            break
+    err_lines = iter(line.strip() for line in err.splitlines())
+    for want in expected.stderr:
+        if not any(have == want for have in err_lines):
+            problems.append(f"stderr lacks the line {want!r} (in order); stderr: {tail(err)}")
             break
     if expected.run_error is None:
         if not problems and len(got) > len(expected.stdout):

@@ -52,10 +52,10 @@ TEST(CheckMode, AmbiguousContractionHasNotesAndHint) {
   EXPECT_EQ(d.notes[2].message, "`W` got its sharding here");
   EXPECT_EQ(d.notes[2].where.line, 6);
   EXPECT_EQ(d.hint,
-            "choose the output sharding:\n"
-            "        out_sharding=P('X', 'Y')                   reduce-scatter over Y\n"
-            "        out_sharding=P('X', None)                  all-reduce over Y\n"
-            "        out_sharding=P('X', None, unreduced={'Y'}) no collective now; the sum is deferred\n");
+            "choose the output sharding (estimated cost on v5e, cheapest first):\n"
+            "        out_sharding=P('X', None, unreduced={'Y'}) no collective now; the sum is deferred  0.2 \xc2\xb5s\n"
+            "        out_sharding=P('X', 'Y')                   reduce-scatter over Y                   5.2 \xc2\xb5s\n"
+            "        out_sharding=P('X', None)                  all-reduce over Y                       10.2 \xc2\xb5s\n");
 }
 
 TEST(CheckMode, RunModeErrorsCarryTheSameNotes) {
