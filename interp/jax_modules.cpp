@@ -569,6 +569,14 @@ void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_j
   for (const char* reduction : {"sum", "mean", "max", "min", "prod", "argmax", "argmin"}) {
     std::string name = reduction;
     module.add_function(name + "(a, axis=None, keepdims=False)", [name](Evaluator& ev, Arguments& a) {
+      if ((name == "argmax" || name == "argmin") && a[1].is_none()) {
+        // The index into the flattened array, as jnp does (ravel, then axis 0).
+        ArrayRef x = to_array(ev, a[0]);
+        Value flat = apply_reshape(ev, Value(x), {devices::element_count(x->aval.shape)});
+        Value index = apply_reduction(ev, name, flat, Value::integer(0), false);
+        if (!ev.truthy(a[2])) return index;
+        return apply_reshape(ev, index, std::vector<std::int64_t>(x->aval.ndim(), 1));
+      }
       return apply_reduction(ev, name, a[0], a[1], ev.truthy(a[2]));
     });
   }
