@@ -105,7 +105,7 @@ Interpreter::TypeOf Interpreter::type_of(std::string_view expression) {
       auto found = evaluator.globals.find(result_name);
       const std::string* text = found == evaluator.globals.end() ? nullptr : interp::string_of(found->second);
       // No text without an error: checking stopped at a branch on array data.
-      answer.type = text ? *text : "<unknown>";
+      answer.type = text ? *text : "unknown";
     }
   } catch (const std::exception& error) {
     answer.result = Result({internal_error(std::string("RuntimeError: internal error: ") + error.what())}, "RuntimeError");

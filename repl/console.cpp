@@ -1,5 +1,6 @@
 #include "repl/console.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -54,11 +55,19 @@ namespace {
 std::atomic<shardlang::Interpreter*> running_interpreter{nullptr};
 std::atomic<int> interrupts_during_run{0};
 std::atomic<bool> pending_interrupt{false};
+// A pipe the handler writes a byte to for a pending interrupt (the
+// self-pipe trick): written by the handler, read by the prompt.
+int wakeup_pipe[2] = {-1, -1};
 
 extern "C" void on_interrupt(int) {
   shardlang::Interpreter* interpreter = running_interpreter.load();
   if (interpreter == nullptr) {
     pending_interrupt.store(true);
+    if (wakeup_pipe[1] >= 0) {
+      int saved_errno = errno;
+      (void)!write(wakeup_pipe[1], "!", 1);  // a full pipe already wakes the prompt
+      errno = saved_errno;
+    }
     return;
   }
   if (interrupts_during_run.fetch_add(1) > 0) {  // the first one went unanswered
@@ -72,6 +81,12 @@ extern "C" void on_interrupt(int) {
 }  // namespace
 
 void install_interrupt_handler() {
+  if (wakeup_pipe[0] < 0 && pipe(wakeup_pipe) == 0) {
+    for (int end : wakeup_pipe) {
+      fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK);
+      fcntl(end, F_SETFD, FD_CLOEXEC);
+    }
+  }
   struct sigaction action {};
   action.sa_handler = on_interrupt;
   sigemptyset(&action.sa_mask);
@@ -103,6 +118,15 @@ int run_program(shardlang::Options options, const std::string& source, const std
   return result.ok() ? exit_success : exit_failure;
 }
 
-bool take_pending_interrupt() { return pending_interrupt.exchange(false); }
+bool take_pending_interrupt() {
+  if (wakeup_pipe[0] >= 0) {
+    char drained[64];
+    while (read(wakeup_pipe[0], drained, sizeof drained) > 0) {
+    }
+  }
+  return pending_interrupt.exchange(false);
+}
+
+int interrupt_wakeup_descriptor() { return wakeup_pipe[0]; }
 
 }  // namespace repl

@@ -63,5 +63,9 @@ class InterruptibleRun {
 // Ctrl-C while no run is going (at the prompt): consumes and reports whether
 // one arrived since the last call.
 bool take_pending_interrupt();
+// A descriptor that turns readable when such a Ctrl-C arrives (-1 if none
+// could be made), for the prompt's wait: the signal may be handled on
+// another of the process's threads, which does not interrupt that wait.
+int interrupt_wakeup_descriptor();
 
 }  // namespace repl

@@ -64,7 +64,7 @@ bool is_name_character(char c) {
 
 const std::vector<CommandInfo>& commands() {
   static const std::vector<CommandInfo> table = {
-      {":type", "EXPR", "the type of EXPR with its sharding (float32[8@X,2])"},
+      {":type", "EXPR", "the type of EXPR with its sharding (float32[8@X,2]), computing no data"},
       {":vars", "", "the variables defined here, with their types"},
       {":mesh", "", "the current mesh (jax.set_mesh) and the devices"},
       {":profile", "", "the simulated cost of the last statement"},
@@ -274,7 +274,8 @@ class ReadlineReader final : public LineReader {
     line_.reset();
     take_pending_interrupt();  // a Ctrl-C from before this prompt is stale
     // SIGINT stays blocked except inside pselect, so a Ctrl-C cannot slip in
-    // between the check and the wait.
+    // between the check and the wait; one that another thread handles while
+    // this one has it blocked wakes the wait through the console's pipe.
     sigset_t interrupt_only, previous;
     sigemptyset(&interrupt_only);
     sigaddset(&interrupt_only, SIGINT);
@@ -290,12 +291,14 @@ class ReadlineReader final : public LineReader {
       fd_set readable;
       FD_ZERO(&readable);
       FD_SET(STDIN_FILENO, &readable);
-      int ready = pselect(STDIN_FILENO + 1, &readable, nullptr, nullptr, nullptr, &previous);
+      int wakeup = interrupt_wakeup_descriptor();
+      if (wakeup >= 0) FD_SET(wakeup, &readable);
+      int ready = pselect(std::max(STDIN_FILENO, wakeup) + 1, &readable, nullptr, nullptr, nullptr, &previous);
       if (ready < 0) {
         if (errno == EINTR) continue;
         break;  // stdin is gone: end of input
       }
-      rl_callback_read_char();
+      if (FD_ISSET(STDIN_FILENO, &readable)) rl_callback_read_char();
     }
     if (interrupted) {
       rl_free_line_state();

@@ -179,9 +179,11 @@ class Interpreter {
   std::vector<std::string> global_names() const;
   std::vector<std::string> member_names(std::string_view expression) const;
 
-  // REPL `:type EXPR`: the type of the expression's value, evaluated in the
-  // global namespace: an array's type with its sharding ("f32[8@X,2]"),
-  // else the Python type name ("int"). An error leaves `type` empty.
+  // REPL `:type EXPR`: the type of the expression's value, evaluated against
+  // the global namespace as `check` evaluates (abstract arrays: no data, no
+  // device work; nothing printed or assigned): an array's type with its
+  // sharding ("f32[8@X,2]"), else the Python type name ("int"). An error
+  // leaves `type` empty.
   struct TypeOf {
     Result result;
     std::string type;

@@ -168,6 +168,14 @@ TEST(Session, TypeComputesNoData) {
   EXPECT_NE(evaluated.errors.find("error"), std::string::npos) << evaluated.output;
 }
 
+TEST(Session, TypeOfABranchOnArrayDataIsUnknown) {
+  Transcript t = run_session({typed("import jax.numpy as jnp"), typed("x = jnp.arange(4.0)"),
+                              typed(":type x if float(x[1]) > 0 else 2 * x")});
+  EXPECT_NE(t.errors.find("warning: check cannot follow a branch that depends on array data"), std::string::npos)
+      << t.errors;
+  EXPECT_EQ(t.output, "x if float(x[1]) > 0 else 2 * x : unknown\n");
+}
+
 TEST(Session, TypeHasNoSideEffects) {
   Transcript t = run_session({typed("count = 1"), typed("def bump():"), typed("    global count"),
                               typed("    count = 99"), typed("    print('bumped')"), typed("    return count"),
