@@ -296,6 +296,20 @@ bool ArrayObject::truthy(Evaluator& evaluator) const {
 }
 
 std::optional<Value> ArrayObject::get_item(Evaluator& evaluator, const Value& key) {
+  if (auto* index = key.as<ArrayObject>(); index && typecheck::is_integer(index->aval.dtype)) {
+    // x[i] for an integer array i (traced inside jit and scan bodies): a
+    // gather along the first axis, the indices clamped as JAX's retrieval does.
+    if (aval.shape.empty()) raise(exc::IndexError(), "Too many indices: 0-dimensional array indexed with 1 regular index.");
+    std::int64_t n = aval.shape[0];
+    ArrayRef indices = to_array(evaluator, apply_astype(evaluator, std::static_pointer_cast<ArrayObject>(key.object()),
+                                                        typecheck::DType::int32));
+    Value clamped = apply_elementwise(evaluator, primitive("maximum"), {Value(indices), Value::integer(-n)});
+    clamped = apply_elementwise(evaluator, primitive("minimum"), {clamped, Value::integer(n - 1)});
+    Params params;
+    params.set("axis", std::int64_t{0});
+    return bind(evaluator, primitive("gather"), {std::static_pointer_cast<ArrayObject>(self()), to_array(evaluator, clamped)},
+                std::move(params));
+  }
   std::vector<Value> keys = key.as<TupleObject>() ? key.as<TupleObject>()->items : std::vector<Value>{key};
   std::vector<typecheck::IndexItem> items;
   for (const auto& k : keys) {
