@@ -229,9 +229,11 @@ ArrayRef all_to_all_implementation(Evaluator& evaluator, const Primitive&, const
   if (split < 0) split += rank;
   if (concat < 0) concat += rank;
   // Untiled: a unit dimension at concat_axis receives the pieces, and the
-  // split dimension (now of size 1) goes away.
+  // split dimension (now of size 1) goes away; concat_axis counts positions
+  // after that removal, so past the split it is one further (JAX's all_to_all).
   typecheck::Shape shape = operand->aval.shape;
   if (!tiled) {
+    if (split < concat) ++concat;
     shape.insert(shape.begin() + concat, 1);
     if (concat <= split) ++split;
   }
