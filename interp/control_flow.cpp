@@ -4,6 +4,7 @@
 #include "interp/builtins.hpp"
 #include "interp/collectives.hpp"
 #include "interp/primitives.hpp"
+#include "interp/trace.hpp"
 #include "typecheck/control_flow_rules.hpp"
 
 namespace interp {
@@ -64,6 +65,60 @@ std::optional<bool> concrete_predicate(Evaluator& evaluator, const Value& value,
     return element_values(evaluator, *array).at(0) != 0;
   }
   return evaluator.truthy(value);
+}
+
+// A predicate traced by jit or grad: its value is not known while tracing.
+bool traced_predicate(Evaluator& evaluator, const Value& value) {
+  auto* array = value.as<ArrayObject>();
+  return array && array->abstract() && evaluator.mode != Evaluator::Mode::check && tracing_jit(evaluator);
+}
+
+// The branch outputs chosen leaf by leaf by a traced predicate: both
+// branches were traced, and select_n picks (what JAX does with a cond
+// under vmap; under jit and grad it computes the same values and gradients).
+Value select_tree(Evaluator& evaluator, const ArrayRef& predicate, const Value& on_true, const Value& on_false) {
+  evaluator.guard_stack();
+  if (auto* t = on_true.as<TupleObject>()) {
+    std::vector<Value> items;
+    for (std::size_t i = 0; i < t->items.size(); ++i)
+      items.push_back(select_tree(evaluator, predicate, t->items[i], on_false.as<TupleObject>()->items.at(i)));
+    return make_tuple(std::move(items));
+  }
+  if (auto* l = on_true.as<ListObject>()) {
+    std::vector<Value> items;
+    for (std::size_t i = 0; i < l->items.size(); ++i)
+      items.push_back(select_tree(evaluator, predicate, l->items[i], on_false.as<ListObject>()->items.at(i)));
+    return make_list(std::move(items));
+  }
+  if (auto* d = on_true.as<DictObject>()) {
+    auto out = make_dict();
+    for (const auto& e : d->table.entries()) {
+      if (!e.live) continue;
+      auto other = on_false.as<DictObject>()->get_item(evaluator, e.key);
+      if (!other) raise(exc::TypeError(), "true_fun and false_fun output must have identical types");
+      out->table.insert(e.key, select_tree(evaluator, predicate, e.value, *other));
+    }
+    return Value(out);
+  }
+  if (on_true.is_none()) return on_true;
+  return bind(evaluator, primitive("select_n"), {predicate, to_array(evaluator, on_false), to_array(evaluator, on_true)});
+}
+
+// cond's predicate as a boolean scalar (JAX: a scalar bool or integer,
+// nonzero meaning true).
+ArrayRef boolean_predicate(Evaluator& evaluator, const ArrayRef& predicate) {
+  if (!predicate->aval.shape.empty()) {
+    std::string shape = "(";
+    for (auto size : predicate->aval.shape) shape += std::to_string(size) + ", ";
+    shape = predicate->aval.shape.size() == 1 ? shape.substr(0, shape.size() - 1) + ")" : shape.substr(0, shape.size() - 2) + ")";
+    raise(exc::TypeError(), "Pred must be a scalar, got " + evaluator.repr(Value(predicate)) + " of shape " + shape + ".");
+  }
+  if (predicate->aval.dtype == typecheck::DType::bool_) return predicate;
+  if (!typecheck::is_integer(predicate->aval.dtype))
+    raise(exc::TypeError(),
+          "Pred type must be either boolean or number, got " + std::string(typecheck::long_name(predicate->aval.dtype)) + ".");
+  ArrayRef zero = to_array(evaluator, Value::integer(0), predicate->aval.dtype);
+  return to_array(evaluator, bind(evaluator, primitive("not_equal"), {predicate, zero}));
 }
 
 ArrayRef index_array(Evaluator& evaluator, const Value& value) {
@@ -232,7 +287,8 @@ void install_control_flow(Evaluator& evaluator) {
     return make_tuple({carry, stacked(ev, ys)});
   });
   lax->add_function("cond(pred, true_fun, false_fun, *operands)", [](Evaluator& ev, Arguments& a) {
-    bool predicate = concrete_predicate(ev, a[0], "cond").value_or(true);
+    bool traced = traced_predicate(ev, a[0]);
+    bool predicate = traced || concrete_predicate(ev, a[0], "cond").value_or(true);
     std::vector<Value> operands = a[3].as<TupleObject>()->items;
     // Both branches are traced (as JAX does) and must agree on their types.
     Value on_true = ev.call(a[1], operands), on_false = ev.call(a[2], operands);
@@ -241,6 +297,7 @@ void install_control_flow(Evaluator& evaluator) {
     if (first.outputs.size() != second.outputs.size())
       raise(exc::TypeError(), "true_fun and false_fun output must have identical types");
     if (auto error = typecheck::check_branch_outputs("cond", first, second)) raise_error(*error);
+    if (traced) return select_tree(ev, boolean_predicate(ev, to_array(ev, a[0])), on_true, on_false);
     return predicate ? on_true : on_false;
   });
   lax->add_function("dynamic_slice(operand, start_indices, slice_sizes)", [](Evaluator& ev, Arguments& a) {
