@@ -237,11 +237,35 @@ Value create(Evaluator& evaluator, std::string_view api, DType dtype, const type
   return Value(array);
 }
 
+// Integer and bool dtypes are filled in their own type (an int32 above 2^24
+// or a uint32 above 2^31 is exact); Python ints wrap as convert_element_type
+// does.
+template <DType D>
+void fill_as(devices::LocalArray& array, double value) {
+  using T = devices::storage_t<D>;
+  T element;
+  if constexpr (D == DType::bool_) element = value != 0;
+  else element = static_cast<T>(static_cast<std::int64_t>(value));
+  auto e = array.buffer->elements<D>();
+  std::fill(e.begin(), e.end(), element);
+}
+
 devices::LocalArray filled(Evaluator& evaluator, DType dtype, const typecheck::Shape& shape, double value) {
   auto& rt = runtime_of(evaluator);
-  auto made = devices::make_local_array(rt.ledger(), DType::float32, shape);
+  bool integral = typecheck::is_integer(dtype) || dtype == DType::bool_;
+  auto made = devices::make_local_array(rt.ledger(), integral ? dtype : DType::float32, shape);
   if (!made) raise_devices_error(made.error());
-  if (value != 0) {
+  if (value == 0) {
+    if (dtype == DType::float32 || integral) return *made;
+  } else if (integral) {
+    switch (dtype) {
+      case DType::int32: fill_as<DType::int32>(*made, value); break;
+      case DType::int8: fill_as<DType::int8>(*made, value); break;
+      case DType::uint32: fill_as<DType::uint32>(*made, value); break;
+      default: fill_as<DType::bool_>(*made, value); break;
+    }
+    return *made;
+  } else {
     auto e = made->buffer->elements<DType::float32>();
     std::fill(e.begin(), e.end(), static_cast<float>(value));
   }
@@ -444,6 +468,15 @@ void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_j
     DType dtype = optional_dtype(ev, a[3], floating ? DType::float32 : DType::int32);
     Value none;
     return create(ev, "arange", dtype, shape, is_jnp ? a[4] : none, is_jnp ? a[5] : none, [&]() {
+      if (dtype == DType::int32 && !floating) {  // exact beyond float32's 2^24
+        auto made = devices::make_local_array(runtime_of(ev).ledger(), DType::int32, shape);
+        if (!made) raise_devices_error(made.error());
+        auto e = made->buffer->elements<DType::int32>();
+        auto first = static_cast<std::int64_t>(start), stride = static_cast<std::int64_t>(step);
+        for (std::size_t i = 0; i < e.size(); ++i)
+          e[i] = static_cast<std::int32_t>(first + static_cast<std::int64_t>(i) * stride);
+        return *made;
+      }
       auto made = devices::make_local_array(runtime_of(ev).ledger(), DType::float32, shape);
       if (!made) raise_devices_error(made.error());
       auto e = made->buffer->elements<DType::float32>();
