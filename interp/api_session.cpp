@@ -33,13 +33,16 @@ std::string type_text_function() {
 // While alive, the session's evaluator evaluates as check mode does (arrays
 // are abstract, print writes nothing, nothing is charged to the cost model)
 // in a copy of the global namespace, so that what the script assigns is
-// gone afterwards. Objects reached through the copy are the session's own:
-// a method that mutates one in place (list.append) still does.
+// gone afterwards, as are the context mesh (jax.set_mesh) and the threefry
+// setting it changes. Objects reached through the copy are the session's
+// own: a method that mutates one in place (list.append) still does.
 class AbstractEvaluation {
  public:
   explicit AbstractEvaluation(interp::Evaluator& evaluator)
       : evaluator_(evaluator), mode_(evaluator.mode), globals_(evaluator.globals) {
     interp::Runtime& runtime = *evaluator.runtime;
+    context_mesh_ = runtime.context_mesh;
+    threefry_mode_ = runtime.threefry_mode;
     costs_ = runtime.costs;
     // A recorder that keeps no profile charges nothing (CostRecorder::charging).
     runtime.costs = std::make_shared<interp::CostRecorder>(runtime.options().chip,
@@ -49,6 +52,8 @@ class AbstractEvaluation {
   ~AbstractEvaluation() {
     evaluator_.mode = mode_;
     evaluator_.runtime->costs = std::move(costs_);
+    evaluator_.runtime->context_mesh = std::move(context_mesh_);
+    evaluator_.runtime->threefry_mode = threefry_mode_;
     evaluator_.globals.swap(globals_);
     // The script's own values may nest deeply: free them on a large stack.
     interp::run_with_large_stack([&] { globals_.clear(); });
@@ -61,6 +66,8 @@ class AbstractEvaluation {
   interp::Evaluator::Mode mode_;
   std::unordered_map<std::string, interp::Value> globals_;
   std::shared_ptr<interp::CostRecorder> costs_;
+  std::shared_ptr<interp::MeshObject> context_mesh_;
+  devices::ThreefryMode threefry_mode_;
 };
 
 Diagnostic internal_error(std::string message) {

@@ -182,6 +182,10 @@ TEST(Session, TypeHasNoSideEffects) {
                               typed(""), typed(":type bump()"), typed("count")});
   EXPECT_EQ(t.errors, "");
   EXPECT_EQ(t.output, "bump() : int\n1\n");
+
+  Transcript mesh = run_session(with_sharded_setup({typed(":type jax.set_mesh(mesh)"), typed(":mesh")}));
+  EXPECT_EQ(mesh.errors, "");
+  EXPECT_NE(mesh.output.find("mesh:    none set"), std::string::npos) << mesh.output;
 }
 
 TEST(Session, TypeReportsAShardingError) {
