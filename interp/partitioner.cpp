@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "interp/contractions.hpp"
+
 namespace interp {
 
 namespace {
@@ -17,17 +19,42 @@ const typecheck::ArrayType& type_of(const Jaxpr& program, int variable) {
   return program.variable_types[static_cast<std::size_t>(variable)];
 }
 
-typecheck::SpecEntry dim_entry(const typecheck::ArrayType& type, std::size_t d) {
-  return d < type.sharding.dims.size() ? type.sharding.dims[d] : typecheck::SpecEntry{};
+// Where a variable's data is split, one entry per dimension: its type's
+// sharding, and on dimensions the type leaves whole, the Auto axes of the
+// layout its traced value had (the compiler's choice, which the type does
+// not show).
+using Placement = std::vector<typecheck::SpecEntry>;
+
+Placement placement_of(const Jaxpr& program, int variable) {
+  const auto& type = type_of(program, variable);
+  Placement dims = type.sharding.dims;
+  dims.resize(type.ndim());
+  auto index = static_cast<std::size_t>(variable);
+  if (index >= program.variable_layouts.size() || !program.variable_layouts[index]) return dims;
+  const Layout& layout = *program.variable_layouts[index];
+  if (!layout.mesh || !layout.mesh->abstract) return dims;
+  const auto& mesh = *layout.mesh->abstract;
+  for (std::size_t d = 0; d < dims.size() && d < layout.dims.size(); ++d) {
+    if (!dims[d].empty()) continue;
+    for (const auto& axis : layout.dims[d]) {
+      const typecheck::MeshAxis* found = mesh.find(axis);
+      if (found && found->type == typecheck::AxisType::Auto) dims[d].push_back(axis);
+    }
+  }
+  return dims;
+}
+
+typecheck::SpecEntry dim_entry(const Placement& dims, std::size_t d) {
+  return d < dims.size() ? dims[d] : typecheck::SpecEntry{};
 }
 
 // Resharding operand `variable` from `from` to `to`, dimension by dimension.
-void reshard(const Jaxpr& program, int variable, const typecheck::ArrayType& from, const std::vector<typecheck::SpecEntry>& to,
+void reshard(int variable, const Placement& from, const std::vector<typecheck::SpecEntry>& to,
              std::vector<PlannedCollective>& out) {
   std::string operand = "(" + variable_name(variable) + ")";
   typecheck::AxisSet dropped, added;
   std::vector<std::size_t> gathered_dims;
-  for (std::size_t d = 0; d < from.ndim(); ++d) {
+  for (std::size_t d = 0; d < from.size(); ++d) {
     auto source = dim_entry(from, d);
     auto target = d < to.size() ? to[d] : typecheck::SpecEntry{};
     if (source == target) continue;
@@ -57,48 +84,69 @@ void reshard(const Jaxpr& program, int variable, const typecheck::ArrayType& fro
 }
 
 void plan_dot(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out) {
-  const auto& lhs = type_of(program, e.inputs[0]);
-  const auto& rhs = type_of(program, e.inputs[1]);
-  const auto& result = type_of(program, e.output);
-  if (lhs.ndim() == 0 || rhs.ndim() == 0) return;
-  std::size_t lc = lhs.ndim() - 1;
-  auto lhs_k = dim_entry(lhs, lc), rhs_k = dim_entry(rhs, 0);
+  const Placement lhs = placement_of(program, e.inputs[0]);
+  const Placement rhs = placement_of(program, e.inputs[1]);
+  const Placement result = placement_of(program, e.output);
+  if (lhs.empty() || rhs.empty()) return;
+  const typecheck::DotDimensionNumbers numbers = dot_dimension_numbers(e.params, lhs.size());
   typecheck::AxisSet result_axes;
-  for (const auto& entry : result.sharding.dims) result_axes.insert(entry.begin(), entry.end());
+  for (const auto& entry : result) result_axes.insert(entry.begin(), entry.end());
   auto used_by_result = [&](const typecheck::SpecEntry& axes) {
     return std::any_of(axes.begin(), axes.end(), [&](const std::string& a) { return result_axes.count(a) > 0; });
   };
-  // Free dimensions: as the result has them.
-  std::vector<typecheck::SpecEntry> lhs_target = lhs.sharding.dims, rhs_target = rhs.sharding.dims;
-  lhs_target.resize(lhs.ndim());
-  rhs_target.resize(rhs.ndim());
-  if (lhs.ndim() == 2) lhs_target[0] = dim_entry(result, 0);
-  if (rhs.ndim() == 2) rhs_target[1] = dim_entry(result, result.ndim() - 1);
-  bool partial_sums = !lhs_k.empty() && lhs_k == rhs_k;
-  if (!partial_sums) {
-    // Split in one operand (or differently): gather the contraction.
-    lhs_target[lc].clear();
-    rhs_target[0].clear();
+  auto contains = [](const std::vector<int>& dims, std::size_t d) {
+    return std::find(dims.begin(), dims.end(), static_cast<int>(d)) != dims.end();
+  };
+  // Batch and free dimensions: as the result has them (its order: batch,
+  // lhs free, rhs free).
+  Placement lhs_target = lhs, rhs_target = rhs;
+  for (std::size_t i = 0; i < numbers.lhs_batch.size() && i < numbers.rhs_batch.size(); ++i) {
+    lhs_target.at(static_cast<std::size_t>(numbers.lhs_batch[i])) = dim_entry(result, i);
+    rhs_target.at(static_cast<std::size_t>(numbers.rhs_batch[i])) = dim_entry(result, i);
+  }
+  std::size_t next = numbers.lhs_batch.size();
+  std::vector<std::size_t> lhs_free, rhs_free;
+  for (std::size_t d = 0; d < lhs.size(); ++d)
+    if (!contains(numbers.lhs_batch, d) && !contains(numbers.lhs_contracting, d)) lhs_free.push_back(d);
+  for (std::size_t d = 0; d < rhs.size(); ++d)
+    if (!contains(numbers.rhs_batch, d) && !contains(numbers.rhs_contracting, d)) rhs_free.push_back(d);
+  for (std::size_t d : lhs_free) lhs_target[d] = dim_entry(result, next++);
+  for (std::size_t d : rhs_free) rhs_target[d] = dim_entry(result, next++);
+  // A contraction split the same way in both operands is summed after the
+  // product; split in one operand only (or differently), it is gathered first.
+  typecheck::SpecEntry summed;
+  for (std::size_t i = 0; i < numbers.lhs_contracting.size() && i < numbers.rhs_contracting.size(); ++i) {
+    auto lc = static_cast<std::size_t>(numbers.lhs_contracting[i]), rc = static_cast<std::size_t>(numbers.rhs_contracting[i]);
+    if (!lhs.at(lc).empty() && lhs[lc] == rhs.at(rc)) {
+      summed.insert(summed.end(), lhs[lc].begin(), lhs[lc].end());
+    } else {
+      lhs_target.at(lc).clear();
+      rhs_target.at(rc).clear();
+    }
   }
   // A free dimension cannot take an axis the contraction keeps split.
-  if (partial_sums) {
-    if (lhs.ndim() == 2 && used_by_result(lhs_k) && lhs_target[0] == lhs_k) lhs_target[0].clear();
-    if (rhs.ndim() == 2 && used_by_result(lhs_k) && rhs_target[1] == lhs_k) rhs_target[1].clear();
-  }
-  reshard(program, e.inputs[0], lhs, lhs_target, out);
-  reshard(program, e.inputs[1], rhs, rhs_target, out);
-  if (partial_sums) {
+  auto keeps_summed_axis = [&](const typecheck::SpecEntry& axes) {
+    return std::any_of(axes.begin(), axes.end(),
+                       [&](const std::string& a) { return std::find(summed.begin(), summed.end(), a) != summed.end(); });
+  };
+  for (std::size_t d : lhs_free)
+    if (keeps_summed_axis(lhs_target[d])) lhs_target[d].clear();
+  for (std::size_t d : rhs_free)
+    if (keeps_summed_axis(rhs_target[d])) rhs_target[d].clear();
+  reshard(e.inputs[0], lhs, lhs_target, out);
+  reshard(e.inputs[1], rhs, rhs_target, out);
+  if (!summed.empty()) {
     std::string operand = "(" + variable_name(e.output) + ")";
-    if (used_by_result(lhs_k)) out.push_back({"reduce-scatter", operand + ", axes=" + axes_text(lhs_k), true});
-    else out.push_back({"all-reduce", operand + ", axes=" + axes_text(lhs_k), true});
+    if (used_by_result(summed)) out.push_back({"reduce-scatter", operand + ", axes=" + axes_text(summed), true});
+    else out.push_back({"all-reduce", operand + ", axes=" + axes_text(summed), true});
   }
 }
 
 void plan_reduction(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out) {
-  const auto& operand = type_of(program, e.inputs[0]);
+  const Placement operand = placement_of(program, e.inputs[0]);
   const auto* axes = e.params.get<std::vector<std::int64_t>>("axes");
   typecheck::SpecEntry summed;
-  for (std::size_t d = 0; d < operand.ndim(); ++d) {
+  for (std::size_t d = 0; d < operand.size(); ++d) {
     bool reduced = !axes || std::find(axes->begin(), axes->end(), static_cast<std::int64_t>(d)) != axes->end();
     if (reduced) {
       auto entry = dim_entry(operand, d);
@@ -146,23 +194,23 @@ std::string xla_name(const Primitive& primitive) {
 std::vector<PlannedCollective> plan_collectives(const Jaxpr& program, const Equation& e) {
   std::vector<PlannedCollective> out;
   std::string_view name = e.primitive->name;
-  const auto& result = type_of(program, e.output);
+  const Placement result = placement_of(program, e.output);
   if (name == "dot_general") {
     plan_dot(program, e, out);
   } else if (name.starts_with("reduce_") || name == "argmax" || name == "argmin") {
     plan_reduction(program, e, out);
   } else if (name == "device_put" || name == "reshard" || name == "sharding_constraint") {
     const auto* layout = e.params.get<Layout>("layout");
-    reshard(program, e.inputs[0], type_of(program, e.inputs[0]), layout ? layout->dims : result.sharding.dims, out);
+    reshard(e.inputs[0], placement_of(program, e.inputs[0]), layout ? layout->dims : result, out);
   } else if (name == "shard_map_enter") {
-    reshard(program, e.inputs[0], type_of(program, e.inputs[0]), e.params.get<Layout>("in_spec")->dims, out);
+    reshard(e.inputs[0], placement_of(program, e.inputs[0]), e.params.get<Layout>("in_spec")->dims, out);
   } else if (is_elementwise(*e.primitive)) {
+    const auto& result_type = type_of(program, e.output);
     for (int input : e.inputs) {
-      const auto& operand = type_of(program, input);
-      if (operand.shape != result.shape) continue;
-      if (may_be_sharded(result) && stable_random_draw(program, input))
+      if (type_of(program, input).shape != result_type.shape) continue;
+      if (may_be_sharded(result_type) && stable_random_draw(program, input))
         out.push_back({"collective-permute", "(" + variable_name(input) + "), threefry stable mode"});
-      reshard(program, input, operand, result.sharding.dims, out);
+      reshard(input, placement_of(program, input), result, out);
     }
   }
   return out;

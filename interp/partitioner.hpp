@@ -3,6 +3,10 @@
 // and result's shardings require, under XLA's names (all-gather,
 // all-reduce, reduce-scatter, all-to-all, collective-permute,
 // dynamic-slice). compile().as_text() prints them before the equation.
+// A variable's sharding is its type's; on dimensions the type leaves whole,
+// the Auto mesh axes of the layout its traced value had (Jaxpr's
+// variable_layouts), so data-parallel programs on Auto meshes get their
+// all-reduces too.
 //
 // Rules (reference §2, the four sharded-matmul cases):
 //   dot_general: a contraction split the same way in both operands is

@@ -6,8 +6,9 @@
 
 namespace interp {
 
-int Jaxpr::add_variable(typecheck::ArrayType type) {
+int Jaxpr::add_variable(typecheck::ArrayType type, std::optional<Layout> layout) {
   variable_types.push_back(std::move(type));
+  variable_layouts.push_back(std::move(layout));
   return static_cast<int>(variable_types.size()) - 1;
 }
 

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,12 +34,13 @@ struct Equation {
 
 struct Jaxpr {
   std::vector<typecheck::ArrayType> variable_types;  // by variable number
+  std::vector<std::optional<Layout>> variable_layouts;  // by variable number; none for untraced programs
   std::vector<std::pair<int, ArrayRef>> constants;   // constvars and their values
   std::vector<int> inputs;
   std::vector<Equation> equations;
   std::vector<int> outputs;
 
-  int add_variable(typecheck::ArrayType type);
+  int add_variable(typecheck::ArrayType type, std::optional<Layout> layout = std::nullopt);
   // The jaxpr text.
   std::string str() const;
 };

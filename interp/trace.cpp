@@ -92,7 +92,7 @@ ArrayRef AbstractTrace::process(Evaluator& evaluator, const Primitive& primitive
 
 ArrayRef JitTrace::add_input(const ArrayObject& like) {
   ArrayRef tracer = make_abstract_array(like.aval, like.layout, like.committed);
-  int number = program->add_variable(tracer->aval);
+  int number = program->add_variable(tracer->aval, tracer->layout);
   program->inputs.push_back(number);
   variables_[tracer.get()] = {number, tracer};
   return tracer;
@@ -101,7 +101,7 @@ ArrayRef JitTrace::add_input(const ArrayObject& like) {
 int JitTrace::variable_of(const ArrayRef& array) {
   auto found = variables_.find(array.get());
   if (found != variables_.end()) return found->second.first;
-  int number = program->add_variable(array->aval);
+  int number = program->add_variable(array->aval, array->layout);
   program->constants.emplace_back(number, array);
   variables_[array.get()] = {number, array};
   return number;
@@ -110,7 +110,7 @@ int JitTrace::variable_of(const ArrayRef& array) {
 ArrayRef JitTrace::process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                            const Params& params) {
   ArrayRef result = apply(evaluator, primitive, operands, params, false);
-  Equation equation{&primitive, {}, params, program->add_variable(result->aval)};
+  Equation equation{&primitive, {}, params, program->add_variable(result->aval, result->layout)};
   for (const auto& operand : operands) equation.inputs.push_back(variable_of(operand));
   variables_[result.get()] = {equation.output, result};
   program->equations.push_back(std::move(equation));
