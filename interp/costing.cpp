@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "devices/device.hpp"
+#include "interp/contractions.hpp"
 #include "interp/partitioner.hpp"
 #include "interp/runtime.hpp"
 #include "lang/source.hpp"
@@ -93,16 +94,46 @@ std::int64_t rows_split(const ArrayType& result, std::size_t dim, const typechec
   return split;
 }
 
+// One device's share of a dot_general: a contracting dimension sharded alike
+// on both operands is a partial sum over its axes; the result's axes split
+// the batch and free dimensions (in the result's order: batch, lhs free, rhs
+// free).
 double dot_seconds(const devices::CostModel& model, const ArrayType& lhs, const ArrayType& rhs,
-                   const ArrayType& result) {
+                   const ArrayType& result, const typecheck::DotDimensionNumbers& numbers) {
   if (lhs.ndim() == 0 || rhs.ndim() == 0) return model.memory_seconds(local_bytes(result));
-  typecheck::SpecEntry lhs_k = dim_entry(lhs, lhs.ndim() - 1), rhs_k = dim_entry(rhs, 0);
-  bool partial_sums = !lhs_k.empty() && lhs_k == rhs_k;
-  typecheck::SpecEntry contraction = partial_sums ? lhs_k : typecheck::SpecEntry{};
+  auto free_dims = [](const ArrayType& operand, const std::vector<int>& contracting,
+                              const std::vector<int>& batch) {
+    std::vector<std::size_t> dims;
+    for (std::size_t d = 0; d < operand.ndim(); ++d)
+      if (std::find(contracting.begin(), contracting.end(), static_cast<int>(d)) == contracting.end() &&
+          std::find(batch.begin(), batch.end(), static_cast<int>(d)) == batch.end())
+        dims.push_back(d);
+    return dims;
+  };
+  std::vector<std::size_t> lhs_free = free_dims(lhs, numbers.lhs_contracting, numbers.lhs_batch);
+  std::vector<std::size_t> rhs_free = free_dims(rhs, numbers.rhs_contracting, numbers.rhs_batch);
+  if (numbers.lhs_contracting.size() != numbers.rhs_contracting.size() ||
+      result.ndim() != numbers.lhs_batch.size() + lhs_free.size() + rhs_free.size())
+    return model.memory_seconds(local_bytes(result));
   devices::MatmulWork work;
-  work.contracting = lhs.shape.back() / axes_size(lhs, contraction);
-  work.rows = lhs.ndim() == 2 ? lhs.shape[0] / rows_split(result, 0, contraction) : 1;
-  work.columns = rhs.ndim() == 2 ? rhs.shape[1] / rows_split(result, result.ndim() - 1, contraction) : 1;
+  typecheck::SpecEntry contraction;
+  work.contracting = 1;
+  for (std::size_t k = 0; k < numbers.lhs_contracting.size(); ++k) {
+    auto lhs_dim = static_cast<std::size_t>(numbers.lhs_contracting[k]);
+    typecheck::SpecEntry lhs_k = dim_entry(lhs, lhs_dim);
+    bool partial_sums = !lhs_k.empty() && lhs_k == dim_entry(rhs, static_cast<std::size_t>(numbers.rhs_contracting[k]));
+    work.contracting *= lhs.shape[lhs_dim] / (partial_sums ? axes_size(lhs, lhs_k) : 1);
+    if (partial_sums) contraction.insert(contraction.end(), lhs_k.begin(), lhs_k.end());
+  }
+  std::size_t out = 0;
+  auto result_share = [&](std::size_t count) {
+    std::int64_t size = 1;
+    for (std::size_t i = 0; i < count; ++i, ++out) size *= result.shape[out] / rows_split(result, out, contraction);
+    return size;
+  };
+  work.batch = result_share(numbers.lhs_batch.size());
+  work.rows = result_share(lhs_free.size());
+  work.columns = result_share(rhs_free.size());
   work.lhs_dtype = lhs.dtype;
   work.rhs_dtype = rhs.dtype;
   work.out_dtype = result.dtype;
@@ -111,10 +142,10 @@ double dot_seconds(const devices::CostModel& model, const ArrayType& lhs, const 
 
 // The local work of one application on one device.
 double compute_seconds(const devices::CostModel& model, const Primitive& primitive,
-                       const std::vector<ArrayType>& operands, const ArrayType& result) {
+                       const std::vector<ArrayType>& operands, const ArrayType& result, const Params& params) {
   if (moves_data_only(primitive)) return 0;
   if (primitive.name == "dot_general" && operands.size() == 2)
-    return dot_seconds(model, operands[0], operands[1], result);
+    return dot_seconds(model, operands[0], operands[1], result, dot_dimension_numbers(params, operands[0].ndim()));
   devices::ElementwiseWork work;
   work.elements = element_count(typecheck::local_shape(result));
   for (const auto& operand : operands) {
@@ -219,7 +250,7 @@ std::vector<devices::Charge> application_charges(const devices::CostModel& model
                                                  const std::vector<ArrayType>& operands, const ArrayType& result,
                                                  const Params& params, const LinkOf& link_of) {
   std::vector<devices::Charge> charges = collective_charges(model, primitive, operands, result, params, link_of);
-  double compute = compute_seconds(model, primitive, operands, result);
+  double compute = compute_seconds(model, primitive, operands, result, params);
   if (compute > 0) {
     // The operation runs after its operands' collectives, before its result's.
     auto after = std::find_if(charges.begin(), charges.end(), [](const devices::Charge& c) {
