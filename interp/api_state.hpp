@@ -30,8 +30,8 @@ using RetainedSources = std::unordered_map<std::string, std::shared_ptr<const la
 
 struct Interpreter::State {
   Options options;
+  RetainedSources sources;  // of the texts run on `evaluator`, which it outlives
   std::unique_ptr<interp::Evaluator> evaluator;
-  RetainedSources sources;  // of the texts run on `evaluator`
   // The evaluator running now (the main one, or check mode's own), for interrupt().
   std::atomic<interp::Evaluator*> running{nullptr};
   // The cost model's charges of the last check, when it ran after the last run.
