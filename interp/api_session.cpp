@@ -1,9 +1,10 @@
 // The REPL's introspection methods of the public API (:type, :vars, :mesh).
 //
-// Each runs a small script in the session's global namespace and reads its
-// result back. `:type` runs its script the way `shardlang check` runs a
-// program (AbstractEvaluation below): arrays it makes are abstract, so it
-// computes no data and does no device work whatever the sizes.
+// Each runs a small script against the session's global namespace and
+// reads its result back. The scripts run the way `shardlang check` runs a
+// program (AbstractEvaluation below): arrays they make are abstract, so
+// `:type` computes no data and does no device work whatever the sizes, and
+// what they assign is gone afterwards.
 #include <algorithm>
 #include <set>
 #include <unordered_map>
@@ -17,7 +18,7 @@ namespace shardlang {
 
 namespace {
 
-// Scratch globals of the scripts below, deleted after each use.
+// The scripts' own globals (in AbstractEvaluation's copy of the namespace).
 constexpr const char* jax_alias = "__shardlang_repl_jax";
 constexpr const char* result_name = "__shardlang_repl_value";
 // The file name of the scripts: the REPL's own, since a run also sets
@@ -77,11 +78,6 @@ Diagnostic internal_error(std::string message) {
   return diagnostic;
 }
 
-void forget_scratch(Interpreter& interpreter) {
-  interpreter.run(std::string(jax_alias) + " = " + result_name + " = None\ndel " + jax_alias + ", " + result_name + "\n",
-                  script_name);
-}
-
 // Diagnostics of the one-line script `prefix + expression` point into the
 // expression as the user typed it.
 void locate_in_expression(Result& result, std::size_t prefix_length, std::string_view expression) {
@@ -133,23 +129,28 @@ std::vector<Interpreter::Variable> Interpreter::variables() {
   std::string script = std::string("import jax as ") + jax_alias + "\n" + result_name + " = [";
   for (const Variable& variable : found) script += type_text_function() + "(" + variable.name + "), ";
   script += "]\n";
-  if (run(script, script_name).ok()) {
-    if (auto value = get(result_name); value && value->items().size() == found.size())
-      for (std::size_t i = 0; i < found.size(); ++i) found[i].type = value->items()[i].as_string();
+  try {
+    AbstractEvaluation scratch(*state_->evaluator);
+    if (execute(*state_->evaluator, script, script_name, RunKind::script).ok()) {
+      if (auto value = get(result_name); value && value->items().size() == found.size())
+        for (std::size_t i = 0; i < found.size(); ++i) found[i].type = value->items()[i].as_string();
+    }
+  } catch (const std::exception&) {
+    // Out of memory copying the namespace: the types stay unknown.
   }
-  forget_scratch(*this);
   return found;
 }
 
 Interpreter::MeshDescription Interpreter::mesh_description() {
   MeshDescription answer;
   std::string j = jax_alias;
-  answer.result = run("import jax as " + j + "\n" + result_name + " = [" + j + ".sharding.get_abstract_mesh(), " + j +
-                          ".devices()[0].platform, " + j + ".devices()[0].device_kind, [d.id for d in " + j +
-                          ".devices()]]\n",
-                      script_name);
-  if (answer.result.ok()) {
-    if (auto value = get(result_name); value && value->items().size() == 4) {
+  std::string script = "import jax as " + j + "\n" + result_name + " = [" + j + ".sharding.get_abstract_mesh(), " + j +
+                       ".devices()[0].platform, " + j + ".devices()[0].device_kind, [d.id for d in " + j +
+                       ".devices()]]\n";
+  try {
+    AbstractEvaluation scratch(*state_->evaluator);
+    answer.result = execute(*state_->evaluator, script, script_name, RunKind::script);
+    if (auto value = answer.result.ok() ? get(result_name) : std::nullopt; value && value->items().size() == 4) {
       const std::vector<Value>& parts = value->items();
       // get_abstract_mesh() with no mesh set is the empty mesh.
       if (parts[0].as_string() != "AbstractMesh((), axis_types=())")
@@ -158,8 +159,9 @@ Interpreter::MeshDescription Interpreter::mesh_description() {
       answer.device_kind = parts[2].as_string();
       for (const Value& id : parts[3].items()) answer.device_ids.push_back(static_cast<int>(id.as_int()));
     }
+  } catch (const std::exception& error) {
+    answer.result = Result({internal_error(std::string("RuntimeError: internal error: ") + error.what())}, "RuntimeError");
   }
-  forget_scratch(*this);
   return answer;
 }
 
