@@ -1,6 +1,9 @@
 // lax control flow and dynamic slicing (control_flow.hpp).
 #include "interp/control_flow.hpp"
 
+#include <algorithm>
+#include <functional>
+
 #include "interp/builtins.hpp"
 #include "interp/collectives.hpp"
 #include "interp/primitives.hpp"
@@ -31,6 +34,67 @@ std::vector<typecheck::CarryLeaf> leaves_of(Evaluator& evaluator, const Value& t
   std::vector<typecheck::CarryLeaf> out;
   carry_leaves(evaluator, tree, "", out);
   return out;
+}
+
+// The carry with each array leaf (in carry_leaves' order) replaced by
+// `replace(leaf, index)`.
+Value map_carry(Evaluator& evaluator, const Value& tree, std::size_t& index,
+                const std::function<Value(const Value&, std::size_t)>& replace) {
+  evaluator.guard_stack();
+  if (auto* t = tree.as<TupleObject>()) {
+    std::vector<Value> items;
+    for (const auto& item : t->items) items.push_back(map_carry(evaluator, item, index, replace));
+    return make_tuple(std::move(items));
+  }
+  if (auto* l = tree.as<ListObject>()) {
+    std::vector<Value> items;
+    for (const auto& item : l->items) items.push_back(map_carry(evaluator, item, index, replace));
+    return make_list(std::move(items));
+  }
+  if (auto* d = tree.as<DictObject>()) {
+    auto out = make_dict();
+    for (const auto& e : d->table.entries())
+      if (e.live) out->table.insert(e.key, map_carry(evaluator, e.value, index, replace));
+    return Value(out);
+  }
+  if (tree.is_none()) return tree;
+  return replace(tree, index++);
+}
+
+// JAX's _promote_weak_typed_inputs: a weakly typed initial carry leaf (a
+// Python scalar, say) whose type the body's output carry does not match
+// becomes the result type of both, so `fori_loop(0, n, f, 0)` with a float
+// body carries float32. The body's output types come from tracing it once
+// (nothing runs); a body that cannot be traced keeps the carry as given.
+Value promote_weak_carry(Evaluator& evaluator, const Value& init,
+                         const std::function<Value(Evaluator&, const Value&)>& body) {
+  auto input = leaves_of(evaluator, init);
+  if (std::none_of(input.begin(), input.end(), [](const typecheck::CarryLeaf& leaf) { return leaf.type.weak_type; }))
+    return init;
+  std::vector<typecheck::CarryLeaf> output;
+  try {
+    JitTrace trace;
+    std::size_t index = 0;
+    Value traced = map_carry(evaluator, init, index, [&](const Value& leaf, std::size_t) {
+      return Value(trace.add_input(*to_array(evaluator, leaf)));
+    });
+    TraceScope scope(evaluator, trace);
+    output = leaves_of(evaluator, body(evaluator, traced));
+  } catch (PyError&) {
+    return init;
+  }
+  if (output.size() != input.size()) return init;
+  std::size_t index = 0;
+  return map_carry(evaluator, init, index, [&](const Value& leaf, std::size_t i) {
+    const auto& in = input[i].type;
+    const auto& out = output[i].type;
+    // JAX's typematch ignores the weak flag: only a dtype change promotes.
+    if (!in.weak_type || in.dtype == out.dtype) return leaf;
+    auto promoted = typecheck::result_type(typecheck::ElementType{in.dtype, true}, typecheck::ElementType{out.dtype, out.weak_type});
+    Params params;
+    params.set("new_dtype", std::string(typecheck::long_name(promoted.dtype)));
+    return bind(evaluator, primitive("convert_element_type"), {to_array(evaluator, leaf)}, std::move(params));
+  });
 }
 
 // The body's output carry against its input carry.
@@ -240,6 +304,10 @@ void install_control_flow(Evaluator& evaluator) {
     std::int64_t lower = concrete_int(ev, a[0], "fori_loop's lower bound");
     std::int64_t upper = concrete_int(ev, a[1], "fori_loop's upper bound");
     Value carry = a[3];
+    if (lower < upper)
+      carry = promote_weak_carry(ev, carry, [&](Evaluator& e, const Value& c) {
+        return e.call(a[2], {Value(to_array(e, Value::integer(lower), typecheck::DType::int32)), c});
+      });
     auto input = leaves_of(ev, carry);
     for (std::int64_t i = lower; i < upper; ++i) {
       carry = ev.call(a[2], {Value(to_array(ev, Value::integer(i), typecheck::DType::int32)), carry});
@@ -248,7 +316,7 @@ void install_control_flow(Evaluator& evaluator) {
     return carry;
   });
   lax->add_function("while_loop(cond_fun, body_fun, init_val)", [](Evaluator& ev, Arguments& a) {
-    Value carry = a[2];
+    Value carry = promote_weak_carry(ev, a[2], [&](Evaluator& e, const Value& c) { return e.call(a[1], {c}); });
     auto input = leaves_of(ev, carry);
     for (;;) {
       auto go_on = concrete_predicate(ev, ev.call(a[0], {carry}), "while_loop");
@@ -272,6 +340,15 @@ void install_control_flow(Evaluator& evaluator) {
     }
     if (!length) raise(exc::ValueError(), "scan got no values to scan over and `length` not provided.");
     bool reverse = ev.truthy(a[4]);
+    if (*length > 0) {
+      Value first_row = row_of(ev, a[2], reverse ? *length - 1 : 0);
+      carry = promote_weak_carry(ev, carry, [&](Evaluator& e, const Value& c) {
+        Value out = e.call(a[0], {c, first_row});
+        auto* pair = out.as<TupleObject>();
+        return pair && pair->items.size() == 2 ? pair->items[0] : Value();
+      });
+      input = leaves_of(ev, carry);
+    }
     std::vector<Value> ys(static_cast<std::size_t>(*length));
     for (std::int64_t step = 0; step < *length; ++step) {
       std::int64_t i = reverse ? *length - 1 - step : step;
