@@ -41,10 +41,27 @@ typecheck::SpecInput spec_input(Evaluator& evaluator, const Value& value) {
   return typecheck::SpecInput::tuple(std::move(items));
 }
 
+// P(..., unreduced=...) and reduced=: a set (or frozenset) of axis names.
+typecheck::AxisSet spec_axis_set(Evaluator& evaluator, const Value& value, std::string_view argument) {
+  typecheck::AxisSet axes;
+  if (value.is_none()) return axes;
+  if (!value.as<SetObject>())
+    raise(exc::TypeError(), "`" + std::string(argument) +
+                                "` argument of PartitionSpec should be of type `frozenset` or `set`. Got type <class '" +
+                                type_name(value) + "'>");
+  for (const auto& item : evaluator.to_vector(value)) {
+    auto* name = string_of(item);
+    if (!name) raise(exc::TypeError(), "`" + std::string(argument) + "` axes of PartitionSpec must be axis names");
+    axes.insert(*name);
+  }
+  return axes;
+}
+
 Value make_partition_spec(Evaluator& evaluator, Arguments& a) {
   std::vector<typecheck::SpecInput> parts;
   for (const auto& v : a[0].as<TupleObject>()->items) parts.push_back(spec_input(evaluator, v));
-  return Value(std::make_shared<PartitionSpecObject>(checked(typecheck::PartitionSpec::make(parts))));
+  return Value(std::make_shared<PartitionSpecObject>(checked(typecheck::PartitionSpec::make(
+      parts, spec_axis_set(evaluator, a[1], "unreduced"), spec_axis_set(evaluator, a[2], "reduced")))));
 }
 
 std::vector<devices::Device> device_list(Evaluator& evaluator, const Value& value, std::vector<int>& shape) {
@@ -305,7 +322,7 @@ void install_sharding_module(Evaluator& evaluator) {
   sharding->add("AxisType", Value(axis_type_holder));
   auto spec_type = make_type("PartitionSpec");
   spec_type->set_constructor([](Evaluator& ev, CallArgs& args) {
-    static const Signature signature = Signature::parse("PartitionSpec(*partitions)");
+    static const Signature signature = Signature::parse("PartitionSpec(*partitions, unreduced=None, reduced=None)");
     Arguments a = bind_arguments(ev, signature, args);
     return make_partition_spec(ev, a);
   });
