@@ -343,6 +343,23 @@ Selection select(Evaluator& evaluator, const typecheck::Shape& x_shape, const Va
   return selection;
 }
 
+bool size_limit_exceeded(const typecheck::Shape& shape) {
+  return devices::element_count(shape) >= std::int64_t{1} << 31;
+}
+
+// The selection's positions as an int32 array of x[index]'s shape.
+ArrayRef positions_array(Evaluator& evaluator, const Selection& selection) {
+  auto made = devices::make_local_array(runtime_of(evaluator).ledger(), DType::int32, selection.shape);
+  if (!made) raise_devices_error(made.error());
+  auto e = made->buffer->elements<DType::int32>();
+  for (std::size_t k = 0; k < e.size(); ++k) e[k] = static_cast<std::int32_t>(selection.positions[k]);
+  typecheck::ArrayType type;
+  type.dtype = DType::int32;
+  type.shape = selection.shape;
+  type.sharding = typecheck::Sharding::replicated(nullptr, type.ndim());
+  return array_from_global(evaluator, *made, type, default_layout(evaluator, type.ndim()), false);
+}
+
 // x.at[index].get() on the general path: x[index] gathered on the host,
 // out-of-range array indices filled (jnp's default "fill" mode); replicated
 // on x's devices.
@@ -392,9 +409,8 @@ void scatter_elements(std::string_view method, devices::LocalArray& target, cons
 }
 
 // x.at[index].set/add/multiply/min/max on the general path: the updates (in
-// x's dtype, broadcast to x[index]'s shape) applied in order on x's global
-// value, which keeps x's sharding and devices (16-bit floats computed in
-// float32).
+// x's dtype, broadcast to x[index]'s shape) applied in order by the scatter
+// primitive at the host-resolved positions; x's sharding and devices stay.
 Value selection_update(Evaluator& evaluator, std::string_view method, const ArrayRef& operand, const Value& key,
                        const Value& update_value, const std::optional<typecheck::Sharding>& out_sharding) {
   Selection selection = select(evaluator, operand->aval.shape, key);
@@ -415,8 +431,11 @@ Value selection_update(Evaluator& evaluator, std::string_view method, const Arra
     layout.dims = out_sharding->dims;
     layout.dims.resize(type.ndim());
   }
-  if (operand->abstract() || update->abstract() || !selection.known)
+  if (!selection.known) {
+    if (tracing_jit(evaluator) && evaluator.mode == Evaluator::Mode::run)
+      raise(exc::NotImplementedError(), "x.at[...] with index arrays computed inside jax.jit (pass them in concrete)");
     return Value(make_abstract_array(type, layout, operand->committed));
+  }
   if (given != target) {
     std::vector<std::int64_t> dimensions;
     for (std::size_t k = 0; k < given.size(); ++k) dimensions.push_back(static_cast<std::int64_t>(target.size() - given.size() + k));
@@ -425,35 +444,14 @@ Value selection_update(Evaluator& evaluator, std::string_view method, const Arra
     params.set("broadcast_dimensions", dimensions);
     update = to_array(evaluator, bind(evaluator, primitive("broadcast_in_dim"), {update}, std::move(params)));
   }
-  DType dtype = operand->aval.dtype;
-  DType compute = dtype == DType::bfloat16 || dtype == DType::float16 ? DType::float32 : dtype;
-  auto in_compute = [&](const devices::LocalArray& a) {
-    if (a.dtype() == compute) {
-      auto copy = devices::make_local_array(runtime_of(evaluator).ledger(), compute, a.shape);
-      if (!copy) raise_devices_error(copy.error());
-      std::memcpy(copy->buffer->bytes().data(), a.buffer->bytes().data(), a.buffer->bytes().size());
-      return *copy;
-    }
-    auto converted = devices::convert(a, compute);
-    if (!converted) raise_devices_error(converted.error());
-    return *converted;
-  };
-  devices::LocalArray result = in_compute(global_value(evaluator, *operand));
-  devices::LocalArray updates = in_compute(global_value(evaluator, *update));
-  switch (compute) {
-    case DType::float32: scatter_elements<DType::float32>(method, result, updates, selection.positions); break;
-    case DType::int32: scatter_elements<DType::int32>(method, result, updates, selection.positions); break;
-    case DType::int8: scatter_elements<DType::int8>(method, result, updates, selection.positions); break;
-    case DType::uint32: scatter_elements<DType::uint32>(method, result, updates, selection.positions); break;
-    case DType::bool_: scatter_elements<DType::bool_>(method, result, updates, selection.positions); break;
-    default: raise(exc::TypeError(), "x.at[...]." + std::string(method) + " on " + std::string(typecheck::long_name(dtype)));
-  }
-  if (compute != dtype) {
-    auto back = devices::convert(result, dtype);
-    if (!back) raise_devices_error(back.error());
-    result = *back;
-  }
-  return Value(array_from_global(evaluator, result, type, layout, operand->committed));
+  if (size_limit_exceeded(operand->aval.shape))
+    raise(exc::ValueError(), "x.at[...] with index arrays on arrays of 2^31 or more elements");
+  Params params;
+  params.set("method", std::string(method));
+  Value scattered = bind(evaluator, primitive("scatter"), {operand, positions_array(evaluator, selection), update},
+                         std::move(params));
+  if (!out_sharding) return scattered;
+  return apply_device_put(evaluator, to_array(evaluator, scattered), layout, std::nullopt);
 }
 
 // x.at[items]: set, add and get.
@@ -477,11 +475,7 @@ class AtReference final : public Object {
       return Value(native(method + "(values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None)",
                           [operand, key, method, op](Evaluator& ev, Arguments& a) {
         auto out_sharding = out_sharding_of(ev, operand, a[4]);
-        if (needs_selection(key)) {
-          if (tracing_jit(ev))
-            raise(exc::NotImplementedError(), "x.at[...] with strided slices, None or index arrays inside jax.jit");
-          return selection_update(ev, method, operand, key, a[0], out_sharding);
-        }
+        if (needs_selection(key)) return selection_update(ev, method, operand, key, a[0], out_sharding);
         Window window = window_of(ev, operand->aval, key);
         ArrayRef update = window_update(ev, method, operand, window, a[0], out_sharding);
         if (op.empty()) return update_window(ev, operand, window, update, out_sharding);
@@ -493,7 +487,8 @@ class AtReference final : public Object {
     if (name == "get")
       return Value(native("get()", [operand, key](Evaluator& ev, Arguments&) {
         if (!needs_selection(key) || !is_index_array_key(key)) return *operand->get_item(ev, key);
-        if (tracing_jit(ev)) raise(exc::NotImplementedError(), "x.at[...].get() with index arrays inside jax.jit");
+        if (tracing_jit(ev) && ev.mode == Evaluator::Mode::run)
+          raise(exc::NotImplementedError(), "x.at[...].get() with index arrays inside jax.jit");
         return selection_get(ev, operand, key);
       }));
     return Object::get_attribute(evaluator, name);
@@ -614,6 +609,51 @@ ArrayRef gather_implementation(Evaluator& evaluator, const Primitive&, const std
   ArrayRef out = make_array(evaluator, out_type, computed, std::move(shards), operand->committed);
   out = relayout(evaluator, out, out_layout);
   out->aval = out_type;
+  return out;
+}
+
+// operands: x, int32 flat positions (x[index]'s shape; x.size drops an
+// update), updates in x's dtype and the positions' shape. params: method
+// (set add multiply min max). Every device applies the updates in order to
+// a whole copy (16-bit floats in float32); the result is laid out as x.
+ArrayRef scatter_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
+  const std::string method = *params.get<std::string>("method");
+  typecheck::ArrayType type = operand->aval;
+  for (const auto& o : operands) type.manual.varying.insert(o->aval.manual.varying.begin(), o->aval.manual.varying.end());
+  if (!execute || operand->abstract() || operands[1]->abstract() || operands[2]->abstract())
+    return make_abstract_array(type, operand->layout, operand->committed);
+  const DeviceMeshRef& mesh = operand->layout.mesh;
+  auto whole = [&](const ArrayRef& a) {
+    return relayout(evaluator, a, Layout{mesh, std::vector<typecheck::SpecEntry>(a->aval.ndim())});
+  };
+  std::vector<ArrayRef> inputs{whole(operand), whole(operands[1]), whole(operands[2])};
+  DType dtype = operand->aval.dtype;
+  DType compute = dtype == DType::bfloat16 || dtype == DType::float16 ? DType::float32 : dtype;
+  auto ledger = runtime_of(evaluator).ledger();
+  auto shards = run_per_position(evaluator, mesh, inputs, [&](const std::vector<devices::LocalArray>& in)
+                                                               -> devices::Expected<devices::LocalArray> {
+    auto result = devices::convert(in[0], compute);  // a fresh buffer, also when the dtype stays
+    if (!result) return result;
+    auto updates = devices::convert(in[2], compute);
+    if (!updates) return updates;
+    std::vector<std::int64_t> positions;
+    for (auto p : in[1].buffer->elements<DType::int32>()) positions.push_back(p);
+    switch (compute) {
+      case DType::int32: scatter_elements<DType::int32>(method, *result, *updates, positions); break;
+      case DType::int8: scatter_elements<DType::int8>(method, *result, *updates, positions); break;
+      case DType::uint32: scatter_elements<DType::uint32>(method, *result, *updates, positions); break;
+      case DType::bool_: scatter_elements<DType::bool_>(method, *result, *updates, positions); break;
+      default: scatter_elements<DType::float32>(method, *result, *updates, positions); break;
+    }
+    if (compute == dtype) return result;
+    return devices::convert(*result, dtype);
+  });
+  ArrayRef out = make_array(evaluator, type, Layout{mesh, std::vector<typecheck::SpecEntry>(type.ndim())}, std::move(shards),
+                            operand->committed);
+  out = relayout(evaluator, out, operand->layout);
+  out->aval = type;
   return out;
 }
 

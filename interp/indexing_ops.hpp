@@ -14,6 +14,11 @@ struct Params;
 ArrayRef gather_implementation(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                                const Params& params, bool execute);
 
+// The scatter primitive (x.at[index] updates with strided slices or index
+// arrays).
+ArrayRef scatter_implementation(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                                const Params& params, bool execute);
+
 // jnp.take / jax.lax members built on gather-like primitives.
 void install_indexing_operations(Evaluator& evaluator, ModuleObject& module);
 

@@ -735,6 +735,7 @@ constexpr std::array primitive_table{
     Primitive{"reshape", "reshape", reshape_implementation, movement_cost},
     Primitive{"rev", "flip", rev_implementation, movement_cost},
     unary("rsqrt", UnaryOp::rsqrt, R::floating),
+    Primitive{"scatter", "scatter", scatter_implementation, movement_cost},
     Primitive{"select_n", "where", select_n_implementation, elementwise_cost},
     Primitive{"shard_map_enter", "shard_map", shard_map_enter_implementation, collective_cost},
     Primitive{"shard_map_exit", "shard_map", shard_map_exit_implementation, collective_cost},
