@@ -26,8 +26,29 @@ namespace interp {
 
 using typecheck::DType;
 
+namespace {
+
+// The sharding of an array on one device outside any mesh, as JAX shows it
+// (a NamedSharding underneath, so it still works as a device_put target).
+class SingleDeviceShardingObject final : public NamedShardingObject {
+ public:
+  using NamedShardingObject::NamedShardingObject;
+  const TypeRef& type() const override {
+    static const TypeRef type = make_type("SingleDeviceSharding");
+    return type;
+  }
+  std::string repr(Evaluator& evaluator) const override {
+    return "SingleDeviceSharding(device=" + DeviceObject(mesh->devices[0]).repr(evaluator) + ", memory_kind=device)";
+  }
+};
+
+}  // namespace
+
 Value sharding_value(const Layout& layout) {
-  return Value(std::make_shared<NamedShardingObject>(layout.mesh, typecheck::PartitionSpec::from_entries(layout.dims)));
+  auto spec = typecheck::PartitionSpec::from_entries(layout.dims);
+  if (layout.mesh->shape.empty() && layout.mesh->devices.size() == 1)
+    return Value(std::make_shared<SingleDeviceShardingObject>(layout.mesh, std::move(spec)));
+  return Value(std::make_shared<NamedShardingObject>(layout.mesh, std::move(spec)));
 }
 
 namespace {
