@@ -56,6 +56,12 @@ std::string_view collective_kind_name(CollectiveKind kind) {
   return collective_kind_names[static_cast<int>(kind)];
 }
 
+CollectiveKind parse_collective_kind(std::string_view xla_name) {
+  for (std::size_t kind = 1; kind < collective_kind_names.size(); ++kind)
+    if (collective_kind_names[kind] == xla_name) return static_cast<CollectiveKind>(kind);
+  return CollectiveKind::none;
+}
+
 Expected<MeshAxisLink> mesh_axis_link(const ChipSpec& chip, const SliceShape& slice,
                                       const std::vector<Device>& mesh_devices,
                                       const std::vector<int>& mesh_shape, int axis) {

@@ -26,6 +26,8 @@ enum class CollectiveKind { none, all_gather, all_reduce, reduce_scatter, all_to
 
 // "all-gather", as XLA names the HLO; "-" for none.
 std::string_view collective_kind_name(CollectiveKind kind);
+// The kind XLA's name names; none for anything else ("dynamic-slice").
+CollectiveKind parse_collective_kind(std::string_view xla_name);
 
 // One (batched) matrix product [batch, rows, contracting] x [batch,
 // contracting, columns] as one device computes it: dimensions of its shard.

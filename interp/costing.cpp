@@ -74,16 +74,6 @@ bool moves_data_only(const Primitive& primitive) {
          xla_name(primitive) != name;
 }
 
-devices::CollectiveKind collective_kind(std::string_view xla) {
-  using K = devices::CollectiveKind;
-  if (xla == "all-gather") return K::all_gather;
-  if (xla == "all-reduce") return K::all_reduce;
-  if (xla == "reduce-scatter") return K::reduce_scatter;
-  if (xla == "all-to-all") return K::all_to_all;
-  if (xla == "collective-permute") return K::collective_permute;
-  return K::none;
-}
-
 // The rows of a dot's result one device computes: the lhs rows split by the
 // result's axes on them, except axes the contraction keeps (a reduce-scatter
 // splits the summed result, not the product).
@@ -169,26 +159,16 @@ std::string types_text(const std::vector<ArrayType>& operands, const ArrayType& 
   return text + (text.empty() ? "" : " -> ") + result.short_str();
 }
 
-// The partitioner names the operand and the axes of a collective in its
-// text: "(b), dimensions={1}, axes={X,Y}".
-typecheck::SpecEntry planned_axes(const std::string& details) {
+// A shard_map collective's axis_name parameter: "X" or "X,Y".
+typecheck::SpecEntry axis_names(const std::string& names) {
   typecheck::SpecEntry axes;
-  std::size_t begin = details.find("axes={");
-  if (begin == std::string::npos) return axes;
-  begin += 6;
-  std::size_t end = details.find('}', begin);
-  while (begin < end && end != std::string::npos) {
-    std::size_t comma = std::min(details.find(',', begin), end);
-    axes.push_back(details.substr(begin, comma - begin));
+  std::size_t begin = 0;
+  while (begin < names.size()) {
+    std::size_t comma = std::min(names.find(',', begin), names.size());
+    axes.push_back(names.substr(begin, comma - begin));
     begin = comma + 1;
   }
   return axes;
-}
-
-int planned_variable(const std::string& details, int variable_count) {
-  for (int variable = 0; variable < variable_count; ++variable)
-    if (details.starts_with("(" + variable_name(variable) + ")")) return variable;
-  return -1;
 }
 
 std::vector<devices::MeshAxisLink> links(const ArrayType& type, const typecheck::SpecEntry& axes, const LinkOf& link_of) {
@@ -203,12 +183,12 @@ std::vector<devices::Charge> collective_charges(const devices::CostModel& model,
                                                 const std::vector<ArrayType>& operands, const ArrayType& result,
                                                 const Params& params, const LinkOf& link_of) {
   std::vector<devices::Charge> charges;
-  devices::CollectiveKind own_kind = collective_kind(xla_name(primitive));
+  devices::CollectiveKind own_kind = devices::parse_collective_kind(xla_name(primitive));
   if (own_kind != devices::CollectiveKind::none) {
     const std::string* names = params.get<std::string>("axis_name");
     const Layout* body = params.get<Layout>("mesh");
     if (!names || !body || operands.empty()) return charges;
-    typecheck::SpecEntry axes = planned_axes("axes={" + *names + "}");
+    typecheck::SpecEntry axes = axis_names(*names);
     std::vector<devices::MeshAxisLink> axis_links;
     for (const auto& axis : axes) {
       const typecheck::MeshAxis* found = body->mesh->abstract->find(axis);
@@ -224,24 +204,17 @@ std::vector<devices::Charge> collective_charges(const devices::CostModel& model,
   Equation equation{&primitive, {}, params, -1};
   for (const auto& operand : operands) equation.inputs.push_back(equation_program.add_variable(operand));
   equation.output = equation_program.add_variable(result);
-  int variable_count = equation.output + 1;
   for (const PlannedCollective& planned : plan_collectives(equation_program, equation)) {
-    devices::CollectiveKind kind = collective_kind(planned.name);
-    int variable = planned_variable(planned.details, variable_count);
-    if (kind == devices::CollectiveKind::none || variable < 0) continue;  // a dynamic-slice moves nothing
-    const ArrayType& type = equation_program.variable_types[static_cast<std::size_t>(variable)];
-    typecheck::SpecEntry axes = planned_axes(planned.details);
+    if (planned.kind == devices::CollectiveKind::none || planned.variable < 0) continue;  // a dynamic-slice moves nothing
+    const ArrayType& type = equation_program.variable_types[static_cast<std::size_t>(planned.variable)];
     // A result that keeps the summed axes unreduced holds partial sums: no
     // collective runs now.
-    if (variable == equation.output &&
-        std::all_of(axes.begin(), axes.end(), [&](const std::string& axis) { return type.sharding.unreduced.contains(axis); }))
+    if (planned.variable == equation.output &&
+        std::all_of(planned.axes.begin(), planned.axes.end(),
+                    [&](const std::string& axis) { return type.sharding.unreduced.contains(axis); }))
       continue;
-    std::int64_t bytes = local_bytes(type);
-    // all-gather and reduce-scatter count the gathered (unsplit) array.
-    if (kind == devices::CollectiveKind::all_gather || kind == devices::CollectiveKind::reduce_scatter)
-      bytes *= axes_size(type, axes);
-    charges.push_back({planned.name, type.short_str(), kind, bytes,
-                       model.collective_seconds(kind, bytes, links(type, axes, link_of)), 0});
+    charges.push_back({planned.name, type.short_str(), planned.kind, planned.bytes,
+                       model.collective_seconds(planned.kind, planned.bytes, links(type, planned.axes, link_of)), 0});
   }
   return charges;
 }

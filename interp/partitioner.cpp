@@ -48,8 +48,45 @@ typecheck::SpecEntry dim_entry(const Placement& dims, std::size_t d) {
   return d < dims.size() ? dims[d] : typecheck::SpecEntry{};
 }
 
+// The size of mesh axis `axis` as `variable`'s type or traced layout knows it.
+std::int64_t axis_size(const Jaxpr& program, int variable, const std::string& axis) {
+  if (const auto& mesh = type_of(program, variable).sharding.mesh)
+    if (const typecheck::MeshAxis* found = mesh->find(axis)) return found->size;
+  auto index = static_cast<std::size_t>(variable);
+  if (index < program.variable_layouts.size() && program.variable_layouts[index]) {
+    const Layout& layout = *program.variable_layouts[index];
+    if (layout.mesh && layout.mesh->abstract)
+      if (const typecheck::MeshAxis* found = layout.mesh->abstract->find(axis)) return found->size;
+  }
+  return 1;
+}
+
+// A collective `name` moving `variable` (split as `placement`) over `axes`.
+PlannedCollective planned(const Jaxpr& program, std::string name, std::string details, int variable,
+                          const Placement& placement, typecheck::SpecEntry axes, bool after = false) {
+  PlannedCollective collective;
+  collective.name = std::move(name);
+  collective.details = std::move(details);
+  collective.after = after;
+  collective.kind = devices::parse_collective_kind(collective.name);
+  collective.variable = variable;
+  for (const auto& axis : axes) collective.group_size *= axis_size(program, variable, axis);
+  collective.axes = std::move(axes);
+  const auto& type = type_of(program, variable);
+  std::int64_t elements = 1;
+  for (std::size_t d = 0; d < type.shape.size(); ++d) {
+    std::int64_t split = 1;
+    for (const auto& axis : dim_entry(placement, d)) split *= axis_size(program, variable, axis);
+    elements *= split > 0 ? (type.shape[d] + split - 1) / split : type.shape[d];
+  }
+  collective.bytes = elements * typecheck::byte_size(type.dtype);
+  if (collective.kind == devices::CollectiveKind::all_gather || collective.kind == devices::CollectiveKind::reduce_scatter)
+    collective.bytes *= collective.group_size;
+  return collective;
+}
+
 // Resharding operand `variable` from `from` to `to`, dimension by dimension.
-void reshard(int variable, const Placement& from, const std::vector<typecheck::SpecEntry>& to,
+void reshard(const Jaxpr& program, int variable, const Placement& from, const std::vector<typecheck::SpecEntry>& to,
              std::vector<PlannedCollective>& out) {
   std::string operand = "(" + variable_name(variable) + ")";
   typecheck::AxisSet dropped, added;
@@ -72,15 +109,18 @@ void reshard(int variable, const Placement& from, const std::vector<typecheck::S
     dropped.erase(a);
     added.erase(a);
   }
-  if (!moved.empty()) out.push_back({"all-to-all", operand + ", axes=" + axes_text(moved)});
+  if (!moved.empty()) out.push_back(planned(program, "all-to-all", operand + ", axes=" + axes_text(moved), variable, from, moved));
   if (!dropped.empty()) {
     std::string dims;
     for (std::size_t i = 0; i < gathered_dims.size(); ++i) dims += (i ? "," : "") + std::to_string(gathered_dims[i]);
-    out.push_back({"all-gather", operand + ", dimensions={" + dims + "}, axes=" +
-                                     axes_text(typecheck::SpecEntry(dropped.begin(), dropped.end()))});
+    typecheck::SpecEntry axes(dropped.begin(), dropped.end());
+    out.push_back(planned(program, "all-gather", operand + ", dimensions={" + dims + "}, axes=" + axes_text(axes),
+                          variable, from, axes));
   }
-  if (!added.empty())
-    out.push_back({"dynamic-slice", operand + ", axes=" + axes_text(typecheck::SpecEntry(added.begin(), added.end()))});
+  if (!added.empty()) {
+    typecheck::SpecEntry axes(added.begin(), added.end());
+    out.push_back(planned(program, "dynamic-slice", operand + ", axes=" + axes_text(axes), variable, from, axes));
+  }
 }
 
 void plan_dot(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out) {
@@ -133,12 +173,12 @@ void plan_dot(const Jaxpr& program, const Equation& e, std::vector<PlannedCollec
     if (keeps_summed_axis(lhs_target[d])) lhs_target[d].clear();
   for (std::size_t d : rhs_free)
     if (keeps_summed_axis(rhs_target[d])) rhs_target[d].clear();
-  reshard(e.inputs[0], lhs, lhs_target, out);
-  reshard(e.inputs[1], rhs, rhs_target, out);
+  reshard(program, e.inputs[0], lhs, lhs_target, out);
+  reshard(program, e.inputs[1], rhs, rhs_target, out);
   if (!summed.empty()) {
     std::string operand = "(" + variable_name(e.output) + ")";
-    if (used_by_result(summed)) out.push_back({"reduce-scatter", operand + ", axes=" + axes_text(summed), true});
-    else out.push_back({"all-reduce", operand + ", axes=" + axes_text(summed), true});
+    out.push_back(planned(program, used_by_result(summed) ? "reduce-scatter" : "all-reduce",
+                          operand + ", axes=" + axes_text(summed), e.output, result, summed, true));
   }
 }
 
@@ -153,7 +193,9 @@ void plan_reduction(const Jaxpr& program, const Equation& e, std::vector<Planned
       summed.insert(summed.end(), entry.begin(), entry.end());
     }
   }
-  if (!summed.empty()) out.push_back({"all-reduce", "(" + variable_name(e.output) + "), axes=" + axes_text(summed), true});
+  if (!summed.empty())
+    out.push_back(planned(program, "all-reduce", "(" + variable_name(e.output) + "), axes=" + axes_text(summed), e.output,
+                          placement_of(program, e.output), summed, true));
 }
 
 // Whether a result may be split across devices: sharded by its type, or on a
@@ -201,16 +243,17 @@ std::vector<PlannedCollective> plan_collectives(const Jaxpr& program, const Equa
     plan_reduction(program, e, out);
   } else if (name == "device_put" || name == "reshard" || name == "sharding_constraint") {
     const auto* layout = e.params.get<Layout>("layout");
-    reshard(e.inputs[0], placement_of(program, e.inputs[0]), layout ? layout->dims : result, out);
+    reshard(program, e.inputs[0], placement_of(program, e.inputs[0]), layout ? layout->dims : result, out);
   } else if (name == "shard_map_enter") {
-    reshard(e.inputs[0], placement_of(program, e.inputs[0]), e.params.get<Layout>("in_spec")->dims, out);
+    reshard(program, e.inputs[0], placement_of(program, e.inputs[0]), e.params.get<Layout>("in_spec")->dims, out);
   } else if (is_elementwise(*e.primitive)) {
     const auto& result_type = type_of(program, e.output);
     for (int input : e.inputs) {
       if (type_of(program, input).shape != result_type.shape) continue;
       if (may_be_sharded(result_type) && stable_random_draw(program, input))
-        out.push_back({"collective-permute", "(" + variable_name(input) + "), threefry stable mode"});
-      reshard(input, placement_of(program, input), result, out);
+        out.push_back(planned(program, "collective-permute", "(" + variable_name(input) + "), threefry stable mode", input,
+                              placement_of(program, input), {}));
+      reshard(program, input, placement_of(program, input), result, out);
     }
   }
   return out;

@@ -21,18 +21,28 @@
 //   shard_map collectives: their own XLA instruction.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "devices/cost_model.hpp"
 #include "interp/program.hpp"
 
 namespace interp {
 
-// One collective the partitioner inserts: its XLA name and the text after it.
+// One collective the partitioner inserts: its XLA name and the text after
+// it, and the same facts as the cost model takes them.
 struct PlannedCollective {
   std::string name;     // "all-gather"
   std::string details;  // "(b), dimensions={1}, axes={Y}"
   bool after = false;   // on the equation's result (partial sums), not an operand
+  devices::CollectiveKind kind = devices::CollectiveKind::none;  // none for a dynamic-slice
+  int variable = -1;                // the variable whose data it moves
+  typecheck::SpecEntry axes;        // the mesh axes it runs over
+  std::int64_t group_size = 1;      // devices in each group: the axes' sizes multiplied
+  // Per device: the gathered array for all-gather and reduce-scatter, the
+  // local one otherwise (costmodel.md's V and S).
+  std::int64_t bytes = 0;
 };
 
 // The collectives equation `e` of `program` needs: operand reshards, then
