@@ -131,6 +131,13 @@ std::optional<bool> concrete_predicate(Evaluator& evaluator, const Value& value,
   return evaluator.truthy(value);
 }
 
+// The value eager grad's trace computed for a traced array; null when none.
+ArrayRef known_value(Evaluator& evaluator, const Value& value) {
+  auto* array = value.as<ArrayObject>();
+  auto* trace = dynamic_cast<JitTrace*>(&current_trace(evaluator));
+  return array && array->abstract() && trace ? trace->concrete_value(*array) : nullptr;
+}
+
 // A predicate traced by jit or grad: its value is not known while tracing.
 bool traced_predicate(Evaluator& evaluator, const Value& value) {
   auto* array = value.as<ArrayObject>();
@@ -364,8 +371,11 @@ void install_control_flow(Evaluator& evaluator) {
     return make_tuple({carry, stacked(ev, ys)});
   });
   lax->add_function("cond(pred, true_fun, false_fun, *operands)", [](Evaluator& ev, Arguments& a) {
-    bool traced = traced_predicate(ev, a[0]);
-    bool predicate = traced || concrete_predicate(ev, a[0], "cond").value_or(true);
+    // Eager grad knows the predicate's value: JAX's eager grad takes that
+    // branch alone, so the other one's gradient (NaN, say) does not leak in.
+    ArrayRef known = known_value(ev, a[0]);
+    bool traced = !known && traced_predicate(ev, a[0]);
+    bool predicate = traced || concrete_predicate(ev, known ? Value(known) : a[0], "cond").value_or(true);
     std::vector<Value> operands = a[3].as<TupleObject>()->items;
     // Both branches are traced (as JAX does) and must agree on their types.
     Value on_true = ev.call(a[1], operands), on_false = ev.call(a[2], operands);

@@ -794,8 +794,11 @@ struct GradOptions {
 
 // Differentiates `function` at `args` (grad.hpp).
 Value differentiate(Evaluator& evaluator, const Value& function, CallArgs args, const GradOptions& options) {
-  // The differentiated arguments' leaves become the program's inputs.
-  JitTrace trace;
+  // The differentiated arguments' leaves become the program's inputs. Run
+  // eagerly, the trace also computes values, so a cond takes one branch;
+  // under jit or in check mode it only records.
+  const bool concrete = evaluator.mode == Evaluator::Mode::run && !tracing_jit(evaluator);
+  JitTrace trace(concrete);
   std::vector<ArrayRef> primals;
   std::vector<TreeDef> defs;
   std::vector<std::size_t> first_leaf;
@@ -817,7 +820,7 @@ Value differentiate(Evaluator& evaluator, const Value& function, CallArgs args, 
                                     ". If you want to use Boolean- or integer-valued inputs, use vjp or set "
                                     "allow_int to True.");
       primals.push_back(array);
-      tracers.push_back(Value(trace.add_input(*array)));
+      tracers.push_back(Value(trace.add_input(array)));
     }
     args.positional[position] = tree_unflatten(evaluator, defs.back(), tracers);
   }
@@ -827,6 +830,8 @@ Value differentiate(Evaluator& evaluator, const Value& function, CallArgs args, 
     TraceScope scope(evaluator, trace);
     returned = evaluator.call(function, args);
   }
+  // The replay below computes the values again, charging their cost.
+  trace.release_values();
   Value out = returned;
   Value aux;
   if (options.has_aux) {

@@ -98,6 +98,17 @@ ArrayRef JitTrace::add_input(const ArrayObject& like) {
   return tracer;
 }
 
+ArrayRef JitTrace::add_input(const ArrayRef& value) {
+  ArrayRef tracer = add_input(*value);
+  if (execute_ && !value->abstract()) concrete_[tracer.get()] = value;
+  return tracer;
+}
+
+ArrayRef JitTrace::concrete_value(const ArrayObject& tracer) const {
+  auto found = concrete_.find(&tracer);
+  return found != concrete_.end() ? found->second : nullptr;
+}
+
 int JitTrace::variable_of(const ArrayRef& array) {
   auto found = variables_.find(array.get());
   if (found != variables_.end()) return found->second.first;
@@ -110,6 +121,16 @@ int JitTrace::variable_of(const ArrayRef& array) {
 ArrayRef JitTrace::process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                            const Params& params) {
   ArrayRef result = apply(evaluator, primitive, operands, params, false);
+  if (execute_ && evaluator.mode == Evaluator::Mode::run && primitive.name != "debug_print") {
+    // The value too, when every operand's is known (a constant is its own).
+    std::vector<ArrayRef> values;
+    for (const auto& operand : operands) {
+      ArrayRef value = operand->abstract() ? concrete_value(*operand) : operand;
+      if (!value) break;
+      values.push_back(std::move(value));
+    }
+    if (values.size() == operands.size()) concrete_[result.get()] = apply(evaluator, primitive, values, params, true);
+  }
   Equation equation{&primitive, {}, params, program->add_variable(result->aval, result->layout)};
   for (const auto& operand : operands) equation.inputs.push_back(variable_of(operand));
   variables_[result.get()] = {equation.output, result};

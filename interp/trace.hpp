@@ -39,14 +39,24 @@ class AbstractTrace : public Trace {
 
 // Records into `program`. Arrays it made (inputs and results) are its
 // variables; any other array an operation meets is a constant of the program.
+// An executing trace (eager grad) also runs each application whose operands'
+// values it knows, beside the record, so a traced value can have a concrete
+// value (a cond's predicate then picks its branch, as in JAX's eager grad);
+// effects (debug prints) are only recorded.
 class JitTrace : public Trace {
  public:
-  JitTrace() : program(std::make_shared<Jaxpr>()) {}
+  explicit JitTrace(bool execute = false) : program(std::make_shared<Jaxpr>()), execute_(execute) {}
   ArrayRef process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                    const Params& params) override;
 
   // An abstract stand-in for an argument of type `like`, as a program input.
   ArrayRef add_input(const ArrayObject& like);
+  // The same; an executing trace knows its value, `value`, when it has data.
+  ArrayRef add_input(const ArrayRef& value);
+  // The value an executing trace computed for `tracer`; null when unknown.
+  ArrayRef concrete_value(const ArrayObject& tracer) const;
+  // Frees those values (the recording stays).
+  void release_values() { concrete_.clear(); }
   // The variable of `array`: its own, or a new constant.
   int variable_of(const ArrayRef& array);
 
@@ -54,6 +64,8 @@ class JitTrace : public Trace {
 
  private:
   std::map<const ArrayObject*, std::pair<int, ArrayRef>> variables_;
+  bool execute_ = false;
+  std::map<const ArrayObject*, ArrayRef> concrete_;  // tracer -> its value (executing trace)
 };
 
 // Check mode, outside any `try`: records `error` (at the current statement)
