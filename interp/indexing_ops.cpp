@@ -384,6 +384,21 @@ Value selection_get(Evaluator& evaluator, const ArrayRef& operand, const Value& 
   return Value(array_from_global(evaluator, *made, type, layout, operand->committed));
 }
 
+// x.at[index].get() under jit: the gather primitive on the flattened x at
+// the host-resolved positions (out-of-range ones filled).
+Value selection_take(Evaluator& evaluator, const ArrayRef& operand, const Value& key) {
+  Selection selection = select(evaluator, operand->aval.shape, key);
+  if (!selection.known)
+    raise(exc::NotImplementedError(), "x.at[...] with index arrays computed inside jax.jit (pass them in concrete)");
+  if (size_limit_exceeded(operand->aval.shape))
+    raise(exc::ValueError(), "x.at[...] with index arrays on arrays of 2^31 or more elements");
+  Value flat = apply_reshape(evaluator, Value(operand), {devices::element_count(operand->aval.shape)});
+  Params params;
+  params.set("axis", std::int64_t{0});
+  return bind(evaluator, primitive("gather"), {to_array(evaluator, flat), positions_array(evaluator, selection)},
+              std::move(params));
+}
+
 // Combines x[position] with one update element, in the compute type.
 template <typename T>
 T combined(std::string_view method, T current, T update) {
@@ -487,8 +502,7 @@ class AtReference final : public Object {
     if (name == "get")
       return Value(native("get()", [operand, key](Evaluator& ev, Arguments&) {
         if (!needs_selection(key) || !is_index_array_key(key)) return *operand->get_item(ev, key);
-        if (tracing_jit(ev) && ev.mode == Evaluator::Mode::run)
-          raise(exc::NotImplementedError(), "x.at[...].get() with index arrays inside jax.jit");
+        if (tracing_jit(ev) && ev.mode == Evaluator::Mode::run) return selection_take(ev, operand, key);
         return selection_get(ev, operand, key);
       }));
     return Object::get_attribute(evaluator, name);
