@@ -595,6 +595,17 @@ void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_j
       }
       if (is_jnp && !a[2].is_none()) return device_put_leaf(ev, Value(array), a[2]);
       if (is_jnp && !a[3].is_none()) return device_put_leaf(ev, Value(array), a[3]);
+      // np.asarray of a sharded array is a host copy: whole, on the default
+      // device, uncommitted (its indexing no longer follows the sharding).
+      if (!is_jnp && (array->committed || array->shards.size() > 1)) {
+        ArrayRef whole = relayout(ev, array, default_layout(ev, array->aval.ndim()));
+        typecheck::ArrayType aval = whole->aval;
+        aval.sharding = typecheck::Sharding::replicated(nullptr, aval.ndim());
+        if (whole->abstract()) return Value(make_abstract_array(aval, whole->layout, false));
+        std::vector<std::shared_ptr<devices::Buffer>> shards;
+        for (const auto& shard : whole->shards) shards.push_back(shard.shared_buffer());
+        return Value(make_array(ev, aval, whole->layout, std::move(shards), false));
+      }
       return Value(array);
     });
   };
