@@ -8,6 +8,7 @@
 #include "interp/builtins.hpp"
 #include "interp/collectives.hpp"
 #include "interp/contractions.hpp"
+#include "interp/costing.hpp"
 #include "interp/primitives.hpp"
 #include "interp/trace.hpp"
 #include "interp/tree_module.hpp"
@@ -830,8 +831,6 @@ Value differentiate(Evaluator& evaluator, const Value& function, CallArgs args, 
     TraceScope scope(evaluator, trace);
     returned = evaluator.call(function, args);
   }
-  // The replay below computes the values again, charging their cost.
-  trace.release_values();
   Value out = returned;
   Value aux;
   if (options.has_aux) {
@@ -857,8 +856,10 @@ Value differentiate(Evaluator& evaluator, const Value& function, CallArgs args, 
   for (const auto& leaf : aux_leaves)
     aux_variables.push_back(leaf.as<ArrayObject>() ? trace.variable_of(as_array(leaf)) : -1);
 
-  // Forward: the program replayed through the current trace.
+  // Forward: the program replayed through the current trace (eagerly, the
+  // values the trace computed are taken, and charged as if run now).
   const Jaxpr& program = *trace.program;
+  const bool eager = concrete && dynamic_cast<EagerTrace*>(&current_trace(evaluator));
   std::map<int, ArrayRef> values;
   for (std::size_t i = 0; i < program.inputs.size(); ++i) values[program.inputs[i]] = primals[i];
   for (const auto& [variable, constant] : program.constants) values[variable] = constant;
@@ -870,7 +871,12 @@ Value differentiate(Evaluator& evaluator, const Value& function, CallArgs args, 
       operands.push_back(values.at(input));
       depends = depends || active.count(input) > 0;
     }
-    values[e.output] = as_array(bind(evaluator, *e.primitive, std::move(operands), e.params));
+    if (ArrayRef known = eager ? trace.concrete_value(e.output) : nullptr) {
+      charge_application(evaluator, *e.primitive, operands, known, e.params, true);
+      values[e.output] = known;
+    } else {
+      values[e.output] = as_array(bind(evaluator, *e.primitive, std::move(operands), e.params));
+    }
     if (depends) active.insert(e.output);
   }
 

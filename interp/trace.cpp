@@ -109,6 +109,11 @@ ArrayRef JitTrace::concrete_value(const ArrayObject& tracer) const {
   return found != concrete_.end() ? found->second : nullptr;
 }
 
+ArrayRef JitTrace::concrete_value(int variable) const {
+  auto found = concrete_variables_.find(variable);
+  return found != concrete_variables_.end() ? found->second : nullptr;
+}
+
 int JitTrace::variable_of(const ArrayRef& array) {
   auto found = variables_.find(array.get());
   if (found != variables_.end()) return found->second.first;
@@ -132,6 +137,7 @@ ArrayRef JitTrace::process(Evaluator& evaluator, const Primitive& primitive, con
     if (values.size() == operands.size()) concrete_[result.get()] = apply(evaluator, primitive, values, params, true);
   }
   Equation equation{&primitive, {}, params, program->add_variable(result->aval, result->layout)};
+  if (auto value = concrete_value(*result)) concrete_variables_[equation.output] = value;
   for (const auto& operand : operands) equation.inputs.push_back(variable_of(operand));
   variables_[result.get()] = {equation.output, result};
   program->equations.push_back(std::move(equation));

@@ -53,10 +53,10 @@ class JitTrace : public Trace {
   ArrayRef add_input(const ArrayObject& like);
   // The same; an executing trace knows its value, `value`, when it has data.
   ArrayRef add_input(const ArrayRef& value);
-  // The value an executing trace computed for `tracer`; null when unknown.
+  // The value an executing trace computed for `tracer`, or for the program's
+  // `variable`; null when unknown.
   ArrayRef concrete_value(const ArrayObject& tracer) const;
-  // Frees those values (the recording stays).
-  void release_values() { concrete_.clear(); }
+  ArrayRef concrete_value(int variable) const;
   // The variable of `array`: its own, or a new constant.
   int variable_of(const ArrayRef& array);
 
@@ -66,6 +66,7 @@ class JitTrace : public Trace {
   std::map<const ArrayObject*, std::pair<int, ArrayRef>> variables_;
   bool execute_ = false;
   std::map<const ArrayObject*, ArrayRef> concrete_;  // tracer -> its value (executing trace)
+  std::map<int, ArrayRef> concrete_variables_;       // equation output -> its value
 };
 
 // Check mode, outside any `try`: records `error` (at the current statement)
