@@ -277,24 +277,9 @@ Value stacked(Evaluator& evaluator, const std::vector<Value>& rows) {
     return first.as<TupleObject>() ? make_tuple(std::move(items)) : make_list(std::move(items));
   }
   if (first.is_none()) return first;
-  ArrayRef row = to_array(evaluator, first);
-  std::vector<std::int64_t> one_row{1};
-  one_row.insert(one_row.end(), row->aval.shape.begin(), row->aval.shape.end());
-  Value zeros = evaluator.call(*evaluator.module("jax.numpy")->find("zeros"),
-                               {make_tuple([&] {
-                                  std::vector<Value> dims{Value::integer(static_cast<std::int64_t>(rows.size()))};
-                                  for (auto s : row->aval.shape) dims.push_back(Value::integer(s));
-                                  return dims;
-                                }()),
-                                Value(std::make_shared<DTypeObject>(row->aval.dtype))});
-  Value out = zeros;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    Value lifted = apply_reshape(evaluator, rows[i], one_row);
-    std::vector<Value> starts(one_row.size(), Value::integer(0));
-    starts[0] = Value::integer(static_cast<std::int64_t>(i));
-    out = dynamic_update_slice(evaluator, out, lifted, starts);
-  }
-  return out;
+  // jnp.stack keeps each row's sharding on the dimensions after the new one
+  // (JAX's scan gives ys of sharded rows the same sharding).
+  return evaluator.call(*evaluator.module("jax.numpy")->find("stack"), {make_list(std::vector<Value>(rows))});
 }
 
 std::vector<std::int64_t> int_list(Evaluator& evaluator, const Value& value) {
