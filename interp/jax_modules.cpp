@@ -428,6 +428,11 @@ void install_jax_module(Evaluator& evaluator) {
   });
   jax->add_function("reshard(x, out_sharding)", [](Evaluator& ev, Arguments& a) {
     Value target = a[1];
+    // reshard names a bare spec's mesh from the context (JAX's canonicalize_sharding).
+    if (auto* spec = target.as<PartitionSpecObject>(); spec && !context_device_mesh(ev))
+      raise(exc::ValueError(), "Using PartitionSpec when you are not under a mesh context is not allowed. Please pass a "
+                               "NamedSharding instance or enter into a mesh context via `jax.set_mesh`. Got " +
+                                   spec->spec.repr());
     return map_leaves(ev, a[0], [&](const Value& leaf) { return device_put_leaf(ev, leaf, target); });
   });
   jax->add_function("typeof(x)", [](Evaluator& ev, Arguments& a) {
