@@ -2,7 +2,8 @@
 # `shardlang check --profile` of a 96-layer transformer forward pass and loss
 # with the shapes of a 70B model (FSDP x tensor parallel on a 16x16 v5p mesh,
 # examples/transformer_96_layers.shl; 140 GB of weights): the estimated step
-# time and its top lines. Target: under 0.5 s of wall time, and no allocation proportional to array sizes: the peak RSS
+# time and its top lines. Target: under 0.5 s of wall time, and no
+# allocation proportional to array sizes: the peak RSS
 # must stay near that of checking an empty program.
 #
 # Prints the best and median wall time of 5 runs, the peak RSS of the model's

@@ -60,7 +60,7 @@ std::string chrome_trace_json(const Profile& profile, std::span<const std::strin
         json_string(profile.source_label(charge.source)), json_string(charge.shardings),
         json_string(collective_kind_name(charge.collective)), charge.bytes_moved, timed.charged_seconds * 1e6,
         timed.overlapped ? "true" : "false");
-    for (int device : timed.devices)
+    for (int device : *timed.devices)
       append(fmt::format(R"({{"name":{},"cat":"{}","ph":"X","ts":{:.3f},"dur":{:.3f},"pid":{},"tid":{},"args":{}}})",
                          json_string(charge.operation), communication ? "communication" : "compute",
                          timed.start_seconds * 1e6, charge.seconds * 1e6, device,

@@ -88,24 +88,34 @@ void Profile::finish(std::span<const int> devices, double end_seconds, double bu
   }
 }
 
+Expected<std::shared_ptr<const std::vector<int>>> Profile::device_set(std::span<const int> devices) {
+  if (last_devices_ && std::equal(devices.begin(), devices.end(), last_devices_->begin(), last_devices_->end()))
+    return last_devices_;
+  if (Status checked = check_devices(devices); !checked) return checked.error();
+  last_devices_ = std::make_shared<const std::vector<int>>(devices.begin(), devices.end());
+  return last_devices_;
+}
+
 Status Profile::add(Charge charge, std::span<const int> devices) {
-  if (Status checked = check_devices(devices); !checked) return checked;
+  auto set = device_set(devices);
+  if (!set.ok()) return set.error();
   double start = start_of(devices);
   double seconds = charge.seconds;
-  charges_.push_back({std::move(charge), {devices.begin(), devices.end()}, start, seconds, false});
+  charges_.push_back({std::move(charge), *set, start, seconds, false});
   finish(devices, start + seconds, seconds);
   return {};
 }
 
 Status Profile::add_overlapped(Charge compute, Charge communication, std::span<const int> devices) {
-  if (Status checked = check_devices(devices); !checked) return checked;
+  auto set = device_set(devices);
+  if (!set.ok()) return set.error();
   double start = start_of(devices);
   double step = CostModel::overlapped_seconds(compute.seconds, communication.seconds);
   // The collective is charged only for what the compute did not hide.
   double exposed = step - compute.seconds;
   double compute_seconds = compute.seconds;
-  charges_.push_back({std::move(compute), {devices.begin(), devices.end()}, start, compute_seconds, false});
-  charges_.push_back({std::move(communication), {devices.begin(), devices.end()}, start, exposed, true});
+  charges_.push_back({std::move(compute), *set, start, compute_seconds, false});
+  charges_.push_back({std::move(communication), *set, start, exposed, true});
   finish(devices, start + step, step);
   return {};
 }

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -19,7 +20,9 @@ namespace devices {
 // added to the run (its own estimate, less what overlapping compute hid).
 struct TimedCharge {
   Charge charge;
-  std::vector<int> devices;
+  // Shared by consecutive charges on the same devices (an SPMD program's
+  // charges all run on its whole mesh).
+  std::shared_ptr<const std::vector<int>> devices;
   double start_seconds = 0;
   double charged_seconds = 0;
   bool overlapped = false;  // a collective run beside independent compute
@@ -59,6 +62,8 @@ class Profile {
 
  private:
   Status check_devices(std::span<const int> devices) const;
+  // `devices` checked, as a set shared with the previous charge when equal.
+  Expected<std::shared_ptr<const std::vector<int>>> device_set(std::span<const int> devices);
   double start_of(std::span<const int> devices) const;
   void finish(std::span<const int> devices, double end_seconds, double busy_seconds);
 
@@ -67,6 +72,7 @@ class Profile {
   std::vector<double> device_busy_;
   std::vector<TimedCharge> charges_;
   std::map<SourceId, std::string> source_labels_;
+  std::shared_ptr<const std::vector<int>> last_devices_;
 };
 
 }  // namespace devices

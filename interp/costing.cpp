@@ -413,9 +413,19 @@ void CostRecorder::restart_profile() {
   if (!profile_) return;
   profile_.emplace(std::string(devices::chip_name(chip_)), device_count_);
   source_ids_.clear();
+  span_ids_.clear();
 }
 
 devices::SourceId CostRecorder::source_of(const lang::Span& span) {
+  // A program's statements charge again and again: resolve each span once.
+  std::pair<const void*, std::uint32_t> span_key{span.file, span.begin};
+  if (auto known = span_ids_.find(span_key); known != span_ids_.end()) return known->second;
+  devices::SourceId id = line_source(span);
+  span_ids_.emplace(span_key, id);
+  return id;
+}
+
+devices::SourceId CostRecorder::line_source(const lang::Span& span) {
   lang::SourceRange range = lang::resolve(span);
   std::pair<const void*, int> key{span.file, range.begin.line};
   auto found = source_ids_.find(key);

@@ -128,6 +128,7 @@ class CostRecorder {
 
  private:
   devices::SourceId source_of(const lang::Span& span);
+  devices::SourceId line_source(const lang::Span& span);  // one id per (file, line)
 
   devices::Chip chip_;
   int device_count_;
@@ -137,6 +138,7 @@ class CostRecorder {
   std::optional<devices::Profile> profile_;
   OverlapWindow window_;
   std::map<std::pair<const void*, int>, devices::SourceId> source_ids_;  // (file, line) -> id
+  std::map<std::pair<const void*, std::uint32_t>, devices::SourceId> span_ids_;  // (file, offset) -> id
   std::map<std::pair<const DeviceMesh*, std::size_t>, std::pair<DeviceMeshRef, devices::MeshAxisLink>> links_;
 };
 

@@ -79,7 +79,7 @@ TEST(Profile, RendersTheMostExpensiveRowsFirst) {
             "collective  count  bytes moved  est. µs  exposed µs  share\n"
             "all-gather      2      8388608    200.0       200.0  39.9%\n"
             "\n"
-            "not modelled: overlap that XLA's scheduler finds by itself, fusion, small-matmul MXU "
+            "not modelled: overlap that XLA's scheduler finds by itself, fusion (beyond a hand-overlapped shard_map matmul step's slice and accumulation), small-matmul MXU "
             "under-utilisation, link congestion between axes\n");
   std::string shortened = profile.render(1);
   EXPECT_NE(shortened.find("model.shl:4"), std::string::npos);
@@ -92,7 +92,7 @@ TEST(Profile, EmptyRunHasHeaderAndFooter) {
   EXPECT_EQ(profile.render(),
             "profile on v2, 1 device: estimated 0.0 µs over 0 operations\n"
             "\n"
-            "not modelled: overlap that XLA's scheduler finds by itself, fusion, small-matmul MXU "
+            "not modelled: overlap that XLA's scheduler finds by itself, fusion (beyond a hand-overlapped shard_map matmul step's slice and accumulation), small-matmul MXU "
             "under-utilisation, link congestion between axes\n");
 }
 
