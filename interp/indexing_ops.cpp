@@ -14,6 +14,7 @@
 #include "interp/trace.hpp"
 #include "typecheck/creation_rules.hpp"
 #include "typecheck/rule_support.hpp"
+#include "typecheck/shape_rules.hpp"
 #include "typecheck/structural_rules.hpp"
 
 namespace interp {
@@ -270,20 +271,16 @@ Selection select(Evaluator& evaluator, const typecheck::Shape& x_shape, const Va
   while (dim < ndim) full_slice();
 
   // The advanced items broadcast together (NumPy's rules).
-  typecheck::Shape broadcast;
+  std::vector<typecheck::Shape> advanced_shapes;
   std::vector<std::size_t> advanced_at;
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (items[i].kind != Item::Kind::array) continue;
     advanced_at.push_back(i);
-    const auto& s = items[i].shape;
-    if (s.size() > broadcast.size()) broadcast.insert(broadcast.begin(), s.size() - broadcast.size(), 1);
-    for (std::size_t d = 0; d < s.size(); ++d) {
-      auto& b = broadcast[broadcast.size() - s.size() + d];
-      if (b == 1) b = s[d];
-      else if (s[d] != 1 && s[d] != b)
-        raise(exc::IndexError(), "shape mismatch: indexing arrays could not be broadcast together");
-    }
+    advanced_shapes.push_back(items[i].shape);
   }
+  std::optional<typecheck::Shape> common = typecheck::broadcast_shapes(advanced_shapes);
+  if (!common) raise(exc::IndexError(), "shape mismatch: indexing arrays could not be broadcast together");
+  const typecheck::Shape& broadcast = *common;
   // Result dims: slices and newaxes in order, the broadcast block where the
   // advanced items sit when they are adjacent, else first.
   struct ResultDim {

@@ -46,18 +46,11 @@ Value bind_broadcast(Evaluator& evaluator, const ArrayRef& operand, const typech
 
 // NumPy broadcasting: trailing dims aligned.
 typecheck::Shape broadcast_shape(const std::vector<ArrayRef>& operands) {
-  typecheck::Shape out;
-  for (const auto& a : operands) {
-    const auto& s = a->aval.shape;
-    if (s.size() > out.size()) out.insert(out.begin(), s.size() - out.size(), 1);
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      auto& o = out[out.size() - s.size() + i];
-      if (o == 1) o = s[i];
-      else if (s[i] != 1 && s[i] != o)
-        raise(exc::ValueError(), "Incompatible shapes for broadcasting: shapes do not match");
-    }
-  }
-  return out;
+  std::vector<typecheck::Shape> shapes;
+  for (const auto& a : operands) shapes.push_back(a->aval.shape);
+  std::optional<typecheck::Shape> out = typecheck::broadcast_shapes(shapes);
+  if (!out) raise(exc::ValueError(), "Incompatible shapes for broadcasting: shapes do not match");
+  return *out;
 }
 
 Value broadcast_to(Evaluator& evaluator, const ArrayRef& operand, const typecheck::Shape& shape) {

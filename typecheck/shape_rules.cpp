@@ -9,6 +9,19 @@
 
 namespace typecheck {
 
+std::optional<Shape> broadcast_shapes(std::span<const Shape> shapes) {
+  Shape out;
+  for (const Shape& shape : shapes) {
+    if (shape.size() > out.size()) out.insert(out.begin(), shape.size() - out.size(), 1);
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      std::int64_t& size = out[out.size() - shape.size() + d];
+      if (size == 1) size = shape[d];
+      else if (shape[d] != 1 && shape[d] != size) return std::nullopt;
+    }
+  }
+  return out;
+}
+
 namespace {
 
 std::int64_t product(std::span<const std::int64_t> sizes) {

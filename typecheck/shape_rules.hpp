@@ -18,6 +18,10 @@
 
 namespace typecheck {
 
+// NumPy broadcasting of shapes: trailing dims aligned, a 1 stretches;
+// nullopt when two dims differ and neither is 1.
+std::optional<Shape> broadcast_shapes(std::span<const Shape> shapes);
+
 // jnp.reshape's -1: the one unknown size, or numpy's TypeErrors.
 Checked<Shape> resolve_reshape_sizes(std::span<const std::int64_t> operand_shape, std::span<const std::int64_t> sizes);
 

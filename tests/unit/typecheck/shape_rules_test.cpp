@@ -18,6 +18,14 @@ std::string unsupported(std::string_view operand, std::string_view sizes) {
          std::string(operand) + ", new sizes: " + std::string(sizes);
 }
 
+TEST(BroadcastShapes, NumpyTrailingAlignment) {
+  const std::vector<Shape> compatible{{8, 1, 3}, {4, 1}, {}};
+  EXPECT_EQ(broadcast_shapes(compatible), (Shape{8, 4, 3}));
+  const std::vector<Shape> clash{{2, 3}, {4, 3}};
+  EXPECT_EQ(broadcast_shapes(clash), std::nullopt);
+  EXPECT_EQ(broadcast_shapes({}), Shape{});
+}
+
 TEST(Reshape, SingletonDimsOnly) {
   const MeshRef mesh = xy_mesh();
   EXPECT_EQ(reshape("f32[8@X,1,4@Y]", {8, 4}, mesh), "f32[8@X,4@Y]");
