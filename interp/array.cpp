@@ -52,6 +52,13 @@ ArrayRef make_array(Evaluator& evaluator, typecheck::ArrayType aval, Layout layo
   return array;
 }
 
+ArrayRef retyped_array(Evaluator& evaluator, const ArrayObject& array, typecheck::ArrayType aval, bool committed) {
+  if (array.abstract()) return make_abstract_array(std::move(aval), array.layout, committed);
+  std::vector<std::shared_ptr<devices::Buffer>> shards;
+  for (const auto& shard : array.shards) shards.push_back(shard.shared_buffer());
+  return make_array(evaluator, std::move(aval), array.layout, std::move(shards), committed);
+}
+
 ArrayRef make_abstract_array(typecheck::ArrayType aval, Layout layout, bool committed) {
   auto array = std::make_shared<ArrayObject>();
   array->aval = std::move(aval);

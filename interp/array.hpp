@@ -80,6 +80,9 @@ typecheck::DType dtype_argument(Evaluator& evaluator, const Value& value);
 // An array from per-position shards (placed on their devices, counted in HBM).
 ArrayRef make_array(Evaluator& evaluator, typecheck::ArrayType aval, Layout layout,
                     std::vector<std::shared_ptr<devices::Buffer>> shards, bool committed);
+// `array`'s shards (shared, not copied) under another type or commitment;
+// an abstract array stays abstract.
+ArrayRef retyped_array(Evaluator& evaluator, const ArrayObject& array, typecheck::ArrayType aval, bool committed);
 // An abstract array (check mode): no shards.
 ArrayRef make_abstract_array(typecheck::ArrayType aval, Layout layout, bool committed);
 // An array holding `global` split by `layout` (a host-to-device transfer).

@@ -589,14 +589,9 @@ void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_j
       if (!a[1].is_none()) dtype = dtype_argument(ev, a[1]);
       ArrayRef array = to_array(ev, a[0], dtype);
       if (array->aval.weak_type) {
-        auto copy = make_abstract_array(array->aval, array->layout, array->committed);
-        copy->aval.weak_type = false;
-        if (!array->abstract()) {
-          std::vector<std::shared_ptr<devices::Buffer>> shards;
-          for (const auto& s : array->shards) shards.push_back(s.shared_buffer());
-          copy = make_array(ev, copy->aval, array->layout, std::move(shards), array->committed);
-        }
-        array = copy;
+        typecheck::ArrayType strong = array->aval;
+        strong.weak_type = false;
+        array = retyped_array(ev, *array, strong, array->committed);
       }
       if (is_jnp && !a[2].is_none()) return device_put_leaf(ev, Value(array), a[2]);
       if (is_jnp && !a[3].is_none()) return device_put_leaf(ev, Value(array), a[3]);
@@ -606,10 +601,7 @@ void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_j
         ArrayRef whole = relayout(ev, array, default_layout(ev, array->aval.ndim()));
         typecheck::ArrayType aval = whole->aval;
         aval.sharding = typecheck::Sharding::replicated(nullptr, aval.ndim());
-        if (whole->abstract()) return Value(make_abstract_array(aval, whole->layout, false));
-        std::vector<std::shared_ptr<devices::Buffer>> shards;
-        for (const auto& shard : whole->shards) shards.push_back(shard.shared_buffer());
-        return Value(make_array(ev, aval, whole->layout, std::move(shards), false));
+        return Value(retyped_array(ev, *whole, aval, false));
       }
       return Value(array);
     });

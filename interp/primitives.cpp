@@ -491,10 +491,7 @@ ArrayRef convert_implementation(Evaluator& evaluator, const Primitive&, const st
   DType dtype = *typecheck::parse_dtype(*params.get<std::string>("new_dtype"));
   typecheck::ArrayType out_type = checked(typecheck::convert_element_type_rule(operand->aval, dtype));
   if (!execute) return make_abstract_array(out_type, operand->layout, operand->committed);
-  ArrayRef converted = astype(evaluator, operand, dtype);
-  std::vector<std::shared_ptr<devices::Buffer>> shards;
-  for (const auto& s : converted->shards) shards.push_back(s.shared_buffer());
-  return make_array(evaluator, out_type, operand->layout, std::move(shards), operand->committed);
+  return retyped_array(evaluator, *astype(evaluator, operand, dtype), out_type, operand->committed);
 }
 
 // params: dimensions (reversed whole on every device).
@@ -643,10 +640,7 @@ ArrayRef device_put_implementation(Evaluator& evaluator, const Primitive&, const
   if (!execute || operand->abstract()) {
     out = make_abstract_array(aval, layout, true);
   } else {
-    ArrayRef moved = relayout(evaluator, operand, layout);
-    std::vector<std::shared_ptr<devices::Buffer>> shards;
-    for (const auto& s : moved->shards) shards.push_back(s.shared_buffer());
-    out = make_array(evaluator, aval, layout, std::move(shards), true);
+    out = retyped_array(evaluator, *relayout(evaluator, operand, layout), aval, true);
   }
   if (const auto* requested = params.get<typecheck::ShardingArg>("requested")) out->requested_spec = requested->spec;
   return out;

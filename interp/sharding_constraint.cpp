@@ -118,10 +118,7 @@ ArrayRef sharding_constraint_implementation(Evaluator& evaluator, const Primitiv
   if (!execute || operand->abstract()) {
     out = make_abstract_array(aval, layout, true);
   } else {
-    ArrayRef moved = relayout(evaluator, operand, layout);
-    std::vector<std::shared_ptr<devices::Buffer>> shards;
-    for (const auto& s : moved->shards) shards.push_back(s.shared_buffer());
-    out = make_array(evaluator, aval, layout, std::move(shards), true);
+    out = retyped_array(evaluator, *relayout(evaluator, operand, layout), aval, true);
   }
   // .sharding.spec shows the spec as written when it is exactly where the data went.
   if (const auto* constraint = params.get<typecheck::ShardingArg>("sharding")) {
