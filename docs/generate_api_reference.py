@@ -202,7 +202,7 @@ def render(modules, array_attributes, primitives):
         "",
         "## Primitives",
         "",
-        "Every array operation is one primitive of `interp/primitives.cpp`'s table, bound through the",
+        "Every array operation is one primitive of `interp/ops/primitives.cpp`'s table, bound through the",
         "current trace: it runs eagerly, under `jax.jit` and in `shardlang check` with the same",
         "typing and sharding rule. *API name* is the name JAX's errors use for it; *lax name* the",
         "`lax` primitive elementwise errors name; *grad* marks a primitive `jax.grad` can",

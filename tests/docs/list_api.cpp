@@ -8,17 +8,17 @@
 //
 // DETAIL is a function's Python-style signature, a module's or class's full
 // name, or a value's type name. Modules are the built-in modules
-// (Evaluator::modules) and `builtins`; primitives are interp/primitives.cpp's
+// (Evaluator::modules) and `builtins`; primitives are interp/ops/primitives.cpp's
 // table in its order.
 #include <algorithm>
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "interp/evaluator.hpp"
-#include "interp/objects.hpp"
-#include "interp/primitives.hpp"
-#include "interp/value.hpp"
+#include "interp/python/evaluator.hpp"
+#include "interp/python/objects.hpp"
+#include "interp/ops/primitives.hpp"
+#include "interp/python/value.hpp"
 #include "shardlang/shardlang.hpp"
 
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "interp/costing.hpp"
+#include "interp/transforms/costing.hpp"
 
 namespace interp {
 namespace {

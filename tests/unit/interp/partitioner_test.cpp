@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "interp/contractions.hpp"
-#include "interp/partitioner.hpp"
+#include "interp/ops/contractions.hpp"
+#include "interp/transforms/partitioner.hpp"
 
 namespace interp {
 namespace {

@@ -1,0 +1,75 @@
+// The public API's private state (include/shardlang/shardlang.hpp
+// Interpreter::State) and its one way of running source text, shared by the
+// files that implement Interpreter: api.cpp (running, checking, values) and
+// api_session.cpp (the REPL's introspection).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "devices/chip.hpp"
+#include "interp/transforms/costing.hpp"
+#include "interp/python/evaluator.hpp"
+#include "interp/library/npy_io.hpp"
+#include "interp/python/objects.hpp"
+#include "interp/ops/runtime.hpp"
+#include "lang/source.hpp"
+#include "shardlang/shardlang.hpp"
+
+namespace shardlang {
+
+// The source files of the texts run on a session's evaluator, by name and
+// text: spans into them outlive the run (where a variable's array got its
+// sharding, a saved exception's traceback), so each is kept for the
+// session; running the same text again reuses its file.
+using RetainedSources = std::unordered_map<std::string, std::shared_ptr<const lang::SourceFile>>;
+
+struct Interpreter::State {
+  Options options;
+  RetainedSources sources;  // of the texts run on `evaluator`, which it outlives
+  std::unique_ptr<interp::Evaluator> evaluator;
+  // The evaluator running now (the main one, or check mode's own), for interrupt().
+  std::atomic<interp::Evaluator*> running{nullptr};
+  // The cost model's charges of the last check, when it ran after the last run.
+  std::shared_ptr<interp::CostRecorder> check_costs;
+
+  // The charges profile_report() and trace_json() show.
+  const devices::Profile* profile() const {
+    const auto& costs = check_costs ? check_costs : evaluator->runtime->costs;
+    return costs ? costs->profile() : nullptr;
+  }
+
+  std::unique_ptr<interp::Evaluator> make_evaluator(interp::Evaluator::Mode mode) const {
+    auto evaluator = std::make_unique<interp::Evaluator>();
+    evaluator->mode = mode;
+    if (mode == interp::Evaluator::Mode::run) evaluator->output = options.output;
+    interp::RuntimeOptions runtime;
+    if (auto platform = devices::parse_platform(options.platform)) runtime.platform = *platform;
+    if (auto chip = devices::parse_chip(options.chip)) runtime.chip = *chip;
+    runtime.device_count = options.devices;
+    runtime.profile = options.profile;
+    evaluator->runtime = std::make_shared<interp::Runtime>(runtime);
+    interp::install_costing(*evaluator);
+    // sys.argv: the script name is filled in by each run.
+    std::vector<interp::Value> argv{interp::make_str("")};
+    for (const auto& argument : options.script_arguments) argv.push_back(interp::make_str(argument));
+    evaluator->module("sys")->add("argv", interp::make_list(std::move(argv)));
+    interp::install_npy_io(*evaluator, options.allowed_directories);
+    return evaluator;
+  }
+};
+
+enum class RunKind { script, interactive };
+
+// Parses and runs one source text on `evaluator`, on a thread with a large
+// stack; every failure becomes a diagnostic. `interactive` echoes
+// expression statements and binds `_`. The text's source file is kept in
+// `retained` when given.
+Result execute(interp::Evaluator& evaluator, std::string_view source, std::string_view name, RunKind kind,
+               RetainedSources* retained = nullptr);
+
+}  // namespace shardlang

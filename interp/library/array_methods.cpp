@@ -1,0 +1,342 @@
+// The array object's protocols (operators, attributes, methods, printing),
+// dtype objects, and turning host values into arrays (array.hpp).
+#include <algorithm>
+#include <cmath>
+
+#include "devices/array_text.hpp"
+#include "interp/ops/array.hpp"
+#include "interp/python/builtins.hpp"
+#include "interp/ops/collectives.hpp"
+#include "interp/ops/contractions.hpp"
+#include "interp/transforms/check_mode.hpp"
+#include "interp/ops/indexing_ops.hpp"
+#include "interp/library/numpy_module.hpp"
+#include "interp/ops/primitives.hpp"
+#include "interp/transforms/trace.hpp"
+#include "typecheck/rule_support.hpp"
+#include "typecheck/shape_rules.hpp"
+#include "typecheck/structural_rules.hpp"
+
+namespace interp {
+
+using typecheck::DType;
+
+// ------------------------------------------------------------ dtypes
+
+const TypeRef& DTypeObject::type() const {
+  static const TypeRef type = make_type("dtype");
+  return type;
+}
+std::string DTypeObject::repr(Evaluator&) const { return "dtype('" + std::string(typecheck::long_name(dtype)) + "')"; }
+std::string DTypeObject::str(Evaluator&) const { return std::string(typecheck::long_name(dtype)); }
+
+std::optional<Value> DTypeObject::get_attribute(Evaluator& evaluator, const std::string& name) {
+  if (name == "name") return make_str(std::string(typecheck::long_name(dtype)));
+  if (name == "itemsize") return Value::integer(typecheck::byte_size(dtype));
+  return Object::get_attribute(evaluator, name);
+}
+
+Value DTypeObject::call(Evaluator& evaluator, CallArgs& args) {
+  if (args.positional.size() != 1) raise(exc::TypeError(), std::string(typecheck::long_name(dtype)) + "() takes one argument");
+  return Value(to_array(evaluator, args.positional[0], dtype));
+}
+
+bool DTypeObject::equals(const Value& other) const {
+  if (auto* d = other.as<DTypeObject>()) return d->dtype == dtype;
+  if (auto* s = string_of(other)) return typecheck::parse_dtype(*s) == dtype;
+  return false;
+}
+
+std::optional<Value> DTypeObject::compare(Evaluator&, lang::ast::CompareOperator op, const Value& other, bool) {
+  using Op = lang::ast::CompareOperator;
+  if (op == Op::eq) return Value::boolean(equals(other));
+  if (op == Op::not_eq_) return Value::boolean(!equals(other));
+  return std::nullopt;
+}
+
+DType dtype_argument(Evaluator& evaluator, const Value& value) {
+  if (auto* d = value.as<DTypeObject>()) return d->dtype;
+  if (auto* s = string_of(value))
+    if (auto parsed = typecheck::parse_dtype(*s)) return *parsed;
+  if (auto* t = value.as<TypeObject>()) {
+    if (t->name() == "float") return DType::float32;
+    if (t->name() == "int") return DType::int32;
+    if (t->name() == "bool") return DType::bool_;
+  }
+  raise(exc::TypeError(), "data type " + evaluator.repr(value) + " not understood");
+}
+
+// ------------------------------------------------------------ host values to arrays
+
+bool is_array_like(const Value& value) {
+  return value.is_number() || value.as<ArrayObject>() || value.as<ListObject>() || value.as<TupleObject>();
+}
+
+namespace {
+
+// Flattens nested lists/tuples of numbers and arrays; records the shape.
+void flatten(Evaluator& evaluator, const Value& value, std::size_t depth, typecheck::Shape& shape,
+             std::vector<double>& out, bool& any_float, bool& all_bool) {
+  auto note_dim = [&](std::int64_t n) {
+    if (shape.size() == depth) shape.push_back(n);
+    else if (shape[depth] != n) raise(exc::ValueError(), "setting an array element with a sequence. The requested array has an inhomogeneous shape");
+  };
+  if (auto* a = value.as<ArrayObject>()) {
+    for (std::size_t i = 0; i < a->aval.ndim(); ++i) {
+      if (shape.size() == depth + i) shape.push_back(a->aval.shape[i]);
+    }
+    if (typecheck::is_floating(a->aval.dtype)) any_float = true;
+    if (a->aval.dtype != DType::bool_) all_bool = false;
+    if (!a->abstract()) {
+      auto values = element_values(evaluator, *a);
+      out.insert(out.end(), values.begin(), values.end());
+    }
+    return;
+  }
+  if (value.as<ListObject>() || value.as<TupleObject>()) {
+    auto items = evaluator.to_vector(value);
+    note_dim(static_cast<std::int64_t>(items.size()));
+    for (const auto& item : items) flatten(evaluator, item, depth + 1, shape, out, any_float, all_bool);
+    return;
+  }
+  if (!value.is_number()) raise(exc::TypeError(), "Value " + evaluator.repr(value) + " with type " + type_name(value) + " is not a valid JAX type");
+  if (value.is_float()) any_float = true;
+  if (!value.is_bool()) all_bool = false;
+  out.push_back(value.as_float());
+}
+
+}  // namespace
+
+ArrayRef to_array(Evaluator& evaluator, const Value& value, std::optional<DType> dtype) {
+  if (value.as<ArrayObject>()) {
+    auto self_ref = std::static_pointer_cast<ArrayObject>(value.object());
+    return dtype ? astype(evaluator, self_ref, *dtype) : self_ref;
+  }
+  typecheck::Shape shape;
+  std::vector<double> values;
+  bool any_float = false, all_bool = true;
+  flatten(evaluator, value, 0, shape, values, any_float, all_bool);
+  bool scalar = value.is_number();
+  typecheck::ArrayType aval;
+  aval.dtype = dtype ? *dtype : any_float ? DType::float32 : all_bool ? DType::bool_ : DType::int32;
+  aval.weak_type = scalar && !dtype && !value.is_bool();
+  aval.shape = shape;
+  aval.sharding = typecheck::Sharding::replicated(nullptr, shape.size());
+  if (evaluator.mode == Evaluator::Mode::check && values.size() != static_cast<std::size_t>(devices::element_count(shape)))
+    return make_abstract_array(aval, default_layout(evaluator, shape.size()), false);
+  return host_array(evaluator, aval, [&]() {
+    auto& rt = runtime_of(evaluator);
+    bool integral = !any_float && !typecheck::is_floating(aval.dtype);
+    DType staging = integral ? DType::int32 : DType::float32;
+    devices::LocalArray global;
+    auto made = devices::make_local_array(rt.ledger(), staging, shape);
+    if (!made) raise_devices_error(made.error());
+    global = *made;
+    if (integral) {
+      auto e = global.buffer->elements<DType::int32>();
+      for (std::size_t i = 0; i < values.size(); ++i) e[i] = static_cast<std::int32_t>(static_cast<std::int64_t>(values[i]));
+    } else {
+      auto e = global.buffer->elements<DType::float32>();
+      for (std::size_t i = 0; i < values.size(); ++i) e[i] = static_cast<float>(values[i]);
+    }
+    if (staging == aval.dtype) return global;
+    auto converted = devices::convert(global, aval.dtype);
+    if (!converted) raise_devices_error(converted.error());
+    return *converted;
+  });
+}
+
+// ------------------------------------------------------------ ArrayObject
+
+const TypeRef& ArrayObject::type() const {
+  static const TypeRef type = make_type("ArrayImpl");
+  return type;
+}
+
+namespace {
+std::string array_text(Evaluator& evaluator, const ArrayObject& array, bool as_repr) {
+  if (array.abstract()) return "Array(" + array.aval.str() + ")";
+  auto global = global_value(evaluator, array);
+  auto text = as_repr ? devices::array_repr(array.aval.dtype, array.aval.shape, global.buffer->bytes(), array.aval.weak_type)
+                      : devices::array_str(array.aval.dtype, array.aval.shape, global.buffer->bytes());
+  if (!text) raise_devices_error(text.error());
+  return *text;
+}
+
+Value shape_value(const typecheck::Shape& shape) {
+  std::vector<Value> items;
+  for (auto s : shape) items.push_back(Value::integer(s));
+  return make_tuple(std::move(items));
+}
+
+std::vector<std::int64_t> size_arguments(Evaluator& evaluator, const std::vector<Value>& rest) {
+  std::vector<std::int64_t> out;
+  if (rest.size() == 1 && !rest[0].is_integral()) {
+    for (const auto& v : evaluator.to_vector(rest[0])) out.push_back(evaluator.index_of(v));
+    return out;
+  }
+  for (const auto& v : rest) out.push_back(evaluator.index_of(v));
+  return out;
+}
+
+const std::vector<std::string>& array_attribute_names() {
+  static const std::vector<std::string> names{"T", "astype", "at", "block_until_ready", "copy", "dtype", "item", "max", "mean", "min",
+                                              "ndim", "reshape", "shape", "sharding", "size", "sum", "transpose"};
+  return names;
+}
+}  // namespace
+
+std::string ArrayObject::repr(Evaluator& evaluator) const { return array_text(evaluator, *this, true); }
+std::string ArrayObject::str(Evaluator& evaluator) const { return array_text(evaluator, *this, false); }
+std::vector<std::string> ArrayObject::attribute_names() const { return array_attribute_names(); }
+
+std::optional<Value> ArrayObject::get_attribute(Evaluator& evaluator, const std::string& name) {
+  auto self_ref = std::static_pointer_cast<ArrayObject>(self());
+  if (name == "shape") return shape_value(aval.shape);
+  if (name == "dtype") return Value(std::make_shared<DTypeObject>(aval.dtype));
+  if (name == "ndim") return Value::integer(static_cast<std::int64_t>(aval.ndim()));
+  if (name == "size") return Value::integer(devices::element_count(aval.shape));
+  if (name == "sharding") {
+    if (requested_spec) return Value(std::make_shared<NamedShardingObject>(layout.mesh, *requested_spec));
+    return sharding_value(layout);
+  }
+  if (name == "committed") return Value::boolean(committed);
+  if (name == "at") return at_indexer(self_ref);
+  if (name == "T") return apply_transpose(evaluator, Value(self_ref), typecheck::reversed_permutation(aval.ndim()));
+  if (name == "item")
+    return Value(native("item()", [self_ref](Evaluator& ev, Arguments&) {
+      return *host_scalar_of(ev, Value(self_ref), HostScalar::item);
+    }));
+  if (name == "block_until_ready")
+    return Value(native("block_until_ready()", [self_ref](Evaluator&, Arguments&) { return Value(self_ref); }));
+  if (name == "copy")
+    return Value(native("copy()", [self_ref](Evaluator& ev, Arguments&) {
+      return Value(relayout(ev, self_ref, self_ref->layout));
+    }));
+  if (name == "astype")
+    return Value(native("astype(dtype)", [self_ref](Evaluator& ev, Arguments& a) {
+      return apply_astype(ev, self_ref, dtype_argument(ev, a[0]));
+    }));
+  if (name == "reshape")
+    return Value(native("reshape(*shape)", [self_ref](Evaluator& ev, Arguments& a) {
+      return apply_reshape(ev, Value(self_ref), size_arguments(ev, a[0].as<TupleObject>()->items));
+    }));
+  if (name == "transpose")
+    return Value(native("transpose(*axes)", [self_ref](Evaluator& ev, Arguments& a) {
+      const auto& rest = a[0].as<TupleObject>()->items;
+      std::vector<int> permutation;
+      if (rest.empty()) permutation = typecheck::reversed_permutation(self_ref->aval.ndim());
+      else
+        for (auto v : size_arguments(ev, rest)) permutation.push_back(static_cast<int>(v));
+      return apply_transpose(ev, Value(self_ref), permutation);
+    }));
+  for (const char* reduction : {"sum", "mean", "max", "min", "prod", "argmax", "argmin"})
+    if (name == reduction)
+      return Value(native(name + "(axis=None, keepdims=False)", [self_ref, name](Evaluator& ev, Arguments& a) {
+        return apply_reduction(ev, name, Value(self_ref), a[0], ev.truthy(a[1]));
+      }));
+  return Object::get_attribute(evaluator, name);
+}
+
+std::optional<Value> ArrayObject::binary_op(Evaluator& evaluator, lang::ast::BinaryOperator op, const Value& other,
+                                            bool reflected) {
+  using Op = lang::ast::BinaryOperator;
+  if (!is_array_like(other)) return std::nullopt;
+  if (op == Op::matmult) return reflected ? apply_matmul(evaluator, other, Value(self()))
+                                          : apply_matmul(evaluator, Value(self()), other);
+  const char* name = nullptr;
+  switch (op) {
+    case Op::add: name = "add"; break;
+    case Op::sub: name = "subtract"; break;
+    case Op::mult: name = "multiply"; break;
+    case Op::div: name = "divide"; break;
+    case Op::floordiv: name = "floor_divide"; break;
+    case Op::mod: name = "remainder"; break;
+    case Op::pow: name = "power"; break;
+    default: return std::nullopt;
+  }
+  const Primitive& elementwise = primitive(name);
+  return reflected ? apply_elementwise(evaluator, elementwise, {other, Value(self())})
+                   : apply_elementwise(evaluator, elementwise, {Value(self()), other});
+}
+
+std::optional<Value> ArrayObject::unary_op(Evaluator& evaluator, lang::ast::UnaryOperator op) {
+  using Op = lang::ast::UnaryOperator;
+  if (op == Op::usub) return apply_elementwise(evaluator, primitive("negative"), {Value(self())});
+  if (op == Op::uadd) return Value(self());
+  return std::nullopt;
+}
+
+std::optional<Value> ArrayObject::compare(Evaluator& evaluator, lang::ast::CompareOperator op, const Value& other, bool) {
+  using Op = lang::ast::CompareOperator;
+  if (!is_array_like(other)) return std::nullopt;
+  const char* name = nullptr;
+  switch (op) {
+    case Op::eq: name = "equal"; break;
+    case Op::not_eq_: name = "not_equal"; break;
+    case Op::lt: name = "less"; break;
+    case Op::lt_e: name = "less_equal"; break;
+    case Op::gt: name = "greater"; break;
+    case Op::gt_e: name = "greater_equal"; break;
+    default: return std::nullopt;
+  }
+  return apply_elementwise(evaluator, primitive(name), {Value(self()), other});
+}
+
+std::optional<std::int64_t> ArrayObject::length(Evaluator&) const {
+  if (aval.shape.empty()) raise(exc::TypeError(), "len() of unsized object");
+  return aval.shape[0];
+}
+
+bool ArrayObject::truthy(Evaluator& evaluator) const {
+  if (devices::element_count(aval.shape) != 1)
+    raise(exc::ValueError(), "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
+  if (abstract()) return false;
+  return element_values(evaluator, *this)[0] != 0;
+}
+
+std::optional<Value> ArrayObject::get_item(Evaluator& evaluator, const Value& key) {
+  if (auto* index = key.as<ArrayObject>(); index && typecheck::is_integer(index->aval.dtype)) {
+    // x[i] for an integer array i (traced inside jit and scan bodies): a
+    // gather along the first axis, the indices clamped as JAX's retrieval does.
+    if (aval.shape.empty()) raise(exc::IndexError(), "Too many indices: 0-dimensional array indexed with 1 regular index.");
+    std::int64_t n = aval.shape[0];
+    ArrayRef indices = to_array(evaluator, apply_astype(evaluator, std::static_pointer_cast<ArrayObject>(key.object()),
+                                                        typecheck::DType::int32));
+    Value clamped = apply_elementwise(evaluator, primitive("maximum"), {Value(indices), Value::integer(-n)});
+    clamped = apply_elementwise(evaluator, primitive("minimum"), {clamped, Value::integer(n - 1)});
+    Params params;
+    params.set("axis", std::int64_t{0});
+    return bind(evaluator, primitive("gather"), {std::static_pointer_cast<ArrayObject>(self()), to_array(evaluator, clamped)},
+                std::move(params));
+  }
+  std::vector<Value> keys = key.as<TupleObject>() ? key.as<TupleObject>()->items : std::vector<Value>{key};
+  std::vector<typecheck::IndexItem> items;
+  for (const auto& k : keys) {
+    if (k.is_integral()) items.push_back(typecheck::IndexItem::integer(k.as_int()));
+    else if (k.is_none()) items.push_back(typecheck::IndexItem::newaxis());
+    else if (k.as<EllipsisObject>()) items.push_back(typecheck::IndexItem::ellipsis());
+    else if (auto* s = k.as<SliceObject>()) {
+      auto part = [&](const Value& v) -> std::optional<std::int64_t> {
+        if (v.is_none()) return std::nullopt;
+        return evaluator.index_of(v);
+      };
+      items.push_back(typecheck::IndexItem::range(part(s->lower), part(s->upper), part(s->step)));
+    } else {
+      raise(exc::TypeError(), "only static integers, slices, None and ... index arrays in shardlang");
+    }
+  }
+  typecheck::ArrayType out_type = checked(typecheck::static_index_rule(aval, items));
+  // A slice primitive on the operand's devices: the result keeps the sharding
+  // of the dims the index leaves whole and the operand's commitment.
+  return index_static(evaluator, std::static_pointer_cast<ArrayObject>(self()), items, out_type);
+}
+
+IteratorRef ArrayObject::iterate(Evaluator& evaluator) {
+  if (aval.shape.empty()) raise(exc::TypeError(), "iteration over a 0-d array");
+  std::vector<Value> rows;
+  for (std::int64_t i = 0; i < aval.shape[0]; ++i) rows.push_back(*get_item(evaluator, Value::integer(i)));
+  return std::make_shared<ListIterator>(std::move(rows), types::list_iterator());
+}
+
+}  // namespace interp

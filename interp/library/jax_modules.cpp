@@ -1,0 +1,710 @@
+// The members of jax, jax.sharding, jax.numpy, numpy and friends that deal
+// with devices, meshes, shardings and arrays: one line per member (modules.cpp
+// creates the module objects; install_array_members fills them).
+#include <cmath>
+
+#include "devices/device_mesh.hpp"
+#include "devices/random_samplers.hpp"
+#include "devices/sharding_picture.hpp"
+#include "interp/ops/array.hpp"
+#include "interp/python/builtins.hpp"
+#include "interp/transforms/check_mode.hpp"
+#include "interp/ops/debug_ops.hpp"
+#include "interp/transforms/grad.hpp"
+#include "interp/ops/indexing_ops.hpp"
+#include "interp/transforms/jit.hpp"
+#include "interp/library/numpy_module.hpp"
+#include "interp/ops/contractions.hpp"
+#include "interp/ops/primitives.hpp"
+#include "interp/library/random_module.hpp"
+#include "interp/transforms/trace.hpp"
+#include "interp/library/tree_module.hpp"
+#include "typecheck/creation_rules.hpp"
+#include "typecheck/shape_rules.hpp"
+
+namespace interp {
+
+using typecheck::DType;
+
+namespace {
+
+// The sharding of an array on one device outside any mesh, as JAX shows it
+// (a NamedSharding underneath, so it still works as a device_put target).
+class SingleDeviceShardingObject final : public NamedShardingObject {
+ public:
+  using NamedShardingObject::NamedShardingObject;
+  const TypeRef& type() const override {
+    static const TypeRef type = make_type("SingleDeviceSharding");
+    return type;
+  }
+  std::string repr(Evaluator& evaluator) const override {
+    return "SingleDeviceSharding(device=" + DeviceObject(mesh->devices[0]).repr(evaluator) + ", memory_kind=device)";
+  }
+};
+
+}  // namespace
+
+Value sharding_value(const Layout& layout) {
+  auto spec = typecheck::PartitionSpec::from_entries(layout.dims);
+  if (layout.mesh->shape.empty() && layout.mesh->devices.size() == 1)
+    return Value(std::make_shared<SingleDeviceShardingObject>(layout.mesh, std::move(spec)));
+  return Value(std::make_shared<NamedShardingObject>(layout.mesh, std::move(spec)));
+}
+
+namespace {
+
+typecheck::SpecInput spec_input(Evaluator& evaluator, const Value& value) {
+  if (value.is_none()) return typecheck::SpecInput::none();
+  if (auto* s = string_of(value)) return typecheck::SpecInput::name(*s);
+  std::vector<typecheck::SpecInput> items;
+  for (const auto& v : evaluator.to_vector(value)) items.push_back(spec_input(evaluator, v));
+  if (value.as<ListObject>()) return typecheck::SpecInput::list(std::move(items));
+  return typecheck::SpecInput::tuple(std::move(items));
+}
+
+// P(..., unreduced=...) and reduced=: a set (or frozenset) of axis names.
+typecheck::AxisSet spec_axis_set(Evaluator& evaluator, const Value& value, std::string_view argument) {
+  typecheck::AxisSet axes;
+  if (value.is_none()) return axes;
+  if (!value.as<SetObject>())
+    raise(exc::TypeError(), "`" + std::string(argument) +
+                                "` argument of PartitionSpec should be of type `frozenset` or `set`. Got type <class '" +
+                                type_name(value) + "'>");
+  for (const auto& item : evaluator.to_vector(value)) {
+    auto* name = string_of(item);
+    if (!name) raise(exc::TypeError(), "`" + std::string(argument) + "` axes of PartitionSpec must be axis names");
+    axes.insert(*name);
+  }
+  return axes;
+}
+
+Value make_partition_spec(Evaluator& evaluator, Arguments& a) {
+  std::vector<typecheck::SpecInput> parts;
+  for (const auto& v : a[0].as<TupleObject>()->items) parts.push_back(spec_input(evaluator, v));
+  return Value(std::make_shared<PartitionSpecObject>(checked(typecheck::PartitionSpec::make(
+      parts, spec_axis_set(evaluator, a[1], "unreduced"), spec_axis_set(evaluator, a[2], "reduced")))));
+}
+
+std::vector<devices::Device> device_list(Evaluator& evaluator, const Value& value, std::vector<int>& shape) {
+  if (auto* d = value.as<DeviceArrayObject>()) {
+    shape = d->shape;
+    return d->devices;
+  }
+  std::vector<devices::Device> out;
+  auto items = evaluator.to_vector(value);
+  shape = {static_cast<int>(items.size())};
+  for (const auto& item : items) {
+    if (auto* d = item.as<DeviceObject>()) out.push_back(d->device);
+    else raise(exc::TypeError(), "Mesh devices must be Device objects, got " + type_name(item));
+  }
+  return out;
+}
+
+std::vector<std::string> axis_names(Evaluator& evaluator, const Value& value) {
+  if (auto* s = string_of(value)) return {*s};
+  std::vector<std::string> names;
+  for (const auto& v : evaluator.to_vector(value)) {
+    auto* s = string_of(v);
+    if (!s) raise(exc::TypeError(), "axis names must be strings");
+    names.push_back(*s);
+  }
+  return names;
+}
+
+std::vector<typecheck::AxisType> axis_types(Evaluator& evaluator, const Value& value, std::size_t count,
+                                            typecheck::AxisType default_type) {
+  if (value.is_none()) return std::vector<typecheck::AxisType>(count, default_type);
+  if (auto* t = value.as<AxisTypeObject>()) return std::vector<typecheck::AxisType>(count, t->axis_type);
+  std::vector<typecheck::AxisType> out;
+  for (const auto& v : evaluator.to_vector(value)) {
+    auto* t = v.as<AxisTypeObject>();
+    if (!t) raise(exc::TypeError(), "axis_types must be AxisType values");
+    out.push_back(t->axis_type);
+  }
+  return out;
+}
+
+std::vector<int> ints(Evaluator& evaluator, const Value& value) {
+  if (value.is_integral()) return {static_cast<int>(value.as_int())};
+  std::vector<int> out;
+  for (const auto& v : evaluator.to_vector(value)) out.push_back(static_cast<int>(evaluator.index_of(v)));
+  return out;
+}
+
+typecheck::Shape shape_argument(Evaluator& evaluator, const Value& value) {
+  typecheck::Shape out;
+  for (int s : ints(evaluator, value)) out.push_back(s);
+  return out;
+}
+
+DeviceMeshRef context_device_mesh(Evaluator& evaluator) {
+  auto& rt = runtime_of(evaluator);
+  return rt.context_mesh ? rt.context_mesh->mesh : nullptr;
+}
+
+typecheck::MeshRef context_abstract_mesh(Evaluator& evaluator) {
+  auto mesh = context_device_mesh(evaluator);
+  return mesh ? mesh->abstract : nullptr;
+}
+
+// What jax.set_mesh(mesh) returns: the mesh is the context mesh from the call
+// on; as a context manager it restores the one before on exit (entering it
+// again must not save the mesh it set).
+class SetMeshContext final : public MeshObject {
+ public:
+  SetMeshContext(DeviceMeshRef mesh, std::shared_ptr<MeshObject> previous)
+      : MeshObject(std::move(mesh)), previous_(std::move(previous)) {}
+  std::optional<Value> enter(Evaluator&) override { return Value(self()); }
+  bool exit(Evaluator& evaluator, const Value*) override {
+    runtime_of(evaluator).context_mesh = previous_;
+    return false;
+  }
+
+ private:
+  std::shared_ptr<MeshObject> previous_;
+};
+
+}  // namespace
+
+Layout layout_for_target(Evaluator& evaluator, const Value& target, const typecheck::Shape& shape) {
+  if (auto* n = target.as<NamedShardingObject>()) return checked(make_layout(n->mesh, n->spec, shape));
+  if (auto* p = target.as<PositionalShardingObject>()) {
+    Layout layout = p->layout();
+    if (layout.dims.size() != shape.size()) {
+      // As in JAX, a fully replicated PositionalSharding (sharding.replicate()) fits a value of any rank.
+      if (!layout.fully_replicated())
+        raise(exc::ValueError(), "Sharding " + evaluator.repr(target) + " is only valid for values of rank " +
+                                     std::to_string(layout.dims.size()) + ", but was applied to a value of rank " +
+                                     std::to_string(shape.size()));
+      layout.dims.assign(shape.size(), typecheck::SpecEntry{});
+    }
+    for (std::size_t d = 0; d < shape.size(); ++d)
+      if (shape[d] % layout.block_count(d) != 0)
+        raise(exc::ValueError(), "dimension " + std::to_string(d) + " of size " + std::to_string(shape[d]) +
+                                     " is not divisible by " + std::to_string(layout.block_count(d)));
+    return layout;
+  }
+  if (auto* spec = target.as<PartitionSpecObject>()) {
+    auto mesh = context_device_mesh(evaluator);
+    if (!mesh)
+      raise(exc::ValueError(), "PartitionSpec passed to device_put cannot contain axis names that are of type Auto "
+                               "or Manual. Got PartitionSpec: " + spec->spec.repr() + " and mesh: AbstractMesh((), axis_types=())");
+    return checked(make_layout(mesh, spec->spec, shape));
+  }
+  if (auto* d = target.as<DeviceObject>()) {
+    Layout layout{runtime_of(evaluator).single_device_mesh(d->device.id), {}};
+    layout.dims.resize(shape.size());
+    return layout;
+  }
+  raise(exc::TypeError(), "device_put target must be a Sharding, a PartitionSpec or a Device, got " + type_name(target));
+}
+
+namespace {
+
+// jax.device_put(x, target) for one leaf.
+Value device_put_leaf(Evaluator& evaluator, const Value& leaf, const Value& target) {
+  ArrayRef array = to_array(evaluator, leaf);
+  if (target.is_none()) return Value(array);
+  Layout layout;
+  try {
+    layout = layout_for_target(evaluator, target, array->aval.shape);
+  } catch (PyError& error) {
+    // Check mode: an unusable sharding leaves the array where it is, poisoned.
+    if (!recover_in_check(evaluator, error, array->poisoned)) throw;
+    ArrayRef poisoned = make_abstract_array(array->aval, array->layout, array->committed);
+    poisoned->poisoned = true;
+    return Value(poisoned);
+  }
+  std::optional<typecheck::PartitionSpec> requested;
+  if (auto* named = target.as<NamedShardingObject>()) requested = named->spec;
+  if (auto* spec = target.as<PartitionSpecObject>()) requested = spec->spec;
+  return apply_device_put(evaluator, array, layout, requested);
+}
+
+Value map_leaves(Evaluator& evaluator, const Value& tree, const std::function<Value(const Value&)>& f) {
+  if (auto* l = tree.as<ListObject>()) {
+    std::vector<Value> items;
+    for (const auto& v : l->items) items.push_back(map_leaves(evaluator, v, f));
+    return make_list(std::move(items));
+  }
+  if (auto* t = tree.as<TupleObject>()) {
+    std::vector<Value> items;
+    for (const auto& v : t->items) items.push_back(map_leaves(evaluator, v, f));
+    return make_tuple(std::move(items));
+  }
+  if (auto* d = tree.as<DictObject>()) {
+    auto out = make_dict();
+    for (const auto& e : d->table.entries())
+      if (e.live) out->table.insert(e.key, map_leaves(evaluator, e.value, f));
+    return Value(out);
+  }
+  if (tree.is_none()) return tree;
+  return f(tree);
+}
+
+// A created array: `fill` gives the global data; placed by out_sharding/device.
+Value create(Evaluator& evaluator, std::string_view api, DType dtype, const typecheck::Shape& shape, const Value& out_sharding,
+             const Value& device, const std::function<devices::LocalArray()>& fill) {
+  typecheck::ArrayType aval;
+  aval.dtype = dtype;
+  aval.shape = shape;
+  aval.sharding = typecheck::Sharding::replicated(nullptr, shape.size());
+  for (auto s : shape)
+    if (s < 0) raise(exc::ValueError(), "negative dimensions are not allowed");
+  ArrayRef array = host_array(evaluator, aval, fill);
+  if (!out_sharding.is_none()) {
+    // The requested sharding checked as JAX types a created array.
+    try {
+      (void)checked(typecheck::creation_rule(api, aval.element_type(), shape, context_abstract_mesh(evaluator),
+                                             sharding_argument(out_sharding)));
+    } catch (PyError& error) {
+      if (!recover_in_check(evaluator, error, false)) throw;
+      array->poisoned = true;
+      return Value(array);
+    }
+    return device_put_leaf(evaluator, Value(array), out_sharding);
+  }
+  if (!device.is_none()) return device_put_leaf(evaluator, Value(array), device);
+  if (auto mesh = context_device_mesh(evaluator)) {
+    // Under a context mesh new arrays are replicated on it.
+    auto spec = Value(std::make_shared<NamedShardingObject>(mesh, typecheck::PartitionSpec()));
+    Value placed = device_put_leaf(evaluator, Value(array), spec);
+    placed.as<ArrayObject>()->committed = false;
+    return placed;
+  }
+  return Value(array);
+}
+
+// Integer and bool dtypes are filled in their own type (an int32 above 2^24
+// or a uint32 above 2^31 is exact); Python ints wrap as convert_element_type
+// does.
+template <DType D>
+void fill_as(devices::LocalArray& array, double value) {
+  using T = devices::storage_t<D>;
+  T element;
+  if constexpr (D == DType::bool_) element = value != 0;
+  else element = static_cast<T>(static_cast<std::int64_t>(value));
+  auto e = array.buffer->elements<D>();
+  std::fill(e.begin(), e.end(), element);
+}
+
+devices::LocalArray filled(Evaluator& evaluator, DType dtype, const typecheck::Shape& shape, double value) {
+  auto& rt = runtime_of(evaluator);
+  bool integral = typecheck::is_integer(dtype) || dtype == DType::bool_;
+  auto made = devices::make_local_array(rt.ledger(), integral ? dtype : DType::float32, shape);
+  if (!made) raise_devices_error(made.error());
+  if (value == 0) {
+    if (dtype == DType::float32 || integral) return *made;
+  } else if (integral) {
+    switch (dtype) {
+      case DType::int32: fill_as<DType::int32>(*made, value); break;
+      case DType::int8: fill_as<DType::int8>(*made, value); break;
+      case DType::uint32: fill_as<DType::uint32>(*made, value); break;
+      default: fill_as<DType::bool_>(*made, value); break;
+    }
+    return *made;
+  } else {
+    auto e = made->buffer->elements<DType::float32>();
+    std::fill(e.begin(), e.end(), static_cast<float>(value));
+  }
+  if (dtype == DType::float32) return *made;
+  auto converted = devices::convert(*made, dtype);
+  if (!converted) raise_devices_error(converted.error());
+  return *converted;
+}
+
+DType optional_dtype(Evaluator& evaluator, const Value& value, DType otherwise) {
+  return value.is_none() ? otherwise : dtype_argument(evaluator, value);
+}
+
+std::string picture(Evaluator& evaluator, const ArrayObject& array) {
+  std::vector<devices::ShardPlacement> placements;
+  typecheck::Shape local = array.layout.shard_shape(array.aval.shape);
+  for (std::size_t p = 0; p < array.layout.position_count(); ++p) {
+    devices::ShardPlacement placement{array.layout.mesh->devices[p].id, {}};
+    for (std::size_t d = 0; d < array.aval.ndim(); ++d) {
+      std::int64_t b = array.layout.block_index(d, static_cast<int>(p));
+      placement.ranges.push_back({b * local[d], (b + 1) * local[d]});
+    }
+    placements.push_back(placement);
+  }
+  auto text = devices::sharding_picture(array.aval.shape, placements, array.layout.mesh->devices[0].platform);
+  if (!text) raise_devices_error(text.error());
+  (void)evaluator;
+  return *text;
+}
+
+void install_sharding_module(Evaluator& evaluator) {
+  auto sharding = evaluator.module("jax.sharding");
+  auto axis_type = make_type("AxisType");
+  auto axis_type_holder = std::make_shared<ModuleObject>("AxisType");
+  for (auto t : {typecheck::AxisType::Explicit, typecheck::AxisType::Auto, typecheck::AxisType::Manual})
+    axis_type_holder->add(std::string(typecheck::axis_type_name(t)), Value(std::make_shared<AxisTypeObject>(t)));
+  sharding->add("AxisType", Value(axis_type_holder));
+  auto spec_type = make_type("PartitionSpec");
+  spec_type->set_constructor([](Evaluator& ev, CallArgs& args) {
+    static const Signature signature = Signature::parse("PartitionSpec(*partitions, unreduced=None, reduced=None)");
+    Arguments a = bind_arguments(ev, signature, args);
+    return make_partition_spec(ev, a);
+  });
+  sharding->add("PartitionSpec", Value(spec_type));
+  auto mesh_type = make_type("Mesh");
+  mesh_type->set_constructor([](Evaluator& ev, CallArgs& args) {
+    static const Signature signature = Signature::parse("Mesh(devices, axis_names, axis_types=None)");
+    Arguments a = bind_arguments(ev, signature, args);
+    std::vector<int> shape;
+    auto devices = device_list(ev, a[0], shape);
+    auto names = axis_names(ev, a[1]);
+    auto types = axis_types(ev, a[2], names.size(), typecheck::AxisType::Auto);
+    return Value(std::make_shared<MeshObject>(make_device_mesh(shape, devices, names, types)));
+  });
+  sharding->add("Mesh", Value(mesh_type));
+  auto named_type = make_type("NamedSharding");
+  named_type->set_constructor([](Evaluator& ev, CallArgs& args) {
+    static const Signature signature = Signature::parse("NamedSharding(mesh, spec)");
+    Arguments a = bind_arguments(ev, signature, args);
+    auto* mesh = a[0].as<MeshObject>();
+    auto* spec = a[1].as<PartitionSpecObject>();
+    if (!mesh || !spec) raise(exc::TypeError(), "NamedSharding(mesh, spec) takes a Mesh and a PartitionSpec");
+    if (auto error = typecheck::check_spec(*mesh->mesh->abstract, spec->spec)) raise_error(*error);
+    return Value(std::make_shared<NamedShardingObject>(mesh->mesh, spec->spec));
+  });
+  sharding->add("NamedSharding", Value(named_type));
+  auto positional_type = make_type("PositionalSharding");
+  positional_type->set_constructor([](Evaluator& ev, CallArgs& args) {
+    static const Signature signature = Signature::parse("PositionalSharding(devices)");
+    Arguments a = bind_arguments(ev, signature, args);
+    auto p = std::make_shared<PositionalShardingObject>();
+    p->devices = device_list(ev, a[0], p->device_shape);
+    p->collapsed.assign(p->device_shape.size(), false);
+    p->dropped.assign(p->device_shape.size(), false);
+    return Value(p);
+  });
+  sharding->add("PositionalSharding", Value(positional_type));
+  sharding->add_function("get_abstract_mesh()", [](Evaluator& ev, Arguments&) {
+    return make_str(typecheck::mesh_repr(context_abstract_mesh(ev)));
+  });
+}
+
+void install_jax_module(Evaluator& evaluator) {
+  auto jax = evaluator.module("jax");
+  auto sharding = evaluator.module("jax.sharding");
+  jax->add("P", *sharding->find("PartitionSpec"));
+  jax->add("NamedSharding", *sharding->find("NamedSharding"));
+  jax->add_function("devices(backend=None)", [](Evaluator& ev, Arguments&) {
+    std::vector<Value> out;
+    for (const auto& d : runtime_of(ev).devices()) out.push_back(Value(std::make_shared<DeviceObject>(d)));
+    return make_list(std::move(out));
+  });
+  jax->add("local_devices", *jax->find("devices"));
+  jax->add_function("device_count(backend=None)", [](Evaluator& ev, Arguments&) {
+    return Value::integer(static_cast<std::int64_t>(runtime_of(ev).devices().size()));
+  });
+  jax->add_function("make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None)", [](Evaluator& ev, Arguments& a) {
+    auto shape = ints(ev, a[0]);
+    auto names = axis_names(ev, a[1]);
+    auto types = axis_types(ev, a[2], names.size(), typecheck::AxisType::Explicit);
+    std::vector<devices::Device> pool = runtime_of(ev).devices();
+    if (!a[3].is_none()) {
+      std::vector<int> ignored;
+      pool = device_list(ev, a[3], ignored);
+    }
+    auto ordered = devices::make_mesh_devices(shape, pool);
+    if (!ordered) raise_devices_error(ordered.error());
+    return Value(std::make_shared<MeshObject>(make_device_mesh(shape, *ordered, names, types)));
+  });
+  jax->add_function("set_mesh(mesh)", [](Evaluator& ev, Arguments& a) {
+    auto* mesh = a[0].as<MeshObject>();
+    if (!mesh) raise(exc::TypeError(), "set_mesh takes a Mesh");
+    auto& rt = runtime_of(ev);
+    auto restore = std::make_shared<SetMeshContext>(mesh->mesh, rt.context_mesh);
+    rt.context_mesh = std::static_pointer_cast<MeshObject>(a[0].object());
+    return Value(restore);
+  });
+  evaluator.module("jax.sharding")->add("use_mesh", *jax->find("set_mesh"));
+  jax->add_function("device_put(x, device=None)", [](Evaluator& ev, Arguments& a) {
+    Value target = a[1];
+    return map_leaves(ev, a[0], [&](const Value& leaf) { return device_put_leaf(ev, leaf, target); });
+  });
+  jax->add_function("reshard(x, out_sharding)", [](Evaluator& ev, Arguments& a) {
+    Value target = a[1];
+    // reshard names a bare spec's mesh from the context (JAX's canonicalize_sharding).
+    if (auto* spec = target.as<PartitionSpecObject>(); spec && !context_device_mesh(ev))
+      raise(exc::ValueError(), "Using PartitionSpec when you are not under a mesh context is not allowed. Please pass a "
+                               "NamedSharding instance or enter into a mesh context via `jax.set_mesh`. Got " +
+                                   spec->spec.repr());
+    return map_leaves(ev, a[0], [&](const Value& leaf) { return device_put_leaf(ev, leaf, target); });
+  });
+  jax->add_function("typeof(x)", [](Evaluator& ev, Arguments& a) {
+    if (auto key_type = key_type_text(a[0])) return make_str(*key_type);
+    ArrayRef array = to_array(ev, a[0]);
+    return make_str(array->aval.str());
+  });
+  jax->add_function("block_until_ready(x)", [](Evaluator&, Arguments& a) { return a[0]; });
+  evaluator.module("jax.config")->add_function("update(name, value)", [](Evaluator& ev, Arguments& a) {
+    auto& rt = runtime_of(ev);
+    const std::string* name = string_of(a[0]);
+    if (!name) raise(exc::TypeError(), "config name must be a str");
+    if (*name == "jax_threefry_partitionable") {
+      rt.threefry_mode = ev.truthy(a[1]) ? devices::ThreefryMode::partitionable : devices::ThreefryMode::stable;
+    } else if (*name == "jax_num_cpu_devices" || *name == "jax_platforms") {
+      if (rt.started()) raise(exc::RuntimeError(), *name + " must be set before the devices are first used");
+      if (*name == "jax_num_cpu_devices") rt.options().device_count = static_cast<int>(ev.index_of(a[1]));
+      else if (auto platform = devices::parse_platform(ev.str(a[1]))) rt.options().platform = *platform;
+      else raise(exc::ValueError(), "unknown platform " + ev.repr(a[1]));
+    } else {
+      raise(exc::AttributeError(), "Unrecognized config option: " + *name);
+    }
+    return Value();
+  });
+  evaluator.module("jax.experimental.mesh_utils")->add_function(
+      "create_device_mesh(mesh_shape, devices=None, *, allow_split_physical_axes=False)", [](Evaluator& ev, Arguments& a) {
+        auto shape = ints(ev, a[0]);
+        std::vector<devices::Device> pool = runtime_of(ev).devices();
+        if (!a[1].is_none()) {
+          std::vector<int> ignored;
+          pool = device_list(ev, a[1], ignored);
+        }
+        auto ordered = devices::create_device_mesh(shape, pool, {ev.truthy(a[2])});
+        if (!ordered) raise_devices_error(ordered.error());
+        return Value(std::make_shared<DeviceArrayObject>(shape, *ordered));
+      });
+  evaluator.module("jax.experimental")->add("mesh_utils", Value(evaluator.module("jax.experimental.mesh_utils")));
+  auto debug = evaluator.module("jax.debug");
+  debug->add_function("visualize_array_sharding(arr, *, use_color=False, scale=1.0, min_width=9, max_width=80)",
+                      [](Evaluator& ev, Arguments& a) {
+                        ArrayRef array = to_array(ev, a[0]);
+                        ev.write(picture(ev, *array));
+                        return Value();
+                      });
+}
+
+void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_jnp) {
+  for (DType d : {DType::bool_, DType::int8, DType::int32, DType::uint32, DType::float16, DType::bfloat16, DType::float32})
+    module.add(d == DType::bool_ ? "bool_" : std::string(typecheck::long_name(d)), Value(std::make_shared<DTypeObject>(d)));
+  std::string placement = is_jnp ? ", out_sharding=None, device=None" : "";
+  auto sized = [&](const char* name, double value) {
+    module.add_function(std::string(name) + "(shape, dtype=None" + placement + ")", [value, is_jnp, name](Evaluator& ev, Arguments& a) {
+      DType dtype = optional_dtype(ev, a[1], DType::float32);
+      typecheck::Shape shape = shape_argument(ev, a[0]);
+      Value none;
+      return create(ev, name, dtype, shape, is_jnp ? a[2] : none, is_jnp ? a[3] : none,
+                    [&]() { return filled(ev, dtype, shape, value); });
+    });
+  };
+  sized("zeros", 0.0);
+  sized("ones", 1.0);
+  module.add_function("full(shape, fill_value, dtype=None" + placement + ")", [is_jnp](Evaluator& ev, Arguments& a) {
+    ArrayRef fill = to_array(ev, a[1]);
+    DType dtype = optional_dtype(ev, a[2], fill->aval.dtype);
+    typecheck::Shape shape = shape_argument(ev, a[0]);
+    double v = fill->abstract() ? 0.0 : element_values(ev, *fill)[0];
+    Value none;
+    return create(ev, "full", dtype, shape, is_jnp ? a[3] : none, is_jnp ? a[4] : none, [&]() { return filled(ev, dtype, shape, v); });
+  });
+  module.add_function("arange(start, stop=None, step=None, dtype=None" + placement + ")", [is_jnp](Evaluator& ev, Arguments& a) {
+    bool floating = a[0].is_float() || a[1].is_float() || a[2].is_float();
+    double start = to_float(ev, a[0]), stop = 0, step = a[2].is_none() ? 1.0 : to_float(ev, a[2]);
+    if (a[1].is_none()) std::swap(start, stop);
+    else stop = to_float(ev, a[1]);
+    typecheck::Shape shape = checked(typecheck::arange_shape(start, stop, step));
+    DType dtype = optional_dtype(ev, a[3], floating ? DType::float32 : DType::int32);
+    Value none;
+    return create(ev, "arange", dtype, shape, is_jnp ? a[4] : none, is_jnp ? a[5] : none, [&]() {
+      if (dtype == DType::int32 && !floating) {  // exact beyond float32's 2^24
+        auto made = devices::make_local_array(runtime_of(ev).ledger(), DType::int32, shape);
+        if (!made) raise_devices_error(made.error());
+        auto e = made->buffer->elements<DType::int32>();
+        auto first = static_cast<std::int64_t>(start), stride = static_cast<std::int64_t>(step);
+        for (std::size_t i = 0; i < e.size(); ++i)
+          e[i] = static_cast<std::int32_t>(first + static_cast<std::int64_t>(i) * stride);
+        return *made;
+      }
+      auto made = devices::make_local_array(runtime_of(ev).ledger(), DType::float32, shape);
+      if (!made) raise_devices_error(made.error());
+      auto e = made->buffer->elements<DType::float32>();
+      for (std::size_t i = 0; i < e.size(); ++i) e[i] = static_cast<float>(start + static_cast<double>(i) * step);
+      if (dtype == DType::float32) return *made;
+      auto converted = devices::convert(*made, dtype);
+      if (!converted) raise_devices_error(converted.error());
+      return *converted;
+    });
+  });
+  module.add_function("linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0" + placement + ")",
+                      [is_jnp](Evaluator& ev, Arguments& a) {
+    double start = to_float(ev, a[0]), stop = to_float(ev, a[1]);
+    std::int64_t num = ev.index_of(a[2]);
+    if (num < 0) raise(exc::ValueError(), "Number of samples, " + std::to_string(num) + ", must be non-negative.");
+    if (ev.truthy(a[4])) raise(exc::NotImplementedError(), "linspace(retstep=True) in shardlang");
+    if (ev.index_of(a[6]) != 0) raise(exc::NotImplementedError(), "linspace with array endpoints (axis=) in shardlang");
+    bool endpoint = ev.truthy(a[3]);
+    DType dtype = optional_dtype(ev, a[5], DType::float32);
+    typecheck::Shape shape{num};
+    Value none;
+    return create(ev, "linspace", dtype, shape, is_jnp ? a[7] : none, is_jnp ? a[8] : none, [&]() {
+      // JAX's float32 formula: start * (1 - t) + stop * t with t = i / div,
+      // the last element exactly stop when endpoint; integer dtypes floor.
+      auto made = devices::make_local_array(runtime_of(ev).ledger(), DType::float32, shape);
+      if (!made) raise_devices_error(made.error());
+      auto e = made->buffer->elements<DType::float32>();
+      auto first = static_cast<float>(start), last = static_cast<float>(stop);
+      auto div = static_cast<float>(endpoint ? num - 1 : num);
+      for (std::size_t i = 0; i < e.size(); ++i) {
+        float t = div > 0 ? static_cast<float>(i) / div : 0.0f;
+        float v = first * (1.0f - t) + last * t;
+        if (endpoint && num > 1 && static_cast<std::int64_t>(i) == num - 1) v = last;
+        e[i] = typecheck::is_integer(dtype) ? std::floor(v) : v;
+      }
+      if (dtype == DType::float32) return *made;
+      auto converted = devices::convert(*made, dtype);
+      if (!converted) raise_devices_error(converted.error());
+      return *converted;
+    });
+  });
+  module.add_function("eye(N, M=None, k=0, dtype=None" + placement + ")", [is_jnp](Evaluator& ev, Arguments& a) {
+    std::int64_t rows = ev.index_of(a[0]), columns = a[1].is_none() ? rows : ev.index_of(a[1]), k = ev.index_of(a[2]);
+    DType dtype = optional_dtype(ev, a[3], DType::float32);
+    typecheck::Shape shape{rows, columns};
+    Value none;
+    return create(ev, "eye", dtype, shape, is_jnp ? a[4] : none, is_jnp ? a[5] : none, [&]() {
+      devices::LocalArray made = filled(ev, DType::float32, shape, 0.0);
+      auto e = made.buffer->elements<DType::float32>();
+      for (std::int64_t r = 0; r < rows; ++r)
+        if (r + k >= 0 && r + k < columns) e[static_cast<std::size_t>(r * columns + r + k)] = 1.0f;
+      if (dtype == DType::float32) return made;
+      auto converted = devices::convert(made, dtype);
+      if (!converted) raise_devices_error(converted.error());
+      return *converted;
+    });
+  });
+  auto array_like = [&](const char* name) {
+    module.add_function(std::string(name) + "(object, dtype=None" + placement + ")", [is_jnp](Evaluator& ev, Arguments& a) {
+      // A list of devices is a numpy object array of devices.
+      if (auto* list = a[0].as<ListObject>(); list && !list->items.empty() && list->items[0].as<DeviceObject>()) {
+        std::vector<int> shape;
+        auto devices = device_list(ev, a[0], shape);
+        return Value(std::make_shared<DeviceArrayObject>(shape, devices));
+      }
+      std::optional<DType> dtype;
+      if (!a[1].is_none()) dtype = dtype_argument(ev, a[1]);
+      ArrayRef array = to_array(ev, a[0], dtype);
+      if (array->aval.weak_type) {
+        typecheck::ArrayType strong = array->aval;
+        strong.weak_type = false;
+        array = retyped_array(ev, *array, strong, array->committed);
+      }
+      if (is_jnp && !a[2].is_none()) return device_put_leaf(ev, Value(array), a[2]);
+      if (is_jnp && !a[3].is_none()) return device_put_leaf(ev, Value(array), a[3]);
+      // np.asarray of a sharded array is a host copy: whole, on the default
+      // device, uncommitted (its indexing no longer follows the sharding).
+      if (!is_jnp && (array->committed || array->shards.size() > 1)) {
+        ArrayRef whole = relayout(ev, array, default_layout(ev, array->aval.ndim()));
+        typecheck::ArrayType aval = whole->aval;
+        aval.sharding = typecheck::Sharding::replicated(nullptr, aval.ndim());
+        return Value(retyped_array(ev, *whole, aval, false));
+      }
+      return Value(array);
+    });
+  };
+  array_like("array");
+  array_like("asarray");
+  module.add_function("copy(a)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef array = to_array(ev, a[0]);
+    return Value(relayout(ev, array, array->layout));
+  });
+  // full_like(a, fill_value, ...) takes the value as its second argument;
+  // zeros_like/ones_like have it fixed.
+  auto like = [&](const char* name, std::optional<double> value) {
+    std::string fill = value ? "" : "fill_value, ";
+    module.add_function(std::string(name) + "(a, " + fill + "dtype=None" + placement + ")", [value, is_jnp, name](Evaluator& ev, Arguments& a) {
+      ArrayRef like_array = to_array(ev, a[0]);
+      std::size_t rest = value ? 1 : 2;
+      double fill_value = value ? *value : to_float(ev, a[1]);
+      DType dtype = optional_dtype(ev, a[rest], like_array->aval.dtype);
+      typecheck::Shape shape = like_array->aval.shape;
+      ArrayRef made = to_array(ev, create(ev, name, dtype, shape, Value(), Value(), [&]() { return filled(ev, dtype, shape, fill_value); }));
+      if (is_jnp && !a[rest + 1].is_none()) return device_put_leaf(ev, Value(made), a[rest + 1]);
+      if (is_jnp && !a[rest + 2].is_none()) return device_put_leaf(ev, Value(made), a[rest + 2]);
+      // *_like keeps the operand's layout, uncommitted.
+      ArrayRef placed = relayout(ev, made, like_array->layout);
+      placed->aval.sharding = like_array->aval.sharding;
+      placed->committed = false;
+      return Value(placed);
+    });
+  };
+  like("zeros_like", 0.0);
+  like("ones_like", 1.0);
+  like("full_like", std::nullopt);
+  for (const auto& primitive : primitives()) {
+    if (!is_elementwise(primitive)) continue;
+    const Primitive* p = &primitive;
+    std::string signature = std::string(p->name) + (p->arity == 1 ? "(x, /)" : "(x1, x2, /)");
+    module.add_function(signature, [p](Evaluator& ev, Arguments& a) {
+      std::vector<Value> operands{a[0]};
+      if (p->arity == 2) operands.push_back(a[1]);
+      return apply_elementwise(ev, *p, operands);
+    });
+  }
+  for (const char* reduction : {"sum", "mean", "max", "min", "prod", "argmax", "argmin"}) {
+    std::string name = reduction;
+    module.add_function(name + "(a, axis=None, keepdims=False)", [name](Evaluator& ev, Arguments& a) {
+      if ((name == "argmax" || name == "argmin") && a[1].is_none()) {
+        // The index into the flattened array, as jnp does (ravel, then axis 0).
+        ArrayRef x = to_array(ev, a[0]);
+        Value flat = apply_reshape(ev, Value(x), {devices::element_count(x->aval.shape)});
+        Value index = apply_reduction(ev, name, flat, Value::integer(0), false);
+        if (!ev.truthy(a[2])) return index;
+        return apply_reshape(ev, index, std::vector<std::int64_t>(x->aval.ndim(), 1));
+      }
+      return apply_reduction(ev, name, a[0], a[1], ev.truthy(a[2]));
+    });
+  }
+  module.add_function("reshape(a, shape)", [](Evaluator& ev, Arguments& a) {
+    std::vector<std::int64_t> sizes;
+    for (int s : ints(ev, a[1])) sizes.push_back(s);
+    return apply_reshape(ev, a[0], sizes);
+  });
+  module.add_function("transpose(a, axes=None)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef array = to_array(ev, a[0]);
+    auto permutation = a[1].is_none() ? typecheck::reversed_permutation(array->aval.ndim()) : ints(ev, a[1]);
+    return apply_transpose(ev, Value(array), permutation);
+  });
+  module.add_function("allclose(a, b, rtol=1e-05, atol=1e-08)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef x = to_array(ev, a[0]), y = to_array(ev, a[1]);
+    if (x->abstract() || y->abstract()) return unknown_value();  // check mode: no data to compare
+    auto xs = element_values(ev, *x), ys = element_values(ev, *y);
+    if (xs.size() != ys.size() && xs.size() != 1 && ys.size() != 1)
+      raise(exc::ValueError(), "operands could not be broadcast together");
+    double rtol = to_float(ev, a[2]), atol = to_float(ev, a[3]);
+    std::size_t n = std::max(xs.size(), ys.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      double u = xs[xs.size() == 1 ? 0 : i], v = ys[ys.size() == 1 ? 0 : i];
+      if (!(std::fabs(u - v) <= atol + rtol * std::fabs(v))) return Value::boolean(false);
+    }
+    return Value::boolean(true);
+  });
+}
+
+}  // namespace
+
+void install_array_members(Evaluator& evaluator) {
+  install_sharding_module(evaluator);
+  install_jax_module(evaluator);
+  install_jit(evaluator);
+  install_random_module(evaluator);
+  install_tree_module(evaluator);
+  install_grad(evaluator);
+  install_numpy_members(evaluator, *evaluator.module("jax.numpy"), true);
+  install_numpy_members(evaluator, *evaluator.module("numpy"), false);
+  install_array_operations(evaluator, *evaluator.module("jax.numpy"), true);
+  install_array_operations(evaluator, *evaluator.module("numpy"), false);
+  install_indexing_operations(evaluator, *evaluator.module("jax.numpy"));
+  install_contractions(evaluator);
+  install_debug_operations(evaluator);
+  auto jax = evaluator.module("jax");
+  for (const char* sub : {"numpy", "lax", "random", "sharding", "experimental", "debug", "tree", "config"})
+    jax->add(sub, Value(evaluator.module(std::string("jax.") + sub)));
+  evaluator.module("numpy")->add("testing", Value(evaluator.module("numpy.testing")));
+}
+
+}  // namespace interp

@@ -1,0 +1,318 @@
+// jnp / lax / numpy members built from the primitives (numpy_module.hpp):
+// dtype conversion, where/clip, var/std and the shape functions. Each composite binds primitives, so it runs eagerly,
+// traces under jit and type-checks in check mode alike.
+#include "interp/library/numpy_module.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "interp/python/builtins.hpp"
+#include "interp/ops/primitives.hpp"
+#include "typecheck/elementwise_rules.hpp"
+#include "typecheck/rule_support.hpp"
+#include "typecheck/shape_rules.hpp"
+#include "typecheck/structural_rules.hpp"
+
+namespace interp {
+
+using typecheck::DType;
+
+namespace {
+
+std::vector<std::int64_t> int_values(Evaluator& evaluator, const Value& value) {
+  if (value.is_integral()) return {value.as_int()};
+  std::vector<std::int64_t> out;
+  for (const auto& v : evaluator.to_vector(value)) out.push_back(evaluator.index_of(v));
+  return out;
+}
+
+std::int64_t normalized_axis(std::int64_t axis, std::size_t ndim) {
+  auto n = static_cast<std::int64_t>(ndim);
+  if (axis < -n || axis >= n)
+    raise(exc::ValueError(), "axis " + std::to_string(axis) + " is out of bounds for array of dimension " + std::to_string(n));
+  return axis < 0 ? axis + n : axis;
+}
+
+ArrayRef array_of(const Value& value) { return std::static_pointer_cast<ArrayObject>(value.object()); }
+
+Value bind_broadcast(Evaluator& evaluator, const ArrayRef& operand, const typecheck::Shape& shape,
+                     const std::vector<std::int64_t>& dimensions) {
+  if (operand->aval.shape == shape) return Value(operand);
+  Params params;
+  params.set("shape", std::vector<std::int64_t>(shape.begin(), shape.end()));
+  params.set("broadcast_dimensions", dimensions);
+  return bind(evaluator, primitive("broadcast_in_dim"), {operand}, std::move(params));
+}
+
+// NumPy broadcasting: trailing dims aligned.
+typecheck::Shape broadcast_shape(const std::vector<ArrayRef>& operands) {
+  std::vector<typecheck::Shape> shapes;
+  for (const auto& a : operands) shapes.push_back(a->aval.shape);
+  std::optional<typecheck::Shape> out = typecheck::broadcast_shapes(shapes);
+  if (!out) raise(exc::ValueError(), "Incompatible shapes for broadcasting: shapes do not match");
+  return *out;
+}
+
+Value broadcast_to(Evaluator& evaluator, const ArrayRef& operand, const typecheck::Shape& shape) {
+  std::vector<std::int64_t> dimensions;
+  for (std::size_t k = 0; k < operand->aval.ndim(); ++k)
+    dimensions.push_back(static_cast<std::int64_t>(shape.size() - operand->aval.ndim() + k));
+  return bind_broadcast(evaluator, operand, shape, dimensions);
+}
+
+Value reshaped(Evaluator& evaluator, const Value& operand, const typecheck::Shape& shape) {
+  return apply_reshape(evaluator, operand, std::vector<std::int64_t>(shape.begin(), shape.end()));
+}
+
+// x[key] for a tuple of Python slices along every dim, one of them
+// [start:stop] on `axis`: through the array's own static indexing.
+Value slice_along(Evaluator& evaluator, const ArrayRef& operand, std::size_t axis, std::int64_t start, std::int64_t stop) {
+  std::vector<Value> key;
+  for (std::size_t d = 0; d < operand->aval.ndim(); ++d)
+    key.push_back(d == axis ? Value(std::make_shared<SliceObject>(Value::integer(start), Value::integer(stop), Value()))
+                            : Value(std::make_shared<SliceObject>(Value(), Value(), Value())));
+  return *operand->get_item(evaluator, make_tuple(std::move(key)));
+}
+
+Value concatenate_arrays(Evaluator& evaluator, std::vector<ArrayRef> operands, std::int64_t axis) {
+  if (operands.empty()) raise(exc::ValueError(), "Need at least one array to concatenate.");
+  std::vector<typecheck::ElementType> elements;
+  for (const auto& a : operands) elements.push_back(a->aval.element_type());
+  typecheck::ElementType common = typecheck::result_type(elements);
+  if (operands[0]->aval.ndim() == 0) raise(exc::ValueError(), "Zero-dimensional arrays cannot be concatenated.");
+  axis = normalized_axis(axis, operands[0]->aval.ndim());
+  for (auto& a : operands) a = array_of(apply_astype(evaluator, a, common.dtype));
+  if (operands.size() == 1) return Value(operands[0]);
+  Params params;
+  params.set("dimension", axis);
+  return bind(evaluator, primitive("concatenate"), std::move(operands), std::move(params));
+}
+
+std::vector<ArrayRef> arrays_of(Evaluator& evaluator, const Value& sequence) {
+  std::vector<ArrayRef> out;
+  for (const auto& v : evaluator.to_vector(sequence)) out.push_back(to_array(evaluator, v));
+  return out;
+}
+
+Value expand_dims(Evaluator& evaluator, const ArrayRef& operand, std::vector<std::int64_t> axes) {
+  typecheck::ArrayType type = checked(typecheck::expand_dims_rule(operand->aval, axes));
+  std::vector<std::int64_t> dimensions;
+  std::size_t out_rank = type.ndim();
+  for (auto& a : axes) a = a < 0 ? a + static_cast<std::int64_t>(out_rank) : a;
+  for (std::size_t d = 0; d < out_rank; ++d)
+    if (std::find(axes.begin(), axes.end(), static_cast<std::int64_t>(d)) == axes.end())
+      dimensions.push_back(static_cast<std::int64_t>(d));
+  return bind_broadcast(evaluator, operand, type.shape, dimensions);
+}
+
+// var(x) = mean(|x - mean(x)|^2) * n / (n - ddof), in floating point.
+Value variance(Evaluator& evaluator, const Value& operand_value, const Value& axis, std::int64_t ddof, bool keepdims) {
+  ArrayRef x = to_array(evaluator, operand_value);
+  if (!typecheck::is_floating(x->aval.dtype)) x = array_of(apply_astype(evaluator, x, DType::float32));
+  Value mean = apply_reduction(evaluator, "mean", Value(x), axis, true);
+  Value centered = apply_elementwise(evaluator, primitive("subtract"), {Value(x), mean});
+  Value squared = apply_elementwise(evaluator, primitive("multiply"), {centered, centered});
+  Value total = apply_reduction(evaluator, "sum", squared, axis, keepdims);
+  std::int64_t count = 1;
+  if (axis.is_none()) count = devices::element_count(x->aval.shape);
+  else
+    for (auto a : int_values(evaluator, axis)) count *= x->aval.shape[static_cast<std::size_t>(normalized_axis(a, x->aval.ndim()))];
+  return apply_elementwise(evaluator, primitive("divide"), {total, Value::floating(static_cast<double>(count - ddof))});
+}
+
+}  // namespace
+
+Value apply_astype(Evaluator& evaluator, const ArrayRef& operand, DType dtype) {
+  if (operand->aval.dtype == dtype && !operand->aval.weak_type) return Value(operand);
+  Params params;
+  params.set("new_dtype", std::string(typecheck::long_name(dtype)));
+  return bind(evaluator, primitive("convert_element_type"), {operand}, std::move(params));
+}
+
+void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool is_jnp) {
+  module.add_function("astype(x, dtype)", [](Evaluator& ev, Arguments& a) {
+    return apply_astype(ev, to_array(ev, a[0]), dtype_argument(ev, a[1]));
+  });
+  module.add_function("where(condition, x, y)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef condition = to_array(ev, a[0]), x = to_array(ev, a[1]), y = to_array(ev, a[2]);
+    typecheck::ElementType common = typecheck::result_type(
+        std::vector<typecheck::ElementType>{x->aval.element_type(), y->aval.element_type()});
+    typecheck::ArrayType result = checked(typecheck::where_rule(condition->aval, x->aval, y->aval, common));
+    if (condition->aval.dtype != DType::bool_)
+      condition = array_of(apply_elementwise(ev, primitive("not_equal"), {Value(condition), Value::integer(0)}));
+    x = array_of(apply_astype(ev, x, common.dtype));
+    y = array_of(apply_astype(ev, y, common.dtype));
+    typecheck::Shape shape = broadcast_shape({condition, x, y});
+    // On an Explicit mesh _broadcast_arrays gives every broadcast operand the
+    // common sharding (a scalar branch is laid out like the other branch).
+    ArrayRef on_mesh;
+    for (const auto& operand : {x, y, condition})
+      if (!on_mesh && typecheck::has_explicit_axis(operand->aval.sharding.mesh)) on_mesh = operand;
+    std::vector<ArrayRef> operands;
+    for (const auto& operand : {condition, y, x}) {
+      ArrayRef broadcast = array_of(broadcast_to(ev, operand, shape));
+      if (on_mesh && broadcast != operand && !(broadcast->aval.sharding == result.sharding))
+        broadcast = array_of(apply_device_put(ev, broadcast, Layout{on_mesh->layout.mesh, result.sharding.dims}, std::nullopt));
+      operands.push_back(broadcast);
+    }
+    return bind(ev, primitive("select_n"), std::move(operands));
+  });
+  module.add_function("clip(arr, min=None, max=None)", [](Evaluator& ev, Arguments& a) {
+    Value out = Value(to_array(ev, a[0]));
+    if (!a[1].is_none()) out = apply_elementwise(ev, primitive("maximum"), {a[1], out});
+    if (!a[2].is_none()) out = apply_elementwise(ev, primitive("minimum"), {a[2], out});
+    return out;
+  });
+  module.add_function("var(a, axis=None, dtype=None, ddof=0, keepdims=False)", [](Evaluator& ev, Arguments& a) {
+    return variance(ev, a[0], a[1], ev.index_of(a[3]), ev.truthy(a[4]));
+  });
+  module.add_function("std(a, axis=None, dtype=None, ddof=0, keepdims=False)", [](Evaluator& ev, Arguments& a) {
+    return apply_elementwise(ev, primitive("sqrt"), {variance(ev, a[0], a[1], ev.index_of(a[3]), ev.truthy(a[4]))});
+  });
+  module.add_function("swapaxes(a, axis1, axis2)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef x = to_array(ev, a[0]);
+    auto permutation = checked(typecheck::swapaxes_permutation(x->aval.ndim(), ev.index_of(a[1]), ev.index_of(a[2])));
+    return apply_transpose(ev, Value(x), permutation);
+  });
+  module.add_function("moveaxis(a, source, destination)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef x = to_array(ev, a[0]);
+    auto permutation = checked(typecheck::moveaxis_permutation(x->aval.ndim(), int_values(ev, a[1]), int_values(ev, a[2])));
+    return apply_transpose(ev, Value(x), permutation);
+  });
+  module.add_function("expand_dims(a, axis)", [](Evaluator& ev, Arguments& a) {
+    return expand_dims(ev, to_array(ev, a[0]), int_values(ev, a[1]));
+  });
+  module.add_function("squeeze(a, axis=None)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef x = to_array(ev, a[0]);
+    std::optional<std::vector<std::int64_t>> axes;
+    if (!a[1].is_none()) axes = int_values(ev, a[1]);
+    typecheck::ArrayType type = checked(typecheck::squeeze_rule(x->aval, axes));
+    return reshaped(ev, Value(x), type.shape);
+  });
+  module.add_function("broadcast_to(array, shape)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef x = to_array(ev, a[0]);
+    auto sizes = int_values(ev, a[1]);
+    typecheck::ArrayType type = checked(typecheck::broadcast_to_rule(x->aval, sizes));
+    return broadcast_to(ev, x, type.shape);
+  });
+  module.add_function("concatenate(arrays, axis=0)", [](Evaluator& ev, Arguments& a) {
+    return concatenate_arrays(ev, arrays_of(ev, a[0]), ev.index_of(a[1]));
+  });
+  module.add_function("stack(arrays, axis=0)", [](Evaluator& ev, Arguments& a) {
+    auto arrays = arrays_of(ev, a[0]);
+    if (arrays.empty()) raise(exc::ValueError(), "Need at least one array to stack.");
+    std::vector<typecheck::ArrayType> types;
+    for (const auto& x : arrays) types.push_back(x->aval);
+    std::int64_t axis = ev.index_of(a[1]);
+    (void)checked(typecheck::stack_rule(types, axis));
+    std::vector<ArrayRef> expanded;
+    for (const auto& x : arrays) expanded.push_back(array_of(expand_dims(ev, x, {axis})));
+    return concatenate_arrays(ev, std::move(expanded), axis);
+  });
+  module.add_function("split(ary, indices_or_sections, axis=0)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef x = to_array(ev, a[0]);
+    if (x->aval.ndim() == 0) raise(exc::ValueError(), "split of a 0-d array");
+    auto axis = static_cast<std::size_t>(normalized_axis(ev.index_of(a[2]), x->aval.ndim()));
+    std::int64_t size = x->aval.shape[axis];
+    std::vector<std::int64_t> sizes = a[1].is_integral()
+                                          ? checked(typecheck::split_sizes_for_sections(size, a[1].as_int()))
+                                          : typecheck::split_sizes_for_indices(size, int_values(ev, a[1]));
+    (void)checked(typecheck::split_rule(x->aval, sizes, static_cast<std::int64_t>(axis)));
+    std::vector<Value> pieces;
+    std::int64_t start = 0;
+    for (auto s : sizes) {
+      pieces.push_back(slice_along(ev, x, axis, start, start + s));
+      start += s;
+    }
+    return make_list(std::move(pieces));
+  });
+  module.add_function("roll(a, shift, axis=None)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef x = to_array(ev, a[0]);
+    std::optional<std::vector<std::int64_t>> axes;
+    if (!a[2].is_none()) axes = int_values(ev, a[2]);
+    (void)checked(typecheck::roll_rule(x->aval, axes));
+    auto shifts = int_values(ev, a[1]);
+    Value out(x);
+    typecheck::Shape shape = x->aval.shape;
+    if (!axes) {  // ravel, roll, reshape back
+      out = reshaped(ev, out, {devices::element_count(shape)});
+      axes = std::vector<std::int64_t>{0};
+    }
+    if (shifts.size() == 1 && axes->size() > 1) shifts.assign(axes->size(), shifts[0]);
+    if (shifts.size() != axes->size()) raise(exc::ValueError(), "roll: shift and axis must have the same length");
+    for (std::size_t i = 0; i < axes->size(); ++i) {
+      ArrayRef current = array_of(out);
+      auto axis = static_cast<std::size_t>(normalized_axis((*axes)[i], current->aval.ndim()));
+      std::int64_t n = current->aval.shape[axis];
+      if (n == 0) continue;
+      std::int64_t k = ((shifts[i] % n) + n) % n;
+      if (k == 0) continue;
+      std::vector<ArrayRef> parts{array_of(slice_along(ev, current, axis, n - k, n)),
+                                  array_of(slice_along(ev, current, axis, 0, n - k))};
+      out = concatenate_arrays(ev, std::move(parts), static_cast<std::int64_t>(axis));
+    }
+    return array_of(out)->aval.shape == shape ? out : reshaped(ev, out, shape);
+  });
+  module.add_function("tile(A, reps)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef x = to_array(ev, a[0]);
+    auto reps = int_values(ev, a[1]);
+    typecheck::ArrayType type = checked(typecheck::tile_rule(x->aval, reps));
+    // Leading dims for reps longer than the rank, then reps copies of each
+    // tiled dim side by side: every step keeps the operand's sharding (the
+    // rule refuses tiling a sharded dim, as JAX does).
+    std::size_t rank = type.ndim();
+    std::vector<std::int64_t> leading;
+    for (std::size_t d = 0; d + x->aval.ndim() < rank; ++d) leading.push_back(static_cast<std::int64_t>(d));
+    ArrayRef out = leading.empty() ? x : array_of(expand_dims(ev, x, leading));
+    std::vector<std::int64_t> full_reps(rank - reps.size(), 1);
+    full_reps.insert(full_reps.end(), reps.begin(), reps.end());
+    for (std::size_t d = 0; d < rank; ++d)
+      if (full_reps[d] < 0) raise(exc::ValueError(), "negative dimensions are not allowed");
+      else if (full_reps[d] == 0) out = array_of(slice_along(ev, out, d, 0, 0));
+      else if (full_reps[d] != 1)
+        out = array_of(concatenate_arrays(ev, std::vector<ArrayRef>(static_cast<std::size_t>(full_reps[d]), out),
+                                          static_cast<std::int64_t>(d)));
+    return Value(out);
+  });
+  module.add_function("flip(m, axis=None)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef x = to_array(ev, a[0]);
+    std::vector<std::int64_t> dimensions;
+    if (a[1].is_none())
+      for (std::size_t d = 0; d < x->aval.ndim(); ++d) dimensions.push_back(static_cast<std::int64_t>(d));
+    else
+      for (auto v : int_values(ev, a[1])) dimensions.push_back(normalized_axis(v, x->aval.ndim()));
+    Params params;
+    params.set("dimensions", dimensions);
+    return bind(ev, primitive("rev"), {x}, std::move(params));
+  });
+  module.add_function("outer(a, b)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef x = to_array(ev, a[0]), y = to_array(ev, a[1]);
+    Value column = reshaped(ev, Value(x), {devices::element_count(x->aval.shape), 1});
+    Value row = reshaped(ev, Value(y), {1, devices::element_count(y->aval.shape)});
+    return apply_elementwise(ev, primitive("multiply"), {column, row});
+  });
+  if (!is_jnp) return;
+  auto lax = evaluator.module("jax.lax");
+  lax->add_function("broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None)",
+                    [](Evaluator& ev, Arguments& a) {
+                      auto sizes = int_values(ev, a[1]);
+                      Params params;
+                      params.set("shape", sizes);
+                      params.set("broadcast_dimensions", int_values(ev, a[2]));
+                      if (auto sharding = sharding_argument(a[3])) params.set("out_sharding", *sharding);
+                      return bind(ev, primitive("broadcast_in_dim"), {to_array(ev, a[0])}, std::move(params));
+                    });
+  lax->add_function("convert_element_type(operand, new_dtype)", [](Evaluator& ev, Arguments& a) {
+    return apply_astype(ev, to_array(ev, a[0]), dtype_argument(ev, a[1]));
+  });
+  lax->add_function("concatenate(operands, dimension)", [](Evaluator& ev, Arguments& a) {
+    return concatenate_arrays(ev, arrays_of(ev, a[0]), ev.index_of(a[1]));
+  });
+  lax->add_function("rev(operand, dimensions)", [](Evaluator& ev, Arguments& a) {
+    Params params;
+    params.set("dimensions", int_values(ev, a[1]));
+    return bind(ev, primitive("rev"), {to_array(ev, a[0])}, std::move(params));
+  });
+}
+
+}  // namespace interp

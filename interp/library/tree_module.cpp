@@ -1,0 +1,235 @@
+// Pytrees and jax.tree (tree_module.hpp).
+#include "interp/library/tree_module.hpp"
+
+#include <algorithm>
+
+#include "interp/python/builtins.hpp"
+
+namespace interp {
+
+namespace {
+
+// Deeper trees than this are refused (no unbounded recursion).
+constexpr int max_tree_depth = 500;
+
+bool same_key(const Value& a, const Value& b) {
+  const std::string* sa = string_of(a);
+  const std::string* sb = string_of(b);
+  if (sa || sb) return sa && sb && *sa == *sb;
+  if (a.is_integral() && b.is_integral()) return a.as_int() == b.as_int();
+  return a.is_same(b);
+}
+
+void flatten_into(Evaluator& evaluator, const Value& tree, TreeDef& def, const Value& is_leaf, int depth,
+                  std::vector<Value>& leaves) {
+  if (depth > max_tree_depth) raise(exc::RecursionError(), "pytree nested too deeply");
+  if (!is_leaf.is_none() && evaluator.truthy(evaluator.call(is_leaf, std::vector<Value>{tree}))) {
+    def.kind = TreeDef::Kind::leaf;
+    leaves.push_back(tree);
+    return;
+  }
+  auto children = [&](const std::vector<Value>& items) {
+    for (const auto& item : items) {
+      def.children.emplace_back();
+      flatten_into(evaluator, item, def.children.back(), is_leaf, depth + 1, leaves);
+    }
+  };
+  if (tree.is_none()) {
+    def.kind = TreeDef::Kind::none;
+  } else if (auto* tuple = tree.as<TupleObject>()) {
+    def.kind = TreeDef::Kind::tuple;
+    children(tuple->items);
+  } else if (auto* list = tree.as<ListObject>()) {
+    def.kind = TreeDef::Kind::list;
+    children(list->items);
+  } else if (auto* dict = tree.as<DictObject>()) {
+    def.kind = TreeDef::Kind::dict;
+    std::vector<std::pair<Value, Value>> entries;
+    for (const auto& e : dict->table.entries())
+      if (e.live) entries.emplace_back(e.key, e.value);
+    // JAX orders a dict's children by sorted key.
+    bool all_strings = std::all_of(entries.begin(), entries.end(), [](const auto& e) { return string_of(e.first); });
+    if (all_strings)
+      std::stable_sort(entries.begin(), entries.end(),
+                       [](const auto& a, const auto& b) { return *string_of(a.first) < *string_of(b.first); });
+    std::vector<Value> values;
+    for (auto& [key, value] : entries) {
+      def.keys.push_back(key);
+      values.push_back(value);
+    }
+    children(values);
+  } else {
+    def.kind = TreeDef::Kind::leaf;
+    leaves.push_back(tree);
+  }
+}
+
+Value unflatten_from(Evaluator& evaluator, const TreeDef& def, std::span<const Value> leaves, std::size_t& next) {
+  switch (def.kind) {
+    case TreeDef::Kind::leaf:
+      return leaves[next++];
+    case TreeDef::Kind::none:
+      return Value();
+    case TreeDef::Kind::tuple:
+    case TreeDef::Kind::list: {
+      std::vector<Value> items;
+      for (const auto& child : def.children) items.push_back(unflatten_from(evaluator, child, leaves, next));
+      return def.kind == TreeDef::Kind::tuple ? make_tuple(std::move(items)) : make_list(std::move(items));
+    }
+    case TreeDef::Kind::dict: {
+      auto dict = make_dict();
+      for (std::size_t i = 0; i < def.children.size(); ++i)
+        dict->table.insert(def.keys[i], unflatten_from(evaluator, def.children[i], leaves, next));
+      return Value(dict);
+    }
+  }
+  return Value();
+}
+
+class TreeDefObject : public Object {
+ public:
+  explicit TreeDefObject(TreeDef def) : def(std::move(def)) {}
+  const TypeRef& type() const override {
+    static const TypeRef type = make_type("PyTreeDef");
+    return type;
+  }
+  std::string repr(Evaluator& evaluator) const override { return "PyTreeDef(" + def.str(evaluator) + ")"; }
+  std::optional<Value> get_attribute(Evaluator&, const std::string& name) override {
+    if (name == "num_leaves") return Value::integer(static_cast<std::int64_t>(def.leaf_count()));
+    if (name == "num_nodes") return Value::integer(static_cast<std::int64_t>(node_count(def)));
+    return std::nullopt;
+  }
+  bool equals(const Value& other) const override {
+    auto* o = other.as<TreeDefObject>();
+    return o && o->def == def;
+  }
+  std::optional<std::size_t> hash() const override { return def.leaf_count(); }
+  TreeDef def;
+
+ private:
+  static std::size_t node_count(const TreeDef& d) {
+    std::size_t n = 1;
+    for (const auto& c : d.children) n += node_count(c);
+    return n;
+  }
+};
+
+const TreeDef& treedef_argument(const Value& value) {
+  if (auto* t = value.as<TreeDefObject>()) return t->def;
+  raise(exc::TypeError(), "expected a PyTreeDef");
+}
+
+}  // namespace
+
+std::size_t TreeDef::leaf_count() const {
+  if (kind == Kind::leaf) return 1;
+  std::size_t n = 0;
+  for (const auto& c : children) n += c.leaf_count();
+  return n;
+}
+
+std::string TreeDef::str(Evaluator& evaluator) const {
+  auto joined = [&](const char* open, const char* close, bool one_comma) {
+    std::string out = open;
+    for (std::size_t i = 0; i < children.size(); ++i) {
+      if (i) out += ", ";
+      if (kind == Kind::dict) out += evaluator.repr(keys[i]) + ": ";
+      out += children[i].str(evaluator);
+    }
+    if (one_comma && children.size() == 1) out += ",";
+    return out + close;
+  };
+  switch (kind) {
+    case Kind::leaf: return "*";
+    case Kind::none: return "None";
+    case Kind::tuple: return joined("(", ")", true);
+    case Kind::list: return joined("[", "]", false);
+    case Kind::dict: return joined("{", "}", false);
+  }
+  return "*";
+}
+
+bool TreeDef::operator==(const TreeDef& other) const {
+  if (kind != other.kind || children.size() != other.children.size() || keys.size() != other.keys.size()) return false;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    if (!same_key(keys[i], other.keys[i])) return false;
+  for (std::size_t i = 0; i < children.size(); ++i)
+    if (!(children[i] == other.children[i])) return false;
+  return true;
+}
+
+std::vector<Value> tree_flatten(Evaluator& evaluator, const Value& tree, TreeDef& def, const Value& is_leaf) {
+  std::vector<Value> leaves;
+  def = TreeDef{};
+  flatten_into(evaluator, tree, def, is_leaf, 0, leaves);
+  return leaves;
+}
+
+Value tree_unflatten(Evaluator& evaluator, const TreeDef& def, std::span<const Value> leaves) {
+  if (leaves.size() != def.leaf_count())
+    raise(exc::ValueError(), "Too " + std::string(leaves.size() < def.leaf_count() ? "few" : "many") +
+                                 " leaves for PyTreeDef; expected " + std::to_string(def.leaf_count()) + ", got " +
+                                 std::to_string(leaves.size()) + ".");
+  std::size_t next = 0;
+  return unflatten_from(evaluator, def, leaves, next);
+}
+
+void install_tree_module(Evaluator& evaluator) {
+  auto tree = evaluator.module("jax.tree");
+  tree->add_function("leaves(tree, is_leaf=None)", [](Evaluator& ev, Arguments& a) {
+    TreeDef def;
+    return make_list(tree_flatten(ev, a[0], def, a[1]));
+  });
+  tree->add_function("structure(tree, is_leaf=None)", [](Evaluator& ev, Arguments& a) {
+    TreeDef def;
+    tree_flatten(ev, a[0], def, a[1]);
+    return Value(std::make_shared<TreeDefObject>(std::move(def)));
+  });
+  tree->add_function("flatten(tree, is_leaf=None)", [](Evaluator& ev, Arguments& a) {
+    TreeDef def;
+    auto leaves = tree_flatten(ev, a[0], def, a[1]);
+    return make_tuple({make_list(std::move(leaves)), Value(std::make_shared<TreeDefObject>(std::move(def)))});
+  });
+  tree->add_function("unflatten(treedef, leaves)", [](Evaluator& ev, Arguments& a) {
+    auto leaves = ev.to_vector(a[1]);
+    return tree_unflatten(ev, treedef_argument(a[0]), leaves);
+  });
+  tree->add_function("map(f, tree, *rest, is_leaf=None)", [](Evaluator& ev, Arguments& a) {
+    TreeDef def;
+    auto leaves = tree_flatten(ev, a[1], def, a[3]);
+    std::vector<std::vector<Value>> others;
+    for (const auto& other : ev.to_vector(a[2])) {
+      TreeDef other_def;
+      others.push_back(tree_flatten(ev, other, other_def, a[3]));
+      if (!(other_def == def))
+        raise(exc::ValueError(), "Custom node type mismatch; expected type: " + def.str(ev) +
+                                     "; value: " + other_def.str(ev) + ".");
+    }
+    std::vector<Value> mapped;
+    for (std::size_t i = 0; i < leaves.size(); ++i) {
+      std::vector<Value> arguments{leaves[i]};
+      for (const auto& o : others) arguments.push_back(o[i]);
+      mapped.push_back(ev.call(a[0], std::move(arguments)));
+    }
+    return tree_unflatten(ev, def, mapped);
+  });
+  tree->add_function("reduce(function, tree, initializer=None, is_leaf=None)", [](Evaluator& ev, Arguments& a) {
+    TreeDef def;
+    auto leaves = tree_flatten(ev, a[1], def, a[3]);
+    std::size_t start = 0;
+    Value accumulated = a[2];
+    if (accumulated.is_none()) {
+      if (leaves.empty()) raise(exc::TypeError(), "reduce() of empty iterable with no initial value");
+      accumulated = leaves[start++];
+    }
+    for (std::size_t i = start; i < leaves.size(); ++i) accumulated = ev.call(a[0], std::vector<Value>{accumulated, leaves[i]});
+    return accumulated;
+  });
+  // jax.tree_util's older names.
+  auto tree_util = evaluator.module("jax.tree_util");
+  for (const char* name : {"leaves", "structure", "flatten", "unflatten", "map", "reduce"})
+    tree_util->add(std::string("tree_") + name, *tree->find(name));
+  evaluator.module("jax")->add("tree_util", Value(tree_util));
+}
+
+}  // namespace interp

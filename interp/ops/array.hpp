@@ -1,0 +1,135 @@
+// jax.Array in the evaluator: a type (typecheck::ArrayType), a layout on a
+// device mesh, and one shard per mesh position (replicated shards share one
+// host Buffer), plus `committed` (runtime.md "Committed and uncommitted
+// arrays"). In check mode arrays carry no shards: only their type and layout.
+//
+// Data moves between layouts only through the collectives of
+// devices/collectives.hpp on one mesh (all-gather, then a local slice), or
+// through the host when it changes meshes (device_put of an uncommitted or
+// host array).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "devices/buffer.hpp"
+#include "devices/kernels.hpp"
+#include "interp/ops/runtime.hpp"
+
+namespace interp {
+
+class ArrayObject : public Object {
+ public:
+  const TypeRef& type() const override;
+  std::string repr(Evaluator& evaluator) const override;
+  std::string str(Evaluator& evaluator) const override;
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  std::vector<std::string> attribute_names() const override;
+  std::optional<Value> binary_op(Evaluator& evaluator, lang::ast::BinaryOperator op, const Value& other,
+                                 bool reflected) override;
+  std::optional<Value> unary_op(Evaluator& evaluator, lang::ast::UnaryOperator op) override;
+  std::optional<Value> compare(Evaluator& evaluator, lang::ast::CompareOperator op, const Value& other,
+                               bool reflected) override;
+  std::optional<Value> get_item(Evaluator& evaluator, const Value& key) override;
+  IteratorRef iterate(Evaluator& evaluator) override;
+  std::optional<std::int64_t> length(Evaluator& evaluator) const override;
+  bool truthy(Evaluator& evaluator) const override;
+  std::optional<std::size_t> hash() const override { return std::nullopt; }
+
+  bool abstract() const { return shards.empty(); }
+  devices::LocalArray local(std::size_t position) const {
+    return {shards[position].shared_buffer(), layout.shard_shape(aval.shape)};
+  }
+
+  typecheck::ArrayType aval;
+  Layout layout;
+  std::vector<devices::DeviceBuffer> shards;  // per mesh position of layout.mesh; empty when abstract
+  bool committed = false;
+  // Check mode: the best-guess result of a failed operation, or computed
+  // from one; errors that follow only from poisoned arrays are not reported.
+  bool poisoned = false;
+  // The spec device_put was given, which .sharding.spec shows as written.
+  std::optional<typecheck::PartitionSpec> requested_spec;
+};
+using ArrayRef = std::shared_ptr<ArrayObject>;
+
+// jnp.float32 and friends: callable (jnp.float32(3)), printed as the class.
+class DTypeObject : public Object {
+ public:
+  explicit DTypeObject(typecheck::DType dtype) : dtype(dtype) {}
+  const TypeRef& type() const override;
+  std::string repr(Evaluator&) const override;
+  std::string str(Evaluator&) const override;
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  bool callable() const override { return true; }
+  Value call(Evaluator& evaluator, CallArgs& args) override;
+  bool equals(const Value& other) const override;
+  std::optional<Value> compare(Evaluator& evaluator, lang::ast::CompareOperator op, const Value& other,
+                               bool reflected) override;
+  std::optional<std::size_t> hash() const override { return static_cast<std::size_t>(dtype); }
+  typecheck::DType dtype;
+};
+
+// A dtype argument: a DTypeObject, a name ("float32"), or Python's float/int/bool.
+typecheck::DType dtype_argument(Evaluator& evaluator, const Value& value);
+
+// ------------------------------------------------------------ making arrays
+
+// An array from per-position shards (placed on their devices, counted in HBM).
+ArrayRef make_array(Evaluator& evaluator, typecheck::ArrayType aval, Layout layout,
+                    std::vector<std::shared_ptr<devices::Buffer>> shards, bool committed);
+// `array`'s shards (shared, not copied) under another type or commitment;
+// an abstract array stays abstract.
+ArrayRef retyped_array(Evaluator& evaluator, const ArrayObject& array, typecheck::ArrayType aval, bool committed);
+// An abstract array (check mode): no shards.
+ArrayRef make_abstract_array(typecheck::ArrayType aval, Layout layout, bool committed);
+// An array holding `global` split by `layout` (a host-to-device transfer).
+ArrayRef array_from_global(Evaluator& evaluator, const devices::LocalArray& global, typecheck::ArrayType aval,
+                           Layout layout, bool committed);
+// An uncommitted array of `aval` on device 0, from the host; `global` is
+// only read in run mode.
+ArrayRef host_array(Evaluator& evaluator, const typecheck::ArrayType& aval,
+                    const std::function<devices::LocalArray()>& global);
+
+// The whole array on the host (device-to-host transfer).
+devices::LocalArray global_value(Evaluator& evaluator, const ArrayObject& array);
+// Elements as doubles (row-major).
+std::vector<double> element_values(Evaluator& evaluator, const ArrayObject& array);
+
+// Python scalars, nested lists, numpy-likes and arrays as arrays; `dtype`
+// overrides the inferred one.
+ArrayRef to_array(Evaluator& evaluator, const Value& value, std::optional<typecheck::DType> dtype = std::nullopt);
+bool is_array_like(const Value& value);
+
+// The same data in `target` layout: collectives on the same mesh, a host
+// transfer across meshes.
+ArrayRef relayout(Evaluator& evaluator, const ArrayRef& array, const Layout& target);
+// The array converted to `dtype` (same layout).
+ArrayRef astype(Evaluator& evaluator, const ArrayRef& array, typecheck::DType dtype);
+
+// Runs `kernel` once per distinct combination of input shards (replicated
+// positions share the work and the result), in parallel, and returns the
+// per-position results. Every input must already be in its needed layout on
+// `mesh`.
+std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
+    Evaluator& evaluator, const DeviceMeshRef& mesh, const std::vector<ArrayRef>& inputs,
+    const std::function<devices::Expected<devices::LocalArray>(const std::vector<devices::LocalArray>&)>& kernel);
+// The same, for kernels that need to know the mesh position they run for
+// (one representative of the positions sharing their inputs).
+std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
+    Evaluator& evaluator, const DeviceMeshRef& mesh, const std::vector<ArrayRef>& inputs,
+    const std::function<devices::Expected<devices::LocalArray>(const std::vector<devices::LocalArray>&, std::size_t)>&
+        kernel);
+
+// Raises a devices error in the script (MemoryError, ValueError, ...).
+[[noreturn]] void raise_devices_error(const devices::Error& error);
+
+// The layout an array of `shape` gets by default (device 0, replicated).
+Layout default_layout(Evaluator& evaluator, std::size_t ndim);
+
+// jax.sharding's objects, the array members of jax / jnp / np (jax_modules.cpp).
+void install_array_members(Evaluator& evaluator);
+
+}  // namespace interp

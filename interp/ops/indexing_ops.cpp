@@ -1,0 +1,677 @@
+// x.at[index].set/add/get and jnp.take (indexing_ops.hpp). `.at` updates a
+// rectangular window (integers and step-1 slices) through the update_slice
+// primitive; take is the gather primitive.
+#include "interp/ops/indexing_ops.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "interp/python/builtins.hpp"
+#include "interp/library/numpy_module.hpp"
+#include "interp/ops/primitives.hpp"
+#include "interp/ops/runtime.hpp"
+#include "interp/transforms/trace.hpp"
+#include "typecheck/creation_rules.hpp"
+#include "typecheck/rule_support.hpp"
+#include "typecheck/shape_rules.hpp"
+#include "typecheck/structural_rules.hpp"
+
+namespace interp {
+
+using typecheck::DType;
+
+namespace {
+
+// The window `items` selects: its start and extent on every operand dim,
+// and the shape x[items] has (integer-indexed dims dropped).
+struct Window {
+  std::vector<std::int64_t> start;
+  typecheck::Shape extent;
+  typecheck::Shape indexed_shape;
+  std::vector<typecheck::IndexItem> items;  // as scatter_rule reads them
+};
+
+Window window_of(Evaluator& evaluator, const typecheck::ArrayType& operand, const Value& key) {
+  std::vector<Value> keys = key.as<TupleObject>() ? key.as<TupleObject>()->items : std::vector<Value>{key};
+  std::size_t named = 0;
+  for (const auto& k : keys)
+    if (!k.as<EllipsisObject>()) ++named;
+  if (named > operand.ndim())
+    raise(exc::IndexError(), "Too many indices: " + std::to_string(operand.ndim()) + "-dimensional array indexed with " +
+                                 std::to_string(named) + " regular indices.");
+  Window window;
+  std::size_t dim = 0;
+  auto whole_dim = [&]() {
+    window.start.push_back(0);
+    window.extent.push_back(operand.shape[dim]);
+    window.indexed_shape.push_back(operand.shape[dim]);
+    ++dim;
+  };
+  for (const auto& k : keys) {
+    if (k.as<EllipsisObject>()) {
+      window.items.push_back(typecheck::IndexItem::ellipsis());
+      for (std::size_t rest = operand.ndim() - named; rest > 0; --rest) whole_dim();
+      continue;
+    }
+    std::int64_t n = operand.shape[dim];
+    if (k.is_integral()) {
+      std::int64_t index = k.as_int() < 0 ? k.as_int() + n : k.as_int();
+      if (index < 0 || index >= n)
+        raise(exc::IndexError(), "index " + std::to_string(k.as_int()) + " is out of bounds for axis " +
+                                     std::to_string(dim) + " with size " + std::to_string(n));
+      window.start.push_back(index);
+      window.extent.push_back(1);
+      window.items.push_back(typecheck::IndexItem::integer(index));
+      ++dim;
+    } else if (auto* s = k.as<SliceObject>()) {
+      auto bounds = s->bounds(n);
+      if (bounds.step != 1) raise(exc::NotImplementedError(), "x.at[...] with a slice step other than 1");
+      window.start.push_back(bounds.start);
+      window.extent.push_back(bounds.count);
+      window.indexed_shape.push_back(bounds.count);
+      window.items.push_back(typecheck::IndexItem::range(bounds.start, bounds.start + bounds.count));
+      ++dim;
+    } else {
+      raise(exc::TypeError(), "x.at[...] takes static integers, slices and ... in shardlang");
+    }
+  }
+  while (dim < operand.ndim()) whole_dim();
+  return window;
+}
+
+std::string shape_text(const typecheck::Shape& shape) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + (shape.size() == 1 ? ",)" : ")");
+}
+
+// The window of `operand` as an array of the window's extent (rank kept).
+Value window_values(Evaluator& evaluator, const ArrayRef& operand, const Window& window) {
+  std::vector<std::int64_t> limit, strides;
+  for (std::size_t d = 0; d < window.start.size(); ++d) {
+    limit.push_back(window.start[d] + window.extent[d]);
+    strides.push_back(1);
+  }
+  Params params;
+  params.set("start_indices", window.start);
+  params.set("limit_indices", limit);
+  params.set("strides", strides);
+  params.set("new_sizes", std::vector<std::int64_t>(window.extent.begin(), window.extent.end()));
+  return bind(evaluator, primitive("slice"), {operand}, std::move(params));
+}
+
+// `update` in the operand's dtype, broadcast to x[items]'s shape (NumPy's
+// rules), then given the window's rank.
+// scatter_rule checks the shardings first (JAX's errors for sharded indexed dims).
+ArrayRef window_update(Evaluator& evaluator, std::string_view method, const ArrayRef& operand, const Window& window,
+                       const Value& update, const std::optional<typecheck::Sharding>& out_sharding) {
+  ArrayRef given = to_array(evaluator, update);
+  (void)checked(typecheck::scatter_rule(method, operand->aval, window.items, given->aval, out_sharding));
+  ArrayRef value = to_array(evaluator, apply_astype(evaluator, given, operand->aval.dtype));
+  const auto& target = window.indexed_shape;
+  if (value->aval.ndim() > target.size())
+    raise(exc::ValueError(), "Incompatible shapes for broadcasting: " + shape_text(value->aval.shape) + " and " +
+                                 shape_text(target));
+  if (value->aval.shape != target) {
+    std::vector<std::int64_t> dimensions;
+    for (std::size_t k = 0; k < value->aval.ndim(); ++k) {
+      auto d = target.size() - value->aval.ndim() + k;
+      if (value->aval.shape[k] != 1 && value->aval.shape[k] != target[d])
+        raise(exc::ValueError(), "Incompatible shapes for broadcasting: " + shape_text(value->aval.shape) + " and " +
+                                     shape_text(target));
+      dimensions.push_back(static_cast<std::int64_t>(d));
+    }
+    Params params;
+    params.set("shape", std::vector<std::int64_t>(target.begin(), target.end()));
+    params.set("broadcast_dimensions", dimensions);
+    value = to_array(evaluator, bind(evaluator, primitive("broadcast_in_dim"), {value}, std::move(params)));
+  }
+  if (window.extent != target)
+    value = to_array(evaluator, apply_reshape(evaluator, Value(value),
+                                              std::vector<std::int64_t>(window.extent.begin(), window.extent.end())));
+  return value;
+}
+
+std::optional<typecheck::Sharding> out_sharding_of(Evaluator& evaluator, const ArrayRef& operand, const Value& value) {
+  auto argument = sharding_argument(value);
+  if (!argument) return std::nullopt;
+  auto& runtime = runtime_of(evaluator);
+  typecheck::MeshRef context = runtime.context_mesh ? runtime.context_mesh->mesh->abstract : nullptr;
+  return checked(typecheck::canonicalize_out_sharding("scatter", *argument, context, operand->aval.shape));
+}
+
+// The updated array, moved to `out_sharding` when one was given.
+Value update_window(Evaluator& evaluator, const ArrayRef& operand, const Window& window, const ArrayRef& update,
+                    const std::optional<typecheck::Sharding>& out_sharding) {
+  Params params;
+  params.set("start_indices", window.start);
+  Value updated = bind(evaluator, primitive("update_slice"), {operand, update}, std::move(params));
+  if (!out_sharding) return updated;
+  Layout target{operand->layout.mesh, out_sharding->dims};
+  target.dims.resize(operand->aval.ndim());
+  return apply_device_put(evaluator, to_array(evaluator, updated), target, std::nullopt);
+}
+
+// The value jnp.take's default mode ("fill") gives out-of-range indices.
+void fill_out_of_range(DType dtype, std::byte* element) {
+  auto store = [&](auto value) { std::memcpy(element, &value, sizeof value); };
+  switch (dtype) {
+    case DType::float32: store(std::numeric_limits<float>::quiet_NaN()); break;
+    case DType::int32: store(std::numeric_limits<std::int32_t>::min()); break;
+    case DType::int8: store(std::numeric_limits<std::int8_t>::min()); break;
+    case DType::uint32: store(std::numeric_limits<std::uint32_t>::max()); break;
+    case DType::bool_: store(std::uint8_t{1}); break;
+    case DType::bfloat16: store(std::uint16_t{0x7fc0}); break;
+    case DType::float16: store(std::uint16_t{0x7e00}); break;
+    default: break;
+  }
+}
+
+// ---- x.at[index] with strided slices, integer arrays or lists: NumPy's
+// basic and advanced indexing resolved on the host to the flat positions
+// x[index] reads, then gathered or scattered on the global value.
+
+bool is_index_array(const Value& k) {
+  return k.as<ArrayObject>() || k.as<ListObject>() || (k.as<TupleObject>() != nullptr);
+}
+
+// Whether `key` needs the general path (the window path takes integers and
+// step-1 slices).
+bool needs_selection(const Value& key) {
+  std::vector<Value> keys = key.as<TupleObject>() ? key.as<TupleObject>()->items : std::vector<Value>{key};
+  for (const auto& k : keys) {
+    if (k.is_none() || is_index_array(k)) return true;
+    if (auto* s = k.as<SliceObject>(); s && !s->step.is_none() && !(s->step.is_integral() && s->step.as_int() == 1))
+      return true;
+  }
+  return false;
+}
+
+bool is_index_array_key(const Value& key) {
+  std::vector<Value> keys = key.as<TupleObject>() ? key.as<TupleObject>()->items : std::vector<Value>{key};
+  return std::any_of(keys.begin(), keys.end(), is_index_array);
+}
+
+// x[index]'s shape and, row-major over it, the flat position in x each
+// element reads (`size` of x for an out-of-range array index).
+struct Selection {
+  typecheck::Shape shape;
+  std::vector<std::int64_t> positions;
+  bool known = true;  // false when an index array is abstract (check mode)
+};
+
+Selection select(Evaluator& evaluator, const typecheck::Shape& x_shape, const Value& key) {
+  struct Item {
+    enum class Kind { integer, slice, newaxis, array } kind;
+    std::size_t dim = 0;
+    std::int64_t start = 0, step = 1, count = 1;
+    std::vector<std::int64_t> values;  // array items, normalized; -1 out of range
+    typecheck::Shape shape;
+  };
+  std::vector<Value> keys = key.as<TupleObject>() ? key.as<TupleObject>()->items : std::vector<Value>{key};
+  const std::size_t ndim = x_shape.size();
+  Selection selection;
+  std::size_t consumed = 0;
+  for (const auto& k : keys)
+    if (!k.is_none() && !k.as<EllipsisObject>()) ++consumed;
+  if (consumed > ndim)
+    raise(exc::IndexError(), "Too many indices: " + std::to_string(ndim) + "-dimensional array indexed with " +
+                                 std::to_string(consumed) + " regular indices.");
+  bool advanced = false;
+  for (const auto& k : keys) advanced = advanced || is_index_array(k);
+  std::vector<Item> items;
+  std::size_t dim = 0;
+  auto full_slice = [&]() {
+    items.push_back({Item::Kind::slice, dim, 0, 1, x_shape[dim], {}, {}});
+    ++dim;
+  };
+  for (const auto& k : keys) {
+    if (k.as<EllipsisObject>()) {
+      for (std::size_t rest = ndim - consumed; rest > 0; --rest) full_slice();
+      continue;
+    }
+    if (k.is_none()) {
+      items.push_back({Item::Kind::newaxis, dim, 0, 1, 1, {}, {}});
+      continue;
+    }
+    std::int64_t n = x_shape[dim];
+    if (k.is_integral()) {
+      std::int64_t index = k.as_int() < 0 ? k.as_int() + n : k.as_int();
+      if (index < 0 || index >= n)
+        raise(exc::IndexError(), "index " + std::to_string(k.as_int()) + " is out of bounds for axis " +
+                                     std::to_string(dim) + " with size " + std::to_string(n));
+      if (advanced) items.push_back({Item::Kind::array, dim, 0, 1, 1, {index}, {}});
+      else items.push_back({Item::Kind::integer, dim, index, 1, 1, {}, {}});
+    } else if (auto* s = k.as<SliceObject>()) {
+      auto bounds = s->bounds(n);
+      items.push_back({Item::Kind::slice, dim, bounds.start, bounds.step, bounds.count, {}, {}});
+    } else {
+      ArrayRef indices = to_array(evaluator, k);
+      if (!typecheck::is_integer(indices->aval.dtype))
+        raise(exc::TypeError(), "x.at[...] index arrays must have an integer dtype, got " +
+                                    std::string(typecheck::long_name(indices->aval.dtype)));
+      Item item{Item::Kind::array, dim, 0, 1, 1, {}, indices->aval.shape};
+      if (indices->abstract()) {  // check mode: the shape is known, the positions are not
+        selection.known = false;
+        item.values.assign(static_cast<std::size_t>(devices::element_count(indices->aval.shape)), 0);
+        items.push_back(std::move(item));
+        ++dim;
+        continue;
+      }
+      for (double v : element_values(evaluator, *indices)) {
+        auto index = static_cast<std::int64_t>(v);
+        if (index < 0) index += n;
+        item.values.push_back(index < 0 || index >= n ? -1 : index);
+      }
+      items.push_back(std::move(item));
+    }
+    ++dim;
+  }
+  while (dim < ndim) full_slice();
+
+  // The advanced items broadcast together (NumPy's rules).
+  std::vector<typecheck::Shape> advanced_shapes;
+  std::vector<std::size_t> advanced_at;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (items[i].kind != Item::Kind::array) continue;
+    advanced_at.push_back(i);
+    advanced_shapes.push_back(items[i].shape);
+  }
+  std::optional<typecheck::Shape> common = typecheck::broadcast_shapes(advanced_shapes);
+  if (!common) raise(exc::IndexError(), "shape mismatch: indexing arrays could not be broadcast together");
+  const typecheck::Shape& broadcast = *common;
+  // Result dims: slices and newaxes in order, the broadcast block where the
+  // advanced items sit when they are adjacent, else first.
+  struct ResultDim {
+    std::optional<std::size_t> item;  // a slice or newaxis item; nullopt: a broadcast dim
+    std::size_t broadcast_dim = 0;
+  };
+  bool adjacent = advanced_at.empty() || advanced_at.back() - advanced_at.front() + 1 == advanced_at.size();
+  std::vector<ResultDim> result;
+  auto add_block = [&]() {
+    for (std::size_t b = 0; b < broadcast.size(); ++b) result.push_back({std::nullopt, b});
+  };
+  if (!adjacent) add_block();
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (items[i].kind == Item::Kind::array) {
+      if (adjacent && i == advanced_at.front()) add_block();
+      continue;
+    }
+    if (items[i].kind != Item::Kind::integer) result.push_back({i, 0});
+  }
+  for (const auto& r : result) selection.shape.push_back(r.item ? items[*r.item].count : broadcast[r.broadcast_dim]);
+  std::vector<std::int64_t> x_strides(ndim, 1);
+  for (std::size_t d = ndim; d-- > 1;) x_strides[d - 1] = x_strides[d] * x_shape[d];
+  const std::int64_t size = devices::element_count(x_shape);
+  const std::int64_t total = devices::element_count(selection.shape);
+  if (!selection.known) return selection;
+  selection.positions.reserve(static_cast<std::size_t>(total));
+  std::vector<std::int64_t> at(result.size(), 0), b_index(broadcast.size(), 0);
+  for (std::int64_t e = 0; e < total; ++e) {
+    std::int64_t rest = e;
+    for (std::size_t r = result.size(); r-- > 0;) {
+      at[r] = rest % std::max<std::int64_t>(selection.shape[r], 1);
+      rest /= std::max<std::int64_t>(selection.shape[r], 1);
+      if (!result[r].item) b_index[result[r].broadcast_dim] = at[r];
+    }
+    std::int64_t position = 0;
+    bool in_range = true;
+    for (std::size_t r = 0; r < result.size(); ++r)
+      if (result[r].item && items[*result[r].item].kind == Item::Kind::slice) {
+        const Item& item = items[*result[r].item];
+        position += (item.start + at[r] * item.step) * x_strides[item.dim];
+      }
+    for (const Item& item : items) {
+      if (item.kind == Item::Kind::integer) position += item.start * x_strides[item.dim];
+      if (item.kind != Item::Kind::array) continue;
+      std::int64_t flat = 0, stride = 1;  // the element of this array at b_index (broadcast)
+      for (std::size_t d = item.shape.size(); d-- > 0;) {
+        std::int64_t b = b_index[broadcast.size() - item.shape.size() + d];
+        flat += (item.shape[d] == 1 ? 0 : b) * stride;
+        stride *= item.shape[d];
+      }
+      std::int64_t index = item.values[static_cast<std::size_t>(flat)];
+      if (index < 0) in_range = false;
+      else position += index * x_strides[item.dim];
+    }
+    selection.positions.push_back(in_range ? position : size);
+  }
+  return selection;
+}
+
+bool size_limit_exceeded(const typecheck::Shape& shape) {
+  return devices::element_count(shape) >= std::int64_t{1} << 31;
+}
+
+// The selection's positions as an int32 array of x[index]'s shape.
+ArrayRef positions_array(Evaluator& evaluator, const Selection& selection) {
+  auto made = devices::make_local_array(runtime_of(evaluator).ledger(), DType::int32, selection.shape);
+  if (!made) raise_devices_error(made.error());
+  auto e = made->buffer->elements<DType::int32>();
+  for (std::size_t k = 0; k < e.size(); ++k) e[k] = static_cast<std::int32_t>(selection.positions[k]);
+  typecheck::ArrayType type;
+  type.dtype = DType::int32;
+  type.shape = selection.shape;
+  type.sharding = typecheck::Sharding::replicated(nullptr, type.ndim());
+  return array_from_global(evaluator, *made, type, default_layout(evaluator, type.ndim()), false);
+}
+
+// x.at[index].get() on the general path: x[index] gathered on the host,
+// out-of-range array indices filled (jnp's default "fill" mode); replicated
+// on x's devices.
+Value selection_get(Evaluator& evaluator, const ArrayRef& operand, const Value& key) {
+  Selection selection = select(evaluator, operand->aval.shape, key);
+  typecheck::ArrayType type = operand->aval;
+  type.shape = selection.shape;
+  type.sharding = typecheck::Sharding::replicated(operand->aval.sharding.mesh, type.ndim());
+  Layout layout{operand->layout.mesh, std::vector<typecheck::SpecEntry>(type.ndim())};
+  if (operand->abstract() || !selection.known) return Value(make_abstract_array(type, layout, operand->committed));
+  devices::LocalArray global = global_value(evaluator, *operand);
+  auto made = devices::make_local_array(runtime_of(evaluator).ledger(), operand->aval.dtype, selection.shape);
+  if (!made) raise_devices_error(made.error());
+  auto element = typecheck::byte_size(operand->aval.dtype);
+  const std::byte* in = global.buffer->bytes().data();
+  std::byte* out = made->buffer->bytes().data();
+  const auto size = static_cast<std::int64_t>(global.buffer->bytes().size() / element);
+  for (std::size_t k = 0; k < selection.positions.size(); ++k) {
+    if (selection.positions[k] >= size) fill_out_of_range(operand->aval.dtype, out + k * element);
+    else std::memcpy(out + k * element, in + static_cast<std::size_t>(selection.positions[k]) * element, element);
+  }
+  return Value(array_from_global(evaluator, *made, type, layout, operand->committed));
+}
+
+// x.at[index].get() under jit: the gather primitive on the flattened x at
+// the host-resolved positions (out-of-range ones filled).
+Value selection_take(Evaluator& evaluator, const ArrayRef& operand, const Value& key) {
+  Selection selection = select(evaluator, operand->aval.shape, key);
+  if (!selection.known)
+    raise(exc::NotImplementedError(), "x.at[...] with index arrays computed inside jax.jit (pass them in concrete)");
+  if (size_limit_exceeded(operand->aval.shape))
+    raise(exc::ValueError(), "x.at[...] with index arrays on arrays of 2^31 or more elements");
+  Value flat = apply_reshape(evaluator, Value(operand), {devices::element_count(operand->aval.shape)});
+  Params params;
+  params.set("axis", std::int64_t{0});
+  return bind(evaluator, primitive("gather"), {to_array(evaluator, flat), positions_array(evaluator, selection)},
+              std::move(params));
+}
+
+// Combines x[position] with one update element, in the compute type.
+template <typename T>
+T combined(std::string_view method, T current, T update) {
+  if (method == "set") return update;
+  if (method == "add") return static_cast<T>(current + update);
+  if (method == "multiply") return static_cast<T>(current * update);
+  if (method == "min") return update < current ? update : current;
+  return current < update ? update : current;  // max
+}
+
+template <DType D>
+void scatter_elements(std::string_view method, devices::LocalArray& target, const devices::LocalArray& updates,
+                      const std::vector<std::int64_t>& positions) {
+  auto out = target.buffer->elements<D>();
+  auto in = updates.buffer->elements<D>();
+  const auto size = static_cast<std::int64_t>(out.size());
+  for (std::size_t k = 0; k < positions.size(); ++k)
+    if (positions[k] < size) {  // out-of-range updates are dropped (JAX's default)
+      auto& slot = out[static_cast<std::size_t>(positions[k])];
+      slot = combined(method, slot, in[k]);
+      if constexpr (D == DType::bool_) slot = slot != 0;
+    }
+}
+
+// x.at[index].set/add/multiply/min/max on the general path: the updates (in
+// x's dtype, broadcast to x[index]'s shape) applied in order by the scatter
+// primitive at the host-resolved positions; x's sharding and devices stay.
+Value selection_update(Evaluator& evaluator, std::string_view method, const ArrayRef& operand, const Value& key,
+                       const Value& update_value, const std::optional<typecheck::Sharding>& out_sharding) {
+  Selection selection = select(evaluator, operand->aval.shape, key);
+  ArrayRef update = to_array(evaluator, apply_astype(evaluator, to_array(evaluator, update_value), operand->aval.dtype));
+  const auto& target = selection.shape;
+  const auto& given = update->aval.shape;
+  bool fits = given.size() <= target.size();
+  for (std::size_t k = 0; fits && k < given.size(); ++k) {
+    auto t = target[target.size() - given.size() + k];
+    fits = given[k] == 1 || given[k] == t;
+  }
+  if (!fits)
+    raise(exc::ValueError(), "Incompatible shapes for broadcasting: " + shape_text(given) + " and " + shape_text(target));
+  typecheck::ArrayType type = operand->aval;
+  if (out_sharding) type.sharding = *out_sharding;
+  Layout layout = operand->layout;
+  if (out_sharding) {
+    layout.dims = out_sharding->dims;
+    layout.dims.resize(type.ndim());
+  }
+  if (!selection.known) {
+    if (tracing_jit(evaluator) && evaluator.mode == Evaluator::Mode::run)
+      raise(exc::NotImplementedError(), "x.at[...] with index arrays computed inside jax.jit (pass them in concrete)");
+    return Value(make_abstract_array(type, layout, operand->committed));
+  }
+  if (given != target) {
+    std::vector<std::int64_t> dimensions;
+    for (std::size_t k = 0; k < given.size(); ++k) dimensions.push_back(static_cast<std::int64_t>(target.size() - given.size() + k));
+    Params params;
+    params.set("shape", std::vector<std::int64_t>(target.begin(), target.end()));
+    params.set("broadcast_dimensions", dimensions);
+    update = to_array(evaluator, bind(evaluator, primitive("broadcast_in_dim"), {update}, std::move(params)));
+  }
+  if (size_limit_exceeded(operand->aval.shape))
+    raise(exc::ValueError(), "x.at[...] with index arrays on arrays of 2^31 or more elements");
+  Params params;
+  params.set("method", std::string(method));
+  Value scattered = bind(evaluator, primitive("scatter"), {operand, positions_array(evaluator, selection), update},
+                         std::move(params));
+  if (!out_sharding) return scattered;
+  return apply_device_put(evaluator, to_array(evaluator, scattered), layout, std::nullopt);
+}
+
+// x.at[items]: set, add and get.
+class AtReference final : public Object {
+ public:
+  AtReference(ArrayRef operand, Value key) : operand_(std::move(operand)), key_(std::move(key)) {}
+  const TypeRef& type() const override {
+    static const TypeRef type = make_type("_IndexUpdateRef");
+    return type;
+  }
+  std::vector<std::string> attribute_names() const override { return {"add", "get", "max", "min", "multiply", "set"}; }
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override {
+    ArrayRef operand = operand_;
+    Value key = key_;
+    // The elementwise op that combines the old window with the update.
+    static constexpr std::pair<std::string_view, std::string_view> updates[] = {
+        {"add", "add"}, {"max", "maximum"}, {"min", "minimum"}, {"multiply", "multiply"}, {"set", ""}};
+    for (const auto& [method_name, combine] : updates) {
+      if (name != method_name) continue;
+      std::string method(method_name), op(combine);
+      return Value(native(method + "(values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None)",
+                          [operand, key, method, op](Evaluator& ev, Arguments& a) {
+        auto out_sharding = out_sharding_of(ev, operand, a[4]);
+        if (needs_selection(key)) return selection_update(ev, method, operand, key, a[0], out_sharding);
+        Window window = window_of(ev, operand->aval, key);
+        ArrayRef update = window_update(ev, method, operand, window, a[0], out_sharding);
+        if (op.empty()) return update_window(ev, operand, window, update, out_sharding);
+        Value merged = apply_elementwise(ev, primitive(op), {window_values(ev, operand, window), Value(update)});
+        return update_window(ev, operand, window, to_array(ev, apply_astype(ev, to_array(ev, merged), operand->aval.dtype)),
+                             out_sharding);
+      }));
+    }
+    if (name == "get")
+      return Value(native("get()", [operand, key](Evaluator& ev, Arguments&) {
+        if (!needs_selection(key) || !is_index_array_key(key)) return *operand->get_item(ev, key);
+        if (tracing_jit(ev) && ev.mode == Evaluator::Mode::run) return selection_take(ev, operand, key);
+        return selection_get(ev, operand, key);
+      }));
+    return Object::get_attribute(evaluator, name);
+  }
+
+ private:
+  ArrayRef operand_;
+  Value key_;
+};
+
+class AtIndexer final : public Object {
+ public:
+  explicit AtIndexer(ArrayRef operand) : operand_(std::move(operand)) {}
+  const TypeRef& type() const override {
+    static const TypeRef type = make_type("_IndexUpdateHelper");
+    return type;
+  }
+  std::optional<Value> get_item(Evaluator&, const Value& key) override {
+    return Value(std::make_shared<AtReference>(operand_, key));
+  }
+
+ private:
+  ArrayRef operand_;
+};
+
+// One device's gather: operand [outer, n, inner] by int32 indices.
+devices::Expected<devices::LocalArray> gather_block(const std::shared_ptr<devices::MemoryLedger>& ledger,
+                                                    const devices::LocalArray& operand, const devices::LocalArray& indices,
+                                                    std::size_t axis, const typecheck::Shape& result_shape) {
+  auto made = devices::make_local_array(ledger, operand.dtype(), result_shape);
+  if (!made) return made;
+  std::int64_t outer = 1, inner = 1;
+  for (std::size_t d = 0; d < axis; ++d) outer *= operand.shape[d];
+  for (std::size_t d = axis + 1; d < operand.shape.size(); ++d) inner *= operand.shape[d];
+  std::int64_t n = operand.shape[axis];
+  auto element = static_cast<std::int64_t>(typecheck::byte_size(operand.dtype()));
+  auto picks = indices.buffer->elements<DType::int32>();
+  const std::byte* in = operand.buffer->bytes().data();
+  std::byte* out = made->buffer->bytes().data();
+  auto count = static_cast<std::int64_t>(picks.size());
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t k = 0; k < count; ++k) {
+      std::int64_t index = picks[static_cast<std::size_t>(k)];
+      if (index < 0) index += n;
+      std::byte* target = out + ((o * count + k) * inner) * element;
+      if (index < 0 || index >= n) {
+        for (std::int64_t i = 0; i < inner; ++i) fill_out_of_range(operand.dtype(), target + i * element);
+        continue;
+      }
+      std::memcpy(target, in + ((o * n + index) * inner) * element, static_cast<std::size_t>(inner * element));
+    }
+  return made;
+}
+
+Value take(Evaluator& evaluator, const Value& operand_value, const Value& indices_value, const Value& axis_value,
+           const Value& out_sharding) {
+  ArrayRef operand = to_array(evaluator, operand_value);
+  std::int64_t axis = 0;
+  if (axis_value.is_none()) {
+    operand = to_array(evaluator, apply_reshape(evaluator, Value(operand), {devices::element_count(operand->aval.shape)}));
+  } else {
+    axis = evaluator.index_of(axis_value);
+    auto ndim = static_cast<std::int64_t>(operand->aval.ndim());
+    if (axis < -ndim || axis >= ndim)
+      raise(exc::ValueError(), "axis " + std::to_string(axis) + " is out of bounds for array of dimension " + std::to_string(ndim));
+    if (axis < 0) axis += ndim;
+  }
+  ArrayRef indices = to_array(evaluator, indices_value);
+  if (!typecheck::is_integer(indices->aval.dtype)) raise(exc::TypeError(), "take: indices must be integers");
+  indices = to_array(evaluator, apply_astype(evaluator, indices, DType::int32));
+  Params params;
+  params.set("axis", axis);
+  if (auto sharding = sharding_argument(out_sharding)) params.set("out_sharding", *sharding);
+  return bind(evaluator, primitive("gather"), {operand, indices}, std::move(params));
+}
+
+}  // namespace
+
+Value at_indexer(const ArrayRef& operand) { return Value(std::make_shared<AtIndexer>(operand)); }
+
+// operands: x, int32 indices; params: axis, out_sharding (optional). The
+// gathered dim and the indices are whole on every device; the other dims
+// keep the operand's sharding.
+ArrayRef gather_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                               const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
+  const ArrayRef& indices = operands[1];
+  auto axis = static_cast<std::size_t>(*params.get<std::int64_t>("axis"));
+  std::optional<typecheck::Sharding> out_sharding;
+  if (const auto* requested = params.get<typecheck::ShardingArg>("out_sharding")) {
+    typecheck::Shape shape(operand->aval.shape.begin(), operand->aval.shape.begin() + static_cast<std::ptrdiff_t>(axis));
+    shape.insert(shape.end(), indices->aval.shape.begin(), indices->aval.shape.end());
+    shape.insert(shape.end(), operand->aval.shape.begin() + static_cast<std::ptrdiff_t>(axis) + 1, operand->aval.shape.end());
+    auto& runtime = runtime_of(evaluator);
+    typecheck::MeshRef context = runtime.context_mesh ? runtime.context_mesh->mesh->abstract : nullptr;
+    out_sharding = checked(typecheck::canonicalize_out_sharding("jnp.take", *requested, context, shape));
+  }
+  typecheck::ArrayType out_type =
+      checked(typecheck::take_rule(operand->aval, indices->aval, static_cast<std::int64_t>(axis), out_sharding));
+  DeviceMeshRef mesh = operand->layout.mesh;
+  Layout needed{mesh, operand->layout.dims};
+  needed.dims[axis].clear();
+  std::vector<typecheck::SpecEntry> computed_dims(needed.dims.begin(), needed.dims.begin() + static_cast<std::ptrdiff_t>(axis));
+  computed_dims.resize(axis + indices->aval.ndim());
+  computed_dims.insert(computed_dims.end(), needed.dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, needed.dims.end());
+  Layout computed{mesh, computed_dims};
+  Layout out_layout = computed;
+  if (typecheck::has_explicit_axis(out_type.sharding.mesh)) out_layout.dims = out_type.sharding.dims;
+  out_layout.dims.resize(out_type.ndim());
+  if (!execute) return make_abstract_array(out_type, out_layout, operand->committed);
+  ArrayRef input = relayout(evaluator, operand, needed);
+  ArrayRef picks = relayout(evaluator, indices, Layout{mesh, std::vector<typecheck::SpecEntry>(indices->aval.ndim())});
+  typecheck::Shape local_shape = computed.shard_shape(out_type.shape);
+  auto ledger = runtime_of(evaluator).ledger();
+  auto shards = run_per_position(evaluator, mesh, {input, picks}, [&](const std::vector<devices::LocalArray>& in) {
+    return gather_block(ledger, in[0], in[1], axis, local_shape);
+  });
+  ArrayRef out = make_array(evaluator, out_type, computed, std::move(shards), operand->committed);
+  out = relayout(evaluator, out, out_layout);
+  out->aval = out_type;
+  return out;
+}
+
+// operands: x, int32 flat positions (x[index]'s shape; x.size drops an
+// update), updates in x's dtype and the positions' shape. params: method
+// (set add multiply min max). Every device applies the updates in order to
+// a whole copy (16-bit floats in float32); the result is laid out as x.
+ArrayRef scatter_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
+  const std::string method = *params.get<std::string>("method");
+  typecheck::ArrayType type = operand->aval;
+  for (const auto& o : operands) type.manual.varying.insert(o->aval.manual.varying.begin(), o->aval.manual.varying.end());
+  if (!execute || operand->abstract() || operands[1]->abstract() || operands[2]->abstract())
+    return make_abstract_array(type, operand->layout, operand->committed);
+  const DeviceMeshRef& mesh = operand->layout.mesh;
+  auto whole = [&](const ArrayRef& a) {
+    return relayout(evaluator, a, Layout{mesh, std::vector<typecheck::SpecEntry>(a->aval.ndim())});
+  };
+  std::vector<ArrayRef> inputs{whole(operand), whole(operands[1]), whole(operands[2])};
+  DType dtype = operand->aval.dtype;
+  DType compute = dtype == DType::bfloat16 || dtype == DType::float16 ? DType::float32 : dtype;
+  auto ledger = runtime_of(evaluator).ledger();
+  auto shards = run_per_position(evaluator, mesh, inputs, [&](const std::vector<devices::LocalArray>& in)
+                                                               -> devices::Expected<devices::LocalArray> {
+    auto result = devices::convert(in[0], compute);  // a fresh buffer, also when the dtype stays
+    if (!result) return result;
+    auto updates = devices::convert(in[2], compute);
+    if (!updates) return updates;
+    std::vector<std::int64_t> positions;
+    for (auto p : in[1].buffer->elements<DType::int32>()) positions.push_back(p);
+    switch (compute) {
+      case DType::int32: scatter_elements<DType::int32>(method, *result, *updates, positions); break;
+      case DType::int8: scatter_elements<DType::int8>(method, *result, *updates, positions); break;
+      case DType::uint32: scatter_elements<DType::uint32>(method, *result, *updates, positions); break;
+      case DType::bool_: scatter_elements<DType::bool_>(method, *result, *updates, positions); break;
+      default: scatter_elements<DType::float32>(method, *result, *updates, positions); break;
+    }
+    if (compute == dtype) return result;
+    return devices::convert(*result, dtype);
+  });
+  ArrayRef out = make_array(evaluator, type, Layout{mesh, std::vector<typecheck::SpecEntry>(type.ndim())}, std::move(shards),
+                            operand->committed);
+  out = relayout(evaluator, out, operand->layout);
+  out->aval = type;
+  return out;
+}
+
+void install_indexing_operations(Evaluator&, ModuleObject& module) {
+  module.add_function("take(a, indices, axis=None, out=None, mode=None, unique_indices=False, indices_are_sorted=False, "
+                      "fill_value=None, *, out_sharding=None)",
+                      [](Evaluator& ev, Arguments& a) { return take(ev, a[0], a[1], a[2], a[8]); });
+}
+
+}  // namespace interp

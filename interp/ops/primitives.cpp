@@ -1,0 +1,857 @@
+// The primitive table, bind, and the implementations (primitives.hpp).
+#include "interp/ops/primitives.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "devices/collectives.hpp"
+#include "interp/python/builtins.hpp"
+#include "interp/ops/collectives.hpp"
+#include "interp/ops/contractions.hpp"
+#include "interp/ops/debug_ops.hpp"
+#include "interp/ops/sharding_constraint.hpp"
+#include "interp/library/random_module.hpp"
+#include "interp/ops/indexing_ops.hpp"
+#include "interp/transforms/trace.hpp"
+#include "typecheck/creation_rules.hpp"
+#include "typecheck/elementwise_rules.hpp"
+#include "typecheck/python_repr.hpp"
+#include "typecheck/reduction_rules.hpp"
+#include "typecheck/rule_support.hpp"
+#include "typecheck/shape_rules.hpp"
+
+namespace interp {
+
+using devices::BinaryOp;
+using devices::UnaryOp;
+using typecheck::DType;
+using R = ElementwiseResult;
+
+namespace {
+
+template <class T>
+T value_or_raise(devices::Expected<T> result) {
+  if (!result) raise_devices_error(result.error());
+  return std::move(*result);
+}
+
+std::string device_ids_text(const DeviceMesh& mesh) {
+  std::string out = "[";
+  auto ids = mesh.device_ids();
+  for (std::size_t i = 0; i < ids.size(); ++i) out += (i ? ", " : "") + std::to_string(ids[i]);
+  return out + "]";
+}
+
+// Committed operands must share their devices, in the same order (c04's
+// ValueError). Returns the mesh the computation runs on: a committed
+// operand's, else the most sharded operand's.
+DeviceMeshRef computation_mesh(Evaluator& evaluator, std::string_view api_name, const std::vector<ArrayRef>& operands) {
+  const ArrayObject* committed = nullptr;
+  std::size_t committed_index = 0;
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    const auto& a = operands[i];
+    if (!a->committed) continue;
+    if (!committed) {
+      committed = a.get();
+      committed_index = i;
+      continue;
+    }
+    if (a->layout.mesh->device_ids() != committed->layout.mesh->device_ids()) {
+      auto describe = [&](std::size_t index, const ArrayObject& x) {
+        std::string platform(devices::platform_display_name(x.layout.mesh->devices[0].platform));
+        return "argument x" + std::to_string(index + 1) + " of jax.numpy." + std::string(api_name) + " with shape " +
+               x.aval.format({.short_dtypes = false, .weak_marker = false}) + " and device ids " +
+               device_ids_text(*x.layout.mesh) + " on platform " + platform;
+      };
+      raise(exc::ValueError(), "Received incompatible devices for jitted computation. Got " +
+                                   describe(committed_index, *committed) + " and " + describe(i, *a));
+    }
+  }
+  if (committed) return committed->layout.mesh;
+  const ArrayObject* widest = operands[0].get();
+  for (const auto& a : operands)
+    if (a->layout.mesh->devices.size() > widest->layout.mesh->devices.size()) widest = a.get();
+  (void)evaluator;
+  return widest->layout.mesh;
+}
+
+bool any_committed(const std::vector<ArrayRef>& operands) {
+  return std::any_of(operands.begin(), operands.end(), [](const ArrayRef& a) { return a->committed; });
+}
+
+// A layout's dims moved onto `mesh` (the same axis names exist there when
+// the meshes share devices); dims on another mesh are dropped.
+std::vector<typecheck::SpecEntry> dims_on(const ArrayObject& array, const DeviceMeshRef& mesh) {
+  if (array.layout.mesh == mesh || (array.layout.mesh->device_ids() == mesh->device_ids() &&
+                                    *array.layout.mesh->abstract == *mesh->abstract))
+    return array.layout.dims;
+  return std::vector<typecheck::SpecEntry>(array.aval.ndim());
+}
+
+bool explicit_mesh(const typecheck::ArrayType& type) { return typecheck::has_explicit_axis(type.sharding.mesh); }
+
+// The layout of a result of `type` on `mesh`: the type's sharding where it
+// has Explicit axes, else `auto_dims` (computation follows data).
+Layout result_layout(const typecheck::ArrayType& type, const DeviceMeshRef& mesh, std::vector<typecheck::SpecEntry> auto_dims) {
+  Layout layout{mesh, explicit_mesh(type) ? type.sharding.dims : std::move(auto_dims)};
+  layout.dims.resize(type.ndim());
+  // An out_sharding on another mesh than the operands' (uncommitted operands
+  // on one device, say) names axes this mesh lacks: refuse rather than index
+  // past the mesh's axes.
+  for (const auto& entry : layout.dims)
+    for (const auto& axis : entry)
+      if (!mesh->abstract->index_of(axis))
+        raise(exc::ValueError(),
+              "the requested output sharding names mesh axis '" + axis +
+                  "', which the operands' devices do not have; put the operands on that mesh first "
+                  "(jax.device_put(x, NamedSharding(mesh, P(...))))");
+  return layout;
+}
+
+typecheck::ElementType promoted(const std::vector<ArrayRef>& operands) {
+  std::vector<typecheck::ElementType> elements;
+  for (const auto& a : operands) elements.push_back(a->aval.element_type());
+  return typecheck::result_type(elements);
+}
+
+
+std::int64_t elements(const typecheck::ArrayType& type) {
+  std::int64_t n = 1;
+  for (auto s : type.shape) n *= s;
+  return n;
+}
+
+double bytes_of(const typecheck::ArrayType& type) {
+  return static_cast<double>(elements(type)) * static_cast<double>(typecheck::byte_size(type.dtype));
+}
+
+double bytes_moved(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
+  double bytes = bytes_of(result);
+  for (const auto& o : operands) bytes += bytes_of(o);
+  return bytes;
+}
+
+// One flop per result element (elementwise ops).
+Cost elementwise_cost(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
+  return {static_cast<double>(elements(result)), bytes_moved(operands, result)};
+}
+
+// A multiply and an add per result element per contracted element.
+Cost dot_cost(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
+  double contracted = operands.empty() || operands[0].shape.empty() ? 1.0 : static_cast<double>(operands[0].shape.back());
+  return {2.0 * static_cast<double>(elements(result)) * contracted, bytes_moved(operands, result)};
+}
+
+// One flop per operand element.
+Cost reduction_cost(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
+  return {operands.empty() ? 0.0 : static_cast<double>(elements(operands[0])), bytes_moved(operands, result)};
+}
+
+// Data movement only.
+Cost movement_cost(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
+  return {0.0, bytes_moved(operands, result)};
+}
+
+// ------------------------------------------------------------ elementwise
+
+ArrayRef elementwise_implementation(Evaluator& evaluator, const Primitive& primitive,
+                                    const std::vector<ArrayRef>& operands, const Params&, bool execute) {
+  DeviceMeshRef mesh = computation_mesh(evaluator, primitive.api_name, operands);
+
+  // Dtypes: promote, then the primitive's own result kind.
+  typecheck::ElementType common = promoted(operands);
+  if (primitive.result == R::floating && !typecheck::is_floating(common.dtype)) common = {DType::float32, common.weak_type};
+  typecheck::ElementType result = primitive.result == R::boolean ? typecheck::ElementType{DType::bool_, false} : common;
+  DType compute = common.dtype;
+  if (primitive.binary == BinaryOp::logical_and || primitive.binary == BinaryOp::logical_or ||
+      primitive.unary == UnaryOp::logical_not)
+    compute = DType::bool_;
+
+  // Shapes and shardings: the typecheck rule.
+  std::vector<typecheck::ArrayType> types;
+  for (const auto& a : operands) types.push_back(a->aval);
+  typecheck::ArrayType out_type =
+      primitive.arity == 1 ? checked(typecheck::unary_rule(primitive.lax_name, types[0], result))
+                           : checked(typecheck::jnp_elementwise_rule(primitive.lax_name, types, result));
+
+  // Auto: the result follows the most sharded operand of the result's rank.
+  std::vector<typecheck::SpecEntry> auto_dims(out_type.ndim());
+  std::size_t best = 0;
+  for (const auto& a : operands) {
+    if (a->aval.shape != out_type.shape) continue;
+    auto dims = dims_on(*a, mesh);
+    std::size_t sharded = static_cast<std::size_t>(std::count_if(dims.begin(), dims.end(), [](const auto& e) { return !e.empty(); }));
+    if (sharded > best) {
+      best = sharded;
+      auto_dims = dims;
+    }
+  }
+  Layout out_layout = result_layout(out_type, mesh, auto_dims);
+  bool committed = any_committed(operands);
+  if (!execute) return make_abstract_array(out_type, out_layout, committed);
+
+  // Each operand in the result's layout on its trailing dims (size-1 and
+  // missing dims broadcast, so they are whole on every device).
+  std::vector<ArrayRef> inputs;
+  for (const auto& a : operands) {
+    Layout needed{mesh, {}};
+    std::size_t offset = out_type.ndim() - a->aval.ndim();
+    for (std::size_t d = 0; d < a->aval.ndim(); ++d)
+      needed.dims.push_back(a->aval.shape[d] == out_type.shape[d + offset] ? out_layout.dims[d + offset]
+                                                                            : typecheck::SpecEntry{});
+    inputs.push_back(astype(evaluator, relayout(evaluator, a, needed), compute));
+  }
+  auto shards = run_per_position(evaluator, mesh, inputs, [&](const std::vector<devices::LocalArray>& in) {
+    if (primitive.arity == 1) return devices::unary(primitive.unary, in[0]);
+    // Operands of lower rank get leading 1s so the kernel broadcasts them.
+    std::vector<devices::LocalArray> ranked = in;
+    std::size_t rank = std::max(in[0].shape.size(), in[1].shape.size());
+    for (auto& r : ranked) {
+      if (r.shape.size() == rank) continue;
+      devices::Shape s(rank - r.shape.size(), 1);
+      s.insert(s.end(), r.shape.begin(), r.shape.end());
+      auto reshaped = devices::reshape(r, s);
+      if (!reshaped) return reshaped;
+      r = *reshaped;
+    }
+    return devices::binary(primitive.binary, ranked[0], ranked[1]);
+  });
+  ArrayRef out = make_array(evaluator, out_type, out_layout, std::move(shards), committed);
+  if (result.dtype != compute && primitive.result != R::boolean) out = astype(evaluator, out, result.dtype);
+  out->aval = out_type;
+  return out;
+}
+
+// ------------------------------------------------------------ dot
+
+// lax.dot_general; params as contractions.hpp describes them.
+ArrayRef dot_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                            const Params& params, bool execute) {
+  ArrayRef lhs = operands[0], rhs = operands[1];
+  DeviceMeshRef mesh = computation_mesh(evaluator, "dot", {lhs, rhs});
+  typecheck::ElementType element = promoted({lhs, rhs});
+  lhs = astype(evaluator, lhs, element.dtype);
+  rhs = astype(evaluator, rhs, element.dtype);
+  typecheck::ElementType result_element =
+      checked(typecheck::dot_result_element(element, dot_preferred_element_type(params)));
+
+  const typecheck::DotDimensionNumbers numbers = dot_dimension_numbers(params, lhs->aval.ndim());
+  const typecheck::FactorRule rule = checked(typecheck::dot_general_factor_rule(lhs->aval.ndim(), rhs->aval.ndim(), numbers));
+  // The result's shape: one dimension per result factor (batch, lhs free, rhs free).
+  auto factor_size = [&](int factor) {
+    for (std::size_t k = 0; k < 2; ++k)
+      for (std::size_t d = 0; d < rule.operands[k].size(); ++d)
+        if (rule.operands[k][d] == factor) return operands[k]->aval.shape[d];
+    return std::int64_t{1};
+  };
+  std::optional<typecheck::Sharding> out;
+  if (const auto* argument = params.get<typecheck::ShardingArg>("out_sharding")) {
+    typecheck::Shape shape;
+    for (int factor : rule.result) shape.push_back(factor_size(factor));
+    typecheck::MeshRef context = runtime_of(evaluator).context_mesh ? runtime_of(evaluator).context_mesh->mesh->abstract : nullptr;
+    out = checked(typecheck::canonicalize_out_sharding("jnp.dot", *argument, context, shape));
+  }
+  typecheck::ArrayType out_type = checked(typecheck::dot_general_rule(lhs->aval, rhs->aval, numbers, result_element, out));
+
+  // Auto: every factor takes its operands' axes, the lhs's first; the
+  // contraction's first (it is all-reduced), then the result's in order,
+  // each axis once.
+  const std::vector<typecheck::SpecEntry> operand_dims[2] = {dims_on(*lhs, mesh), dims_on(*rhs, mesh)};
+  std::vector<typecheck::SpecEntry> factor_entries(rule.factor_kinds.size());
+  for (std::size_t factor = 0; factor < factor_entries.size(); ++factor)
+    for (std::size_t k = 2; k-- > 0;)
+      for (std::size_t d = 0; d < rule.operands[k].size(); ++d)
+        if (rule.operands[k][d] == static_cast<int>(factor) && !operand_dims[k][d].empty())
+          factor_entries[factor] = operand_dims[k][d];
+  typecheck::AxisSet used;
+  auto take = [&](const typecheck::SpecEntry& e) {
+    for (const auto& a : e)
+      if (used.count(a)) return typecheck::SpecEntry{};
+    used.insert(e.begin(), e.end());
+    return e;
+  };
+  for (std::size_t factor = 0; factor < factor_entries.size(); ++factor)
+    if (rule.factor_kinds[factor] == typecheck::FactorKind::reduction) factor_entries[factor] = take(factor_entries[factor]);
+  std::vector<typecheck::SpecEntry> auto_dims;
+  for (int factor : rule.result) auto_dims.push_back(take(factor_entries[factor]));
+  Layout out_layout = result_layout(out_type, mesh, auto_dims);
+  bool committed = any_committed({lhs, rhs});
+  if (!execute) return make_abstract_array(out_type, out_layout, committed);
+
+  // Operands: batch and free dims as the result has them, each contraction
+  // split by its entry unless the result uses one of its axes.
+  typecheck::AxisSet result_axes;
+  for (const auto& e : out_layout.dims) result_axes.insert(e.begin(), e.end());
+  typecheck::SpecEntry contracting;
+  for (std::size_t factor = 0; factor < factor_entries.size(); ++factor) {
+    if (rule.factor_kinds[factor] != typecheck::FactorKind::reduction) continue;
+    auto& entry = factor_entries[factor];
+    if (std::any_of(entry.begin(), entry.end(), [&](const std::string& a) { return result_axes.count(a) > 0; }))
+      entry.clear();
+    contracting.insert(contracting.end(), entry.begin(), entry.end());
+  }
+  for (std::size_t i = 0; i < rule.result.size(); ++i) factor_entries[rule.result[i]] = out_layout.dims[i];
+  Layout needed[2] = {{mesh, {}}, {mesh, {}}};
+  for (std::size_t k = 0; k < 2; ++k)
+    for (int factor : rule.operands[k]) needed[k].dims.push_back(factor_entries[factor]);
+  lhs = relayout(evaluator, lhs, needed[0]);
+  rhs = relayout(evaluator, rhs, needed[1]);
+
+  // Each shard's product is placed in the whole so that the kernel sums
+  // every element as the unsharded product does.
+  auto free_placement = [&](const ArrayRef& operand, const devices::LocalArray& shard, std::size_t k, int position,
+                            std::vector<std::int64_t>& origins, std::vector<std::int64_t>& totals) {
+    for (std::size_t d = 0; d < rule.operands[k].size(); ++d) {
+      if (rule.factor_kinds[rule.operands[k][d]] != typecheck::FactorKind::pass_through) continue;
+      origins.push_back(operand->layout.block_index(d, position) * shard.shape[d]);
+      totals.push_back(operand->aval.shape[d]);
+    }
+  };
+  auto shards = run_per_position(evaluator, mesh, {lhs, rhs}, [&](const std::vector<devices::LocalArray>& in, std::size_t p) {
+    devices::DotDimensions dims{numbers.lhs_batch, numbers.rhs_batch, numbers.lhs_contracting, numbers.rhs_contracting};
+    dims.result_dtype = result_element.dtype;
+    free_placement(lhs, in[0], 0, static_cast<int>(p), dims.placement.lhs_free_origins, dims.placement.lhs_free_totals);
+    free_placement(rhs, in[1], 1, static_cast<int>(p), dims.placement.rhs_free_origins, dims.placement.rhs_free_totals);
+    return devices::dot_general(in[0], in[1], dims);
+  });
+  // Partial sums over a split contraction: all-reduce.
+  Layout partial{mesh, out_layout.dims};
+  if (!contracting.empty()) {
+    std::vector<int> axes;
+    for (const auto& a : contracting) axes.push_back(static_cast<int>(*mesh->abstract->index_of(a)));
+    shards = value_or_raise(devices::all_reduce_sum(shards, partial.shard_shape(out_type.shape),
+                                                    devices::replica_groups(mesh->shape, axes)));
+  }
+  return make_array(evaluator, out_type, out_layout, std::move(shards), committed);
+}
+
+// ------------------------------------------------------------ shapes
+
+// params: new_sizes (already resolved, no -1).
+ArrayRef reshape_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
+  typecheck::Shape shape = *params.get<std::vector<std::int64_t>>("new_sizes");
+  typecheck::ArrayType out_type = checked(typecheck::reshape_rule(operand->aval, shape));
+  DeviceMeshRef mesh = operand->layout.mesh;
+  // Auto: a reshape keeps the layout only where it keeps the shape.
+  std::vector<typecheck::SpecEntry> auto_dims(shape.size());
+  if (shape == operand->aval.shape) auto_dims = operand->layout.dims;
+  Layout out_layout = result_layout(out_type, mesh, auto_dims);
+  if (!execute) return make_abstract_array(out_type, out_layout, operand->committed);
+  // Whole on every device, reshaped, then split as the result wants.
+  Layout whole{mesh, std::vector<typecheck::SpecEntry>(operand->aval.ndim())};
+  ArrayRef input = relayout(evaluator, operand, whole);
+  auto shards = run_per_position(evaluator, mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
+    return devices::reshape(in[0], shape);
+  });
+  Layout replicated{mesh, std::vector<typecheck::SpecEntry>(shape.size())};
+  ArrayRef out = make_array(evaluator, out_type, replicated, std::move(shards), operand->committed);
+  return relayout(evaluator, out, out_layout);
+}
+
+// params: permutation.
+ArrayRef transpose_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                  const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
+  std::vector<int> permutation;
+  for (auto p : *params.get<std::vector<std::int64_t>>("permutation")) permutation.push_back(static_cast<int>(p));
+  typecheck::ArrayType out_type = checked(typecheck::transpose_rule(operand->aval, permutation));
+  std::vector<typecheck::SpecEntry> dims;
+  for (int p : permutation) dims.push_back(operand->layout.dims[static_cast<std::size_t>(p)]);
+  Layout out_layout = result_layout(out_type, operand->layout.mesh, dims);
+  if (!execute) return make_abstract_array(out_type, out_layout, operand->committed);
+  // The operand laid out so that its transpose is the result's layout.
+  Layout needed = operand->layout;
+  for (std::size_t k = 0; k < permutation.size(); ++k) needed.dims[static_cast<std::size_t>(permutation[k])] = out_layout.dims[k];
+  ArrayRef input = relayout(evaluator, operand, needed);
+  auto shards = run_per_position(evaluator, operand->layout.mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
+    return devices::transpose(in[0], permutation);
+  });
+  return make_array(evaluator, out_type, out_layout, std::move(shards), operand->committed);
+}
+
+// ------------------------------------------------------------ reductions
+
+// params: axes (absent: all), keepdims.
+ArrayRef reduction_implementation(Evaluator& evaluator, const Primitive& primitive,
+                                  const std::vector<ArrayRef>& operands, const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
+  std::string_view name = primitive.api_name;
+  std::optional<std::vector<std::int64_t>> axis;
+  if (const auto* given = params.get<std::vector<std::int64_t>>("axes")) axis = *given;
+  bool keepdims = *params.get<bool>("keepdims");
+  typecheck::ArrayType out_type = checked(typecheck::reduction_rule(name, operand->aval, axis, keepdims));
+  auto axes = checked(typecheck::reduction_axes(axis, operand->aval.ndim()));
+  DeviceMeshRef mesh = operand->layout.mesh;
+
+  std::vector<typecheck::SpecEntry> kept;
+  for (std::size_t d = 0; d < operand->aval.ndim(); ++d) {
+    bool reduced = std::find(axes.begin(), axes.end(), d) != axes.end();
+    if (!reduced) kept.push_back(operand->layout.dims[d]);
+    else if (keepdims) kept.emplace_back();
+  }
+  Layout out_layout = result_layout(out_type, mesh, kept);
+  bool committed = operand->committed;
+  if (!execute) return make_abstract_array(out_type, out_layout, committed);
+
+  // The kernels reduce whole dims: gather what the result does not keep split.
+  Layout needed = operand->layout;
+  bool split_reduction = false;
+  std::vector<int> reduce_axes;
+  for (std::size_t d : axes) {
+    reduce_axes.push_back(static_cast<int>(d));
+    if (!needed.dims[d].empty()) split_reduction = true;
+  }
+  bool sum_like = name == "sum" || name == "mean";
+  if (split_reduction && !sum_like)
+    for (std::size_t d : axes) needed.dims[d].clear();
+  // Non-reduced dims as the result wants them.
+  for (std::size_t d = 0, k = 0; d < operand->aval.ndim(); ++d) {
+    bool reduced = std::find(axes.begin(), axes.end(), d) != axes.end();
+    if (!reduced) needed.dims[d] = out_layout.dims[k++];
+    else if (keepdims) ++k;
+  }
+  ArrayRef input = relayout(evaluator, operand, needed);
+  DType compute = out_type.dtype;
+  if (name == "argmax" || name == "argmin" || name == "max" || name == "min") compute = operand->aval.dtype;
+  if (compute == DType::bool_ && (name == "sum" || name == "prod")) compute = DType::int32;
+  input = astype(evaluator, input, compute == DType::int32 && typecheck::is_floating(operand->aval.dtype) ? operand->aval.dtype : compute);
+  devices::ReduceOp op = name == "prod" ? devices::ReduceOp::prod
+                         : name == "max" ? devices::ReduceOp::max
+                         : name == "min" ? devices::ReduceOp::min
+                         : name == "argmax" ? devices::ReduceOp::argmax
+                         : name == "argmin" ? devices::ReduceOp::argmin
+                                            : devices::ReduceOp::sum;
+  typecheck::Shape kept_shape;
+  for (std::size_t d = 0; d < operand->aval.ndim(); ++d)
+    if (std::find(axes.begin(), axes.end(), d) == axes.end()) kept_shape.push_back(operand->aval.shape[d]);
+  Layout kept_layout{mesh, {}};
+  for (std::size_t d = 0; d < operand->aval.ndim(); ++d)
+    if (std::find(axes.begin(), axes.end(), d) == axes.end()) kept_layout.dims.push_back(needed.dims[d]);
+  auto shards = run_per_position(evaluator, mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
+    return devices::reduce(op, in[0], reduce_axes);
+  });
+  if (split_reduction && sum_like) {
+    std::vector<int> mesh_axes;
+    for (std::size_t d : axes)
+      for (const auto& a : input->layout.dims[d]) mesh_axes.push_back(static_cast<int>(*mesh->abstract->index_of(a)));
+    std::sort(mesh_axes.begin(), mesh_axes.end());
+    shards = value_or_raise(devices::all_reduce_sum(shards, kept_layout.shard_shape(kept_shape),
+                                                    devices::replica_groups(mesh->shape, mesh_axes)));
+  }
+  typecheck::ArrayType reduced_type = out_type;
+  reduced_type.shape = kept_shape;
+  reduced_type.dtype = shards.empty() ? compute : shards[0]->dtype();
+  reduced_type.sharding = typecheck::Sharding::replicated(out_type.sharding.mesh, kept_shape.size());
+  ArrayRef out = make_array(evaluator, reduced_type, kept_layout, std::move(shards), committed);
+  if (name == "mean") {
+    std::int64_t count = 1;
+    for (std::size_t d : axes) count *= operand->aval.shape[d];
+    ArrayRef divisor = to_array(evaluator, Value::floating(static_cast<double>(count)));
+    out = elementwise_implementation(evaluator, interp::primitive("divide"), {out, divisor}, {}, true);
+  }
+  out = astype(evaluator, out, out_type.dtype);
+  if (keepdims) {
+    Params sizes;
+    sizes.set("new_sizes", out_type.shape);
+    out = reshape_implementation(evaluator, interp::primitive("reshape"), {out}, sizes, true);
+  }
+  out = relayout(evaluator, out, out_layout);
+  out->aval = out_type;
+  return out;
+}
+
+// ------------------------------------------------------------ structural
+
+std::vector<std::int64_t> int_list(const Params& params, std::string_view name) {
+  const auto* values = params.get<std::vector<std::int64_t>>(name);
+  return values ? *values : std::vector<std::int64_t>{};
+}
+
+std::vector<int> int32_list(const Params& params, std::string_view name) {
+  std::vector<int> out;
+  for (auto v : int_list(params, name)) out.push_back(static_cast<int>(v));
+  return out;
+}
+
+// An array of `type` computed in layout `computed`, then moved to `target`.
+ArrayRef finish(Evaluator& evaluator, const typecheck::ArrayType& type, const Layout& computed, const Layout& target,
+                std::vector<std::shared_ptr<devices::Buffer>> shards, bool committed) {
+  ArrayRef out = make_array(evaluator, type, computed, std::move(shards), committed);
+  out = relayout(evaluator, out, target);
+  out->aval = type;
+  return out;
+}
+
+// params: new_dtype.
+ArrayRef convert_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
+  DType dtype = *typecheck::parse_dtype(*params.get<std::string>("new_dtype"));
+  typecheck::ArrayType out_type = checked(typecheck::convert_element_type_rule(operand->aval, dtype));
+  if (!execute) return make_abstract_array(out_type, operand->layout, operand->committed);
+  return retyped_array(evaluator, *astype(evaluator, operand, dtype), out_type, operand->committed);
+}
+
+// params: dimensions (reversed whole on every device).
+ArrayRef rev_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                            const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
+  auto dimensions = int32_list(params, "dimensions");
+  Layout needed = operand->layout;
+  for (int d : dimensions) {
+    if (d < 0 || static_cast<std::size_t>(d) >= operand->aval.ndim())
+      raise(exc::ValueError(), "rev dimensions must be axes of the operand");
+    needed.dims[static_cast<std::size_t>(d)].clear();
+  }
+  Layout out_layout = result_layout(operand->aval, needed.mesh, needed.dims);
+  if (!execute) return make_abstract_array(operand->aval, out_layout, operand->committed);
+  ArrayRef input = relayout(evaluator, operand, needed);
+  auto shards = run_per_position(evaluator, needed.mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
+    return devices::rev(in[0], dimensions);
+  });
+  return finish(evaluator, operand->aval, needed, out_layout, std::move(shards), operand->committed);
+}
+
+// Operands of one dtype; params: dimension. The concatenated dim is gathered,
+// the others follow the first operand.
+ArrayRef concatenate_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                    const Params& params, bool execute) {
+  std::int64_t dimension = *params.get<std::int64_t>("dimension");
+  std::vector<typecheck::ArrayType> types;
+  for (const auto& a : operands) types.push_back(a->aval);
+  typecheck::ArrayType out_type = checked(typecheck::concatenate_rule(types, dimension));
+  DeviceMeshRef mesh = computation_mesh(evaluator, "concatenate", operands);
+  Layout needed{mesh, dims_on(*operands[0], mesh)};
+  needed.dims[static_cast<std::size_t>(dimension)].clear();
+  Layout out_layout = result_layout(out_type, mesh, needed.dims);
+  bool committed = any_committed(operands);
+  if (!execute) return make_abstract_array(out_type, out_layout, committed);
+  std::vector<ArrayRef> inputs;
+  for (const auto& a : operands) inputs.push_back(relayout(evaluator, a, needed));
+  auto shards = run_per_position(evaluator, mesh, inputs, [&](const std::vector<devices::LocalArray>& in) {
+    return devices::concatenate(in, static_cast<int>(dimension));
+  });
+  return finish(evaluator, out_type, needed, out_layout, std::move(shards), committed);
+}
+
+// params: shape, broadcast_dimensions. Operand dims of the result's extent
+// keep their sharding; broadcast (size-1) and new dims are whole.
+ArrayRef broadcast_in_dim_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                         const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
+  auto shape = int_list(params, "shape");
+  auto broadcast_dimensions = int32_list(params, "broadcast_dimensions");
+  typecheck::MeshRef context = runtime_of(evaluator).context_mesh ? runtime_of(evaluator).context_mesh->mesh->abstract : nullptr;
+  // out_sharding (optional): lax.broadcast_in_dim's, or the common sharding
+  // jnp's _broadcast_arrays gives every operand.
+  std::optional<typecheck::Sharding> out_sharding;
+  if (const auto* requested = params.get<typecheck::ShardingArg>("out_sharding"))
+    out_sharding = checked(typecheck::canonicalize_out_sharding("broadcast_in_dim", *requested, context, shape));
+  typecheck::ArrayType out_type = checked(
+      typecheck::broadcast_in_dim_rule(operand->aval, shape, broadcast_dimensions, out_sharding, context));
+  DeviceMeshRef mesh = operand->layout.mesh;
+  std::vector<typecheck::SpecEntry> auto_dims(shape.size());
+  for (std::size_t k = 0; k < broadcast_dimensions.size(); ++k) {
+    auto d = static_cast<std::size_t>(broadcast_dimensions[k]);
+    if (operand->aval.shape[k] == shape[d]) auto_dims[d] = operand->layout.dims[k];
+  }
+  Layout out_layout = result_layout(out_type, mesh, auto_dims);
+  if (!execute) return make_abstract_array(out_type, out_layout, operand->committed);
+  Layout needed{mesh, {}};
+  for (std::size_t k = 0; k < broadcast_dimensions.size(); ++k) {
+    auto d = static_cast<std::size_t>(broadcast_dimensions[k]);
+    needed.dims.push_back(operand->aval.shape[k] == shape[d] ? out_layout.dims[d] : typecheck::SpecEntry{});
+  }
+  ArrayRef input = relayout(evaluator, operand, needed);
+  typecheck::Shape local_shape = out_layout.shard_shape(shape);
+  auto shards = run_per_position(evaluator, mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
+    return devices::broadcast_in_dim(in[0], local_shape, broadcast_dimensions);
+  });
+  return make_array(evaluator, out_type, out_layout, std::move(shards), operand->committed);
+}
+
+// select_n(which, on_false, on_true): cases of one shape and dtype, `which`
+// bool of their shape or a scalar. The result follows the most sharded one.
+ArrayRef select_n_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                 const Params&, bool execute) {
+  std::vector<typecheck::ArrayType> cases{operands[1]->aval, operands[2]->aval};
+  typecheck::ArrayType out_type = checked(typecheck::select_n_rule(operands[0]->aval, cases));
+  DeviceMeshRef mesh = computation_mesh(evaluator, "where", operands);
+  std::vector<typecheck::SpecEntry> auto_dims(out_type.ndim());
+  std::size_t best = 0;
+  for (const auto& a : operands) {
+    if (a->aval.shape != out_type.shape) continue;
+    auto dims = dims_on(*a, mesh);
+    auto sharded = static_cast<std::size_t>(std::count_if(dims.begin(), dims.end(), [](const auto& e) { return !e.empty(); }));
+    if (sharded > best) best = sharded, auto_dims = dims;
+  }
+  Layout out_layout = result_layout(out_type, mesh, auto_dims);
+  bool committed = any_committed(operands);
+  if (!execute) return make_abstract_array(out_type, out_layout, committed);
+  std::vector<ArrayRef> inputs;
+  for (const auto& a : operands) {
+    Layout needed = a->aval.ndim() == out_type.ndim() ? out_layout : Layout{mesh, {}};
+    inputs.push_back(relayout(evaluator, a, needed));
+  }
+  auto shards = run_per_position(evaluator, mesh, inputs, [&](const std::vector<devices::LocalArray>& in) {
+    return devices::select(in[0], in[2], in[1]);
+  });
+  return make_array(evaluator, out_type, out_layout, std::move(shards), committed);
+}
+
+// x.at[...].set(update) for a rectangular window: params start_indices;
+// operand and update of one dtype and rank. Written whole, then laid out as
+// the operand.
+ArrayRef update_slice_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                     const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
+  auto start = int_list(params, "start_indices");
+  typecheck::ArrayType update_type = operands[1]->aval;
+  update_type.sharding = typecheck::Sharding::replicated(operand->aval.sharding.mesh, update_type.ndim());
+  typecheck::ArrayType operand_type = operand->aval;
+  operand_type.sharding = update_type.sharding;
+  typecheck::ArrayType out_type = checked(typecheck::dynamic_update_slice_rule(operand_type, update_type));
+  out_type.sharding = operand->aval.sharding;
+  out_type.weak_type = operand->aval.weak_type;
+  if (!execute) return make_abstract_array(out_type, operand->layout, operand->committed);
+  DeviceMeshRef mesh = operand->layout.mesh;
+  Layout whole{mesh, std::vector<typecheck::SpecEntry>(operand->aval.ndim())};
+  ArrayRef input = relayout(evaluator, operand, whole), update = relayout(evaluator, operands[1], whole);
+  auto shards = run_per_position(evaluator, mesh, {input, update}, [&](const std::vector<devices::LocalArray>& in) {
+    return devices::dynamic_update_slice(in[0], in[1], start);
+  });
+  return finish(evaluator, out_type, whole, operand->layout, std::move(shards), operand->committed);
+}
+
+// ------------------------------------------------------------ placement
+
+// params: layout (the target), requested (the spec as written, optional).
+ArrayRef device_put_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                   const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
+  const Layout& layout = *params.get<Layout>("layout");
+  typecheck::ArrayType aval = operand->aval;
+  aval.sharding = checked(typecheck::make_sharding(layout.mesh->abstract,
+                                                   typecheck::PartitionSpec::from_entries(layout.dims), aval.shape));
+  if (layout.mesh->devices.size() == 1) aval.sharding = typecheck::Sharding::replicated(nullptr, aval.ndim());
+  ArrayRef out;
+  if (!execute || operand->abstract()) {
+    out = make_abstract_array(aval, layout, true);
+  } else {
+    out = retyped_array(evaluator, *relayout(evaluator, operand, layout), aval, true);
+  }
+  if (const auto* requested = params.get<typecheck::ShardingArg>("requested")) out->requested_spec = requested->spec;
+  return out;
+}
+
+constexpr UnaryOp no_unary = UnaryOp::neg;
+constexpr BinaryOp no_binary = BinaryOp::add;
+
+// jnp's name -> lax's (where they differ).
+constexpr std::string_view lax_name_of(std::string_view name) {
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 17> renamed{{
+      {"divide", "div"}, {"equal", "eq"}, {"greater", "gt"}, {"greater_equal", "ge"}, {"less", "lt"},
+      {"less_equal", "le"}, {"logical_and", "and"}, {"logical_not", "not"}, {"logical_or", "or"},
+      {"maximum", "max"}, {"minimum", "min"}, {"multiply", "mul"}, {"negative", "neg"}, {"not_equal", "ne"},
+      {"power", "pow"}, {"remainder", "rem"}, {"subtract", "sub"}}};
+  for (const auto& [jnp_name, lax] : renamed)
+    if (jnp_name == name) return lax;
+  if (name == "true_divide") return "div";
+  return name;
+}
+constexpr Primitive unary(std::string_view name, UnaryOp op, R result) {
+  return {name, name, elementwise_implementation, elementwise_cost, nullptr, nullptr, lax_name_of(name), 1, op, no_binary, result};
+}
+constexpr Primitive binary(std::string_view name, BinaryOp op, R result) {
+  return {name, name, elementwise_implementation, elementwise_cost, nullptr, nullptr, lax_name_of(name), 2, no_unary, op, result};
+}
+constexpr Primitive reduction(std::string_view name, std::string_view api_name) {
+  return {name, api_name, reduction_implementation, reduction_cost};
+}
+
+// Sorted by name.
+constexpr std::array primitive_table{
+    unary("abs", UnaryOp::abs, R::promoted),
+    binary("add", BinaryOp::add, R::promoted),
+    Primitive{"all_gather", "all_gather", all_gather_implementation, collective_cost},
+    Primitive{"all_to_all", "all_to_all", all_to_all_implementation, collective_cost},
+    reduction("argmax", "argmax"),
+    reduction("argmin", "argmin"),
+    Primitive{"axis_index", "axis_index", axis_index_implementation, collective_cost},
+    Primitive{"broadcast_in_dim", "broadcast_in_dim", broadcast_in_dim_implementation, movement_cost},
+    Primitive{"concatenate", "concatenate", concatenate_implementation, movement_cost},
+    Primitive{"convert_element_type", "astype", convert_implementation, elementwise_cost},
+    unary("cos", UnaryOp::cos, R::floating),
+    Primitive{"debug_print", "debug.print", debug_print_implementation, movement_cost},
+    Primitive{"device_put", "device_put", device_put_implementation, movement_cost},
+    binary("divide", BinaryOp::div, R::floating),
+    Primitive{"dot_general", "dot", dot_implementation, dot_cost},
+    Primitive{"dynamic_slice", "dynamic_slice", dynamic_slice_implementation, collective_cost},
+    Primitive{"dynamic_update_slice", "dynamic_update_slice", dynamic_update_slice_implementation, collective_cost},
+    binary("equal", BinaryOp::eq, R::boolean),
+    unary("exp", UnaryOp::exp, R::floating),
+    unary("expm1", UnaryOp::expm1, R::floating),
+    binary("floor_divide", BinaryOp::floor_divide, R::promoted),
+    Primitive{"gather", "take", gather_implementation, movement_cost},
+    binary("greater", BinaryOp::gt, R::boolean),
+    binary("greater_equal", BinaryOp::ge, R::boolean),
+    binary("less", BinaryOp::lt, R::boolean),
+    binary("less_equal", BinaryOp::le, R::boolean),
+    unary("log", UnaryOp::log, R::floating),
+    unary("log1p", UnaryOp::log1p, R::floating),
+    binary("logical_and", BinaryOp::logical_and, R::boolean),
+    unary("logical_not", UnaryOp::logical_not, R::boolean),
+    binary("logical_or", BinaryOp::logical_or, R::boolean),
+    binary("maximum", BinaryOp::max, R::promoted),
+    binary("minimum", BinaryOp::min, R::promoted),
+    binary("multiply", BinaryOp::mul, R::promoted),
+    unary("negative", UnaryOp::neg, R::promoted),
+    binary("not_equal", BinaryOp::ne, R::boolean),
+    Primitive{"pmax", "pmax", psum_implementation, collective_cost},
+    Primitive{"pmean", "pmean", psum_implementation, collective_cost},
+    Primitive{"pmin", "pmin", psum_implementation, collective_cost},
+    binary("power", BinaryOp::pow, R::promoted),
+    Primitive{"ppermute", "ppermute", ppermute_implementation, collective_cost},
+    Primitive{"psum", "psum", psum_implementation, collective_cost},
+    Primitive{"psum_scatter", "psum_scatter", psum_scatter_implementation, collective_cost},
+    Primitive{"pvary", "pvary", pvary_implementation, collective_cost},
+    Primitive{"random_fold_in", "fold_in", random_fold_in_implementation, random_cost},
+    Primitive{"random_sample", "random", random_sample_implementation, random_cost},
+    Primitive{"random_split", "split", random_split_implementation, random_cost},
+    reduction("reduce_max", "max"),
+    reduction("reduce_mean", "mean"),
+    reduction("reduce_min", "min"),
+    reduction("reduce_prod", "prod"),
+    reduction("reduce_sum", "sum"),
+    binary("remainder", BinaryOp::rem, R::promoted),
+    Primitive{"reshape", "reshape", reshape_implementation, movement_cost},
+    Primitive{"rev", "flip", rev_implementation, movement_cost},
+    unary("rsqrt", UnaryOp::rsqrt, R::floating),
+    Primitive{"scatter", "scatter", scatter_implementation, movement_cost},
+    Primitive{"select_n", "where", select_n_implementation, elementwise_cost},
+    Primitive{"shard_map_enter", "shard_map", shard_map_enter_implementation, collective_cost},
+    Primitive{"shard_map_exit", "shard_map", shard_map_exit_implementation, collective_cost},
+    Primitive{"sharding_constraint", "with_sharding_constraint", sharding_constraint_implementation, movement_cost},
+    unary("sign", UnaryOp::sign, R::promoted),
+    unary("sin", UnaryOp::sin, R::floating),
+    Primitive{"slice", "slice", static_slice_implementation, collective_cost},
+    unary("sqrt", UnaryOp::sqrt, R::floating),
+    unary("square", UnaryOp::square, R::promoted),
+    binary("subtract", BinaryOp::sub, R::promoted),
+    unary("tan", UnaryOp::tan, R::floating),
+    unary("tanh", UnaryOp::tanh, R::floating),
+    Primitive{"transpose", "transpose", transpose_implementation, movement_cost},
+    binary("true_divide", BinaryOp::div, R::floating),
+    Primitive{"update_slice", "at.set", update_slice_implementation, movement_cost},
+};
+
+constexpr bool table_sorted() {
+  for (std::size_t i = 1; i < primitive_table.size(); ++i)
+    if (!(primitive_table[i - 1].name < primitive_table[i].name)) return false;
+  return true;
+}
+static_assert(table_sorted(), "primitive_table must stay sorted by name");
+
+std::string param_text(const ParamValue& value) {
+  struct Visitor {
+    std::string operator()(bool b) const { return b ? "True" : "False"; }
+    std::string operator()(std::int64_t i) const { return std::to_string(i); }
+    std::string operator()(const std::vector<std::int64_t>& v) const {
+      std::string out = "(";
+      for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
+      return out + (v.size() == 1 ? ",)" : ")");
+    }
+    std::string operator()(const std::string& s) const { return s; }
+    std::string operator()(const Layout& l) const { return typecheck::PartitionSpec::from_entries(l.dims).repr(); }
+    std::string operator()(const typecheck::ShardingArg& s) const { return s.spec.repr(); }
+  };
+  return std::visit(Visitor{}, value);
+}
+
+}  // namespace
+
+std::string Params::str() const {
+  if (entries.empty()) return "";
+  std::string out = "[";
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    out += (i ? " " : "") + entries[i].first + "=" + param_text(entries[i].second);
+  return out + "]";
+}
+
+std::span<const Primitive> primitives() { return primitive_table; }
+
+const Primitive* find_primitive(std::string_view name) {
+  auto it = std::lower_bound(primitive_table.begin(), primitive_table.end(), name,
+                             [](const Primitive& p, std::string_view n) { return p.name < n; });
+  return it != primitive_table.end() && it->name == name ? &*it : nullptr;
+}
+
+const Primitive& primitive(std::string_view name) {
+  const Primitive* found = find_primitive(name);
+  if (!found) raise(exc::NotImplementedError(), "no primitive named " + std::string(name));
+  return *found;
+}
+
+bool is_elementwise(const Primitive& primitive) { return primitive.implementation == elementwise_implementation; }
+
+Value bind(Evaluator& evaluator, const Primitive& primitive, std::vector<ArrayRef> operands, Params params) {
+  return Value(current_trace(evaluator).process(evaluator, primitive, operands, params));
+}
+
+// ------------------------------------------------------------ API helpers
+
+std::optional<typecheck::ShardingArg> sharding_argument(const Value& value) {
+  if (value.is_none()) return std::nullopt;
+  if (auto* p = value.as<PartitionSpecObject>()) return typecheck::ShardingArg{std::nullopt, p->spec};
+  if (auto* n = value.as<NamedShardingObject>()) return typecheck::ShardingArg{n->mesh->abstract, n->spec};
+  raise(exc::TypeError(), "out_sharding must be a PartitionSpec or a NamedSharding");
+}
+
+Value apply_elementwise(Evaluator& evaluator, const Primitive& primitive, const std::vector<Value>& values) {
+  std::vector<ArrayRef> operands;
+  for (const auto& v : values) operands.push_back(to_array(evaluator, v));
+  return bind(evaluator, primitive, std::move(operands));
+}
+
+Value apply_reduction(Evaluator& evaluator, std::string_view name, const Value& operand_value, const Value& axis_value,
+                      bool keepdims) {
+  ArrayRef operand = to_array(evaluator, operand_value);
+  Params params;
+  if (!axis_value.is_none()) {
+    std::vector<std::int64_t> axes;
+    if (axis_value.is_integral()) axes.push_back(axis_value.as_int());
+    else
+      for (const auto& v : evaluator.to_vector(axis_value)) axes.push_back(evaluator.index_of(v));
+    params.set("axes", axes);
+  }
+  params.set("keepdims", keepdims);
+  std::string primitive_name = name == "argmax" || name == "argmin" ? std::string(name) : "reduce_" + std::string(name);
+  return bind(evaluator, primitive(primitive_name), {operand}, std::move(params));
+}
+
+Value apply_reshape(Evaluator& evaluator, const Value& operand_value, const std::vector<std::int64_t>& sizes) {
+  ArrayRef operand = to_array(evaluator, operand_value);
+  typecheck::Shape shape = checked(typecheck::resolve_reshape_sizes(operand->aval.shape, sizes));
+  Params params;
+  params.set("new_sizes", std::vector<std::int64_t>(shape.begin(), shape.end()));
+  return bind(evaluator, primitive("reshape"), {operand}, std::move(params));
+}
+
+Value apply_transpose(Evaluator& evaluator, const Value& operand_value, const std::vector<int>& permutation) {
+  ArrayRef operand = to_array(evaluator, operand_value);
+  Params params;
+  params.set("permutation", std::vector<std::int64_t>(permutation.begin(), permutation.end()));
+  return bind(evaluator, primitive("transpose"), {operand}, std::move(params));
+}
+
+Value apply_device_put(Evaluator& evaluator, const ArrayRef& operand, const Layout& layout,
+                       const std::optional<typecheck::PartitionSpec>& requested) {
+  Params params;
+  params.set("layout", layout);
+  if (requested) params.set("requested", typecheck::ShardingArg{std::nullopt, *requested});
+  return bind(evaluator, primitive("device_put"), {operand}, std::move(params));
+}
+
+}  // namespace interp

@@ -1,0 +1,127 @@
+// The one table of primitives (architecture.md "One table of primitives").
+// Every array operation is an entry: its name (as a Program prints it), the
+// typecheck rule that types it, its implementation, its cost, and the slots
+// that later work fills (VJP rule for grad, partition rule for the SPMD
+// partitioner).
+//
+// An implementation is the eager kernel plus its layout planning. With
+// `execute` false it stops after the typecheck rule and the layout planning
+// and returns an abstract array (no buffers): that is the primitive's
+// abstract evaluation, used by the abstract trace (check mode) and the jit
+// trace. With `execute` true it runs on the mesh: when every operand's
+// shards already match what the output layout needs, the kernel runs per
+// device; otherwise the operands move by collectives first (relayout), and a
+// sharded contraction or reduction is all-reduced.
+//
+// Array-level API functions (jnp.*, lax.*, methods, operators) parse their
+// Python arguments into operands and static Params and call bind(), which
+// hands the application to the current trace (trace.hpp).
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "devices/kernels.hpp"
+#include "interp/ops/array.hpp"
+#include "typecheck/creation_rules.hpp"
+
+namespace interp {
+
+// A static parameter of a primitive application.
+using ParamValue = std::variant<bool, std::int64_t, std::vector<std::int64_t>, std::string, Layout,
+                                typecheck::ShardingArg>;
+
+// Static parameters by name, in the order they print.
+struct Params {
+  std::vector<std::pair<std::string, ParamValue>> entries;
+
+  Params& set(std::string name, ParamValue value) {
+    entries.emplace_back(std::move(name), std::move(value));
+    return *this;
+  }
+  template <class T>
+  const T* get(std::string_view name) const {
+    for (const auto& [key, value] : entries)
+      if (key == name) return std::get_if<T>(&value);
+    return nullptr;
+  }
+  // "[axes=(0,) keepdims=False]", or "" when there are none.
+  std::string str() const;
+};
+
+enum class ElementwiseResult {
+  promoted,  // the operands' promoted dtype
+  boolean,   // comparisons and logical ops
+  floating,  // true division, transcendental ops: integers become float32
+};
+
+struct Primitive;
+
+// The eager implementation, or with execute=false the abstract evaluation.
+using Implementation = ArrayRef (*)(Evaluator& evaluator, const Primitive& primitive,
+                                    const std::vector<ArrayRef>& operands, const Params& params, bool execute);
+
+// What one application costs, from the types alone (cost_analysis).
+struct Cost {
+  double flops = 0;
+  double bytes_accessed = 0;  // operands read plus the result written
+};
+using CostRule = Cost (*)(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result);
+
+// Slots for later work. grad: the cotangents of the operands from the
+// result's cotangent. partition: the per-device program of one equation.
+// Null until that work lands.
+using VjpRule = std::vector<ArrayRef> (*)(Evaluator& evaluator, const std::vector<ArrayRef>& operands,
+                                          const Params& params, const ArrayRef& cotangent);
+using PartitionRule = std::vector<Layout> (*)(const std::vector<Layout>& operands, const Params& params);
+
+struct Primitive {
+  std::string_view name;       // as a Program prints it: "add", "dot_general", "reduce_sum"
+  std::string_view api_name;   // the jnp/jax name typecheck's rules and errors use: "add", "dot", "sum"
+  Implementation implementation;
+  CostRule cost;
+  VjpRule vjp = nullptr;
+  PartitionRule partition = nullptr;
+  // Elementwise primitives only.
+  std::string_view lax_name = {};  // JAX's lax primitive, as its sharding errors name it: "mul"
+  int arity = 0;
+  devices::UnaryOp unary = devices::UnaryOp::neg;
+  devices::BinaryOp binary = devices::BinaryOp::add;
+  ElementwiseResult result = ElementwiseResult::promoted;
+};
+
+// Sorted by name (find_primitive relies on it).
+std::span<const Primitive> primitives();
+const Primitive* find_primitive(std::string_view name);
+// A primitive the interpreter itself names; it must exist.
+const Primitive& primitive(std::string_view name);
+bool is_elementwise(const Primitive& primitive);
+
+// Applies `primitive` through the current trace (trace.hpp).
+Value bind(Evaluator& evaluator, const Primitive& primitive, std::vector<ArrayRef> operands, Params params = {});
+
+// ------------------------------------------------------------ API helpers
+// Parse Python arguments into operands and params, then bind.
+
+// jnp.<name>(*operands) with Python scalars as weak operands.
+Value apply_elementwise(Evaluator& evaluator, const Primitive& primitive, const std::vector<Value>& operands);
+// jnp.sum/mean/max/min/prod/argmax/argmin(x, axis=, keepdims=).
+Value apply_reduction(Evaluator& evaluator, std::string_view name, const Value& operand, const Value& axis,
+                      bool keepdims);
+// x.reshape / jnp.reshape and x.T / jnp.transpose.
+Value apply_reshape(Evaluator& evaluator, const Value& operand, const std::vector<std::int64_t>& sizes);
+Value apply_transpose(Evaluator& evaluator, const Value& operand, const std::vector<int>& permutation);
+// jax.device_put of one array to `layout` (a committed array); `requested`
+// is the spec as the user wrote it (.sharding.spec shows it).
+Value apply_device_put(Evaluator& evaluator, const ArrayRef& operand, const Layout& layout,
+                       const std::optional<typecheck::PartitionSpec>& requested);
+
+// The sharding argument as a typecheck ShardingArg (a P or a NamedSharding), or nullopt for None.
+std::optional<typecheck::ShardingArg> sharding_argument(const Value& value);
+
+}  // namespace interp

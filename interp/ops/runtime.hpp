@@ -1,0 +1,240 @@
+// The simulated mesh as the script sees it (runtime.md): the platform's
+// devices, concrete meshes (devices laid out over named axes), the layouts
+// of arrays over them, and the objects jax.sharding hands to scripts
+// (Device, Mesh, PartitionSpec, NamedSharding, PositionalSharding, AxisType).
+//
+// One Runtime per Evaluator (Evaluator::runtime); the devices are made on
+// first use so that jax.config.update('jax_num_cpu_devices', N) and
+// 'jax_platforms' can still change them before.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "devices/device.hpp"
+#include "devices/memory.hpp"
+#include "devices/thread_pool.hpp"
+#include "devices/threefry.hpp"
+#include "interp/python/evaluator.hpp"
+#include "typecheck/array_type.hpp"
+#include "typecheck/error.hpp"
+
+namespace interp {
+
+// Devices laid out over named mesh axes: devices[k] sits at the row-major
+// position k of `shape`. `abstract` holds the axis names, sizes and types.
+struct DeviceMesh {
+  std::vector<int> shape;
+  std::vector<devices::Device> devices;
+  typecheck::MeshRef abstract;
+
+  std::vector<int> device_ids() const;
+  // The mesh coordinates of position k.
+  std::vector<int> coordinates(int position) const;
+};
+using DeviceMeshRef = std::shared_ptr<const DeviceMesh>;
+
+// How an array's shards sit on a mesh: one spec entry per array dimension
+// (the mesh axes that split it, major first; empty = whole on every device).
+// Unlike the array's type, a layout keeps Auto axes: it is where the data is.
+struct Layout {
+  DeviceMeshRef mesh;
+  std::vector<typecheck::SpecEntry> dims;
+
+  std::size_t position_count() const { return mesh->devices.size(); }
+  // Into how many blocks dimension d is split.
+  std::int64_t block_count(std::size_t dim) const;
+  // The block of dimension `dim` that mesh position `position` holds.
+  std::int64_t block_index(std::size_t dim, int position) const;
+  // The shape of every shard (dimensions must divide: checked by make_layout).
+  typecheck::Shape shard_shape(const typecheck::Shape& global) const;
+  bool fully_replicated() const;
+  bool operator==(const Layout& other) const;
+};
+
+// The layout of `spec` on `mesh` for an array of `shape`: the spec padded with
+// None to the rank; ValueError text when an axis is unknown or a dimension
+// is not divisible by its axes.
+typecheck::Checked<Layout> make_layout(const DeviceMeshRef& mesh, const typecheck::PartitionSpec& spec,
+                                       const typecheck::Shape& shape);
+
+struct RuntimeOptions {
+  devices::Platform platform = devices::Platform::tpu;
+  devices::Chip chip = devices::Chip::v5e;
+  int device_count = 8;
+  // Keep every charge of the cost model for --profile / --trace (costing.hpp).
+  bool profile = false;
+};
+
+class MeshObject;
+class Trace;
+class CostRecorder;
+
+class Runtime {
+ public:
+  explicit Runtime(RuntimeOptions options) : options_(options) {}
+
+  // Settable until the devices are first used (jax.config.update).
+  RuntimeOptions& options() { return options_; }
+  bool started() const { return !devices_.empty(); }
+
+  // The devices in id order; raises ValueError when the platform cannot
+  // hold the requested count.
+  const std::vector<devices::Device>& devices();
+  const std::shared_ptr<devices::MemoryLedger>& ledger();
+  devices::ThreadPool& pool();
+  // A one-device mesh on device `id`: where uncommitted arrays live.
+  DeviceMeshRef single_device_mesh(int id);
+
+  // jax.set_mesh: the context mesh, or null.
+  std::shared_ptr<MeshObject> context_mesh;
+  devices::ThreefryMode threefry_mode = devices::ThreefryMode::partitionable;
+  // Traces pushed above the mode's own (trace.hpp), innermost last.
+  std::vector<Trace*> trace_stack;
+  // The cost model's clock and profile (costing.hpp), made on first charge.
+  std::shared_ptr<CostRecorder> costs;
+
+ private:
+  RuntimeOptions options_;
+  std::vector<devices::Device> devices_;
+  std::shared_ptr<devices::MemoryLedger> ledger_;
+  std::unique_ptr<devices::ThreadPool> pool_;
+  std::vector<DeviceMeshRef> single_meshes_;
+};
+
+Runtime& runtime_of(Evaluator& evaluator);
+
+// Raises a typecheck error in the script as the Python class it names.
+[[noreturn]] void raise_error(const typecheck::Error& error);
+template <class T>
+T checked(typecheck::Checked<T> result) {
+  if (!result) raise_error(result.error());
+  return std::move(result).value();
+}
+
+// ------------------------------------------------------------ script objects
+
+class DeviceObject : public Object {
+ public:
+  explicit DeviceObject(devices::Device device) : device(std::move(device)) {}
+  const TypeRef& type() const override;
+  std::string repr(Evaluator&) const override;
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  bool equals(const Value& other) const override;
+  std::optional<std::size_t> hash() const override { return static_cast<std::size_t>(device.id); }
+  devices::Device device;
+};
+
+// An n-d numpy object array of devices (mesh_utils.create_device_mesh).
+class DeviceArrayObject : public Object {
+ public:
+  DeviceArrayObject(std::vector<int> shape, std::vector<devices::Device> devices)
+      : shape(std::move(shape)), devices(std::move(devices)) {}
+  const TypeRef& type() const override;
+  std::string repr(Evaluator& evaluator) const override;
+  std::string str(Evaluator& evaluator) const override;
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  std::optional<Value> get_item(Evaluator& evaluator, const Value& key) override;
+  IteratorRef iterate(Evaluator& evaluator) override;
+  std::optional<std::int64_t> length(Evaluator&) const override;
+  std::vector<int> shape;
+  std::vector<devices::Device> devices;
+};
+
+class AxisTypeObject : public Object {
+ public:
+  explicit AxisTypeObject(typecheck::AxisType axis_type) : axis_type(axis_type) {}
+  const TypeRef& type() const override;
+  std::string repr(Evaluator&) const override;
+  bool equals(const Value& other) const override;
+  std::optional<std::size_t> hash() const override { return static_cast<std::size_t>(axis_type); }
+  typecheck::AxisType axis_type;
+};
+
+class MeshObject : public Object {
+ public:
+  explicit MeshObject(DeviceMeshRef mesh) : mesh(std::move(mesh)) {}
+  const TypeRef& type() const override;
+  std::string repr(Evaluator& evaluator) const override;
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  bool equals(const Value& other) const override;
+  // `with mesh:` / `with jax.set_mesh(mesh):` makes it the context mesh.
+  std::optional<Value> enter(Evaluator& evaluator) override;
+  bool exit(Evaluator& evaluator, const Value* pending) override;
+  DeviceMeshRef mesh;
+  std::vector<std::shared_ptr<MeshObject>> saved_context;  // one per `with` entered
+};
+
+class PartitionSpecObject : public Object {
+ public:
+  explicit PartitionSpecObject(typecheck::PartitionSpec spec) : spec(std::move(spec)) {}
+  const TypeRef& type() const override;
+  std::string repr(Evaluator&) const override { return spec.repr(); }
+  std::optional<Value> get_item(Evaluator& evaluator, const Value& key) override;
+  std::optional<std::int64_t> length(Evaluator&) const override {
+    return static_cast<std::int64_t>(spec.partitions().size());
+  }
+  IteratorRef iterate(Evaluator& evaluator) override;
+  bool equals(const Value& other) const override;
+  std::optional<std::size_t> hash() const override { return spec.partitions().size(); }
+  std::optional<Value> compare(Evaluator& evaluator, lang::ast::CompareOperator op, const Value& other,
+                               bool reflected) override;
+  typecheck::PartitionSpec spec;
+};
+
+class NamedShardingObject : public Object {
+ public:
+  NamedShardingObject(DeviceMeshRef mesh, typecheck::PartitionSpec spec) : mesh(std::move(mesh)), spec(std::move(spec)) {}
+  const TypeRef& type() const override;
+  std::string repr(Evaluator& evaluator) const override;
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  bool equals(const Value& other) const override;
+  std::optional<Value> compare(Evaluator& evaluator, lang::ast::CompareOperator op, const Value& other,
+                               bool reflected) override;
+  std::optional<std::size_t> hash() const override { return mesh->devices.size(); }
+  DeviceMeshRef mesh;
+  typecheck::PartitionSpec spec;
+};
+
+// The legacy PositionalSharding: an array of device sets. Kept as the full
+// device array (`devices`, of shape `device_shape`) and, per axis, whether
+// replicate() collapsed it; axes dropped by keepdims=False are listed in
+// `dropped`. Its layout for an array puts dimension d on the d-th kept axis.
+class PositionalShardingObject : public Object {
+ public:
+  const TypeRef& type() const override;
+  std::string repr(Evaluator& evaluator) const override;
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  // The visible shape: collapsed axes are 1, dropped ones absent.
+  std::vector<int> shape() const;
+  // A mesh with one axis per device axis and the layout of a rank-shape().size() array.
+  Layout layout() const;
+
+  std::vector<int> device_shape;
+  std::vector<devices::Device> devices;  // row-major over device_shape
+  std::vector<bool> collapsed;
+  std::vector<bool> dropped;
+  // The device axes in the order the sharding shows them (T reverses it, and
+  // the device order, which decides compatibility, stays); empty: in order.
+  std::vector<std::size_t> axis_order;
+  // The shown axes (dropped ones left out), in axis_order.
+  std::vector<std::size_t> shown_axes() const;
+};
+
+// The sharding of an array as the script sees it: NamedSharding for layouts
+// on named meshes, a PositionalSharding-derived layout prints as NamedSharding too.
+Value sharding_value(const Layout& layout);
+// The layout a sharding-like value asks for (NamedSharding, PositionalSharding,
+// P on the context mesh, a Device), for an array of `shape`.
+Layout layout_for_target(Evaluator& evaluator, const Value& target, const typecheck::Shape& shape);
+
+// Builds a mesh object from devices and axes (raises on bad input).
+DeviceMeshRef make_device_mesh(std::vector<int> shape, std::vector<devices::Device> devices,
+                               const std::vector<std::string>& names, const std::vector<typecheck::AxisType>& types);
+
+// Fills the jax.sharding / mesh_utils / jax device members (runtime.cpp).
+void install_runtime_members(Evaluator& evaluator);
+
+}  // namespace interp

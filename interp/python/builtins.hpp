@@ -1,0 +1,20 @@
+// The built-in functions (print, len, ...), the methods of the built-in
+// types, and the built-in modules. Each is installed into an Evaluator when
+// it is made.
+#pragma once
+
+#include "interp/python/evaluator.hpp"
+
+namespace interp {
+
+// Fills evaluator.builtins (builtins.cpp).
+void install_builtins(Evaluator& evaluator);
+// Creates the built-in modules: jax and its submodules, numpy, functools,
+// typing, textwrap, termcolor (modules.cpp).
+void install_modules(Evaluator& evaluator);
+
+// Python's int(x) and float(x) conversions, shared with the modules.
+std::int64_t to_int(Evaluator& evaluator, const Value& value);
+double to_float(Evaluator& evaluator, const Value& value);
+
+}  // namespace interp

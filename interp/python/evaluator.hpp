@@ -1,0 +1,227 @@
+// The tree-walking evaluator of the host language (language.md): statements,
+// expressions, scoping, calls, exceptions. Built-in functions and modules
+// live in builtins.cpp and modules.cpp; they reach the evaluator through the
+// public members below.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "interp/python/exceptions.hpp"
+#include "interp/python/objects.hpp"
+#include "interp/python/scope.hpp"
+#include "interp/python/stack.hpp"
+#include "interp/python/value.hpp"
+
+namespace interp {
+
+class Runtime;  // runtime.hpp: the simulated mesh
+
+// A captured variable shared between a frame and its closures.
+struct Cell {
+  std::optional<Value> value;
+};
+using CellRef = std::shared_ptr<Cell>;
+
+// The activation of a function, lambda or comprehension; the module level
+// has scope == nullptr and uses the global namespace.
+struct Frame {
+  const ScopeInfo* scope = nullptr;
+  const std::shared_ptr<const Program>* program = nullptr;  // owner of the code running here
+  const Resolution* resolution = nullptr;
+  std::vector<std::optional<Value>> fast;
+  std::vector<CellRef> cells;
+  Value return_value;
+  // Shape variables of array-type annotations, bound at first use (annotations.hpp).
+  std::map<std::string, std::int64_t> shape_variables;
+};
+
+// A function defined by `def` or `lambda`.
+class FunctionObject : public Object {
+ public:
+  const TypeRef& type() const override { return types::function(); }
+  std::string repr(Evaluator& evaluator) const override;
+  bool callable() const override { return true; }
+  Value call(Evaluator& evaluator, CallArgs& args) override;
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+
+  std::shared_ptr<const Program> program;  // keeps the AST alive
+  const ScopeInfo* scope = nullptr;
+  const lang::ast::Parameters* parameters = nullptr;
+  const lang::ast::Body* body = nullptr;        // def
+  const lang::ast::Expr* lambda_body = nullptr; // lambda
+  const lang::ast::Expr* returns = nullptr;     // the return annotation, unevaluated
+  Signature signature;                          // with the defaults evaluated at def time
+  std::vector<CellRef> closure;                 // the free variables
+};
+
+// A generator expression: evaluated lazily, one item per next(), in its own
+// frame. Holds its program so the AST outlives the function that made it.
+class GeneratorObject : public Iterator {
+ public:
+  const TypeRef& type() const override { return types::generator(); }
+  std::optional<Value> next(Evaluator& evaluator) override;
+
+  std::shared_ptr<const Program> program;
+  const lang::ast::GeneratorExp* node = nullptr;
+  Frame frame;
+  std::vector<IteratorRef> iterators;  // one per `for` clause entered
+  bool finished = false;
+};
+
+class Evaluator {
+ public:
+  // run: execute everything. check: the program runs for its host-level
+  // effects only (output discarded); array operations consult this flag to
+  // work on abstract arrays.
+  enum class Mode { run, check };
+
+  Evaluator();
+  ~Evaluator();
+  Evaluator(const Evaluator&) = delete;
+  Evaluator& operator=(const Evaluator&) = delete;
+
+  Mode mode = Mode::run;
+  std::function<void(std::string_view)> output;  // where print writes; may be empty
+  // Called after %timeit prints its host-time line, with the %timeit
+  // statement and a function that runs the timed statement once more: the
+  // cost model measures that run and adds the simulated TPU time line.
+  std::function<void(Evaluator&, const lang::ast::Stmt&, const std::function<void()>& run_once)> after_timeit;
+  std::atomic<bool> interrupt_requested{false};
+  int recursion_limit = 1000;
+  // The devices, meshes and context mesh of this interpreter (runtime.hpp).
+  std::shared_ptr<Runtime> runtime;
+  // Check mode: errors that abstract operations reported and continued past
+  // (trace.hpp), in order. An error inside a `try` body (try_depth > 0) is
+  // raised instead, since the script may catch it. statement_span is the
+  // statement running now, where a recorded error is reported.
+  std::vector<std::shared_ptr<ExceptionObject>> recorded_errors;
+  int try_depth = 0;
+  lang::Span statement_span;
+  const lang::ast::Stmt* statement = nullptr;  // the statement of statement_span
+  // Check mode: the lines where checking a function ended on a branch that
+  // depends on array data (check_mode.hpp), each reported once as a warning.
+  std::vector<lang::Span> check_warnings;
+  // Where each sharded array got its sharding, for the notes of an error
+  // (check_mode.hpp). Keyed by the array; entries of freed arrays are pruned.
+  struct ShardingOrigin {
+    std::weak_ptr<Object> array;
+    lang::Span span;
+    std::string name;  // the variable the producing statement assigned, if any
+  };
+  std::unordered_map<const Object*, ShardingOrigin> sharding_origins;
+  std::size_t sharding_origins_prune_at = 64;
+
+  // Runs a module's statements in the global namespace; throws PyError.
+  void execute(const std::shared_ptr<const Program>& program);
+  // REPL entries: every module-level expression statement whose value is not
+  // None is echoed with its repr and bound to `_`, as Python's interactive mode does.
+  bool echo_expression_statements = false;
+
+  // Namespaces.
+  std::unordered_map<std::string, Value> globals;
+  std::unordered_map<std::string, Value> builtins;
+  const Value* lookup_global(const std::string& name) const;  // globals, then builtins
+
+  // Built-in modules by full dotted name ("jax.numpy").
+  std::map<std::string, std::shared_ptr<ModuleObject>> modules;
+  std::shared_ptr<ModuleObject> module(const std::string& name);  // creates it (and its parents) if absent
+
+  // Python's protocols, for built-ins and new object kinds.
+  Value call(const Value& callee, CallArgs& args);
+  Value call(const Value& callee, std::vector<Value> positional);
+  std::string repr(const Value& value);
+  std::string str(const Value& value);
+  bool truthy(const Value& value);
+  Value binary(lang::ast::BinaryOperator op, const Value& left, const Value& right);
+  Value inplace(lang::ast::BinaryOperator op, const Value& left, const Value& right);
+  Value unary(lang::ast::UnaryOperator op, const Value& operand);
+  Value compare(lang::ast::CompareOperator op, const Value& left, const Value& right);
+  bool compare_bool(lang::ast::CompareOperator op, const Value& left, const Value& right);
+  bool contains(const Value& container, const Value& item);
+  Value get_attribute(const Value& object, const std::string& name);
+  std::optional<Value> find_attribute(const Value& object, const std::string& name);
+  Value get_item(const Value& object, const Value& key);
+  void set_item(const Value& object, const Value& key, const Value& value);
+  IteratorRef iterate(const Value& iterable);
+  std::vector<Value> to_vector(const Value& iterable);
+  std::int64_t length(const Value& value);
+  std::int64_t index_of(const Value& value);  // __index__: an int or bool, else TypeError
+
+  void write(std::string_view text);
+  // Raises KeyboardInterrupt when Ctrl-C was requested.
+  void poll_interrupt();
+  // Raises RecursionError when the C++ stack is nearly used up.
+  // Measures the stack of the calling thread: call first on each thread
+  // that runs the evaluator.
+  void measure_stack() { stack_limit_ = StackLimit(); }
+  // A new closure cell. The evaluator remembers every cell it made so that
+  // its destructor can empty them: a closure that refers to itself (a nested
+  // recursive function) is a reference cycle that shared_ptr alone never frees.
+  CellRef new_cell();
+  void guard_stack() {
+    if (stack_limit_.exhausted()) raise_recursion();
+  }
+
+  // repr of containers that contain themselves prints "[...]".
+  bool enter_repr(const Object* object);
+  void leave_repr(const Object* object);
+
+  // The exception being handled (for bare `raise` and __context__).
+  std::vector<std::shared_ptr<ExceptionObject>> handling;
+
+  // Calls a user function (used by FunctionObject::call).
+  Value call_function(FunctionObject& function, CallArgs& args);
+  // The next item of a generator expression (used by GeneratorObject::next).
+  std::optional<Value> resume_generator(GeneratorObject& generator);
+
+ private:
+  enum class Flow { normal, break_, continue_, return_ };
+
+  Flow exec_body(const lang::ast::Body& body, Frame& frame);
+  Flow exec(const lang::ast::Stmt& stmt, Frame& frame);
+  Value eval(const lang::ast::Expr& expr, Frame& frame);
+  Value eval_node(const lang::ast::Expr& expr, Frame& frame);
+
+  Value load_name(const lang::ast::Expr& expr, const std::string& id, Frame& frame);
+  void store_name(const void* site, const std::string& id, Value value, Frame& frame);
+  void delete_name(const lang::ast::Expr& expr, const std::string& id, Frame& frame);
+  void assign(const lang::ast::Expr& target, Value value, Frame& frame);
+  void delete_target(const lang::ast::Expr& target, Frame& frame);
+
+  Value eval_call(const lang::ast::Call& call, Frame& frame);
+  void eval_elements(const lang::ast::ExprList& elements, Frame& frame, std::vector<Value>& out);
+  Value eval_subscript_key(const lang::ast::Expr& slice, Frame& frame);
+  Value eval_comprehension(const lang::ast::Expr& expr, Frame& frame);
+  Value make_function(const void* scope_node, const lang::ast::Parameters& params, Frame& frame);
+  Value eval_joined_str(const lang::ast::JoinedStr& node, Frame& frame);
+
+  Flow exec_try(const lang::ast::Try& node, Frame& frame);
+  Flow exec_with(const lang::ast::With& node, Frame& frame);
+  void exec_raise(const lang::ast::Raise& node, Frame& frame);
+  void exec_import(const lang::ast::Import& node, Frame& frame);
+  void exec_import_from(const lang::ast::ImportFrom& node, Frame& frame);
+  void exec_timeit(const lang::ast::LineMagic& node, const lang::ast::Stmt& stmt, Frame& frame);
+  bool exception_matches(const ExceptionObject& exception, const Value& handler_type);
+
+  [[noreturn]] void raise_recursion();
+  std::shared_ptr<ModuleObject> import_module(const std::string& name);
+
+  StackLimit stack_limit_;
+  std::vector<std::weak_ptr<Cell>> cells_made_;  // see new_cell()
+  std::size_t cells_prune_at_ = 64;
+  int depth_ = 0;
+  std::shared_ptr<const Program> current_program_;
+  std::set<const Object*> repr_in_progress_;
+};
+
+// Formats a function's name for errors and repr: its qualified name.
+std::string qualified_name(const Value& callable);
+
+}  // namespace interp

@@ -1,0 +1,98 @@
+// Python exceptions: the class hierarchy, exception instances, and the C++
+// exception (PyError) that carries an instance up the evaluator's stack.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "interp/python/value.hpp"
+#include "lang/source.hpp"
+
+namespace interp {
+
+// One frame of a traceback: the function and where it was when the
+// exception passed through.
+struct TracebackEntry {
+  lang::Span span;
+  std::string function;  // "<module>" at module level
+};
+
+class ExceptionObject : public Object {
+ public:
+  ExceptionObject(TypeRef cls, std::vector<Value> arguments) : args(std::move(arguments)), cls_(std::move(cls)) {}
+  const TypeRef& type() const override { return cls_; }
+  std::string repr(Evaluator& evaluator) const override;
+  std::string str(Evaluator& evaluator) const override;
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  std::vector<std::string> attribute_names() const override;
+
+  std::vector<Value> args;
+  Value cause;    // __cause__ (raise ... from ...)
+  Value context;  // __context__ (raised while handling another)
+
+  // Where it was raised, filled while unwinding: frames innermost first. The
+  // first expression that saw the exception in the current frame sets
+  // frame_span; leaving a frame moves it into the traceback.
+  std::vector<TracebackEntry> traceback;
+  lang::Span frame_span;
+  bool frame_span_set = false;
+
+  // shardlang's additions to the Python error (check_mode.hpp), shown in its
+  // diagnostic: notes (an empty span: a note without a location) and a hint.
+  std::vector<std::pair<lang::Span, std::string>> notes;
+  std::string hint;
+
+  // Clears the unwinding record (a fresh `raise e`).
+  void reset_traceback() {
+    traceback.clear();
+    frame_span = {};
+    frame_span_set = false;
+  }
+
+ private:
+  TypeRef cls_;
+};
+
+// Thrown through the evaluator; caught by try/except and at the API boundary.
+struct PyError {
+  std::shared_ptr<ExceptionObject> exception;
+};
+
+// Python's built-in exception classes (immutable, shared).
+namespace exc {
+const TypeRef& BaseException();
+const TypeRef& Exception();
+const TypeRef& ArithmeticError();
+const TypeRef& AssertionError();
+const TypeRef& AttributeError();
+const TypeRef& ImportError();
+const TypeRef& IndexError();
+const TypeRef& KeyError();
+const TypeRef& KeyboardInterrupt();
+const TypeRef& LookupError();
+const TypeRef& MemoryError();
+const TypeRef& ModuleNotFoundError();
+const TypeRef& NameError();
+const TypeRef& NotImplementedError();
+const TypeRef& OverflowError();
+const TypeRef& RecursionError();
+const TypeRef& RuntimeError();
+const TypeRef& StopIteration();
+const TypeRef& SyntaxError();
+const TypeRef& TypeError();
+const TypeRef& UnboundLocalError();
+const TypeRef& ValueError();
+const TypeRef& ZeroDivisionError();
+
+// Every class above, for the builtins namespace.
+const std::vector<TypeRef>& all();
+// The class with this name, or null.
+TypeRef find(const std::string& name);
+}  // namespace exc
+
+std::shared_ptr<ExceptionObject> make_exception(const TypeRef& cls, std::string message);
+[[noreturn]] void raise(const TypeRef& cls, std::string message);
+[[noreturn]] void raise_value(const TypeRef& cls, Value argument);  // KeyError(key)
+
+}  // namespace interp

@@ -1,0 +1,281 @@
+// The built-in object kinds of the host language: str, tuple, list, dict,
+// set, range, slice, Ellipsis, modules, iterators.
+#pragma once
+
+#include <map>
+#include <unordered_map>
+
+#include "interp/python/value.hpp"
+
+namespace interp {
+
+// Python's hash() and == for values that may be dict keys (raises TypeError
+// "unhashable type: 'list'").
+std::size_t hash_value(const Value& value);
+bool values_equal(const Value& a, const Value& b);
+
+class StrObject : public Object {
+ public:
+  explicit StrObject(std::string value);
+  const TypeRef& type() const override { return types::str(); }
+  std::string repr(Evaluator& evaluator) const override;
+  std::string str(Evaluator&) const override { return value_; }
+  std::optional<Value> binary_op(Evaluator& evaluator, lang::ast::BinaryOperator op, const Value& other,
+                                 bool reflected) override;
+  std::optional<Value> compare(Evaluator& evaluator, lang::ast::CompareOperator op, const Value& other,
+                               bool reflected) override;
+  std::optional<Value> get_item(Evaluator& evaluator, const Value& key) override;
+  IteratorRef iterate(Evaluator& evaluator) override;
+  std::optional<std::int64_t> length(Evaluator&) const override { return code_point_count(); }
+  std::optional<bool> contains(Evaluator& evaluator, const Value& item) override;
+  bool truthy(Evaluator&) const override { return !value_.empty(); }
+  std::optional<std::size_t> hash() const override;
+  bool equals(const Value& other) const override;
+
+  const std::string& value() const { return value_; }
+  std::int64_t code_point_count() const;
+  // The code points as separate UTF-8 strings (for indexing and iteration).
+  std::vector<std::string> code_points() const;
+
+ private:
+  std::string value_;
+  bool ascii_;
+};
+
+Value make_str(std::string value);
+// The text of a str value, or null when it is not a str.
+const std::string* string_of(const Value& value);
+
+// Shared behaviour of tuple and list.
+class SequenceObject : public Object {
+ public:
+  std::vector<Value> items;
+  std::optional<std::int64_t> length(Evaluator&) const override {
+    return static_cast<std::int64_t>(items.size());
+  }
+  bool truthy(Evaluator&) const override { return !items.empty(); }
+  std::optional<bool> contains(Evaluator& evaluator, const Value& item) override;
+  IteratorRef iterate(Evaluator& evaluator) override;
+  std::optional<Value> compare(Evaluator& evaluator, lang::ast::CompareOperator op, const Value& other,
+                               bool reflected) override;
+  bool equals(const Value& other) const override;
+
+ protected:
+  std::string join_repr(Evaluator& evaluator, const char* open, const char* close) const;
+};
+
+class TupleObject : public SequenceObject {
+ public:
+  explicit TupleObject(std::vector<Value> values) { items = std::move(values); }
+  const TypeRef& type() const override { return types::tuple(); }
+  std::string repr(Evaluator& evaluator) const override;
+  std::optional<Value> binary_op(Evaluator& evaluator, lang::ast::BinaryOperator op, const Value& other,
+                                 bool reflected) override;
+  std::optional<Value> get_item(Evaluator& evaluator, const Value& key) override;
+  std::optional<std::size_t> hash() const override;
+};
+
+class ListObject : public SequenceObject {
+ public:
+  explicit ListObject(std::vector<Value> values) { items = std::move(values); }
+  const TypeRef& type() const override { return types::list(); }
+  std::string repr(Evaluator& evaluator) const override;
+  std::optional<Value> binary_op(Evaluator& evaluator, lang::ast::BinaryOperator op, const Value& other,
+                                 bool reflected) override;
+  std::optional<Value> binary_inplace(Evaluator& evaluator, lang::ast::BinaryOperator op,
+                                      const Value& other) override;
+  std::optional<Value> get_item(Evaluator& evaluator, const Value& key) override;
+  bool set_item(Evaluator& evaluator, const Value& key, const Value& value) override;
+  bool delete_item(Evaluator& evaluator, const Value& key) override;
+  std::optional<std::size_t> hash() const override { return std::nullopt; }
+};
+
+Value make_tuple(std::vector<Value> items);
+Value make_list(std::vector<Value> items);
+
+// An insertion-ordered hash table: the storage of dict and set.
+class ValueTable {
+ public:
+  struct Entry {
+    Value key;
+    Value value;
+    std::size_t hash = 0;
+    bool live = true;
+  };
+  Value* find(const Value& key);
+  const Value* find(const Value& key) const;
+  // Inserts or overwrites (keeping the first key's position, as Python does).
+  void insert(const Value& key, Value value);
+  bool erase(const Value& key);
+  void clear();
+  std::size_t size() const { return live_count_; }
+  // Entries in insertion order, including dead ones (skip !live).
+  const std::vector<Entry>& entries() const { return entries_; }
+
+ private:
+  std::optional<std::size_t> locate(const Value& key, std::size_t hash) const;
+  void compact();
+
+  std::vector<Entry> entries_;
+  std::unordered_multimap<std::size_t, std::size_t> index_;  // hash -> entry position
+  std::size_t live_count_ = 0;
+};
+
+class DictObject : public Object {
+ public:
+  ValueTable table;
+  const TypeRef& type() const override { return types::dict(); }
+  std::string repr(Evaluator& evaluator) const override;
+  std::optional<Value> get_item(Evaluator& evaluator, const Value& key) override;
+  bool set_item(Evaluator& evaluator, const Value& key, const Value& value) override;
+  bool delete_item(Evaluator& evaluator, const Value& key) override;
+  IteratorRef iterate(Evaluator& evaluator) override;  // keys
+  std::optional<std::int64_t> length(Evaluator&) const override {
+    return static_cast<std::int64_t>(table.size());
+  }
+  std::optional<bool> contains(Evaluator& evaluator, const Value& item) override;
+  bool truthy(Evaluator&) const override { return table.size() != 0; }
+  std::optional<Value> binary_op(Evaluator& evaluator, lang::ast::BinaryOperator op, const Value& other,
+                                 bool reflected) override;
+  std::optional<Value> compare(Evaluator& evaluator, lang::ast::CompareOperator op, const Value& other,
+                               bool reflected) override;
+  std::optional<std::size_t> hash() const override { return std::nullopt; }
+  bool equals(const Value& other) const override;
+};
+
+std::shared_ptr<DictObject> make_dict();
+
+class SetObject : public Object {
+ public:
+  ValueTable table;  // values unused
+  const TypeRef& type() const override { return types::set(); }
+  std::string repr(Evaluator& evaluator) const override;
+  IteratorRef iterate(Evaluator& evaluator) override;
+  std::optional<std::int64_t> length(Evaluator&) const override {
+    return static_cast<std::int64_t>(table.size());
+  }
+  std::optional<bool> contains(Evaluator& evaluator, const Value& item) override;
+  bool truthy(Evaluator&) const override { return table.size() != 0; }
+  std::optional<Value> binary_op(Evaluator& evaluator, lang::ast::BinaryOperator op, const Value& other,
+                                 bool reflected) override;
+  std::optional<Value> compare(Evaluator& evaluator, lang::ast::CompareOperator op, const Value& other,
+                               bool reflected) override;
+  std::optional<std::size_t> hash() const override { return std::nullopt; }
+  bool equals(const Value& other) const override;
+  bool is_subset_of(const SetObject& other) const;
+};
+
+std::shared_ptr<SetObject> make_set();
+
+class RangeObject : public Object {
+ public:
+  RangeObject(std::int64_t start, std::int64_t stop, std::int64_t step);
+  const TypeRef& type() const override { return types::range(); }
+  std::string repr(Evaluator& evaluator) const override;
+  std::optional<Value> get_item(Evaluator& evaluator, const Value& key) override;
+  IteratorRef iterate(Evaluator& evaluator) override;
+  std::optional<std::int64_t> length(Evaluator&) const override { return length_; }
+  std::optional<bool> contains(Evaluator& evaluator, const Value& item) override;
+  bool truthy(Evaluator&) const override { return length_ != 0; }
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  bool equals(const Value& other) const override;
+  std::optional<std::size_t> hash() const override;
+
+  std::int64_t start, stop, step;
+  std::int64_t at(std::int64_t i) const { return start + i * step; }
+  std::int64_t size() const { return length_; }
+  bool contains_integer(std::int64_t v) const;
+
+ private:
+  std::int64_t length_;
+};
+
+// A slice object `lower:upper:step` (each part may be None).
+class SliceObject : public Object {
+ public:
+  SliceObject(Value lower, Value upper, Value step)
+      : lower(std::move(lower)), upper(std::move(upper)), step(std::move(step)) {}
+  const TypeRef& type() const override { return types::slice(); }
+  std::string repr(Evaluator& evaluator) const override;
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  bool equals(const Value& other) const override;
+  std::optional<std::size_t> hash() const override { return std::nullopt; }
+
+  // Python's slice.indices(length): start, stop, step, and how many items.
+  struct Bounds {
+    std::int64_t start, stop, step, count;
+  };
+  Bounds bounds(std::int64_t length) const;
+
+  Value lower, upper, step;
+};
+
+class EllipsisObject : public Object {
+ public:
+  const TypeRef& type() const override { return types::ellipsis(); }
+  std::string repr(Evaluator&) const override { return "Ellipsis"; }
+};
+const Value& ellipsis_value();
+
+// A namespace object for a built-in module: `jax`, `jax.numpy`, ...
+class ModuleObject : public Object {
+ public:
+  explicit ModuleObject(std::string name) : name_(std::move(name)) {}
+  const TypeRef& type() const override { return types::module(); }
+  std::string repr(Evaluator& evaluator) const override;
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  bool set_attribute(Evaluator& evaluator, const std::string& name, const Value& value) override;
+  std::vector<std::string> attribute_names() const override;
+
+  const std::string& name() const { return name_; }
+  // Registers a member (a one-line table entry in the module's file).
+  void add(const std::string& name, Value value) { members_[name] = std::move(value); }
+  void add_function(std::string_view signature, NativeFunctionBody body);
+  const Value* find(const std::string& name) const;
+
+ private:
+  std::string name_;
+  std::map<std::string, Value> members_;
+};
+
+// An iterator over a materialised list of values (also the generator
+// expression object: iterating it twice yields nothing the second time).
+class ListIterator : public Iterator {
+ public:
+  ListIterator(std::vector<Value> values, const TypeRef& type) : values_(std::move(values)), type_(type) {}
+  std::optional<Value> next(Evaluator&) override;
+  const TypeRef& type() const override { return type_; }
+
+ private:
+  std::vector<Value> values_;
+  std::size_t position_ = 0;
+  const TypeRef& type_;
+};
+
+// An iterator computed one item at a time by a function (zip, map, filter,
+// enumerate, reversed, ...).
+class FunctionIterator : public Iterator {
+ public:
+  using Step = std::function<std::optional<Value>(Evaluator&)>;
+  FunctionIterator(Step step, const TypeRef& type) : step_(std::move(step)), type_(type) {}
+  std::optional<Value> next(Evaluator& evaluator) override;
+  const TypeRef& type() const override { return type_; }
+
+ private:
+  Step step_;
+  bool done_ = false;
+  const TypeRef& type_;
+};
+
+// Named iterator types, for type(x).__name__ and repr.
+namespace types {
+const TypeRef& generator();
+const TypeRef& zip();
+const TypeRef& map();
+const TypeRef& filter();
+const TypeRef& enumerate();
+const TypeRef& reversed();
+const TypeRef& list_iterator();
+}  // namespace types
+
+}  // namespace interp

@@ -1,0 +1,395 @@
+// lax control flow and dynamic slicing (control_flow.hpp).
+#include "interp/transforms/control_flow.hpp"
+
+#include <algorithm>
+#include <functional>
+
+#include "interp/python/builtins.hpp"
+#include "interp/ops/collectives.hpp"
+#include "interp/ops/primitives.hpp"
+#include "interp/transforms/trace.hpp"
+#include "typecheck/control_flow_rules.hpp"
+
+namespace interp {
+
+namespace {
+
+// The array leaves of a carry with their key paths; other leaves become arrays.
+void carry_leaves(Evaluator& evaluator, const Value& tree, const std::string& path,
+                  std::vector<typecheck::CarryLeaf>& out) {
+  evaluator.guard_stack();
+  if (auto* t = tree.as<TupleObject>()) {
+    for (std::size_t i = 0; i < t->items.size(); ++i) carry_leaves(evaluator, t->items[i], path + "[" + std::to_string(i) + "]", out);
+  } else if (auto* l = tree.as<ListObject>()) {
+    for (std::size_t i = 0; i < l->items.size(); ++i) carry_leaves(evaluator, l->items[i], path + "[" + std::to_string(i) + "]", out);
+  } else if (auto* d = tree.as<DictObject>()) {
+    for (const auto& e : d->table.entries())
+      if (e.live) carry_leaves(evaluator, e.value, path + "[" + evaluator.repr(e.key) + "]", out);
+  } else if (!tree.is_none()) {
+    out.push_back({path, to_array(evaluator, tree)->aval});
+  }
+}
+
+std::vector<typecheck::CarryLeaf> leaves_of(Evaluator& evaluator, const Value& tree) {
+  std::vector<typecheck::CarryLeaf> out;
+  carry_leaves(evaluator, tree, "", out);
+  return out;
+}
+
+// The carry with each array leaf (in carry_leaves' order) replaced by
+// `replace(leaf, index)`.
+Value map_carry(Evaluator& evaluator, const Value& tree, std::size_t& index,
+                const std::function<Value(const Value&, std::size_t)>& replace) {
+  evaluator.guard_stack();
+  if (auto* t = tree.as<TupleObject>()) {
+    std::vector<Value> items;
+    for (const auto& item : t->items) items.push_back(map_carry(evaluator, item, index, replace));
+    return make_tuple(std::move(items));
+  }
+  if (auto* l = tree.as<ListObject>()) {
+    std::vector<Value> items;
+    for (const auto& item : l->items) items.push_back(map_carry(evaluator, item, index, replace));
+    return make_list(std::move(items));
+  }
+  if (auto* d = tree.as<DictObject>()) {
+    auto out = make_dict();
+    for (const auto& e : d->table.entries())
+      if (e.live) out->table.insert(e.key, map_carry(evaluator, e.value, index, replace));
+    return Value(out);
+  }
+  if (tree.is_none()) return tree;
+  return replace(tree, index++);
+}
+
+// JAX's _promote_weak_typed_inputs: a weakly typed initial carry leaf (a
+// Python scalar, say) whose type the body's output carry does not match
+// becomes the result type of both, so `fori_loop(0, n, f, 0)` with a float
+// body carries float32. The body's output types come from tracing it once
+// (nothing runs); a body that cannot be traced keeps the carry as given.
+Value promote_weak_carry(Evaluator& evaluator, const Value& init,
+                         const std::function<Value(Evaluator&, const Value&)>& body) {
+  auto input = leaves_of(evaluator, init);
+  if (std::none_of(input.begin(), input.end(), [](const typecheck::CarryLeaf& leaf) { return leaf.type.weak_type; }))
+    return init;
+  std::vector<typecheck::CarryLeaf> output;
+  try {
+    JitTrace trace;
+    std::size_t index = 0;
+    Value traced = map_carry(evaluator, init, index, [&](const Value& leaf, std::size_t) {
+      return Value(trace.add_input(*to_array(evaluator, leaf)));
+    });
+    TraceScope scope(evaluator, trace);
+    output = leaves_of(evaluator, body(evaluator, traced));
+  } catch (PyError&) {
+    return init;
+  }
+  if (output.size() != input.size()) return init;
+  std::size_t index = 0;
+  return map_carry(evaluator, init, index, [&](const Value& leaf, std::size_t i) {
+    const auto& in = input[i].type;
+    const auto& out = output[i].type;
+    // JAX's typematch ignores the weak flag: only a dtype change promotes.
+    if (!in.weak_type || in.dtype == out.dtype) return leaf;
+    auto promoted = typecheck::result_type(typecheck::ElementType{in.dtype, true}, typecheck::ElementType{out.dtype, out.weak_type});
+    Params params;
+    params.set("new_dtype", std::string(typecheck::long_name(promoted.dtype)));
+    return bind(evaluator, primitive("convert_element_type"), {to_array(evaluator, leaf)}, std::move(params));
+  });
+}
+
+// The body's output carry against its input carry.
+void check_carry(std::string_view body, std::string_view carry_name, const std::vector<typecheck::CarryLeaf>& input,
+                 Evaluator& evaluator, const Value& output) {
+  auto produced = leaves_of(evaluator, output);
+  if (produced.size() != input.size())
+    raise(exc::TypeError(), std::string(body) + " function carry input and carry output must have the same pytree "
+                                                "structure, but they have " + std::to_string(input.size()) + " and " +
+                                std::to_string(produced.size()) + " leaves");
+  if (auto error = typecheck::check_carry_types(body, carry_name, input, produced)) raise_error(*error);
+}
+
+// A concrete integer: a Python int or an array with data.
+std::int64_t concrete_int(Evaluator& evaluator, const Value& value, std::string_view what) {
+  if (value.is_integral()) return value.as_int();
+  if (auto* array = value.as<ArrayObject>()) {
+    if (array->abstract())
+      raise(exc::NotImplementedError(), std::string(what) + " must be concrete in shardlang (a traced value was given)");
+    return static_cast<std::int64_t>(element_values(evaluator, *array).at(0));
+  }
+  return evaluator.index_of(value);
+}
+
+// The predicate's value; nullopt in check mode, where arrays have no data
+// (the caller then follows one path to type it).
+std::optional<bool> concrete_predicate(Evaluator& evaluator, const Value& value, std::string_view what) {
+  if (auto* array = value.as<ArrayObject>()) {
+    if (array->abstract() && evaluator.mode == Evaluator::Mode::check) return std::nullopt;
+    if (array->abstract())
+      raise(exc::NotImplementedError(), std::string(what) + " needs a concrete predicate in shardlang (a traced value was given)");
+    return element_values(evaluator, *array).at(0) != 0;
+  }
+  return evaluator.truthy(value);
+}
+
+// The value eager grad's trace computed for a traced array; null when none.
+ArrayRef known_value(Evaluator& evaluator, const Value& value) {
+  auto* array = value.as<ArrayObject>();
+  auto* trace = dynamic_cast<JitTrace*>(&current_trace(evaluator));
+  return array && array->abstract() && trace ? trace->concrete_value(*array) : nullptr;
+}
+
+// A predicate traced by jit or grad: its value is not known while tracing.
+bool traced_predicate(Evaluator& evaluator, const Value& value) {
+  auto* array = value.as<ArrayObject>();
+  return array && array->abstract() && evaluator.mode != Evaluator::Mode::check && tracing_jit(evaluator);
+}
+
+// The branch outputs chosen leaf by leaf by a traced predicate: both
+// branches were traced, and select_n picks (what JAX does with a cond
+// under vmap; under jit and grad it computes the same values and gradients).
+Value select_tree(Evaluator& evaluator, const ArrayRef& predicate, const Value& on_true, const Value& on_false) {
+  evaluator.guard_stack();
+  if (auto* t = on_true.as<TupleObject>()) {
+    std::vector<Value> items;
+    for (std::size_t i = 0; i < t->items.size(); ++i)
+      items.push_back(select_tree(evaluator, predicate, t->items[i], on_false.as<TupleObject>()->items.at(i)));
+    return make_tuple(std::move(items));
+  }
+  if (auto* l = on_true.as<ListObject>()) {
+    std::vector<Value> items;
+    for (std::size_t i = 0; i < l->items.size(); ++i)
+      items.push_back(select_tree(evaluator, predicate, l->items[i], on_false.as<ListObject>()->items.at(i)));
+    return make_list(std::move(items));
+  }
+  if (auto* d = on_true.as<DictObject>()) {
+    auto out = make_dict();
+    for (const auto& e : d->table.entries()) {
+      if (!e.live) continue;
+      auto other = on_false.as<DictObject>()->get_item(evaluator, e.key);
+      if (!other) raise(exc::TypeError(), "true_fun and false_fun output must have identical types");
+      out->table.insert(e.key, select_tree(evaluator, predicate, e.value, *other));
+    }
+    return Value(out);
+  }
+  if (on_true.is_none()) return on_true;
+  return bind(evaluator, primitive("select_n"), {predicate, to_array(evaluator, on_false), to_array(evaluator, on_true)});
+}
+
+// cond's predicate as a boolean scalar (JAX: a scalar bool or integer,
+// nonzero meaning true).
+ArrayRef boolean_predicate(Evaluator& evaluator, const ArrayRef& predicate) {
+  if (!predicate->aval.shape.empty()) {
+    std::string shape = "(";
+    for (auto size : predicate->aval.shape) shape += std::to_string(size) + ", ";
+    shape = predicate->aval.shape.size() == 1 ? shape.substr(0, shape.size() - 1) + ")" : shape.substr(0, shape.size() - 2) + ")";
+    raise(exc::TypeError(), "Pred must be a scalar, got " + evaluator.repr(Value(predicate)) + " of shape " + shape + ".");
+  }
+  if (predicate->aval.dtype == typecheck::DType::bool_) return predicate;
+  if (!typecheck::is_integer(predicate->aval.dtype))
+    raise(exc::TypeError(),
+          "Pred type must be either boolean or number, got " + std::string(typecheck::long_name(predicate->aval.dtype)) + ".");
+  ArrayRef zero = to_array(evaluator, Value::integer(0), predicate->aval.dtype);
+  return to_array(evaluator, bind(evaluator, primitive("not_equal"), {predicate, zero}));
+}
+
+ArrayRef index_array(Evaluator& evaluator, const Value& value) {
+  return to_array(evaluator, value, value.is_integral() ? std::optional(typecheck::DType::int32) : std::nullopt);
+}
+
+Value dynamic_slice(Evaluator& evaluator, const Value& operand, const std::vector<Value>& starts,
+                    const std::vector<std::int64_t>& sizes) {
+  ArrayRef x = to_array(evaluator, operand);
+  if (starts.size() != x->aval.ndim() || sizes.size() != x->aval.ndim())
+    raise(exc::TypeError(), "dynamic_slice needs one start index and one size per dimension of the operand");
+  std::vector<ArrayRef> operands{x};
+  for (const auto& s : starts) operands.push_back(index_array(evaluator, s));
+  Params params;
+  params.set("slice_sizes", sizes);
+  return bind(evaluator, primitive("dynamic_slice"), std::move(operands), std::move(params));
+}
+
+Value dynamic_update_slice(Evaluator& evaluator, const Value& operand, const Value& update, const std::vector<Value>& starts) {
+  ArrayRef x = to_array(evaluator, operand);
+  if (starts.size() != x->aval.ndim())
+    raise(exc::TypeError(), "dynamic_update_slice needs one start index per dimension of the operand");
+  std::vector<ArrayRef> operands{x, to_array(evaluator, update)};
+  for (const auto& s : starts) operands.push_back(index_array(evaluator, s));
+  return bind(evaluator, primitive("dynamic_update_slice"), std::move(operands));
+}
+
+// Start indices for `axis` only (the others 0).
+std::vector<Value> starts_in_dim(std::size_t rank, std::int64_t axis, const Value& start) {
+  std::vector<Value> starts(rank, Value::integer(0));
+  starts.at(static_cast<std::size_t>(axis)) = start;
+  return starts;
+}
+
+std::int64_t normalized_axis(Evaluator& evaluator, const Value& axis, std::size_t rank) {
+  std::int64_t a = evaluator.index_of(axis);
+  if (a < 0) a += static_cast<std::int64_t>(rank);
+  if (a < 0 || a >= static_cast<std::int64_t>(rank))
+    raise(exc::ValueError(), "axis " + std::to_string(evaluator.index_of(axis)) + " is out of bounds for an array of rank " +
+                                 std::to_string(rank));
+  return a;
+}
+
+// Row `i` of every array leaf of `tree` (scan's xs).
+Value row_of(Evaluator& evaluator, const Value& tree, std::int64_t i) {
+  if (auto* t = tree.as<TupleObject>()) {
+    std::vector<Value> items;
+    for (const auto& v : t->items) items.push_back(row_of(evaluator, v, i));
+    return make_tuple(std::move(items));
+  }
+  if (auto* l = tree.as<ListObject>()) {
+    std::vector<Value> items;
+    for (const auto& v : l->items) items.push_back(row_of(evaluator, v, i));
+    return make_list(std::move(items));
+  }
+  if (tree.is_none()) return tree;
+  ArrayRef x = to_array(evaluator, tree);
+  std::vector<typecheck::IndexItem> items{typecheck::IndexItem::integer(i)};
+  return index_static(evaluator, x, items, checked(typecheck::static_index_rule(x->aval, items)));
+}
+
+// The leading dimension of scan's xs.
+std::optional<std::int64_t> leading_size(Evaluator& evaluator, const Value& tree) {
+  std::vector<typecheck::CarryLeaf> leaves;
+  carry_leaves(evaluator, tree, "", leaves);
+  std::vector<typecheck::ArrayType> types;
+  for (const auto& leaf : leaves) types.push_back(leaf.type);
+  if (auto error = typecheck::check_scan_xs(types)) raise_error(*error);
+  if (leaves.empty()) return std::nullopt;
+  if (leaves[0].type.shape.empty()) raise(exc::ValueError(), "scan got a scalar in xs: every xs leaf needs a leading axis");
+  return leaves[0].type.shape[0];
+}
+
+// The per-iteration outputs stacked on a new leading axis.
+Value stacked(Evaluator& evaluator, const std::vector<Value>& rows) {
+  const Value& first = rows.at(0);
+  if (first.as<TupleObject>() || first.as<ListObject>()) {
+    std::size_t n = evaluator.to_vector(first).size();
+    std::vector<Value> items;
+    for (std::size_t k = 0; k < n; ++k) {
+      std::vector<Value> column;
+      for (const auto& r : rows) column.push_back(evaluator.to_vector(r).at(k));
+      items.push_back(stacked(evaluator, column));
+    }
+    return first.as<TupleObject>() ? make_tuple(std::move(items)) : make_list(std::move(items));
+  }
+  if (first.is_none()) return first;
+  // jnp.stack keeps each row's sharding on the dimensions after the new one
+  // (JAX's scan gives ys of sharded rows the same sharding).
+  return evaluator.call(*evaluator.module("jax.numpy")->find("stack"), {make_list(std::vector<Value>(rows))});
+}
+
+std::vector<std::int64_t> int_list(Evaluator& evaluator, const Value& value) {
+  std::vector<std::int64_t> out;
+  for (const auto& v : evaluator.to_vector(value)) out.push_back(evaluator.index_of(v));
+  return out;
+}
+
+}  // namespace
+
+void install_control_flow(Evaluator& evaluator) {
+  auto lax = evaluator.module("jax.lax");
+  lax->add_function("fori_loop(lower, upper, body_fun, init_val, *, unroll=None)", [](Evaluator& ev, Arguments& a) {
+    std::int64_t lower = concrete_int(ev, a[0], "fori_loop's lower bound");
+    std::int64_t upper = concrete_int(ev, a[1], "fori_loop's upper bound");
+    Value carry = a[3];
+    if (lower < upper)
+      carry = promote_weak_carry(ev, carry, [&](Evaluator& e, const Value& c) {
+        return e.call(a[2], {Value(to_array(e, Value::integer(lower), typecheck::DType::int32)), c});
+      });
+    auto input = leaves_of(ev, carry);
+    for (std::int64_t i = lower; i < upper; ++i) {
+      carry = ev.call(a[2], {Value(to_array(ev, Value::integer(i), typecheck::DType::int32)), carry});
+      check_carry("scan body", "loop_carry", input, ev, carry);
+    }
+    return carry;
+  });
+  lax->add_function("while_loop(cond_fun, body_fun, init_val)", [](Evaluator& ev, Arguments& a) {
+    Value carry = promote_weak_carry(ev, a[2], [&](Evaluator& e, const Value& c) { return e.call(a[1], {c}); });
+    auto input = leaves_of(ev, carry);
+    for (;;) {
+      auto go_on = concrete_predicate(ev, ev.call(a[0], {carry}), "while_loop");
+      if (go_on && !*go_on) break;
+      carry = ev.call(a[1], {carry});
+      check_carry("while_loop body", "carry", input, ev, carry);
+      if (!go_on) break;  // check mode: one iteration types the body
+    }
+    return carry;
+  });
+  lax->add_function("scan(f, init, xs=None, length=None, reverse=False, unroll=1)", [](Evaluator& ev, Arguments& a) {
+    Value carry = a[1];
+    auto input = leaves_of(ev, carry);
+    std::optional<std::int64_t> length = leading_size(ev, a[2]);
+    if (!a[3].is_none()) {
+      std::int64_t given = ev.index_of(a[3]);
+      if (length && *length != given)
+        raise(exc::ValueError(), "scan got `length` argument of " + std::to_string(given) +
+                                     " which disagrees with leading axis sizes " + std::to_string(*length));
+      length = given;
+    }
+    if (!length) raise(exc::ValueError(), "scan got no values to scan over and `length` not provided.");
+    bool reverse = ev.truthy(a[4]);
+    if (*length > 0) {
+      Value first_row = row_of(ev, a[2], reverse ? *length - 1 : 0);
+      carry = promote_weak_carry(ev, carry, [&](Evaluator& e, const Value& c) {
+        Value out = e.call(a[0], {c, first_row});
+        auto* pair = out.as<TupleObject>();
+        return pair && pair->items.size() == 2 ? pair->items[0] : Value();
+      });
+      input = leaves_of(ev, carry);
+    }
+    std::vector<Value> ys(static_cast<std::size_t>(*length));
+    for (std::int64_t step = 0; step < *length; ++step) {
+      std::int64_t i = reverse ? *length - 1 - step : step;
+      Value out = ev.call(a[0], {carry, row_of(ev, a[2], i)});
+      auto pair = out.as<TupleObject>();
+      if (!pair || pair->items.size() != 2)
+        raise(exc::TypeError(), "scan body output must be a pair (carry, y)");
+      carry = pair->items[0];
+      check_carry("scan body", "carry", input, ev, carry);
+      ys[static_cast<std::size_t>(i)] = pair->items[1];
+    }
+    if (ys.empty()) return make_tuple({carry, Value()});
+    return make_tuple({carry, stacked(ev, ys)});
+  });
+  lax->add_function("cond(pred, true_fun, false_fun, *operands)", [](Evaluator& ev, Arguments& a) {
+    // Eager grad knows the predicate's value: JAX's eager grad takes that
+    // branch alone, so the other one's gradient (NaN, say) does not leak in.
+    ArrayRef known = known_value(ev, a[0]);
+    bool traced = !known && traced_predicate(ev, a[0]);
+    bool predicate = traced || concrete_predicate(ev, known ? Value(known) : a[0], "cond").value_or(true);
+    std::vector<Value> operands = a[3].as<TupleObject>()->items;
+    // Both branches are traced (as JAX does) and must agree on their types.
+    Value on_true = ev.call(a[1], operands), on_false = ev.call(a[2], operands);
+    typecheck::BranchOutputs first{"true_fun", qualified_name(a[1]), leaves_of(ev, on_true)};
+    typecheck::BranchOutputs second{"false_fun", qualified_name(a[2]), leaves_of(ev, on_false)};
+    if (first.outputs.size() != second.outputs.size())
+      raise(exc::TypeError(), "true_fun and false_fun output must have identical types");
+    if (auto error = typecheck::check_branch_outputs("cond", first, second)) raise_error(*error);
+    if (traced) return select_tree(ev, boolean_predicate(ev, to_array(ev, a[0])), on_true, on_false);
+    return predicate ? on_true : on_false;
+  });
+  lax->add_function("dynamic_slice(operand, start_indices, slice_sizes)", [](Evaluator& ev, Arguments& a) {
+    return dynamic_slice(ev, a[0], ev.to_vector(a[1]), int_list(ev, a[2]));
+  });
+  lax->add_function("dynamic_slice_in_dim(operand, start_index, slice_size, axis=0)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef x = to_array(ev, a[0]);
+    std::int64_t axis = normalized_axis(ev, a[3], x->aval.ndim());
+    std::vector<std::int64_t> sizes(x->aval.shape.begin(), x->aval.shape.end());
+    sizes[static_cast<std::size_t>(axis)] = ev.index_of(a[2]);
+    return dynamic_slice(ev, Value(x), starts_in_dim(x->aval.ndim(), axis, a[1]), sizes);
+  });
+  lax->add_function("dynamic_update_slice(operand, update, start_indices)", [](Evaluator& ev, Arguments& a) {
+    return dynamic_update_slice(ev, a[0], a[1], ev.to_vector(a[2]));
+  });
+  lax->add_function("dynamic_update_slice_in_dim(operand, update, start_index, axis)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef x = to_array(ev, a[0]);
+    std::int64_t axis = normalized_axis(ev, a[3], x->aval.ndim());
+    return dynamic_update_slice(ev, Value(x), a[1], starts_in_dim(x->aval.ndim(), axis, a[2]));
+  });
+}
+
+}  // namespace interp

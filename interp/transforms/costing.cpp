@@ -1,0 +1,609 @@
+// Charging the cost model (costing.hpp).
+#include "interp/transforms/costing.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <string_view>
+
+#include "devices/device.hpp"
+#include "interp/ops/contractions.hpp"
+#include "interp/transforms/partitioner.hpp"
+#include "interp/ops/runtime.hpp"
+#include "lang/source.hpp"
+
+namespace interp {
+
+namespace {
+
+using typecheck::ArrayType;
+
+// The link of a mesh axis, by name and size.
+using LinkOf = std::function<devices::MeshAxisLink(const std::string& axis, std::int64_t size)>;
+
+std::int64_t element_count(const typecheck::Shape& shape) {
+  std::int64_t count = 1;
+  for (auto size : shape) count *= size;
+  return count;
+}
+
+std::int64_t global_bytes(const ArrayType& type) {
+  return element_count(type.shape) * typecheck::byte_size(type.dtype);
+}
+
+std::int64_t local_bytes(const ArrayType& type) {
+  return element_count(typecheck::local_shape(type)) * typecheck::byte_size(type.dtype);
+}
+
+typecheck::SpecEntry dim_entry(const ArrayType& type, std::size_t dim) {
+  return dim < type.sharding.dims.size() ? type.sharding.dims[dim] : typecheck::SpecEntry{};
+}
+
+std::int64_t axis_size(const ArrayType& type, const std::string& axis) {
+  if (!type.sharding.mesh) return 1;
+  const typecheck::MeshAxis* found = type.sharding.mesh->find(axis);
+  return found ? found->size : 1;
+}
+
+std::int64_t axes_size(const ArrayType& type, const typecheck::SpecEntry& axes) {
+  std::int64_t size = 1;
+  for (const auto& axis : axes) size *= axis_size(type, axis);
+  return size;
+}
+
+// Operations that evaluate a transcendental per element on the VPU.
+bool is_transcendental(std::string_view name) {
+  static constexpr std::array<std::string_view, 18> names{
+      "acos", "acosh", "asin", "asinh", "atan", "atan2", "cos",      "cosh",  "erf",
+      "erf_inv", "exp", "expm1", "log",  "log1p", "logistic", "pow", "sin", "tanh"};
+  return std::find(names.begin(), names.end(), name) != names.end() || name == "tan" || name == "sinh";
+}
+
+bool is_reduction(std::string_view name) {
+  return name.starts_with("reduce_") || name == "argmax" || name == "argmin" || name.starts_with("cum");
+}
+
+// Operations that only move data between devices or mark types: their cost
+// is the collectives they plan or are.
+bool moves_data_only(const Primitive& primitive) {
+  std::string_view name = primitive.name;
+  return name == "device_put" || name == "reshard" || name == "sharding_constraint" || name == "shard_map_enter" || name == "shard_map_exit" ||
+         name == "axis_index" || name == "axis_size" || name == "pvary" || name == "pcast" ||
+         xla_name(primitive) != name;
+}
+
+// The rows of a dot's result one device computes: the lhs rows split by the
+// result's axes on them, except axes the contraction keeps (a reduce-scatter
+// splits the summed result, not the product).
+std::int64_t rows_split(const ArrayType& result, std::size_t dim, const typecheck::SpecEntry& contraction) {
+  std::int64_t split = 1;
+  for (const auto& axis : dim_entry(result, dim))
+    if (std::find(contraction.begin(), contraction.end(), axis) == contraction.end()) split *= axis_size(result, axis);
+  return split;
+}
+
+// One device's share of a dot_general: a contracting dimension sharded alike
+// on both operands is a partial sum over its axes; the result's axes split
+// the batch and free dimensions (in the result's order: batch, lhs free, rhs
+// free).
+double dot_seconds(const devices::CostModel& model, const ArrayType& lhs, const ArrayType& rhs,
+                   const ArrayType& result, const typecheck::DotDimensionNumbers& numbers) {
+  if (lhs.ndim() == 0 || rhs.ndim() == 0) return model.memory_seconds(local_bytes(result));
+  auto free_dims = [](const ArrayType& operand, const std::vector<int>& contracting,
+                              const std::vector<int>& batch) {
+    std::vector<std::size_t> dims;
+    for (std::size_t d = 0; d < operand.ndim(); ++d)
+      if (std::find(contracting.begin(), contracting.end(), static_cast<int>(d)) == contracting.end() &&
+          std::find(batch.begin(), batch.end(), static_cast<int>(d)) == batch.end())
+        dims.push_back(d);
+    return dims;
+  };
+  std::vector<std::size_t> lhs_free = free_dims(lhs, numbers.lhs_contracting, numbers.lhs_batch);
+  std::vector<std::size_t> rhs_free = free_dims(rhs, numbers.rhs_contracting, numbers.rhs_batch);
+  if (numbers.lhs_contracting.size() != numbers.rhs_contracting.size() ||
+      result.ndim() != numbers.lhs_batch.size() + lhs_free.size() + rhs_free.size())
+    return model.memory_seconds(local_bytes(result));
+  devices::MatmulWork work;
+  typecheck::SpecEntry contraction;
+  work.contracting = 1;
+  for (std::size_t k = 0; k < numbers.lhs_contracting.size(); ++k) {
+    auto lhs_dim = static_cast<std::size_t>(numbers.lhs_contracting[k]);
+    typecheck::SpecEntry lhs_k = dim_entry(lhs, lhs_dim);
+    bool partial_sums = !lhs_k.empty() && lhs_k == dim_entry(rhs, static_cast<std::size_t>(numbers.rhs_contracting[k]));
+    work.contracting *= lhs.shape[lhs_dim] / (partial_sums ? axes_size(lhs, lhs_k) : 1);
+    if (partial_sums) contraction.insert(contraction.end(), lhs_k.begin(), lhs_k.end());
+  }
+  std::size_t out = 0;
+  auto result_share = [&](std::size_t count) {
+    std::int64_t size = 1;
+    for (std::size_t i = 0; i < count; ++i, ++out) size *= result.shape[out] / rows_split(result, out, contraction);
+    return size;
+  };
+  work.batch = result_share(numbers.lhs_batch.size());
+  work.rows = result_share(lhs_free.size());
+  work.columns = result_share(rhs_free.size());
+  work.lhs_dtype = lhs.dtype;
+  work.rhs_dtype = rhs.dtype;
+  work.out_dtype = result.dtype;
+  return model.matmul_seconds(work);
+}
+
+// The local work of one application on one device.
+double compute_seconds(const devices::CostModel& model, const Primitive& primitive,
+                       const std::vector<ArrayType>& operands, const ArrayType& result, const Params& params) {
+  if (moves_data_only(primitive)) return 0;
+  if (primitive.name == "dot_general" && operands.size() == 2)
+    return dot_seconds(model, operands[0], operands[1], result, dot_dimension_numbers(params, operands[0].ndim()));
+  devices::ElementwiseWork work;
+  work.elements = element_count(typecheck::local_shape(result));
+  for (const auto& operand : operands) {
+    work.bytes_read += local_bytes(operand);
+    work.elements = std::max(work.elements, element_count(typecheck::local_shape(operand)));
+  }
+  work.bytes_written = local_bytes(result);
+  // A slice or gather reads only the window it returns.
+  std::string_view name = primitive.name;
+  if (name.find("slice") != std::string_view::npos || name == "gather") work.bytes_read = work.bytes_written;
+  if (is_elementwise(primitive) || is_reduction(primitive.name)) {
+    if (is_transcendental(primitive.name)) work.transcendentals_per_element = 1;
+    return model.elementwise_seconds(work);
+  }
+  return model.memory_seconds(work.bytes_read + work.bytes_written);
+}
+
+std::string types_text(const std::vector<ArrayType>& operands, const ArrayType& result) {
+  std::string text;
+  for (std::size_t i = 0; i < operands.size(); ++i) text += (i ? ", " : "") + operands[i].short_str();
+  return text + (text.empty() ? "" : " -> ") + result.short_str();
+}
+
+// A shard_map collective's axis_name parameter: "X" or "X,Y".
+typecheck::SpecEntry axis_names(const std::string& names) {
+  typecheck::SpecEntry axes;
+  std::size_t begin = 0;
+  while (begin < names.size()) {
+    std::size_t comma = std::min(names.find(',', begin), names.size());
+    axes.push_back(names.substr(begin, comma - begin));
+    begin = comma + 1;
+  }
+  return axes;
+}
+
+std::vector<devices::MeshAxisLink> links(const ArrayType& type, const typecheck::SpecEntry& axes, const LinkOf& link_of) {
+  std::vector<devices::MeshAxisLink> out;
+  for (const auto& axis : axes) out.push_back(link_of(axis, axis_size(type, axis)));
+  return out;
+}
+
+// The collectives of one application: the shard_map collective it is, or
+// those the partitioner plans for its operands and result.
+std::vector<devices::Charge> collective_charges(const devices::CostModel& model, const Primitive& primitive,
+                                                const std::vector<ArrayType>& operands, const ArrayType& result,
+                                                const Params& params, const LinkOf& link_of) {
+  std::vector<devices::Charge> charges;
+  devices::CollectiveKind own_kind = devices::parse_collective_kind(xla_name(primitive));
+  if (own_kind != devices::CollectiveKind::none) {
+    const std::string* names = params.get<std::string>("axis_name");
+    const Layout* body = params.get<Layout>("mesh");
+    if (!names || !body || operands.empty()) return charges;
+    typecheck::SpecEntry axes = axis_names(*names);
+    std::vector<devices::MeshAxisLink> axis_links;
+    for (const auto& axis : axes) {
+      const typecheck::MeshAxis* found = body->mesh->abstract->find(axis);
+      axis_links.push_back(link_of(axis, found ? found->size : 1));
+    }
+    // Inside shard_map the types are the per-device blocks.
+    std::int64_t bytes = own_kind == devices::CollectiveKind::all_gather ? global_bytes(result) : global_bytes(operands[0]);
+    charges.push_back({std::string(primitive.name), operands[0].short_str(), own_kind, bytes,
+                       model.collective_seconds(own_kind, bytes, axis_links), 0});
+    return charges;
+  }
+  Jaxpr equation_program;
+  Equation equation{&primitive, {}, params, -1};
+  for (const auto& operand : operands) equation.inputs.push_back(equation_program.add_variable(operand));
+  equation.output = equation_program.add_variable(result);
+  for (const PlannedCollective& planned : plan_collectives(equation_program, equation)) {
+    if (planned.kind == devices::CollectiveKind::none || planned.variable < 0) continue;  // a dynamic-slice moves nothing
+    const ArrayType& type = equation_program.variable_types[static_cast<std::size_t>(planned.variable)];
+    // A result that keeps the summed axes unreduced holds partial sums: no
+    // collective runs now.
+    if (planned.variable == equation.output &&
+        std::all_of(planned.axes.begin(), planned.axes.end(),
+                    [&](const std::string& axis) { return type.sharding.unreduced.contains(axis); }))
+      continue;
+    charges.push_back({planned.name, type.short_str(), planned.kind, planned.bytes,
+                       model.collective_seconds(planned.kind, planned.bytes, links(type, planned.axes, link_of)), 0});
+  }
+  return charges;
+}
+
+std::vector<devices::Charge> application_charges(const devices::CostModel& model, const Primitive& primitive,
+                                                 const std::vector<ArrayType>& operands, const ArrayType& result,
+                                                 const Params& params, const LinkOf& link_of) {
+  std::vector<devices::Charge> charges = collective_charges(model, primitive, operands, result, params, link_of);
+  double compute = compute_seconds(model, primitive, operands, result, params);
+  if (compute > 0) {
+    // The operation runs after its operands' collectives, before its result's.
+    auto after = std::find_if(charges.begin(), charges.end(), [](const devices::Charge& c) {
+      return c.collective == devices::CollectiveKind::all_reduce ||
+             c.collective == devices::CollectiveKind::reduce_scatter;
+    });
+    charges.insert(after, {std::string(primitive.name), types_text(operands, result), devices::CollectiveKind::none,
+                           0, compute, 0});
+  }
+  return charges;
+}
+
+// The links of a mesh without its devices' places (cost_analysis of a
+// program on an abstract mesh): the chip's wraparound rule on the axis size.
+LinkOf abstract_links(const devices::CostModel& model) {
+  return [&model](const std::string&, std::int64_t size) {
+    return devices::MeshAxisLink{static_cast<int>(size), devices::axis_wraps(model.chip(), static_cast<int>(size))};
+  };
+}
+
+LinkOf mesh_links(CostRecorder& recorder, const DeviceMeshRef& mesh) {
+  return [&recorder, mesh](const std::string& axis, std::int64_t size) {
+    auto index = mesh ? mesh->abstract->index_of(axis) : std::nullopt;
+    if (!index) return devices::MeshAxisLink{static_cast<int>(size), false};
+    return recorder.axis_link(mesh, *index);
+  };
+}
+
+std::vector<ArrayType> types_of(const std::vector<ArrayRef>& arrays) {
+  std::vector<ArrayType> types;
+  for (const auto& array : arrays) types.push_back(array->aval);
+  return types;
+}
+
+
+// What an application is to the overlap window.
+OverlapWindow::Role role_of(const Primitive& primitive, const std::vector<devices::Charge>& charges) {
+  using Role = OverlapWindow::Role;
+  if (charges.size() != 1) return Role::other;
+  if (charges[0].collective == devices::CollectiveKind::collective_permute && primitive.name == "ppermute")
+    return Role::permute;
+  if (charges[0].collective != devices::CollectiveKind::none) return Role::other;
+  std::string_view name = primitive.name;
+  if (name == "dot_general") return Role::matmul;
+  if (name.find("slice") != std::string_view::npos) return Role::slice;
+  if (is_elementwise(primitive)) return Role::elementwise;
+  return Role::other;
+}
+
+// Inside a shard_map body the mesh's axes are Manual.
+bool in_manual_body(const ArrayType& type) {
+  return type.sharding.mesh && type.sharding.mesh->has_axis_of_type(typecheck::AxisType::Manual);
+}
+
+}  // namespace
+
+OverlapWindow::Held OverlapWindow::held(Application& application) {
+  return {std::move(application.charges.front()), application.output, std::move(application.keep_alive),
+          std::move(application.devices), application.span};
+}
+
+void OverlapWindow::emit(Held held) { sink_.serial(std::move(held.charge), held.devices, held.span); }
+
+void OverlapWindow::emit_matmul() {
+  if (!matmul_) return;
+  HeldMatmul matmul = std::move(*matmul_);
+  matmul_.reset();
+  // A fused operation adds no pass over HBM of its own: the kernel takes
+  // the longer of its compute and all the bytes it touches.
+  for (Held& fused : matmul.fused) {
+    matmul.matmul.charge.seconds = std::max(matmul.matmul.charge.seconds, fused.charge.seconds);
+    fused.charge.seconds = 0;
+    fused.charge.operation += " (fused)";
+  }
+  if (matmul.partner)
+    sink_.overlapped(std::move(matmul.matmul.charge), matmul.matmul.span, std::move(matmul.partner->charge),
+                     matmul.partner->span, matmul.matmul.devices);
+  else
+    emit(std::move(matmul.matmul));
+  for (Held& fused : matmul.fused) emit(std::move(fused));
+}
+
+void OverlapWindow::flush() {
+  emit_matmul();
+  if (permute_) emit(std::move(*permute_));
+  permute_.reset();
+  for (Held& slice : slices_) emit(std::move(slice));
+  slices_.clear();
+}
+
+void OverlapWindow::push(Application application) {
+  if (!application.windowed || application.charges.empty() || application.devices.empty()) {
+    flush();
+    for (auto& charge : application.charges) sink_.serial(std::move(charge), application.devices, application.span);
+    return;
+  }
+  auto consumes = [&](Id value) {
+    return std::find(application.inputs.begin(), application.inputs.end(), value) != application.inputs.end();
+  };
+  // Held values this application reads must be ready before it starts.
+  for (auto slice = slices_.begin(); slice != slices_.end();) {
+    if (!consumes(slice->output)) {
+      ++slice;
+      continue;
+    }
+    if (application.role == Role::matmul) {  // the matmul reads the window itself
+      slice->charge.seconds = 0;
+      slice->charge.operation += " (fused)";
+    }
+    emit(std::move(*slice));
+    slice = slices_.erase(slice);
+  }
+  if (permute_ && consumes(permute_->output)) {
+    emit(std::move(*permute_));
+    permute_.reset();
+  }
+  if (matmul_ && matmul_->partner && consumes(matmul_->partner->output)) emit_matmul();
+  bool from_matmul = matmul_ && std::any_of(application.inputs.begin(), application.inputs.end(),
+                                            [&](Id input) { return matmul_->derived.contains(input); });
+  if (from_matmul) matmul_->derived.insert(application.output);
+  switch (application.role) {
+    case Role::permute:
+      if (permute_) emit(std::move(*permute_));
+      permute_.reset();
+      if (matmul_ && !matmul_->partner && !from_matmul && matmul_->matmul.devices == application.devices)
+        matmul_->partner = held(application);
+      else
+        permute_ = held(application);
+      return;
+    case Role::matmul:
+      emit_matmul();
+      matmul_.emplace();
+      matmul_->matmul = held(application);
+      matmul_->derived.insert(matmul_->matmul.output);
+      matmul_->latest = matmul_->matmul.output;
+      if (permute_ && permute_->devices == matmul_->matmul.devices) {
+        matmul_->partner = std::move(*permute_);
+        permute_.reset();
+      }
+      return;
+    case Role::elementwise:
+      if (matmul_ && consumes(matmul_->latest) && matmul_->matmul.devices == application.devices) {
+        matmul_->latest = application.output;
+        matmul_->fused.push_back(held(application));
+        return;
+      }
+      break;
+    case Role::slice:
+      slices_.push_back(held(application));
+      return;
+    case Role::other:
+      break;
+  }
+  for (auto& charge : application.charges) sink_.serial(std::move(charge), application.devices, application.span);
+}
+
+CostRecorder::CostRecorder(devices::Chip chip, int device_count, bool keep_profile)
+    : chip_(chip),
+      device_count_(device_count),
+      model_(devices::chip_spec(chip)),
+      window_({[this](devices::Charge charge, const std::vector<int>& devices, const lang::Span& span) {
+                 add(std::move(charge), devices, span);
+               },
+               [this](devices::Charge compute, const lang::Span& compute_span, devices::Charge communication,
+                      const lang::Span& communication_span, const std::vector<int>& devices) {
+                 add_overlapped(std::move(compute), compute_span, std::move(communication), communication_span,
+                                devices);
+               }}) {
+  if (keep_profile) profile_.emplace(std::string(devices::chip_name(chip)), device_count);
+}
+
+double CostRecorder::measure(const std::function<void()>& run) {
+  struct Measuring {
+    int& depth;
+    explicit Measuring(int& depth) : depth(depth) { ++depth; }
+    ~Measuring() { --depth; }
+  } measuring(measuring_);
+  window_.flush();
+  double before = clock_seconds_;
+  run();
+  window_.flush();
+  return clock_seconds_ - before;
+}
+
+void CostRecorder::restart_profile() {
+  window_.flush();
+  if (!profile_) return;
+  profile_.emplace(std::string(devices::chip_name(chip_)), device_count_);
+  source_ids_.clear();
+  span_ids_.clear();
+}
+
+devices::SourceId CostRecorder::source_of(const lang::Span& span) {
+  // A program's statements charge again and again: resolve each span once.
+  std::pair<const void*, std::uint32_t> span_key{span.file, span.begin};
+  if (auto known = span_ids_.find(span_key); known != span_ids_.end()) return known->second;
+  devices::SourceId id = line_source(span);
+  span_ids_.emplace(span_key, id);
+  return id;
+}
+
+devices::SourceId CostRecorder::line_source(const lang::Span& span) {
+  lang::SourceRange range = lang::resolve(span);
+  std::pair<const void*, int> key{span.file, range.begin.line};
+  auto found = source_ids_.find(key);
+  if (found != source_ids_.end()) return found->second;
+  devices::SourceId id = source_ids_.size() + 1;
+  source_ids_.emplace(key, id);
+  // The file's own name: the table stays narrow and the same from any directory.
+  if (span.file && range.known())
+    profile_->label_source(id, std::filesystem::path(span.file->name()).filename().string() + ":" +
+                                   std::to_string(range.begin.line));
+  else
+    profile_->label_source(id, "<unknown>");
+  return id;
+}
+
+void CostRecorder::add(devices::Charge charge, const std::vector<int>& devices, const lang::Span& span) {
+  clock_seconds_ += charge.seconds;
+  if (!profile_ || devices.empty()) return;
+  charge.source = source_of(span);
+  (void)profile_->add(std::move(charge), devices);  // device ids come from the runtime's own meshes
+}
+
+void CostRecorder::add_overlapped(devices::Charge compute, const lang::Span& compute_span,
+                                  devices::Charge communication, const lang::Span& communication_span,
+                                  const std::vector<int>& devices) {
+  clock_seconds_ += devices::CostModel::overlapped_seconds(compute.seconds, communication.seconds);
+  if (!profile_) return;
+  compute.source = source_of(compute_span);
+  communication.source = source_of(communication_span);
+  (void)profile_->add_overlapped(std::move(compute), std::move(communication), devices);
+}
+
+devices::MeshAxisLink CostRecorder::axis_link(const DeviceMeshRef& mesh, std::size_t axis) {
+  std::pair<const DeviceMesh*, std::size_t> key{mesh.get(), axis};
+  auto found = links_.find(key);
+  if (found != links_.end()) return found->second.second;
+  devices::MeshAxisLink link{mesh->shape.at(axis), false};
+  auto slice = devices::slice_shape(chip_, device_count_);
+  if (slice.ok()) {
+    auto placed = devices::mesh_axis_link(model_.chip(), *slice, mesh->devices, mesh->shape, static_cast<int>(axis));
+    if (placed.ok()) link = *placed;
+  }
+  links_.emplace(key, std::pair{mesh, link});
+  return link;
+}
+
+CostRecorder& cost_recorder(Evaluator& evaluator) {
+  Runtime& runtime = runtime_of(evaluator);
+  if (!runtime.costs) {
+    int device_count = static_cast<int>(runtime.devices().size());
+    runtime.costs = std::make_shared<CostRecorder>(runtime.options().chip, device_count, runtime.options().profile);
+  }
+  return *runtime.costs;
+}
+
+void charge_application(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                        const ArrayRef& result, const Params& params, bool eager_dispatch) {
+  if (!result || !result->layout.mesh || result->poisoned) return;
+  Runtime& runtime = runtime_of(evaluator);
+  if (!runtime.costs && !runtime.options().profile) return;  // nothing measures: the fast path
+  CostRecorder& recorder = cost_recorder(evaluator);
+  if (!recorder.charging()) return;
+  const Layout* body = params.get<Layout>("mesh");
+  const DeviceMeshRef& mesh = body && body->mesh ? body->mesh : result->layout.mesh;
+  std::vector<ArrayType> operand_types = types_of(operands);
+  OverlapWindow::Application application;
+  application.charges = application_charges(recorder.model(), primitive, operand_types, result->aval, params,
+                                            mesh_links(recorder, mesh));
+  application.devices = mesh->device_ids();
+  bool in_jit = !eager_dispatch || recorder.jitted_body_depth > 0;
+  if (!in_jit && application.devices.size() > 1)
+    application.charges.push_back({"dispatch", "", devices::CollectiveKind::none, 0,
+                                   recorder.model().eager_dispatch_seconds(static_cast<int>(application.devices.size())),
+                                   0});
+  application.role = role_of(primitive, application.charges);
+  for (const auto& operand : operands) application.inputs.push_back(reinterpret_cast<OverlapWindow::Id>(operand.get()));
+  application.output = reinterpret_cast<OverlapWindow::Id>(result.get());
+  application.keep_alive = result;
+  application.span = evaluator.statement_span;
+  application.windowed = in_jit && in_manual_body(result->aval);
+  recorder.schedule(std::move(application));
+}
+
+double application_seconds(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                           const ArrayRef& result, const Params& params) {
+  if (!result || !result->layout.mesh) return 0;
+  const DeviceMeshRef& mesh = result->layout.mesh;
+  Runtime& runtime = runtime_of(evaluator);
+  CostRecorder places(runtime.options().chip, static_cast<int>(runtime.devices().size()), false);
+  double seconds = 0;
+  for (const auto& charge : application_charges(places.model(), primitive, types_of(operands), result->aval, params,
+                                                mesh_links(places, mesh)))
+    seconds += charge.seconds;
+  return seconds;
+}
+
+
+JittedBodyScope::JittedBodyScope(Evaluator& evaluator) {
+  Runtime& runtime = runtime_of(evaluator);
+  if (runtime.options().profile) cost_recorder(evaluator);  // the body's first application may be the first charge
+  recorder_ = runtime.costs;
+  if (recorder_) ++recorder_->jitted_body_depth;
+}
+
+JittedBodyScope::~JittedBodyScope() {
+  if (recorder_) --recorder_->jitted_body_depth;
+}
+
+namespace {
+
+template <class Visit>
+void visit_program_charges(const devices::CostModel& model, const Jaxpr& program, const DeviceMeshRef& mesh,
+                           Visit visit) {
+  // Without a recorder, links come from the devices' places when the mesh
+  // is known, else from the chip's wraparound rule.
+  std::optional<CostRecorder> places;
+  if (mesh) places.emplace(model.chip().chip, static_cast<int>(mesh->devices.size()), false);
+  LinkOf link_of = places ? mesh_links(*places, mesh) : abstract_links(model);
+  // A jitted program: its shard_map bodies overlap as they would run; an
+  // overlapped collective counts only what the compute does not hide.
+  OverlapWindow window({[&](devices::Charge charge, const std::vector<int>&, const lang::Span&) { visit(charge); },
+                        [&](devices::Charge compute, const lang::Span&, devices::Charge communication,
+                            const lang::Span&, const std::vector<int>&) {
+                          communication.seconds = std::max(0.0, communication.seconds - compute.seconds);
+                          visit(compute);
+                          visit(communication);
+                        }});
+  for (const auto& e : program.equations) {
+    std::vector<ArrayType> operands;
+    for (int input : e.inputs) operands.push_back(program.variable_types[static_cast<std::size_t>(input)]);
+    const ArrayType& result = program.variable_types[static_cast<std::size_t>(e.output)];
+    OverlapWindow::Application application;
+    application.charges = application_charges(model, *e.primitive, operands, result, e.params, link_of);
+    application.role = role_of(*e.primitive, application.charges);
+    // Variables are their own ids (shifted: 0 names no value).
+    for (int input : e.inputs) application.inputs.push_back(static_cast<OverlapWindow::Id>(input) + 1);
+    application.output = static_cast<OverlapWindow::Id>(e.output) + 1;
+    application.devices = {0};
+    application.windowed = in_manual_body(result);
+    window.push(std::move(application));
+  }
+  window.flush();
+}
+
+}  // namespace
+
+double program_seconds(const devices::CostModel& model, const Jaxpr& program, const DeviceMeshRef& mesh) {
+  double seconds = 0;
+  visit_program_charges(model, program, mesh, [&](const devices::Charge& charge) { seconds += charge.seconds; });
+  return seconds;
+}
+
+double program_collective_bytes(const devices::CostModel& model, const Jaxpr& program, const DeviceMeshRef& mesh) {
+  double bytes = 0;
+  visit_program_charges(model, program, mesh,
+                        [&](const devices::Charge& charge) { bytes += static_cast<double>(charge.bytes_moved); });
+  return bytes;
+}
+
+namespace {
+
+// As IPython's %timeit prints a time: three significant digits.
+std::string format_seconds(double seconds) {
+  char text[64];
+  if (seconds >= 1) std::snprintf(text, sizeof text, "%.3g s", seconds);
+  else if (seconds >= 1e-3) std::snprintf(text, sizeof text, "%.3g ms", seconds * 1e3);
+  else std::snprintf(text, sizeof text, "%.3g µs", seconds * 1e6);
+  return text;
+}
+
+}  // namespace
+
+void install_costing(Evaluator& evaluator) {
+  evaluator.after_timeit = [](Evaluator& running, const lang::ast::Stmt&, const std::function<void()>& run_once) {
+    double seconds = cost_recorder(running).measure(run_once);
+    running.write("simulated TPU " + std::string(devices::chip_name(runtime_of(running).options().chip)) + ": " +
+                  format_seconds(seconds) + " per loop\n");
+  };
+}
+
+}  // namespace interp

@@ -1,0 +1,432 @@
+// jax.jit, Lowered, Compiled (jit.hpp).
+#include "interp/transforms/jit.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "interp/python/builtins.hpp"
+#include "interp/transforms/control_flow.hpp"
+#include "interp/transforms/costing.hpp"
+#include "interp/library/numpy_testing.hpp"
+#include "interp/transforms/shard_map.hpp"
+#include "interp/ops/sharding_constraint.hpp"
+#include "interp/transforms/trace.hpp"
+
+namespace interp {
+
+namespace {
+
+struct JitOptions {
+  std::set<std::int64_t> static_argnums;
+  std::set<std::string> static_argnames;
+  Value in_shardings;
+  Value out_shardings;
+};
+
+// One traced signature: the program, and where its outputs go in the result tree.
+struct TracedCall {
+  std::shared_ptr<const Jaxpr> program;
+  Executable executable;  // compiled once, run on every cached call
+  Value output_tree;  // the traced result, its array leaves standing for program outputs in order
+};
+
+bool is_tree_node(const Value& value) {
+  return value.as<ListObject>() || value.as<TupleObject>() || value.as<DictObject>();
+}
+
+// Replaces every leaf (not None) of `tree` by f(leaf), in depth-first order.
+Value map_tree(Evaluator& evaluator, const Value& tree, const std::function<Value(const Value&)>& f) {
+  evaluator.guard_stack();
+  if (auto* l = tree.as<ListObject>()) {
+    std::vector<Value> items;
+    for (const auto& v : l->items) items.push_back(map_tree(evaluator, v, f));
+    return make_list(std::move(items));
+  }
+  if (auto* t = tree.as<TupleObject>()) {
+    std::vector<Value> items;
+    for (const auto& v : t->items) items.push_back(map_tree(evaluator, v, f));
+    return make_tuple(std::move(items));
+  }
+  if (auto* d = tree.as<DictObject>()) {
+    auto out = make_dict();
+    for (const auto& e : d->table.entries())
+      if (e.live) out->table.insert(e.key, map_tree(evaluator, e.value, f));
+    return Value(out);
+  }
+  if (tree.is_none()) return tree;
+  return f(tree);
+}
+
+// The structure of a tree, for the cache key: "T(L(*,*),*)".
+std::string tree_structure(Evaluator& evaluator, const Value& tree) {
+  evaluator.guard_stack();
+  auto items = [&](const std::vector<Value>& values) {
+    std::string out;
+    for (const auto& v : values) out += tree_structure(evaluator, v) + ",";
+    return out;
+  };
+  if (auto* l = tree.as<ListObject>()) return "L(" + items(l->items) + ")";
+  if (auto* t = tree.as<TupleObject>()) return "T(" + items(t->items) + ")";
+  if (auto* d = tree.as<DictObject>()) {
+    std::string out = "D(";
+    for (const auto& e : d->table.entries())
+      if (e.live) out += evaluator.repr(e.key) + ":" + tree_structure(evaluator, e.value) + ",";
+    return out + ")";
+  }
+  if (tree.is_none()) return "N";
+  return "*";
+}
+
+ArrayRef leaf_array(Evaluator& evaluator, const Value& leaf) {
+  if (leaf.as<ArrayObject>()) return std::static_pointer_cast<ArrayObject>(leaf.object());
+  if (leaf.is_integral() || leaf.is_float() || is_array_like(leaf)) return to_array(evaluator, leaf);
+  raise(exc::TypeError(), "Argument '" + evaluator.str(leaf) + "' of type " + type_name(leaf) +
+                              " is not a valid JAX type");
+}
+
+std::string leaf_key(const ArrayObject& array) {
+  std::string key = array.aval.str() + (array.committed ? "|c|" : "|u|");
+  for (int id : array.layout.mesh->device_ids()) key += std::to_string(id) + ",";
+  return key + typecheck::PartitionSpec::from_entries(array.layout.dims).repr();
+}
+
+// `shardings` applied to the leaves of `tree` by device_put: one sharding
+// for every leaf, or a tuple/list with one per top-level item.
+Value apply_shardings(Evaluator& evaluator, const Value& tree, const Value& shardings) {
+  if (shardings.is_none()) return tree;
+  auto put = [&](const Value& subtree, const Value& sharding) {
+    if (sharding.is_none()) return subtree;
+    return map_tree(evaluator, subtree, [&](const Value& leaf) {
+      ArrayRef array = leaf_array(evaluator, leaf);
+      Layout layout = layout_for_target(evaluator, sharding, array->aval.shape);
+      std::optional<typecheck::PartitionSpec> requested;
+      if (auto* spec = sharding.as<PartitionSpecObject>()) requested = spec->spec;
+      if (auto* named = sharding.as<NamedShardingObject>()) requested = named->spec;
+      return apply_device_put(evaluator, array, layout, requested);
+    });
+  };
+  if (is_tree_node(shardings) && !shardings.as<DictObject>()) {
+    auto per_item = evaluator.to_vector(shardings);
+    if (!is_tree_node(tree)) {
+      if (per_item.size() != 1) raise(exc::ValueError(), "out_shardings has " + std::to_string(per_item.size()) + " entries for 1 output");
+      return put(tree, per_item[0]);
+    }
+    auto items = evaluator.to_vector(tree);
+    if (items.size() != per_item.size())
+      raise(exc::ValueError(), "shardings has " + std::to_string(per_item.size()) + " entries for " +
+                                   std::to_string(items.size()) + " values");
+    std::vector<Value> out;
+    for (std::size_t i = 0; i < items.size(); ++i) out.push_back(put(items[i], per_item[i]));
+    return tree.as<ListObject>() ? make_list(std::move(out)) : make_tuple(std::move(out));
+  }
+  return put(tree, shardings);
+}
+
+class JitFunctionObject : public Object {
+ public:
+  JitFunctionObject(Value function, JitOptions options) : function(std::move(function)), options(std::move(options)) {}
+  const TypeRef& type() const override {
+    static const TypeRef type = make_type("PjitFunction");
+    return type;
+  }
+  std::string repr(Evaluator& evaluator) const override {
+    return "<PjitFunction of " + evaluator.repr(function) + ">";
+  }
+  bool callable() const override { return true; }
+  Value call(Evaluator& evaluator, CallArgs& args) override;
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+
+  // Traces (or finds in the cache) the call; `arguments` receives the
+  // concrete array arguments in program-input order. With `cached_only`, a
+  // signature not in the cache gives nullptr instead of a trace.
+  const TracedCall* trace(Evaluator& evaluator, CallArgs& args, std::vector<ArrayRef>& arguments, bool cached_only = false);
+  // Runs a traced call's executable and rebuilds the result tree.
+  static Value run(Evaluator& evaluator, const TracedCall& traced, const std::vector<ArrayRef>& arguments);
+  // The options with static_argnums and static_argnames completed from each other.
+  JitOptions effective_options() const;
+  std::string name() const { return qualified_name(function); }
+
+  Value function;
+  JitOptions options;
+  std::map<std::string, TracedCall> cache;
+};
+
+bool is_static(const JitFunctionObject& jit, std::size_t position, const std::string* keyword) {
+  if (keyword) return jit.options.static_argnames.count(*keyword) > 0;
+  return jit.options.static_argnums.count(static_cast<std::int64_t>(position)) > 0;
+}
+
+JitOptions JitFunctionObject::effective_options() const {
+  // Positional parameters named in static_argnames are static too.
+  JitOptions effective = options;
+  if (auto* f = function.as<FunctionObject>()) {
+    const auto& parameters = f->signature.parameters;
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+      if (effective.static_argnames.count(parameters[i].name)) effective.static_argnums.insert(static_cast<std::int64_t>(i));
+      if (effective.static_argnums.count(static_cast<std::int64_t>(i))) effective.static_argnames.insert(parameters[i].name);
+    }
+  }
+  return effective;
+}
+
+const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args, std::vector<ArrayRef>& arguments,
+                                           bool cached_only) {
+  JitFunctionObject view(function, effective_options());
+
+  // The dynamic arguments as array trees (in_shardings applied), the key.
+  CallArgs dynamic = args;
+  std::string key;
+  std::vector<ArrayRef> leaves;
+  auto prepare = [&](Value& value, std::size_t position, const std::string* keyword) {
+    if (is_static(view, position, keyword)) {
+      key += "s" + evaluator.repr(value) + ";";
+      return;
+    }
+    value = map_tree(evaluator, value, [&](const Value& leaf) { return Value(leaf_array(evaluator, leaf)); });
+    key += tree_structure(evaluator, value) + ";";
+  };
+  for (std::size_t i = 0; i < dynamic.positional.size(); ++i) prepare(dynamic.positional[i], i, nullptr);
+  for (auto& [name, value] : dynamic.keywords) {
+    key += name + "=";
+    prepare(value, 0, &name);
+  }
+  if (!options.in_shardings.is_none()) {
+    std::vector<Value> positional;
+    for (std::size_t i = 0; i < dynamic.positional.size(); ++i)
+      if (!is_static(view, i, nullptr)) positional.push_back(dynamic.positional[i]);
+    Value placed = apply_shardings(evaluator, make_tuple(positional), options.in_shardings);
+    auto items = evaluator.to_vector(placed);
+    for (std::size_t i = 0, k = 0; i < dynamic.positional.size(); ++i)
+      if (!is_static(view, i, nullptr)) dynamic.positional[i] = items[k++];
+  }
+  auto collect = [&](const Value& value) {
+    map_tree(evaluator, value, [&](const Value& leaf) {
+      ArrayRef array = std::static_pointer_cast<ArrayObject>(leaf.object());
+      leaves.push_back(array);
+      key += leaf_key(*array) + ";";
+      return leaf;
+    });
+  };
+  for (std::size_t i = 0; i < dynamic.positional.size(); ++i)
+    if (!is_static(view, i, nullptr)) collect(dynamic.positional[i]);
+  for (auto& [name, value] : dynamic.keywords)
+    if (!is_static(view, 0, &name)) collect(value);
+  arguments = leaves;
+  // Random draws are traced in the current threefry mode; JAX's cache keys on that flag too.
+  if (runtime_of(evaluator).threefry_mode == devices::ThreefryMode::stable) key += "threefry=stable;";
+
+  auto found = cache.find(key);
+  if (found != cache.end()) return &found->second;
+  if (cached_only) return nullptr;
+
+  // Trace: the body runs once with abstract stand-ins for the arguments.
+  JitTrace jit_trace;
+  std::map<const ArrayObject*, ArrayRef> tracers;
+  for (const auto& leaf : leaves) tracers.emplace(leaf.get(), jit_trace.add_input(*leaf));
+  auto substitute = [&](Value& value, std::size_t position, const std::string* keyword) {
+    if (is_static(view, position, keyword)) return;
+    value = map_tree(evaluator, value, [&](const Value& leaf) { return Value(tracers.at(leaf.as<ArrayObject>())); });
+  };
+  CallArgs traced_args = dynamic;
+  for (std::size_t i = 0; i < traced_args.positional.size(); ++i) substitute(traced_args.positional[i], i, nullptr);
+  for (auto& [name, value] : traced_args.keywords) substitute(value, 0, &name);
+  Value result;
+  {
+    TraceScope scope(evaluator, jit_trace);
+    result = evaluator.call(function, traced_args);
+    result = map_tree(evaluator, result, [&](const Value& leaf) { return Value(leaf_array(evaluator, leaf)); });
+    result = apply_shardings(evaluator, result, options.out_shardings);
+  }
+  map_tree(evaluator, result, [&](const Value& leaf) {
+    jit_trace.program->outputs.push_back(jit_trace.variable_of(std::static_pointer_cast<ArrayObject>(leaf.object())));
+    return leaf;
+  });
+  return &cache.emplace(key, TracedCall{jit_trace.program, compile(jit_trace.program), result}).first->second;
+}
+
+Value JitFunctionObject::call(Evaluator& evaluator, CallArgs& args) {
+  // Inside another jit the body is inlined into the outer program; check
+  // mode follows the body on abstract arrays directly.
+  if (tracing_jit(evaluator) || evaluator.mode == Evaluator::Mode::check) {
+    JittedBodyScope no_dispatch(evaluator);
+    Value result = evaluator.call(function, args);
+    return apply_shardings(evaluator, result, options.out_shardings);
+  }
+  std::vector<ArrayRef> arguments;
+  return run(evaluator, *trace(evaluator, args, arguments), arguments);
+}
+
+Value JitFunctionObject::run(Evaluator& evaluator, const TracedCall& traced, const std::vector<ArrayRef>& arguments) {
+  std::vector<ArrayRef> outputs = traced.executable.run(evaluator, arguments);
+  std::size_t next = 0;
+  return map_tree(evaluator, traced.output_tree, [&](const Value&) { return Value(outputs.at(next++)); });
+}
+
+// What f.lower(*args) was called with: the compiled program is called with
+// the dynamic arguments only, the static ones staying as lowered.
+struct LoweredCall {
+  std::shared_ptr<JitFunctionObject> jit;
+  CallArgs args;
+};
+
+// f.lower(*args).compile(): the executable's text and cost; calling it runs
+// the program on arguments of the lowered types.
+class CompiledObject : public Object {
+ public:
+  CompiledObject(std::shared_ptr<const Jaxpr> program, std::string name, LoweredCall lowered)
+      : program(std::move(program)), name(std::move(name)), lowered(std::move(lowered)) {}
+  const TypeRef& type() const override {
+    static const TypeRef type = make_type("Compiled");
+    return type;
+  }
+  std::string repr(Evaluator&) const override { return "<jax.stages.Compiled object>"; }
+  bool callable() const override { return true; }
+  Value call(Evaluator& evaluator, CallArgs& args) override {
+    JitFunctionObject view(lowered.jit->function, lowered.jit->effective_options());
+    CallArgs full = lowered.args;
+    std::size_t dynamic_count = 0, next = 0;
+    for (std::size_t i = 0; i < full.positional.size(); ++i)
+      if (!is_static(view, i, nullptr)) {
+        ++dynamic_count;
+        if (next < args.positional.size()) full.positional[i] = args.positional[next++];
+      }
+    if (args.positional.size() != dynamic_count)
+      raise(exc::TypeError(), "Compiled function called with " + std::to_string(args.positional.size()) +
+                                  " positional arguments, expected " + std::to_string(dynamic_count));
+    for (auto& [keyword, value] : args.keywords) {
+      auto found = std::find_if(full.keywords.begin(), full.keywords.end(),
+                                [&](const auto& entry) { return entry.first == keyword && !is_static(view, 0, &entry.first); });
+      if (found == full.keywords.end())
+        raise(exc::TypeError(), "Compiled function called with unexpected keyword argument '" + keyword + "'");
+      found->second = value;
+    }
+    if (tracing_jit(evaluator) || evaluator.mode == Evaluator::Mode::check) return lowered.jit->call(evaluator, full);
+    std::vector<ArrayRef> arguments;
+    // The lowered signature is in the jit's cache; other types are not traced.
+    const TracedCall* traced = lowered.jit->trace(evaluator, full, arguments, true);
+    if (!traced || traced->program != program)
+      raise(exc::TypeError(), "Argument types differ from the types for which this computation was compiled.");
+    return JitFunctionObject::run(evaluator, *traced, arguments);
+  }
+  std::optional<Value> get_attribute(Evaluator&, const std::string& attribute) override {
+    auto program_ref = program;
+    auto function_name = name;
+    if (attribute == "as_text")
+      return Value(native("as_text()", [program_ref, function_name](Evaluator&, Arguments&) {
+        return make_str(compile(program_ref).text(function_name));
+      }));
+    if (attribute == "cost_analysis")
+      return Value(native("cost_analysis()", [program_ref](Evaluator& evaluator, Arguments&) {
+        Cost cost = program_cost(*program_ref);
+        auto out = make_dict();
+        out->table.insert(make_str("flops"), Value::floating(cost.flops));
+        out->table.insert(make_str("bytes accessed"), Value::floating(cost.bytes_accessed));
+        // The cost model's figures on the chosen chip (costing.hpp).
+        Runtime& runtime = runtime_of(evaluator);
+        devices::CostModel model(devices::chip_spec(runtime.options().chip));
+        DeviceMeshRef mesh = runtime.context_mesh ? runtime.context_mesh->mesh : nullptr;
+        for (const auto& constant : program_ref->constants)
+          if (constant.second->layout.mesh && constant.second->layout.mesh->devices.size() > 1)
+            mesh = constant.second->layout.mesh;
+        out->table.insert(make_str("collective bytes"),
+                          Value::floating(program_collective_bytes(model, *program_ref, mesh)));
+        out->table.insert(make_str("estimated time"), Value::floating(program_seconds(model, *program_ref, mesh)));
+        return Value(out);
+      }));
+    return std::nullopt;
+  }
+  std::shared_ptr<const Jaxpr> program;
+  std::string name;
+  LoweredCall lowered;
+};
+
+// f.lower(*args): the traced program.
+class LoweredObject : public Object {
+ public:
+  LoweredObject(std::shared_ptr<const Jaxpr> program, std::string name, LoweredCall lowered)
+      : program(std::move(program)), name(std::move(name)), lowered(std::move(lowered)) {}
+  const TypeRef& type() const override {
+    static const TypeRef type = make_type("Lowered");
+    return type;
+  }
+  std::string repr(Evaluator&) const override { return "<jax.stages.Lowered object>"; }
+  std::optional<Value> get_attribute(Evaluator&, const std::string& attribute) override {
+    auto program_ref = program;
+    auto function_name = name;
+    if (attribute == "as_text")
+      return Value(native("as_text()", [program_ref](Evaluator&, Arguments&) { return make_str(program_ref->str()); }));
+    if (attribute == "compile")
+      return Value(native("compile()", [program_ref, function_name, lowered = lowered](Evaluator&, Arguments&) {
+        return Value(std::make_shared<CompiledObject>(program_ref, function_name, lowered));
+      }));
+    return std::nullopt;
+  }
+  std::shared_ptr<const Jaxpr> program;
+  std::string name;
+  LoweredCall lowered;
+};
+
+std::optional<Value> JitFunctionObject::get_attribute(Evaluator& evaluator, const std::string& attribute) {
+  auto self = std::static_pointer_cast<JitFunctionObject>(shared_from_this());
+  if (attribute == "lower")
+    return Value(native("lower(*args, **kwargs)", [self](Evaluator& ev, Arguments& a) {
+      CallArgs call{a[0].as<TupleObject>()->items, {}};
+      if (auto* kwargs = a[1].as<DictObject>())
+        for (const auto& e : kwargs->table.entries())
+          if (e.live) call.keywords.emplace_back(ev.str(e.key), e.value);
+      std::vector<ArrayRef> arguments;
+      const TracedCall& traced = *self->trace(ev, call, arguments);
+      std::string name = self->name();
+      auto dot = name.rfind('.');
+      return Value(std::make_shared<LoweredObject>(traced.program, dot == std::string::npos ? name : name.substr(dot + 1),
+                                                   LoweredCall{self, call}));
+    }));
+  if (attribute == "__wrapped__") return function;
+  return evaluator.find_attribute(function, attribute);
+}
+
+std::set<std::int64_t> int_set(Evaluator& evaluator, const Value& value) {
+  std::set<std::int64_t> out;
+  if (value.is_none()) return out;
+  if (value.is_integral()) return {value.as_int()};
+  for (const auto& v : evaluator.to_vector(value)) out.insert(evaluator.index_of(v));
+  return out;
+}
+
+std::set<std::string> name_set(Evaluator& evaluator, const Value& value) {
+  std::set<std::string> out;
+  if (value.is_none()) return out;
+  if (auto* s = string_of(value)) return {*s};
+  for (const auto& v : evaluator.to_vector(value)) {
+    auto* s = string_of(v);
+    if (!s) raise(exc::TypeError(), "static_argnames must be strings");
+    out.insert(*s);
+  }
+  return out;
+}
+
+}  // namespace
+
+void install_jit(Evaluator& evaluator) {
+  install_shard_map(evaluator);
+  install_control_flow(evaluator);
+  install_sharding_constraint(evaluator);
+  install_numpy_testing(evaluator);
+  evaluator.module("jax")->add_function(
+      "jit(fun=None, /, *, in_shardings=None, out_shardings=None, static_argnums=None, static_argnames=None, "
+      "donate_argnums=None, donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False)",
+      [](Evaluator& ev, Arguments& a) {
+        JitOptions options{int_set(ev, a[3]), name_set(ev, a[4]), a[1], a[2]};
+        // Donation is accepted: buffers are not reused in the simulation.
+        (void)int_set(ev, a[5]);
+        if (a[0].is_none())  // jax.jit(static_argnums=...) as a decorator factory
+          return Value(native("jit(fun)", [options](Evaluator&, Arguments& inner) {
+            return Value(std::make_shared<JitFunctionObject>(inner[0], options));
+          }));
+        if (!a[0].is_object() || !a[0].object()->callable())
+          raise(exc::TypeError(), "Expected a callable value, got " + ev.repr(a[0]));
+        return Value(std::make_shared<JitFunctionObject>(a[0], options));
+      });
+}
+
+}  // namespace interp

@@ -1,0 +1,71 @@
+// The Program IR that jit records (struct Jaxpr: interp::Program is the parsed script): a typed SSA list of primitive
+// applications (a jaxpr). Variables are numbered; each has an ArrayType
+// (with its sharding). Constants are arrays the traced function closed over
+// or made from Python literals.
+//
+// Printed like a jaxpr:
+//   { lambda a:i32[]; b:i32[8@X,2@Y]. let
+//       c:i32[8@X,2@Y] = multiply b a
+//     in (c) }
+//
+// compile() is the seam for the SPMD partitioner: it turns a Jaxpr into
+// an Executable. For now the Executable runs each equation's eager
+// implementation in order (the layouts and collectives are planned per
+// equation, as in eager mode); the partitioner will replace it by a
+// per-device program with explicit collectives.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "interp/ops/primitives.hpp"
+
+namespace interp {
+
+struct Equation {
+  const Primitive* primitive = nullptr;
+  std::vector<int> inputs;
+  Params params;
+  int output = -1;
+};
+
+struct Jaxpr {
+  std::vector<typecheck::ArrayType> variable_types;  // by variable number
+  std::vector<std::optional<Layout>> variable_layouts;  // by variable number; none for untraced programs
+  std::vector<std::pair<int, ArrayRef>> constants;   // constvars and their values
+  std::vector<int> inputs;
+  std::vector<Equation> equations;
+  std::vector<int> outputs;
+
+  int add_variable(typecheck::ArrayType type, std::optional<Layout> layout = std::nullopt);
+  // The jaxpr text.
+  std::string str() const;
+};
+
+// "a", "b", ..., "z", "ba", "bb", ... as jaxprs name variables.
+std::string variable_name(int number);
+
+// Flops and bytes accessed of the whole program, summed over its equations
+// from their types (Primitive::cost): not a model of any chip.
+Cost program_cost(const Jaxpr& program);
+
+class Executable {
+ public:
+  explicit Executable(std::shared_ptr<const Jaxpr> program) : program_(std::move(program)) {}
+  // Runs the program on concrete arguments (one per program input).
+  std::vector<ArrayRef> run(Evaluator& evaluator, const std::vector<ArrayRef>& arguments) const;
+  // HLO-like text, one instruction per equation, preceded by the
+  // collectives the partitioner plans for it (partitioner.hpp).
+  std::string text(const std::string& name) const;
+  const Jaxpr& program() const { return *program_; }
+
+ private:
+  std::shared_ptr<const Jaxpr> program_;
+};
+
+Executable compile(std::shared_ptr<const Jaxpr> program);
+
+}  // namespace interp

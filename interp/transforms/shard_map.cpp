@@ -1,0 +1,432 @@
+// jax.shard_map and the collectives' API (shard_map.hpp).
+#include "interp/transforms/shard_map.hpp"
+
+#include <functional>
+
+#include "interp/python/builtins.hpp"
+#include "interp/ops/collectives.hpp"
+#include "interp/transforms/trace.hpp"
+#include "typecheck/shard_map_rules.hpp"
+
+namespace interp {
+
+namespace {
+
+// check_vma of the shard_map bodies being run, innermost last.
+thread_local std::vector<bool> check_vma_stack;
+
+struct ArrayLeaf {
+  std::string path;  // keystr: "[0][1]", "['w']", "" for the root
+  ArrayRef array;
+};
+
+// Flattens tuples, lists and dicts; other leaves become arrays.
+void flatten(Evaluator& evaluator, const Value& tree, const std::string& path, std::vector<ArrayLeaf>& out) {
+  evaluator.guard_stack();
+  if (auto* t = tree.as<TupleObject>()) {
+    for (std::size_t i = 0; i < t->items.size(); ++i) flatten(evaluator, t->items[i], path + "[" + std::to_string(i) + "]", out);
+  } else if (auto* l = tree.as<ListObject>()) {
+    for (std::size_t i = 0; i < l->items.size(); ++i) flatten(evaluator, l->items[i], path + "[" + std::to_string(i) + "]", out);
+  } else if (auto* d = tree.as<DictObject>()) {
+    for (const auto& e : d->table.entries())
+      if (e.live) flatten(evaluator, e.value, path + "[" + evaluator.repr(e.key) + "]", out);
+  } else if (!tree.is_none()) {
+    out.push_back({path, to_array(evaluator, tree)});
+  }
+}
+
+// The tree with its leaves replaced, in flatten's order.
+Value unflatten(Evaluator& evaluator, const Value& tree, const std::vector<Value>& leaves, std::size_t& next) {
+  evaluator.guard_stack();
+  auto items = [&](const std::vector<Value>& values) {
+    std::vector<Value> out;
+    for (const auto& v : values) out.push_back(unflatten(evaluator, v, leaves, next));
+    return out;
+  };
+  if (auto* t = tree.as<TupleObject>()) return make_tuple(items(t->items));
+  if (auto* l = tree.as<ListObject>()) return make_list(items(l->items));
+  if (auto* d = tree.as<DictObject>()) {
+    auto out = make_dict();
+    for (const auto& e : d->table.entries())
+      if (e.live) out->table.insert(e.key, unflatten(evaluator, e.value, leaves, next));
+    return Value(out);
+  }
+  if (tree.is_none()) return tree;
+  return leaves.at(next++);
+}
+
+// One spec per leaf: a bare P applies to every leaf below it; a tuple or
+// list of specs is a prefix of the tree's top level.
+struct SpecFor {
+  std::string spec_path;
+  typecheck::PartitionSpec spec;
+};
+
+typecheck::PartitionSpec spec_value(Evaluator& evaluator, const Value& value, std::string_view what) {
+  if (auto* p = value.as<PartitionSpecObject>()) return p->spec;
+  if (value.is_none()) return typecheck::PartitionSpec();
+  raise(exc::TypeError(), std::string(what) + " must be a PartitionSpec or a tuple of them, got " + evaluator.repr(value));
+}
+
+// The specs for the leaves of `tree` (each leaf path starting with the
+// top-level index when `specs` is a tuple).
+std::vector<SpecFor> specs_for(Evaluator& evaluator, const Value& specs, const Value& tree, std::string_view what) {
+  std::vector<SpecFor> out;
+  if (specs.as<TupleObject>() || specs.as<ListObject>()) {
+    auto per_item = evaluator.to_vector(specs);
+    auto items = tree.as<TupleObject>() || tree.as<ListObject>() ? evaluator.to_vector(tree) : std::vector<Value>{tree};
+    if (per_item.size() != items.size())
+      raise(exc::ValueError(), std::string(what) + " has " + std::to_string(per_item.size()) + " entries but the " +
+                                   (what == "in_specs" ? "arguments have " : "outputs have ") +
+                                   std::to_string(items.size()));
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      std::vector<ArrayLeaf> leaves;
+      flatten(evaluator, items[i], "", leaves);
+      if (per_item[i].as<TupleObject>() || per_item[i].as<ListObject>()) {
+        auto nested = specs_for(evaluator, per_item[i], items[i], what);
+        for (auto& n : nested) out.push_back({"[" + std::to_string(i) + "]" + n.spec_path, n.spec});
+        continue;
+      }
+      for (std::size_t k = 0; k < leaves.size(); ++k)
+        out.push_back({"[" + std::to_string(i) + "]", spec_value(evaluator, per_item[i], what)});
+    }
+    return out;
+  }
+  std::vector<ArrayLeaf> leaves;
+  flatten(evaluator, tree, "", leaves);
+  for (std::size_t k = 0; k < leaves.size(); ++k) out.push_back({"", spec_value(evaluator, specs, what)});
+  return out;
+}
+
+// The span of the last `return` in a def's body (where a replication error
+// is reported: the line that returned the value).
+std::optional<lang::Span> last_return(const lang::ast::Body& body) {
+  std::optional<lang::Span> found;
+  for (const auto& stmt : body) {
+    if (std::holds_alternative<lang::ast::Return>(stmt->node)) found = stmt->span;
+    if (const auto* branch = std::get_if<lang::ast::If>(&stmt->node)) {
+      if (auto inner = last_return(branch->body)) found = inner;
+      if (auto inner = last_return(branch->orelse)) found = inner;
+    }
+  }
+  return found;
+}
+
+std::string function_name(const Value& function) {
+  std::string name = qualified_name(function);
+  auto dot = name.rfind('.');
+  return dot == std::string::npos ? name : name.substr(dot + 1);
+}
+
+// Restores the context mesh and the check_vma stack when the body ends.
+class BodyScope {
+ public:
+  BodyScope(Runtime& runtime, std::shared_ptr<MeshObject> body_mesh, bool check_vma)
+      : runtime_(runtime), saved_(runtime.context_mesh) {
+    runtime.context_mesh = std::move(body_mesh);
+    check_vma_stack.push_back(check_vma);
+  }
+  ~BodyScope() {
+    runtime_.context_mesh = saved_;
+    check_vma_stack.pop_back();
+  }
+  BodyScope(const BodyScope&) = delete;
+  BodyScope& operator=(const BodyScope&) = delete;
+
+ private:
+  Runtime& runtime_;
+  std::shared_ptr<MeshObject> saved_;
+};
+
+struct ShardMapOptions {
+  Value mesh;
+  Value in_specs;  // None: inferred from the arguments' types
+  Value out_specs;
+  typecheck::AxisSet axis_names;
+  bool check_vma = true;
+};
+
+class ShardMapObject : public Object {
+ public:
+  ShardMapObject(Value function, ShardMapOptions options) : function(std::move(function)), options(std::move(options)) {}
+  const TypeRef& type() const override {
+    static const TypeRef type = make_type("function");
+    return type;
+  }
+  std::string repr(Evaluator& evaluator) const override { return "<shard_map of " + evaluator.repr(function) + ">"; }
+  bool callable() const override { return true; }
+  Value call(Evaluator& evaluator, CallArgs& args) override;
+
+  Value function;
+  ShardMapOptions options;
+};
+
+Value ShardMapObject::call(Evaluator& evaluator, CallArgs& args) {
+  Runtime& runtime = runtime_of(evaluator);
+  if (!args.keywords.empty()) raise(exc::TypeError(), "shard_map functions take positional arguments only");
+  // The mesh and the manual axes.
+  auto* given = options.mesh.as<MeshObject>();
+  typecheck::MeshRef context = runtime.context_mesh ? runtime.context_mesh->mesh->abstract : nullptr;
+  typecheck::MeshRef mesh = checked(typecheck::shard_map_mesh(context, given ? given->mesh->abstract : nullptr));
+  DeviceMeshRef devices = given ? given->mesh : runtime.context_mesh->mesh;
+  typecheck::ShardMapSignature signature{function_name(function), mesh,
+                                         checked(typecheck::shard_map_axis_names(*mesh, options.axis_names)),
+                                         options.check_vma};
+
+  // Arguments and their in_specs.
+  Value arguments = make_tuple(args.positional);
+  std::vector<ArrayLeaf> leaves;
+  flatten(evaluator, arguments, "", leaves);
+  std::vector<typecheck::PartitionSpec> in_specs;
+  std::vector<std::string> spec_paths(leaves.size());
+  if (options.in_specs.is_none()) {
+    if (auto error = typecheck::check_in_specs_inferable(signature)) raise_error(*error);
+    std::vector<typecheck::ArrayType> types;
+    for (const auto& leaf : leaves) types.push_back(leaf.array->aval);
+    in_specs = checked(typecheck::infer_in_specs(signature, types));
+  } else {
+    Value specs = options.in_specs;
+    // A bare P for a one-argument function applies to that argument.
+    auto matched = specs_for(evaluator, specs, args.positional.size() == 1 && !(specs.as<TupleObject>() || specs.as<ListObject>())
+                                                   ? args.positional[0] : arguments, "in_specs");
+    std::vector<typecheck::SpecLeaf> spec_leaves;
+    for (std::size_t i = 0; i < matched.size(); ++i) {
+      in_specs.push_back(matched[i].spec);
+      spec_paths[i] = matched[i].spec_path;
+      spec_leaves.push_back({matched[i].spec_path, matched[i].spec});
+    }
+    if (auto error = typecheck::check_specs_manual(typecheck::SpecSide::in, signature, spec_leaves)) raise_error(*error);
+  }
+  std::vector<std::string> parameters;
+  if (auto* f = function.as<FunctionObject>())
+    for (const auto& p : f->signature.parameters) parameters.push_back(p.name);
+  std::vector<typecheck::ShardMapArgument> described;
+  for (std::size_t i = 0; i < leaves.size(); ++i) {
+    std::string parameter;
+    auto close = leaves[i].path.find(']');
+    if (close != std::string::npos) {
+      std::size_t index = std::stoul(leaves[i].path.substr(1, close - 1));
+      if (index < parameters.size()) parameter = parameters[index];
+    }
+    described.push_back({leaves[i].path, parameter, spec_paths[i], in_specs[i], leaves[i].array->aval});
+  }
+  if (auto error = typecheck::check_in_specs_vs_args(signature, described)) raise_error(*error);
+
+  // The body mesh, and the arguments as local blocks.
+  auto body = std::make_shared<DeviceMesh>(*devices);
+  body->abstract = typecheck::body_mesh(signature);
+  Layout body_layout{body, {}};
+  std::vector<Value> entered;
+  for (std::size_t i = 0; i < leaves.size(); ++i) {
+    Params params;
+    params.set("in_spec", checked(make_layout(devices, in_specs[i], leaves[i].array->aval.shape)));
+    params.set("mesh", body_layout).set("check_vma", options.check_vma);
+    entered.push_back(bind(evaluator, primitive("shard_map_enter"), {leaves[i].array}, std::move(params)));
+  }
+  std::size_t next = 0;
+  Value local_arguments = unflatten(evaluator, arguments, entered, next);
+
+  Value result;
+  {
+    BodyScope scope(runtime, std::make_shared<MeshObject>(body), options.check_vma);
+    result = evaluator.call(function, evaluator.to_vector(local_arguments));
+  }
+
+  // Outputs against out_specs.
+  std::vector<ArrayLeaf> outputs;
+  flatten(evaluator, result, "", outputs);
+  auto out_specs = specs_for(evaluator, options.out_specs, result, "out_specs");
+  std::vector<typecheck::SpecLeaf> out_spec_leaves;
+  std::vector<typecheck::ShardMapOutput> checked_outputs;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    out_spec_leaves.push_back({out_specs[i].spec_path, out_specs[i].spec});
+    checked_outputs.push_back({outputs[i].path, out_specs[i].spec_path, out_specs[i].spec,
+                               typecheck::with_implicit_pvary(signature, out_specs[i].spec, outputs[i].array->aval)});
+  }
+  if (auto error = typecheck::check_specs_manual(typecheck::SpecSide::out, signature, out_spec_leaves)) raise_error(*error);
+  if (auto error = typecheck::check_out_ranks(signature, checked_outputs)) raise_error(*error);
+  if (auto failure = typecheck::check_out_replication(signature, checked_outputs)) {
+    auto* f = function.as<FunctionObject>();
+    std::optional<lang::Span> at = f && f->body ? last_return(*f->body) : std::nullopt;
+    try {
+      raise_error(failure->error);
+    } catch (PyError& error) {
+      // shardlang's note names the user's function and the line that returned
+      // the varying value; the hint is the fix (check_mode.hpp's notes).
+      for (const auto& output : failure->failures) {
+        std::string axes;
+        for (const auto& axis : output.offending) axes += (axes.empty() ? "'" : ", '") + axis + "'";
+        std::string who = f ? "`" + f->scope->qualname + "`" : std::string("the function");
+        error.exception->notes.emplace_back(at.value_or(lang::Span{}), who + " returns output " + std::to_string(output.output) +
+                                                                           " varying over " + axes + " here");
+      }
+      if (!failure->failures.empty()) error.exception->hint = typecheck::replication_fix_hint(failure->failures[0]);
+      if (at) {
+        error.exception->frame_span = *at;
+        error.exception->frame_span_set = true;
+      }
+      // Check mode records the error at the current statement: the return.
+      lang::Span call_site = evaluator.statement_span;
+      if (at) evaluator.statement_span = *at;
+      bool recovered = recover_in_check(evaluator, error, false);
+      evaluator.statement_span = call_site;
+      if (recovered) {
+        std::vector<Value> poisoned;
+        for (std::size_t i = 0; i < outputs.size(); ++i) {
+          typecheck::ArrayType type = outputs[i].array->aval;
+          type.manual = {};
+          type.sharding = typecheck::Sharding::replicated(mesh, type.ndim());
+          // The body's block is local: the guess has the global shape.
+          const auto& entries = out_specs[i].spec.partitions();
+          for (std::size_t d = 0; d < entries.size() && d < type.shape.size(); ++d)
+            for (const auto& axis : entries[d])
+              if (const auto* found = mesh->find(axis)) type.shape[d] *= found->size;
+          Layout layout = checked(make_layout(devices, out_specs[i].spec, type.shape));
+          ArrayRef guess = make_abstract_array(type, layout, true);
+          guess->poisoned = true;
+          poisoned.push_back(Value(guess));
+        }
+        next = 0;
+        return unflatten(evaluator, result, poisoned, next);
+      }
+      throw;
+    }
+  }
+  std::vector<Value> exited;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto& type = outputs[i].array->aval;
+    Params params;
+    // The result's global shape: each dimension times its out_spec's axes.
+    typecheck::Shape global = type.shape;
+    const auto& entries = out_specs[i].spec.partitions();
+    for (std::size_t d = 0; d < entries.size() && d < global.size(); ++d)
+      for (const auto& axis : entries[d])
+        if (const auto* found = mesh->find(axis)) global[d] *= found->size;
+    params.set("out_spec", checked(make_layout(devices, out_specs[i].spec, global)));
+    params.set("mesh", body_layout).set("check_vma", options.check_vma);
+    exited.push_back(bind(evaluator, primitive("shard_map_exit"), {outputs[i].array}, std::move(params)));
+  }
+  next = 0;
+  return unflatten(evaluator, result, exited, next);
+}
+
+typecheck::AxisSet axis_name_set(Evaluator& evaluator, const Value& value) {
+  typecheck::AxisSet out;
+  if (value.is_none()) return out;
+  for (const auto& v : evaluator.to_vector(value)) {
+    auto* s = string_of(v);
+    if (!s) raise(exc::TypeError(), "axis_names must be strings");
+    out.insert(*s);
+  }
+  return out;
+}
+
+// axis_name: a str or a tuple of them.
+typecheck::AxisList axis_list(Evaluator& evaluator, const Value& value) {
+  if (auto* s = string_of(value)) return {*s};
+  typecheck::AxisList out;
+  for (const auto& v : evaluator.to_vector(value)) {
+    auto* s = string_of(v);
+    if (!s) raise(exc::TypeError(), "axis_name must be a string or a tuple of strings, got " + evaluator.repr(value));
+    out.push_back(*s);
+  }
+  return out;
+}
+
+std::string joined(const typecheck::AxisList& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) out += (i ? "," : "") + names[i];
+  return out;
+}
+
+// The current body's mesh and check_vma as params, or a NameError outside
+// any shard_map (JAX's unbound axis name error comes from the rule).
+Params collective_params(Evaluator& evaluator, const typecheck::AxisList& names) {
+  auto& runtime = runtime_of(evaluator);
+  Params params;
+  params.set("axis_name", joined(names));
+  if (!runtime.context_mesh || !runtime.context_mesh->mesh->abstract->has_axis_of_type(typecheck::AxisType::Manual))
+    raise(exc::NameError(), "unbound axis name: " + (names.empty() ? std::string() : names[0]) +
+                                ". The following axis names (e.g. defined by shard_map) are available to collective "
+                                "operations: ");
+  params.set("mesh", Layout{runtime.context_mesh->mesh, {}});
+  params.set("check_vma", check_vma_stack.empty() ? true : check_vma_stack.back());
+  return params;
+}
+
+// Applies a one-operand collective to every leaf of `tree`.
+Value per_leaf(Evaluator& evaluator, const Value& tree, const std::function<Value(const ArrayRef&)>& f) {
+  std::vector<ArrayLeaf> leaves;
+  flatten(evaluator, tree, "", leaves);
+  std::vector<Value> results;
+  for (const auto& leaf : leaves) results.push_back(f(leaf.array));
+  std::size_t next = 0;
+  return unflatten(evaluator, tree, results, next);
+}
+
+}  // namespace
+
+typecheck::CollectiveContext collective_context(Evaluator& evaluator) {
+  auto& runtime = runtime_of(evaluator);
+  return {runtime.context_mesh ? runtime.context_mesh->mesh->abstract : nullptr,
+          check_vma_stack.empty() ? true : check_vma_stack.back(), true};
+}
+
+void install_shard_map(Evaluator& evaluator) {
+  evaluator.module("jax")->add_function(
+      "shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=None, check_vma=True)",
+      [](Evaluator& ev, Arguments& a) {
+        ShardMapOptions options{a[3], a[2], a[1], axis_name_set(ev, a[4]), ev.truthy(a[5])};
+        if (a[0].is_none())
+          return Value(native("shard_map(f)", [options](Evaluator&, Arguments& inner) {
+            return Value(std::make_shared<ShardMapObject>(inner[0], options));
+          }));
+        return Value(std::make_shared<ShardMapObject>(a[0], options));
+      });
+
+  auto lax = evaluator.module("jax.lax");
+  for (const char* name : {"psum", "pmean", "pmax", "pmin"})
+    lax->add_function(std::string(name) + "(x, axis_name)", [name](Evaluator& ev, Arguments& a) {
+      Params params = collective_params(ev, axis_list(ev, a[1]));
+      return per_leaf(ev, a[0], [&](const ArrayRef& x) { return bind(ev, primitive(name), {x}, params); });
+    });
+  lax->add_function("all_gather(x, axis_name, *, axis=0, tiled=False)", [](Evaluator& ev, Arguments& a) {
+    Params params = collective_params(ev, axis_list(ev, a[1]));
+    params.set("axis", ev.index_of(a[2])).set("tiled", ev.truthy(a[3]));
+    return per_leaf(ev, a[0], [&](const ArrayRef& x) { return bind(ev, primitive("all_gather"), {x}, params); });
+  });
+  lax->add_function("psum_scatter(x, axis_name, *, scatter_dimension=0, tiled=False)", [](Evaluator& ev, Arguments& a) {
+    Params params = collective_params(ev, axis_list(ev, a[1]));
+    params.set("scatter_dimension", ev.index_of(a[2])).set("tiled", ev.truthy(a[3]));
+    return per_leaf(ev, a[0], [&](const ArrayRef& x) { return bind(ev, primitive("psum_scatter"), {x}, params); });
+  });
+  lax->add_function("all_to_all(x, axis_name, split_axis, concat_axis, *, tiled=False)", [](Evaluator& ev, Arguments& a) {
+    Params params = collective_params(ev, axis_list(ev, a[1]));
+    params.set("split_axis", ev.index_of(a[2])).set("concat_axis", ev.index_of(a[3])).set("tiled", ev.truthy(a[4]));
+    return per_leaf(ev, a[0], [&](const ArrayRef& x) { return bind(ev, primitive("all_to_all"), {x}, params); });
+  });
+  lax->add_function("ppermute(x, axis_name, perm)", [](Evaluator& ev, Arguments& a) {
+    Params params = collective_params(ev, axis_list(ev, a[1]));
+    std::vector<std::int64_t> flat;
+    for (const auto& pair : ev.to_vector(a[2])) {
+      auto items = ev.to_vector(pair);
+      if (items.size() != 2) raise(exc::ValueError(), "ppermute perm must be a list of (source, destination) pairs");
+      flat.push_back(ev.index_of(items[0]));
+      flat.push_back(ev.index_of(items[1]));
+    }
+    params.set("perm", flat);
+    return per_leaf(ev, a[0], [&](const ArrayRef& x) { return bind(ev, primitive("ppermute"), {x}, params); });
+  });
+  lax->add_function("pvary(x, axis_name)", [](Evaluator& ev, Arguments& a) {
+    Params params = collective_params(ev, axis_list(ev, a[1]));
+    return per_leaf(ev, a[0], [&](const ArrayRef& x) { return bind(ev, primitive("pvary"), {x}, params); });
+  });
+  lax->add_function("axis_index(axis_name)", [](Evaluator& ev, Arguments& a) {
+    return bind(ev, primitive("axis_index"), {}, collective_params(ev, axis_list(ev, a[0])));
+  });
+  lax->add_function("axis_size(axis_name)", [](Evaluator& ev, Arguments& a) {
+    return Value::integer(checked(typecheck::axis_size_rule(axis_list(ev, a[0]), collective_context(ev))));
+  });
+}
+
+}  // namespace interp

@@ -1,0 +1,168 @@
+// The traces (trace.hpp).
+#include "interp/transforms/trace.hpp"
+
+#include <algorithm>
+
+#include "interp/transforms/check_mode.hpp"
+#include "interp/transforms/costing.hpp"
+
+namespace interp {
+
+namespace {
+
+// The implementation, with shardlang's notes added to its error and the
+// origin of the result's sharding remembered (check_mode.hpp).
+ArrayRef apply(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+               const Params& params, bool execute) {
+  ArrayRef result;
+  try {
+    result = primitive.implementation(evaluator, primitive, operands, params, execute);
+  } catch (PyError& error) {
+    enrich_operation_error(evaluator, primitive, operands, params, *error.exception);
+    throw;
+  }
+  track_sharding_origin(evaluator, primitive, operands, params, result);
+  return result;
+}
+
+}  // namespace
+
+ArrayRef EagerTrace::process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                             const Params& params) {
+  ArrayRef result = apply(evaluator, primitive, operands, params, true);
+  charge_application(evaluator, primitive, operands, result, params, true);
+  return result;
+}
+
+bool recover_in_check(Evaluator& evaluator, const PyError& error, bool from_poisoned) {
+  if (evaluator.mode != Evaluator::Mode::check || evaluator.try_depth > 0) return false;
+  if (!from_poisoned) {
+    error.exception->reset_traceback();
+    error.exception->frame_span = evaluator.statement_span;
+    error.exception->frame_span_set = true;
+    evaluator.recorded_errors.push_back(error.exception);
+  }
+  return true;
+}
+
+namespace {
+
+// The operand with every dimension replicated: the best guess after a
+// sharding conflict.
+ArrayRef replicated(const ArrayRef& operand) {
+  typecheck::ArrayType type = operand->aval;
+  type.sharding = typecheck::Sharding::replicated(type.sharding.mesh, type.ndim());
+  Layout layout{operand->layout.mesh, std::vector<typecheck::SpecEntry>(type.ndim())};
+  return make_abstract_array(type, layout, operand->committed);
+}
+
+}  // namespace
+
+ArrayRef AbstractTrace::process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                                const Params& params) {
+  bool from_poisoned = std::any_of(operands.begin(), operands.end(), [](const ArrayRef& a) { return a->poisoned; });
+  ArrayRef result;
+  try {
+    result = apply(evaluator, primitive, operands, params, false);
+  } catch (PyError& error) {
+    if (!recover_in_check(evaluator, error, from_poisoned)) throw;
+    // Best guess: the rule's output on replicated operands (keeping an
+    // out_sharding), else on replicated operands alone, else the first operand.
+    std::vector<ArrayRef> plain;
+    for (const auto& operand : operands) plain.push_back(replicated(operand));
+    Params without_sharding;
+    for (const auto& entry : params.entries)
+      if (entry.first != "out_sharding") without_sharding.entries.push_back(entry);
+    for (const Params* attempt : {&params, static_cast<const Params*>(&without_sharding)}) {
+      try {
+        result = primitive.implementation(evaluator, primitive, plain, *attempt, false);
+        break;
+      } catch (PyError&) {
+        continue;
+      }
+    }
+    if (!result) result = replicated(operands.at(0));
+    from_poisoned = true;
+  }
+  if (from_poisoned) result->poisoned = true;
+  // check --profile: the program's estimated time, as if it ran eagerly.
+  if (evaluator.mode == Evaluator::Mode::check) charge_application(evaluator, primitive, operands, result, params, true);
+  return result;
+}
+
+ArrayRef JitTrace::add_input(const ArrayObject& like) {
+  ArrayRef tracer = make_abstract_array(like.aval, like.layout, like.committed);
+  int number = program->add_variable(tracer->aval, tracer->layout);
+  program->inputs.push_back(number);
+  variables_[tracer.get()] = {number, tracer};
+  return tracer;
+}
+
+ArrayRef JitTrace::add_input(const ArrayRef& value) {
+  ArrayRef tracer = add_input(*value);
+  if (execute_ && !value->abstract()) concrete_[tracer.get()] = value;
+  return tracer;
+}
+
+ArrayRef JitTrace::concrete_value(const ArrayObject& tracer) const {
+  auto found = concrete_.find(&tracer);
+  return found != concrete_.end() ? found->second : nullptr;
+}
+
+ArrayRef JitTrace::concrete_value(int variable) const {
+  auto found = concrete_variables_.find(variable);
+  return found != concrete_variables_.end() ? found->second : nullptr;
+}
+
+int JitTrace::variable_of(const ArrayRef& array) {
+  auto found = variables_.find(array.get());
+  if (found != variables_.end()) return found->second.first;
+  int number = program->add_variable(array->aval, array->layout);
+  program->constants.emplace_back(number, array);
+  variables_[array.get()] = {number, array};
+  return number;
+}
+
+ArrayRef JitTrace::process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                           const Params& params) {
+  ArrayRef result = apply(evaluator, primitive, operands, params, false);
+  if (execute_ && evaluator.mode == Evaluator::Mode::run && primitive.name != "debug_print") {
+    // The value too, when every operand's is known (a constant is its own).
+    std::vector<ArrayRef> values;
+    for (const auto& operand : operands) {
+      ArrayRef value = operand->abstract() ? concrete_value(*operand) : operand;
+      if (!value) break;
+      values.push_back(std::move(value));
+    }
+    if (values.size() == operands.size()) concrete_[result.get()] = apply(evaluator, primitive, values, params, true);
+  }
+  Equation equation{&primitive, {}, params, program->add_variable(result->aval, result->layout)};
+  if (auto value = concrete_value(*result)) concrete_variables_[equation.output] = value;
+  for (const auto& operand : operands) equation.inputs.push_back(variable_of(operand));
+  variables_[result.get()] = {equation.output, result};
+  program->equations.push_back(std::move(equation));
+  return result;
+}
+
+Trace& current_trace(Evaluator& evaluator) {
+  auto& stack = runtime_of(evaluator).trace_stack;
+  if (!stack.empty()) return *stack.back();
+  static EagerTrace eager;
+  static AbstractTrace abstract;
+  if (evaluator.mode == Evaluator::Mode::check) return abstract;
+  return eager;
+}
+
+bool tracing_jit(Evaluator& evaluator) {
+  for (Trace* trace : runtime_of(evaluator).trace_stack)
+    if (dynamic_cast<JitTrace*>(trace)) return true;
+  return false;
+}
+
+TraceScope::TraceScope(Evaluator& evaluator, Trace& trace) : evaluator_(evaluator) {
+  runtime_of(evaluator).trace_stack.push_back(&trace);
+}
+
+TraceScope::~TraceScope() { runtime_of(evaluator_).trace_stack.pop_back(); }
+
+}  // namespace interp

@@ -1,0 +1,95 @@
+// Traces (architecture.md "The pipeline"): bind() hands every primitive
+// application to the current trace, which decides what applying it means.
+//   EagerTrace:    type-check with the rule, then run now on the mesh.
+//   AbstractTrace: type-check only, no buffers (check mode); in check mode a
+//                  failing application is reported and yields a poisoned
+//                  array of its best-guess type.
+//   JitTrace:      type-check and record the application into a Jaxpr.
+// The traces form a stack in the Runtime; the bottom one follows the
+// evaluator's mode (eager for run, abstract for check).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "interp/ops/primitives.hpp"
+#include "interp/transforms/program.hpp"
+
+namespace interp {
+
+class Trace {
+ public:
+  virtual ~Trace() = default;
+  virtual ArrayRef process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                           const Params& params) = 0;
+};
+
+class EagerTrace : public Trace {
+ public:
+  ArrayRef process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                   const Params& params) override;
+};
+
+class AbstractTrace : public Trace {
+ public:
+  ArrayRef process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                   const Params& params) override;
+};
+
+// Records into `program`. Arrays it made (inputs and results) are its
+// variables; any other array an operation meets is a constant of the program.
+// An executing trace (eager grad) also runs each application whose operands'
+// values it knows, beside the record, so a traced value can have a concrete
+// value (a cond's predicate then picks its branch, as in JAX's eager grad);
+// effects (debug prints) are only recorded.
+class JitTrace : public Trace {
+ public:
+  explicit JitTrace(bool execute = false) : program(std::make_shared<Jaxpr>()), execute_(execute) {}
+  ArrayRef process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                   const Params& params) override;
+
+  // An abstract stand-in for an argument of type `like`, as a program input.
+  ArrayRef add_input(const ArrayObject& like);
+  // The same; an executing trace knows its value, `value`, when it has data.
+  ArrayRef add_input(const ArrayRef& value);
+  // The value an executing trace computed for `tracer`, or for the program's
+  // `variable`; null when unknown.
+  ArrayRef concrete_value(const ArrayObject& tracer) const;
+  ArrayRef concrete_value(int variable) const;
+  // The variable of `array`: its own, or a new constant.
+  int variable_of(const ArrayRef& array);
+
+  std::shared_ptr<Jaxpr> program;
+
+ private:
+  std::map<const ArrayObject*, std::pair<int, ArrayRef>> variables_;
+  bool execute_ = false;
+  std::map<const ArrayObject*, ArrayRef> concrete_;  // tracer -> its value (executing trace)
+  std::map<int, ArrayRef> concrete_variables_;       // equation output -> its value
+};
+
+// Check mode, outside any `try`: records `error` (at the current statement)
+// unless it follows only from poisoned operands, and returns true: the
+// caller continues with a poisoned best-guess result. Otherwise false: the
+// caller re-raises.
+bool recover_in_check(Evaluator& evaluator, const PyError& error, bool from_poisoned);
+
+// The trace that bind() uses now.
+Trace& current_trace(Evaluator& evaluator);
+// Whether a JitTrace is on the stack (jit nested in jit inlines).
+bool tracing_jit(Evaluator& evaluator);
+
+// Pushes a trace for the lifetime of the scope.
+class TraceScope {
+ public:
+  TraceScope(Evaluator& evaluator, Trace& trace);
+  ~TraceScope();
+  TraceScope(const TraceScope&) = delete;
+  TraceScope& operator=(const TraceScope&) = delete;
+
+ private:
+  Evaluator& evaluator_;
+};
+
+}  // namespace interp
