@@ -1,0 +1,383 @@
+// Elementwise kernels (kernels.hpp): unary and binary arithmetic per dtype with
+// NumPy broadcasting, select and dtype conversion.
+#include "devices/kernels/support.hpp"
+
+#include "devices/vector_math.hpp"
+
+namespace devices {
+
+using namespace kernel_support;
+using typecheck::DType;
+
+namespace {
+
+// ---- Elementwise arithmetic per dtype ----
+
+template <class T>
+inline T integer_div(T x, T y) {
+  if (y == 0) return static_cast<T>(-1);  // all ones: -1 signed, max unsigned
+  if constexpr (std::is_signed_v<T>) {
+    if (x == std::numeric_limits<T>::min() && y == -1) return x;
+  }
+  return static_cast<T>(x / y);
+}
+
+template <class T>
+inline T integer_rem(T x, T y) {
+  if (y == 0) return x;
+  if constexpr (std::is_signed_v<T>) {
+    if (x == std::numeric_limits<T>::min() && y == -1) return 0;
+  }
+  return static_cast<T>(x % y);
+}
+
+template <class T>
+inline int integer_sign(T x) {
+  if constexpr (std::is_signed_v<T>) {
+    return (x > 0) - (x < 0);
+  } else {
+    return x > 0;
+  }
+}
+
+template <class T>
+inline T integer_floor_divide(T x, T y) {
+  T quotient = integer_div(x, y);
+  if constexpr (std::is_signed_v<T>) {
+    if (integer_sign(x) != integer_sign(y) && integer_rem(x, y) != 0) {
+      return wrap<T>(static_cast<std::uint64_t>(quotient) - 1u);
+    }
+  }
+  return quotient;
+}
+
+template <class T>
+inline T integer_pow(T base, T exponent) {
+  using Unsigned = std::make_unsigned_t<T>;
+  T accumulator = (base == 0 && exponent != 0) ? T{0} : T{1};
+  Unsigned bits = static_cast<Unsigned>(exponent);
+  for (int step = 0; step < 6; ++step) {
+    if (bits & 1u) accumulator = wrap<T>(static_cast<std::uint64_t>(accumulator) * static_cast<std::uint64_t>(base));
+    base = wrap<T>(static_cast<std::uint64_t>(base) * static_cast<std::uint64_t>(base));
+    bits = static_cast<Unsigned>(bits >> 1);
+  }
+  return accumulator;
+}
+
+inline float float_floor_divide(float x, float y) {
+  float remainder = std::fmod(x, y);
+  float quotient = (x - remainder) / y;
+  bool adjust = remainder != 0 && (std::signbit(y) != std::signbit(remainder));
+  if (adjust) quotient -= 1;
+  return std::round(quotient);  // lax.round: half away from zero
+}
+
+
+template <class T>
+inline float float_sign(T x) {
+  return x > 0 ? 1.0f : (x < 0 ? -1.0f : x);  // keeps NaN and signed zero
+}
+
+bool is_transcendental(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::sin: case UnaryOp::cos: case UnaryOp::tan: case UnaryOp::tanh: case UnaryOp::exp:
+    case UnaryOp::log: case UnaryOp::log1p: case UnaryOp::expm1: case UnaryOp::sqrt: case UnaryOp::rsqrt:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool gives_bool(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::eq: case BinaryOp::ne: case BinaryOp::lt: case BinaryOp::le: case BinaryOp::gt:
+    case BinaryOp::ge: case BinaryOp::logical_and: case BinaryOp::logical_or:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Applies `function` to each element of dtype D into `result` (of dtype R).
+template <DType D, DType R, class Function>
+void map_elements(const Buffer& operand, Buffer& result, Function function) {
+  auto source = operand.elements<D>();
+  auto destination = result.elements<R>();
+  for (std::size_t i = 0; i < source.size(); ++i) destination[i] = function(source[i]);
+}
+
+// The vectorised f32 loop of `op`, if it has one (vector_math.hpp).
+using VectorisedUnary = void (*)(const float*, float*, std::size_t);
+VectorisedUnary vectorised_unary(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::sin: return sin_f32;
+    case UnaryOp::cos: return cos_f32;
+    case UnaryOp::exp: return exp_f32;
+    case UnaryOp::log: return log_f32;
+    case UnaryOp::tanh: return tanh_f32;
+    default: return nullptr;
+  }
+}
+
+// Runs `function` over a float buffer of dtype D: directly on f32; bf16/f16
+// go through f32 in blocks that stay in cache, rounded on store.
+template <DType D>
+void apply_vectorised(VectorisedUnary function, const Buffer& operand, Buffer& result) {
+  auto source = operand.elements<D>();
+  auto destination = result.elements<D>();
+  if constexpr (D == DType::float32) {
+    function(source.data(), destination.data(), source.size());
+  } else {
+    constexpr std::size_t block = 2048;
+    float wide[block];
+    float computed[block];
+    for (std::size_t start = 0; start < source.size(); start += block) {
+      std::size_t length = std::min(block, source.size() - start);
+      for (std::size_t i = 0; i < length; ++i) wide[i] = load<D>(source[start + i]);
+      function(wide, computed, length);
+      for (std::size_t i = 0; i < length; ++i) destination[start + i] = store<D>(computed[i]);
+    }
+  }
+}
+
+template <DType D>
+Status unary_typed(UnaryOp op, const Buffer& operand, Buffer& result) {
+  using C = compute_t<D>;
+  if constexpr (is_float(D)) {
+    if (VectorisedUnary function = vectorised_unary(op)) {
+      apply_vectorised<D>(function, operand, result);
+      return {};
+    }
+  }
+  if (op == UnaryOp::logical_not) {
+    map_elements<D, DType::bool_>(operand, result, [](storage_t<D> x) -> std::uint8_t { return load<D>(x) == 0; });
+    return {};
+  }
+  auto apply = [&](auto function) {
+    map_elements<D, D>(operand, result, [&](storage_t<D> x) { return store<D>(function(load<D>(x))); });
+  };
+  if constexpr (is_float(D)) {
+    switch (op) {
+      case UnaryOp::neg: apply([](float x) { return -x; }); break;
+      case UnaryOp::abs: apply([](float x) { return std::abs(x); }); break;
+      case UnaryOp::sign: apply([](float x) { return float_sign(x); }); break;
+      case UnaryOp::tan: apply([](float x) { return std::tan(x); }); break;
+      case UnaryOp::log1p: apply([](float x) { return std::log1p(x); }); break;
+      case UnaryOp::expm1: apply([](float x) { return std::expm1(x); }); break;
+      case UnaryOp::sqrt: apply([](float x) { return std::sqrt(x); }); break;
+      case UnaryOp::rsqrt: apply([](float x) { return 1.0f / std::sqrt(x); }); break;
+      case UnaryOp::square: apply([](float x) { return x * x; }); break;
+      default: break;  // logical_not above; sin, cos, tanh, exp, log vectorised
+    }
+    return {};
+  } else if constexpr (D == DType::bool_) {
+    return invalid("unary arithmetic on bool: convert to a number first");
+  } else {
+    if (is_transcendental(op)) {
+      return invalid(fmt::format("this unary operation needs a floating dtype, not {}", typecheck::long_name(D)));
+    }
+    switch (op) {
+      case UnaryOp::neg: apply([](C x) { return wrap<C>(0u - static_cast<std::uint64_t>(x)); }); break;
+      case UnaryOp::abs: apply([](C x) { return x < 0 ? wrap<C>(0u - static_cast<std::uint64_t>(x)) : x; }); break;
+      case UnaryOp::sign: apply([](C x) { return static_cast<C>(integer_sign(x)); }); break;
+      case UnaryOp::square:
+        apply([](C x) { return wrap<C>(static_cast<std::uint64_t>(x) * static_cast<std::uint64_t>(x)); });
+        break;
+      default: break;
+    }
+    return {};
+  }
+}
+
+// The broadcast shape of two shapes, NumPy's rules.
+Expected<Shape> broadcast_shapes(const Shape& lhs, const Shape& rhs) {
+  std::size_t rank = std::max(lhs.size(), rhs.size());
+  Shape result(rank, 1);
+  for (std::size_t i = 0; i < rank; ++i) {
+    std::int64_t a = i < rank - lhs.size() ? 1 : lhs[i - (rank - lhs.size())];
+    std::int64_t b = i < rank - rhs.size() ? 1 : rhs[i - (rank - rhs.size())];
+    if (a != b && a != 1 && b != 1) {
+      return invalid(fmt::format("shapes {} and {} do not broadcast", shape_text(lhs), shape_text(rhs)));
+    }
+    result[i] = a == 1 ? b : a;
+  }
+  return result;
+}
+
+// Strides of `shape` seen through `result_shape` (0 on broadcast axes).
+std::vector<std::int64_t> broadcast_strides(const Shape& shape, const Shape& result_shape) {
+  std::vector<std::int64_t> own = row_major_strides(shape);
+  std::vector<std::int64_t> strides(result_shape.size(), 0);
+  std::size_t offset = result_shape.size() - shape.size();
+  for (std::size_t i = 0; i < shape.size(); ++i) strides[offset + i] = shape[i] == 1 ? 0 : own[i];
+  return strides;
+}
+
+// Runs combine(x, y) over the broadcast operands into result of dtype R.
+template <DType D, DType R, class Combine>
+void combine_broadcast(const LocalArray& lhs, const LocalArray& rhs, LocalArray& result, Combine combine) {
+  auto x = lhs.buffer->elements<D>();
+  auto y = rhs.buffer->elements<D>();
+  auto out = result.buffer->elements<R>();
+  if (lhs.shape == rhs.shape) {
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = combine(x[i], y[i]);
+    return;
+  }
+  if (y.size() == 1) {
+    storage_t<D> scalar = y[0];
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = combine(x[i], scalar);
+    return;
+  }
+  if (x.size() == 1) {
+    storage_t<D> scalar = x[0];
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = combine(scalar, y[i]);
+    return;
+  }
+  std::vector<std::int64_t> lhs_strides = broadcast_strides(lhs.shape, result.shape);
+  std::vector<std::int64_t> rhs_strides = broadcast_strides(rhs.shape, result.shape);
+  std::size_t position = 0;
+  walk(result.shape, lhs_strides, 0, rhs_strides, 0, [&](std::int64_t a, std::int64_t b) {
+    out[position++] = combine(x[static_cast<std::size_t>(a)], y[static_cast<std::size_t>(b)]);
+  });
+}
+
+template <DType D>
+Status binary_typed(BinaryOp op, const LocalArray& lhs, const LocalArray& rhs, LocalArray& result) {
+  using C = compute_t<D>;
+  using S = storage_t<D>;
+  auto arithmetic = [&](auto function) {
+    combine_broadcast<D, D>(lhs, rhs, result, [&](S x, S y) { return store<D>(function(load<D>(x), load<D>(y))); });
+  };
+  auto predicate = [&](auto function) {
+    combine_broadcast<D, DType::bool_>(lhs, rhs, result,
+                                       [&](S x, S y) -> std::uint8_t { return function(load<D>(x), load<D>(y)); });
+  };
+  switch (op) {
+    case BinaryOp::eq: predicate([](C x, C y) { return x == y; }); return {};
+    case BinaryOp::ne: predicate([](C x, C y) { return x != y; }); return {};
+    case BinaryOp::lt: predicate([](C x, C y) { return x < y; }); return {};
+    case BinaryOp::le: predicate([](C x, C y) { return x <= y; }); return {};
+    case BinaryOp::gt: predicate([](C x, C y) { return x > y; }); return {};
+    case BinaryOp::ge: predicate([](C x, C y) { return x >= y; }); return {};
+    case BinaryOp::logical_and: predicate([](C x, C y) { return x != 0 && y != 0; }); return {};
+    case BinaryOp::logical_or: predicate([](C x, C y) { return x != 0 || y != 0; }); return {};
+    default: break;
+  }
+  if constexpr (is_float(D)) {
+    switch (op) {
+      case BinaryOp::add: arithmetic([](float x, float y) { return x + y; }); break;
+      case BinaryOp::sub: arithmetic([](float x, float y) { return x - y; }); break;
+      case BinaryOp::mul: arithmetic([](float x, float y) { return x * y; }); break;
+      case BinaryOp::div: arithmetic([](float x, float y) { return x / y; }); break;
+      case BinaryOp::rem: arithmetic([](float x, float y) { return std::fmod(x, y); }); break;
+      case BinaryOp::floor_divide: arithmetic(float_floor_divide); break;
+      case BinaryOp::pow: arithmetic([](float x, float y) { return std::pow(x, y); }); break;
+      case BinaryOp::max: arithmetic(float_max); break;
+      case BinaryOp::min: arithmetic(float_min); break;
+      default: break;
+    }
+    return {};
+  } else if constexpr (D == DType::bool_) {
+    switch (op) {
+      case BinaryOp::add: case BinaryOp::max: arithmetic([](C x, C y) -> C { return x | y; }); return {};
+      case BinaryOp::mul: case BinaryOp::min: arithmetic([](C x, C y) -> C { return x & y; }); return {};
+      default: return invalid("this arithmetic is not defined on bool: convert to a number first");
+    }
+  } else {
+    auto wide = [](C x) { return static_cast<std::uint64_t>(x); };
+    switch (op) {
+      case BinaryOp::add: arithmetic([&](C x, C y) { return wrap<C>(wide(x) + wide(y)); }); break;
+      case BinaryOp::sub: arithmetic([&](C x, C y) { return wrap<C>(wide(x) - wide(y)); }); break;
+      case BinaryOp::mul: arithmetic([&](C x, C y) { return wrap<C>(wide(x) * wide(y)); }); break;
+      case BinaryOp::div: arithmetic(integer_div<C>); break;
+      case BinaryOp::rem: arithmetic(integer_rem<C>); break;
+      case BinaryOp::floor_divide: arithmetic(integer_floor_divide<C>); break;
+      case BinaryOp::pow: arithmetic(integer_pow<C>); break;
+      case BinaryOp::max: arithmetic([](C x, C y) { return std::max(x, y); }); break;
+      case BinaryOp::min: arithmetic([](C x, C y) { return std::min(x, y); }); break;
+      default: break;
+    }
+    return {};
+  }
+}
+
+}  // namespace
+
+Expected<LocalArray> unary(UnaryOp op, const LocalArray& operand) {
+  if (Status status = check_array(operand, "unary"); !status) return status.error();
+  DType result_dtype = op == UnaryOp::logical_not ? DType::bool_ : operand.dtype();
+  Expected<LocalArray> result = allocate(operand.buffer->ledger(), result_dtype, operand.shape);
+  if (!result) return result;
+  Status status = dispatch(operand.dtype(), [&]<DType D>() { return unary_typed<D>(op, *operand.buffer, *result->buffer); });
+  if (!status) return status.error();
+  return result;
+}
+
+Expected<LocalArray> binary(BinaryOp op, const LocalArray& lhs, const LocalArray& rhs) {
+  if (Status status = check_array(lhs, "binary"); !status) return status.error();
+  if (Status status = check_array(rhs, "binary"); !status) return status.error();
+  if (lhs.dtype() != rhs.dtype()) {
+    return invalid(fmt::format("binary operands of different dtypes: {} and {}", typecheck::long_name(lhs.dtype()),
+                               typecheck::long_name(rhs.dtype())));
+  }
+  Expected<Shape> shape = broadcast_shapes(lhs.shape, rhs.shape);
+  if (!shape) return shape.error();
+  DType result_dtype = gives_bool(op) ? DType::bool_ : lhs.dtype();
+  Expected<LocalArray> result = allocate(lhs.buffer->ledger(), result_dtype, std::move(*shape));
+  if (!result) return result;
+  Status status = dispatch(lhs.dtype(), [&]<DType D>() { return binary_typed<D>(op, lhs, rhs, *result); });
+  if (!status) return status.error();
+  return result;
+}
+
+Expected<LocalArray> select(const LocalArray& predicate, const LocalArray& on_true, const LocalArray& on_false) {
+  for (const LocalArray* array : {&predicate, &on_true, &on_false}) {
+    if (Status status = check_array(*array, "select"); !status) return status.error();
+  }
+  if (predicate.dtype() != DType::bool_) return invalid("select: the predicate must be bool");
+  if (on_true.dtype() != on_false.dtype() || on_true.shape != on_false.shape) {
+    return invalid("select: both branches need one shape and dtype");
+  }
+  if (!predicate.shape.empty() && predicate.shape != on_true.shape) {
+    return invalid(fmt::format("select: predicate shape {} is neither scalar nor {}", shape_text(predicate.shape),
+                               shape_text(on_true.shape)));
+  }
+  Expected<LocalArray> result = allocate(on_true.buffer->ledger(), on_true.dtype(), on_true.shape);
+  if (!result) return result;
+  auto choose = predicate.buffer->elements<DType::bool_>();
+  bool scalar = predicate.shape.empty();
+  dispatch_word(typecheck::byte_size(on_true.dtype()), [&]<class Word>() {
+    const Word* yes = words<Word>(*on_true.buffer);
+    const Word* no = words<Word>(*on_false.buffer);
+    Word* out = words<Word>(*result->buffer);
+    std::size_t count = static_cast<std::size_t>(result->buffer->element_count());
+    for (std::size_t i = 0; i < count; ++i) out[i] = choose[scalar ? 0 : i] ? yes[i] : no[i];
+  });
+  return result;
+}
+
+Expected<LocalArray> convert(const LocalArray& operand, DType to) {
+  if (Status status = check_array(operand, "convert"); !status) return status.error();
+  Expected<LocalArray> result = allocate(operand.buffer->ledger(), to, operand.shape);
+  if (!result) return result;
+  dispatch(operand.dtype(), [&]<DType From>() {
+    dispatch(to, [&]<DType To>() {
+      auto source = operand.buffer->elements<From>();
+      auto destination = result->buffer->elements<To>();
+      if constexpr (From == DType::float32 && (To == DType::bfloat16 || To == DType::float16)) {
+        // Straight from f32: one rounding.
+        for (std::size_t i = 0; i < source.size(); ++i) destination[i] = store<To>(source[i]);
+      } else if constexpr (!is_float(From) && is_int(To)) {
+        // Integer to integer keeps the low bits (two's complement wrap).
+        for (std::size_t i = 0; i < source.size(); ++i) {
+          destination[i] = wrap<storage_t<To>>(static_cast<std::uint64_t>(static_cast<std::int64_t>(source[i])));
+        }
+      } else {
+        for (std::size_t i = 0; i < source.size(); ++i) destination[i] = store_converted<To>(load_as_double<From>(source[i]));
+      }
+    });
+  });
+  return result;
+}
+
+}  // namespace devices

@@ -1,0 +1,225 @@
+// What the kernel families (devices/kernels/*.cpp) share and nothing else
+// sees: dtype dispatch, loading and storing elements in their compute type,
+// array checks, and the strided walks that move elements.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+#include "devices/half_float.hpp"
+#include "devices/kernels.hpp"
+
+namespace devices::kernel_support {
+
+using typecheck::DType;
+
+inline Error invalid(std::string message) { return Error{ErrorKind::invalid_argument, std::move(message)}; }
+
+inline std::string shape_text(std::span<const std::int64_t> shape) {
+  return fmt::format("({})", fmt::join(shape, ", "));
+}
+
+// Calls body.template operator()<D>() for the runtime dtype: one dispatch per
+// kernel call, so the loops inside are compiled per dtype.
+template <class Body>
+decltype(auto) dispatch(DType dtype, Body&& body) {
+  switch (dtype) {
+    case DType::bool_: return body.template operator()<DType::bool_>();
+    case DType::int8: return body.template operator()<DType::int8>();
+    case DType::int32: return body.template operator()<DType::int32>();
+    case DType::uint32: return body.template operator()<DType::uint32>();
+    case DType::float16: return body.template operator()<DType::float16>();
+    case DType::bfloat16: return body.template operator()<DType::bfloat16>();
+    case DType::float32: break;
+  }
+  return body.template operator()<DType::float32>();
+}
+
+constexpr bool is_float(DType dtype) {
+  return dtype == DType::float32 || dtype == DType::bfloat16 || dtype == DType::float16;
+}
+constexpr bool is_int(DType dtype) { return dtype == DType::int8 || dtype == DType::int32 || dtype == DType::uint32; }
+
+// The type a dtype is computed in: f32 for every float, the storage type
+// otherwise.
+template <DType D>
+using compute_t = std::conditional_t<is_float(D), float, storage_t<D>>;
+
+template <DType D>
+inline compute_t<D> load(storage_t<D> value) {
+  if constexpr (D == DType::bfloat16) {
+    return float_from_bfloat16(value);
+  } else if constexpr (D == DType::float16) {
+    return float_from_float16(value);
+  } else {
+    return value;
+  }
+}
+
+template <DType D>
+inline storage_t<D> store(compute_t<D> value) {
+  if constexpr (D == DType::bfloat16) {
+    return bfloat16_from_float(value);
+  } else if constexpr (D == DType::float16) {
+    return float16_from_float(value);
+  } else {
+    return value;
+  }
+}
+
+// Any value as dtype D, by convert's rules (see kernels.hpp).
+template <DType D>
+inline storage_t<D> store_converted(double value) {
+  using T = storage_t<D>;
+  if constexpr (D == DType::bool_) {
+    return value != 0 ? 1 : 0;
+  } else if constexpr (is_float(D)) {
+    return store<D>(static_cast<float>(value));
+  } else {
+    if (std::isnan(value)) return 0;
+    double truncated = std::trunc(value);
+    if (truncated <= static_cast<double>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
+    if (truncated >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+    return static_cast<T>(truncated);
+  }
+}
+
+template <DType D>
+inline double load_as_double(storage_t<D> value) {
+  return static_cast<double>(load<D>(value));
+}
+
+inline Expected<LocalArray> allocate(const std::shared_ptr<MemoryLedger>& ledger, DType dtype, Shape shape,
+                              Fill fill = Fill::uninitialized) {
+  Expected<std::shared_ptr<Buffer>> buffer = Buffer::allocate(ledger, dtype, element_count(shape), fill);
+  if (!buffer) return buffer.error();
+  return LocalArray{std::move(*buffer), std::move(shape)};
+}
+
+inline Status check_array(const LocalArray& array, std::string_view what) {
+  if (!array.buffer) return invalid(fmt::format("{}: no buffer", what));
+  for (std::int64_t extent : array.shape) {
+    if (extent < 0) return invalid(fmt::format("{}: negative extent in shape {}", what, shape_text(array.shape)));
+  }
+  if (element_count(array.shape) != array.buffer->element_count()) {
+    return invalid(fmt::format("{}: shape {} does not hold {} elements", what, shape_text(array.shape),
+                               array.buffer->element_count()));
+  }
+  return {};
+}
+
+inline std::vector<std::int64_t> row_major_strides(std::span<const std::int64_t> shape) {
+  std::vector<std::int64_t> strides(shape.size(), 1);
+  for (std::size_t axis = shape.size(); axis-- > 1;) strides[axis - 1] = strides[axis] * shape[axis];
+  return strides;
+}
+
+// Visits every index of `shape` in row-major order, calling
+// visit(offset_a, offset_b) with the offsets of two strided views. The last
+// axis runs in an inner loop.
+template <class Visit>
+void walk(std::span<const std::int64_t> shape, std::span<const std::int64_t> strides_a, std::int64_t base_a,
+          std::span<const std::int64_t> strides_b, std::int64_t base_b, Visit&& visit) {
+  if (element_count(shape) == 0) return;
+  std::size_t rank = shape.size();
+  if (rank == 0) {
+    visit(base_a, base_b);
+    return;
+  }
+  std::vector<std::int64_t> index(rank, 0);
+  std::int64_t inner = shape[rank - 1];
+  std::int64_t inner_a = strides_a[rank - 1];
+  std::int64_t inner_b = strides_b[rank - 1];
+  std::int64_t offset_a = base_a;
+  std::int64_t offset_b = base_b;
+  while (true) {
+    for (std::int64_t i = 0; i < inner; ++i) visit(offset_a + i * inner_a, offset_b + i * inner_b);
+    // Advance the outer axes like an odometer.
+    std::size_t axis = rank - 1;
+    while (true) {
+      if (axis == 0) return;
+      --axis;
+      ++index[axis];
+      offset_a += strides_a[axis];
+      offset_b += strides_b[axis];
+      if (index[axis] < shape[axis]) break;
+      offset_a -= strides_a[axis] * shape[axis];
+      offset_b -= strides_b[axis] * shape[axis];
+      index[axis] = 0;
+    }
+  }
+}
+
+// Element words of 1, 2 or 4 bytes, for kernels that only move elements.
+template <class Body>
+decltype(auto) dispatch_word(int byte_size, Body&& body) {
+  if (byte_size == 1) return body.template operator()<std::uint8_t>();
+  if (byte_size == 2) return body.template operator()<std::uint16_t>();
+  return body.template operator()<std::uint32_t>();
+}
+
+template <class Word>
+const Word* words(const Buffer& buffer) {
+  return reinterpret_cast<const Word*>(buffer.bytes().data());
+}
+template <class Word>
+Word* words(Buffer& buffer) {
+  return reinterpret_cast<Word*>(buffer.bytes().data());
+}
+
+// A new array of `shape` whose element at each index is the operand's
+// element at base + sum(index * strides).
+inline Expected<LocalArray> strided_copy(const LocalArray& operand, Shape shape, std::span<const std::int64_t> strides,
+                                  std::int64_t base) {
+  Expected<LocalArray> result = allocate(operand.buffer->ledger(), operand.dtype(), std::move(shape));
+  if (!result) return result;
+  std::vector<std::int64_t> output_strides = row_major_strides(result->shape);
+  dispatch_word(typecheck::byte_size(operand.dtype()), [&]<class Word>() {
+    const Word* source = words<Word>(*operand.buffer);
+    Word* destination = words<Word>(*result->buffer);
+    walk(result->shape, strides, base, output_strides, 0,
+         [&](std::int64_t from, std::int64_t to) { destination[to] = source[from]; });
+  });
+  return result;
+}
+
+// Writes all of `update` into `target` at base + sum(index * strides).
+inline void strided_write(Buffer& target, std::span<const std::int64_t> strides, std::int64_t base,
+                   const LocalArray& update) {
+  std::vector<std::int64_t> update_strides = row_major_strides(update.shape);
+  dispatch_word(typecheck::byte_size(update.dtype()), [&]<class Word>() {
+    const Word* source = words<Word>(*update.buffer);
+    Word* destination = words<Word>(target);
+    walk(update.shape, update_strides, 0, strides, base,
+         [&](std::int64_t from, std::int64_t to) { destination[to] = source[from]; });
+  });
+}
+
+// Wrapping integer arithmetic: compute modulo 2^64, keep the low bits.
+template <class T>
+inline T wrap(std::uint64_t value) {
+  return static_cast<T>(value);
+}
+
+// Checks that `axes` are distinct axes of a rank-`rank` array, marking them in `used`.
+inline Status check_axes(std::span<const int> axes, std::size_t rank, std::string_view what, std::vector<char>& used) {
+  for (int axis : axes) {
+    if (axis < 0 || static_cast<std::size_t>(axis) >= rank) {
+      return invalid(fmt::format("{}: axis {} out of range for rank {}", what, axis, rank));
+    }
+    if (used[static_cast<std::size_t>(axis)]) return invalid(fmt::format("{}: axis {} named twice", what, axis));
+    used[static_cast<std::size_t>(axis)] = 1;
+  }
+  return {};
+}
+
+// max and min that propagate NaN, as XLA's do.
+inline float float_max(float x, float y) { return (std::isnan(x) || std::isnan(y)) ? NAN : std::max(x, y); }
+inline float float_min(float x, float y) { return (std::isnan(x) || std::isnan(y)) ? NAN : std::min(x, y); }
+
+}  // namespace devices::kernel_support
