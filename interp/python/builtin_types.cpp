@@ -1,0 +1,188 @@
+// The built-in types' constructors and methods, installed into each type when
+// it is first made: int, float, bool and type here, with Python's int() and
+// float() conversions; str in str_methods.cpp; list, tuple, dict, set, range
+// and slice in container_methods.cpp.
+#include "interp/python/builtin_types.hpp"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "interp/python/builtins.hpp"
+#include "interp/python/format.hpp"
+#include "interp/transforms/check_mode.hpp"
+
+namespace interp {
+
+namespace ast = lang::ast;
+
+const std::string& text_of(const Value& value, const char* what) {
+  if (const std::string* s = string_of(value)) return *s;
+  raise(exc::TypeError(), std::string(what) + " must be str, not " + type_name(value));
+}
+
+std::function<Value(Evaluator&, CallArgs&)> constructor(std::string_view signature, NativeFunctionBody body) {
+  auto parsed = std::make_shared<Signature>(Signature::parse(signature));
+  return [parsed, body = std::move(body)](Evaluator& evaluator, CallArgs& args) {
+    Arguments bound = bind_arguments(evaluator, *parsed, args);
+    return body(evaluator, bound);
+  };
+}
+
+namespace {
+
+std::int64_t parse_int(const std::string& text, int base) {
+  std::string digits;
+  for (char c : text)
+    if (c != '_') digits += c;
+  auto begin = digits.find_first_not_of(" \t\n\r\f\v");
+  auto end = digits.find_last_not_of(" \t\n\r\f\v");
+  auto invalid = [&]() -> std::int64_t {
+    raise(exc::ValueError(), "invalid literal for int() with base " + std::to_string(base) + ": " + string_repr(text));
+  };
+  if (begin == std::string::npos || text.find("__") != std::string::npos) return invalid();
+  digits = digits.substr(begin, end - begin + 1);
+  bool negative = false;
+  std::size_t i = 0;
+  if (digits[0] == '+' || digits[0] == '-') {
+    negative = digits[0] == '-';
+    i = 1;
+  }
+  if (base == 0 || base == 16 || base == 8 || base == 2) {
+    if (digits.size() > i + 1 && digits[i] == '0') {
+      char p = static_cast<char>(std::tolower(static_cast<unsigned char>(digits[i + 1])));
+      int prefixed = p == 'x' ? 16 : p == 'o' ? 8 : p == 'b' ? 2 : 0;
+      if (prefixed && (base == 0 || base == prefixed)) {
+        base = prefixed;
+        i += 2;
+      }
+    }
+    if (base == 0) base = 10;
+  }
+  if (i >= digits.size()) return invalid();
+  unsigned long long value = 0;
+  for (; i < digits.size(); ++i) {
+    int d = std::isdigit(static_cast<unsigned char>(digits[i])) ? digits[i] - '0'
+            : std::isalpha(static_cast<unsigned char>(digits[i])) ? std::tolower(static_cast<unsigned char>(digits[i])) - 'a' + 10
+                                                                   : 99;
+    if (d >= base) return invalid();
+    if (value > (9223372036854775808ULL - static_cast<unsigned long long>(d)) / static_cast<unsigned long long>(base))
+      raise(exc::OverflowError(), "int too large to fit in 64 bits: " + string_repr(text));
+    value = value * static_cast<unsigned long long>(base) + static_cast<unsigned long long>(d);
+  }
+  if (!negative && value > 9223372036854775807ULL) raise(exc::OverflowError(), "int too large to fit in 64 bits: " + string_repr(text));
+  return negative ? static_cast<std::int64_t>(0ULL - value) : static_cast<std::int64_t>(value);
+}
+
+}  // namespace
+
+std::int64_t float_to_int(double d) {
+  if (std::isnan(d)) raise(exc::ValueError(), "cannot convert float NaN to integer");
+  if (std::isinf(d)) raise(exc::OverflowError(), "cannot convert float infinity to integer");
+  double t = std::trunc(d);
+  if (t >= 9223372036854775808.0 || t < -9223372036854775808.0)
+    raise(exc::OverflowError(), "int too large to fit in 64 bits: " + float_repr(d));
+  return static_cast<std::int64_t>(t);
+}
+
+// Python's round-half-even of a double to an integer.
+std::int64_t round_half_even(double d) {
+  double r = std::nearbyint(d);  // default rounding mode: to nearest, ties to even
+  return float_to_int(r);
+}
+
+std::int64_t to_int(Evaluator& evaluator, const Value& value) {
+  if (value.is_integral()) return value.as_int();
+  if (value.is_float()) return float_to_int(value.as_float());
+  if (const std::string* s = string_of(value)) return parse_int(*s, 10);
+  if (auto scalar = host_scalar_of(evaluator, value, HostScalar::integer)) {
+    if (is_unknown(*scalar)) stop_checking(evaluator);  // a size from array data
+    return scalar->as_int();
+  }
+  if (value.is_object())
+    if (auto method = evaluator.find_attribute(value, "__int__")) return to_int(evaluator, evaluator.call(*method, std::vector<Value>{}));
+  raise(exc::TypeError(), "int() argument must be a string, a bytes-like object or a real number, not '" +
+                              type_name(value) + "'");
+}
+
+double to_float(Evaluator& evaluator, const Value& value) {
+  if (value.is_number()) return value.as_float();
+  if (const std::string* s = string_of(value)) {
+    std::string text;
+    for (char c : *s)
+      if (c != '_') text += c;
+    auto begin = text.find_first_not_of(" \t\n\r");
+    auto end = text.find_last_not_of(" \t\n\r");
+    if (begin != std::string::npos) {
+      text = text.substr(begin, end - begin + 1);
+      std::string lower = text;
+      for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      std::string unsigned_part = lower[0] == '+' || lower[0] == '-' ? lower.substr(1) : lower;
+      double sign = lower[0] == '-' ? -1.0 : 1.0;
+      if (unsigned_part == "inf" || unsigned_part == "infinity") return sign * INFINITY;
+      if (unsigned_part == "nan") return NAN;
+      bool hex_or_word = unsigned_part.find_first_of("xpn") != std::string::npos;
+      char* stop = nullptr;
+      double d = std::strtod(text.c_str(), &stop);
+      if (!hex_or_word && stop == text.c_str() + text.size()) return d;
+    }
+    raise(exc::ValueError(), "could not convert string to float: " + string_repr(*s));
+  }
+  if (auto scalar = host_scalar_of(evaluator, value, HostScalar::floating)) {
+    if (is_unknown(*scalar)) stop_checking(evaluator);  // a host number from array data
+    return scalar->as_float();
+  }
+  if (value.is_object())
+    if (auto method = evaluator.find_attribute(value, "__float__")) return to_float(evaluator, evaluator.call(*method, std::vector<Value>{}));
+  raise(exc::TypeError(), "float() argument must be a string or a real number, not '" + type_name(value) + "'");
+}
+
+// The methods and constructors of the built-in types, installed when each
+// type is first made (value.cpp). Must not call back into types::<this type>().
+void install_builtin_type(const std::string& name, TypeObject& type) {
+  if (name == "int") {
+    type.set_constructor(constructor("int(x=?, /, base=?)", [](Evaluator& ev, Arguments& a) -> Value {
+      if (!a.has(0)) return Value::integer(0);
+      if (!a.has(1))
+        if (auto scalar = host_scalar_of(ev, a[0], HostScalar::integer)) return *scalar;
+      if (a.has(1)) return Value::integer(parse_int(text_of(a[0], "int() can't convert non-string with explicit base: argument"), static_cast<int>(ev.index_of(a[1]))));
+      return Value::integer(to_int(ev, a[0]));
+    }));
+    type.add_method("bit_length(self, /)", [](Evaluator&, Arguments& a) {
+      std::int64_t v = a[0].as_int();
+      unsigned long long m = v < 0 ? 0ULL - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
+      return Value::integer(m == 0 ? 0 : 64 - __builtin_clzll(m));
+    });
+  } else if (name == "float") {
+    type.set_constructor(constructor("float(x=0.0, /)", [](Evaluator& ev, Arguments& a) {
+      if (auto scalar = host_scalar_of(ev, a[0], HostScalar::floating)) return *scalar;
+      return Value::floating(to_float(ev, a[0]));
+    }));
+    type.add_method("is_integer(self, /)", [](Evaluator&, Arguments& a) {
+      double d = a[0].as_float();
+      return Value::boolean(std::isfinite(d) && d == std::floor(d));
+    });
+  } else if (name == "bool") {
+    type.set_constructor(constructor("bool(x=False, /)", [](Evaluator& ev, Arguments& a) {
+      if (auto scalar = host_scalar_of(ev, a[0], HostScalar::boolean)) return *scalar;
+      return Value::boolean(ev.truthy(a[0]));
+    }));
+  } else if (name == "str") {
+    install_str_type(type);
+  } else if (name == "list") {
+    install_list_type(type);
+  } else if (name == "tuple") {
+    install_tuple_type(type);
+  } else if (name == "dict") {
+    install_dict_type(type);
+  } else if (name == "set") {
+    install_set_type(type);
+  } else if (name == "range") {
+    install_range_type(type);
+  } else if (name == "slice") {
+    install_slice_type(type);
+  } else if (name == "type") {
+    type.set_constructor(constructor("type(object, /)", [](Evaluator&, Arguments& a) { return Value(type_of(a[0])); }));
+  }
+}
+
+}  // namespace interp

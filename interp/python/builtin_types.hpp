@@ -1,0 +1,49 @@
+// The methods and constructors of the built-in types (int, float, bool, str,
+// list, tuple, dict, set, range, slice, type), installed into each type when
+// it is first made (value.cpp), and the helpers their files share.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "interp/python/evaluator.hpp"
+
+namespace interp {
+
+// Installs the constructor and methods of the built-in type `name`
+// (builtin_types.cpp). Must not call back into types::<this type>().
+void install_builtin_type(const std::string& name, TypeObject& type);
+
+// One type each: str (str_methods.cpp); list, tuple, dict, set, range and
+// slice (container_methods.cpp).
+void install_str_type(TypeObject& type);
+void install_list_type(TypeObject& type);
+void install_tuple_type(TypeObject& type);
+void install_dict_type(TypeObject& type);
+void install_set_type(TypeObject& type);
+void install_range_type(TypeObject& type);
+void install_slice_type(TypeObject& type);
+
+// A type's constructor: arguments bound by a Python signature, then the body.
+std::function<Value(Evaluator&, CallArgs&)> constructor(std::string_view signature, NativeFunctionBody body);
+
+// The str an argument must be; else TypeError "<what> must be str, not T".
+const std::string& text_of(const Value& value, const char* what);
+
+inline ListObject& list_of(const Value& value) { return *value.as<ListObject>(); }
+inline DictObject& dict_of(const Value& value) { return *value.as<DictObject>(); }
+inline SetObject& set_of(const Value& value) { return *value.as<SetObject>(); }
+
+// Python's list.sort: stable, with an optional key, reverse keeping stability
+// (container_methods.cpp; sorted() too).
+void sort_values(Evaluator& evaluator, std::vector<Value>& items, const Value& key, bool reverse);
+
+// int(d) of a float: ValueError for NaN, OverflowError out of 64 bits.
+std::int64_t float_to_int(double d);
+// Python's round-half-even of a double to an integer (round()).
+std::int64_t round_half_even(double d);
+
+}  // namespace interp
