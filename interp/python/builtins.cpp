@@ -38,22 +38,15 @@ Value min_max(Evaluator& evaluator, Arguments& a, bool is_max) {
   return best;
 }
 
-}  // namespace
+// Binds a native function to its name in the builtins namespace.
+void define(Evaluator& evaluator, std::string_view signature, NativeFunctionBody body) {
+  ObjectRef function = native(signature, std::move(body));
+  evaluator.builtins[static_cast<NativeFunction&>(*function).name()] = Value(function);
+}
 
-void install_builtins(Evaluator& evaluator) {
-  auto& b = evaluator.builtins;
-  auto define = [&](std::string_view signature, NativeFunctionBody body) {
-    ObjectRef function = native(signature, std::move(body));
-    b[static_cast<NativeFunction&>(*function).name()] = Value(function);
-  };
-  for (const TypeRef* t : {&types::integer(), &types::floating(), &types::boolean(), &types::str(), &types::list(),
-                           &types::tuple(), &types::dict(), &types::set(), &types::range(), &types::slice(), &types::type(),
-                           &types::object()})
-    b[(*t)->name()] = Value(*t);
-  for (const auto& cls : exc::all()) b[cls->name()] = Value(cls);
-  b["Ellipsis"] = ellipsis_value();
-
-  define("print(*args, sep=None, end=None, file=None, flush=False)", [](Evaluator& ev, Arguments& a) {
+// print and the text forms of values: repr, ascii, format, ord, chr, hex, oct, bin.
+void define_text_functions(Evaluator& evaluator) {
+  define(evaluator, "print(*args, sep=None, end=None, file=None, flush=False)", [](Evaluator& ev, Arguments& a) {
     std::string sep = a[1].is_none() ? " " : text_of(a[1], "sep");
     std::string end = a[2].is_none() ? "\n" : text_of(a[2], "end");
     std::string out;
@@ -65,13 +58,59 @@ void install_builtins(Evaluator& evaluator) {
     ev.write(out + end);
     return Value::none();
   });
-  define("len(obj, /)", [](Evaluator& ev, Arguments& a) { return Value::integer(ev.length(a[0])); });
-  define("repr(obj, /)", [](Evaluator& ev, Arguments& a) { return make_str(ev.repr(a[0])); });
-  define("ascii(obj, /)", [](Evaluator& ev, Arguments& a) { return make_str(ev.repr(a[0])); });
-  define("format(value, format_spec='', /)", [](Evaluator& ev, Arguments& a) {
+  define(evaluator, "repr(obj, /)", [](Evaluator& ev, Arguments& a) { return make_str(ev.repr(a[0])); });
+  define(evaluator, "ascii(obj, /)", [](Evaluator& ev, Arguments& a) { return make_str(ev.repr(a[0])); });
+  define(evaluator, "format(value, format_spec='', /)", [](Evaluator& ev, Arguments& a) {
     return make_str(format_value(ev, a[0], text_of(a[1], "format_spec")));
   });
-  define("zip(*iterables, strict=False)", [](Evaluator& ev, Arguments& a) {
+  define(evaluator, "ord(c, /)", [](Evaluator&, Arguments& a) {
+    auto* s = a[0].as<StrObject>();
+    if (!s) raise(exc::TypeError(), "ord() expected string of length 1, but " + type_name(a[0]) + " found");
+    if (s->code_point_count() != 1)
+      raise(exc::TypeError(), "ord() expected a character, but string of length " + std::to_string(s->code_point_count()) + " found");
+    const std::string& t = s->value();
+    auto byte = [&](std::size_t i) { return static_cast<std::int64_t>(static_cast<unsigned char>(t[i])); };
+    std::int64_t cp = byte(0);
+    if (cp >= 0xF0) cp = ((cp & 0x07) << 18) | ((byte(1) & 0x3F) << 12) | ((byte(2) & 0x3F) << 6) | (byte(3) & 0x3F);
+    else if (cp >= 0xE0) cp = ((cp & 0x0F) << 12) | ((byte(1) & 0x3F) << 6) | (byte(2) & 0x3F);
+    else if (cp >= 0xC0) cp = ((cp & 0x1F) << 6) | (byte(1) & 0x3F);
+    return Value::integer(cp);
+  });
+  define(evaluator, "chr(i, /)", [](Evaluator& ev, Arguments& a) {
+    std::int64_t cp = ev.index_of(a[0]);
+    if (cp < 0 || cp > 0x10FFFF) raise(exc::ValueError(), "chr() arg not in range(0x110000)");
+    std::string out;
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xE0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (cp >> 18));
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+    return make_str(std::move(out));
+  });
+  auto in_base = [&](const char* name, const char* spec) {
+    define(evaluator, std::string(name) + "(number, /)", [spec](Evaluator& ev, Arguments& a) {
+      return make_str(format_value(ev, Value::integer(ev.index_of(a[0])), spec));
+    });
+  };
+  in_base("hex", "#x");
+  in_base("oct", "#o");
+  in_base("bin", "#b");
+}
+
+// The functions over iterables: zip, map, filter, enumerate, reversed, sorted,
+// min, max, sum, all, any, iter, next.
+void define_iteration_functions(Evaluator& evaluator) {
+  define(evaluator, "zip(*iterables, strict=False)", [](Evaluator& ev, Arguments& a) {
     std::vector<IteratorRef> iterators;
     for (const auto& it : a[0].as<TupleObject>()->items) iterators.push_back(ev.iterate(it));
     bool strict = ev.truthy(a[1]);
@@ -92,7 +131,7 @@ void install_builtins(Evaluator& evaluator) {
         },
         types::zip()));
   });
-  define("map(function, iterable, /, *iterables)", [](Evaluator& ev, Arguments& a) {
+  define(evaluator, "map(function, iterable, /, *iterables)", [](Evaluator& ev, Arguments& a) {
     std::vector<IteratorRef> iterators{ev.iterate(a[1])};
     for (const auto& it : a[2].as<TupleObject>()->items) iterators.push_back(ev.iterate(it));
     Value function = a[0];
@@ -108,7 +147,7 @@ void install_builtins(Evaluator& evaluator) {
         },
         types::map()));
   });
-  define("filter(function, iterable, /)", [](Evaluator& ev, Arguments& a) {
+  define(evaluator, "filter(function, iterable, /)", [](Evaluator& ev, Arguments& a) {
     IteratorRef it = ev.iterate(a[1]);
     Value function = a[0];
     return Value(std::make_shared<FunctionIterator>(
@@ -120,7 +159,7 @@ void install_builtins(Evaluator& evaluator) {
         },
         types::filter()));
   });
-  define("enumerate(iterable, start=0)", [](Evaluator& ev, Arguments& a) {
+  define(evaluator, "enumerate(iterable, start=0)", [](Evaluator& ev, Arguments& a) {
     IteratorRef it = ev.iterate(a[0]);
     std::int64_t count = ev.index_of(a[1]);
     return Value(std::make_shared<FunctionIterator>(
@@ -131,7 +170,7 @@ void install_builtins(Evaluator& evaluator) {
         },
         types::enumerate()));
   });
-  define("reversed(sequence, /)", [](Evaluator& ev, Arguments& a) {
+  define(evaluator, "reversed(sequence, /)", [](Evaluator& ev, Arguments& a) {
     const Value& seq = a[0];
     bool reversible = seq.as<SequenceObject>() || seq.as<StrObject>() || seq.as<RangeObject>();
     if (!reversible) raise(exc::TypeError(), "'" + type_name(seq) + "' object is not reversible");
@@ -145,21 +184,45 @@ void install_builtins(Evaluator& evaluator) {
         },
         types::reversed()));
   });
-  define("sorted(iterable, /, *, key=None, reverse=False)", [](Evaluator& ev, Arguments& a) {
+  define(evaluator, "sorted(iterable, /, *, key=None, reverse=False)", [](Evaluator& ev, Arguments& a) {
     std::vector<Value> items = ev.to_vector(a[0]);
     sort_values(ev, items, a[1], ev.truthy(a[2]));
     return make_list(std::move(items));
   });
-  define("min(*args, key=None, default=?)", [](Evaluator& ev, Arguments& a) { return min_max(ev, a, false); });
-  define("max(*args, key=None, default=?)", [](Evaluator& ev, Arguments& a) { return min_max(ev, a, true); });
-  define("sum(iterable, /, start=0)", [](Evaluator& ev, Arguments& a) {
+  define(evaluator, "min(*args, key=None, default=?)", [](Evaluator& ev, Arguments& a) { return min_max(ev, a, false); });
+  define(evaluator, "max(*args, key=None, default=?)", [](Evaluator& ev, Arguments& a) { return min_max(ev, a, true); });
+  define(evaluator, "sum(iterable, /, start=0)", [](Evaluator& ev, Arguments& a) {
     if (string_of(a[1])) raise(exc::TypeError(), "sum() can't sum strings [use ''.join(seq) instead]");
     Value total = a[1];
     IteratorRef it = ev.iterate(a[0]);
     while (auto v = it->next(ev)) total = ev.binary(ast::BinaryOperator::add, total, *v);
     return total;
   });
-  define("abs(x, /)", [](Evaluator& ev, Arguments& a) -> Value {
+  define(evaluator, "all(iterable, /)", [](Evaluator& ev, Arguments& a) {
+    IteratorRef it = ev.iterate(a[0]);
+    while (auto v = it->next(ev))
+      if (!ev.truthy(*v)) return Value::boolean(false);
+    return Value::boolean(true);
+  });
+  define(evaluator, "any(iterable, /)", [](Evaluator& ev, Arguments& a) {
+    IteratorRef it = ev.iterate(a[0]);
+    while (auto v = it->next(ev))
+      if (ev.truthy(*v)) return Value::boolean(true);
+    return Value::boolean(false);
+  });
+  define(evaluator, "iter(object, /)", [](Evaluator& ev, Arguments& a) { return Value(ev.iterate(a[0])); });
+  define(evaluator, "next(iterator, default=?, /)", [](Evaluator& ev, Arguments& a) -> Value {
+    auto* it = a[0].as<Iterator>();
+    if (!it) raise(exc::TypeError(), "'" + type_name(a[0]) + "' object is not an iterator");
+    if (auto v = it->next(ev)) return *v;
+    if (a.has(1)) return a[1];
+    throw PyError{std::make_shared<ExceptionObject>(exc::StopIteration(), std::vector<Value>{})};
+  });
+}
+
+// The numeric functions: abs, round, divmod, pow, hash.
+void define_number_functions(Evaluator& evaluator) {
+  define(evaluator, "abs(x, /)", [](Evaluator& ev, Arguments& a) -> Value {
     const Value& x = a[0];
     if (x.is_integral()) {
       if (x.as_int() == std::numeric_limits<std::int64_t>::min()) raise(exc::OverflowError(), "integer overflow: result does not fit in 64 bits");
@@ -169,28 +232,7 @@ void install_builtins(Evaluator& evaluator) {
     if (auto method = ev.find_attribute(x, "__abs__")) return ev.call(*method, std::vector<Value>{});
     raise(exc::TypeError(), "bad operand type for abs(): '" + type_name(x) + "'");
   });
-  define("all(iterable, /)", [](Evaluator& ev, Arguments& a) {
-    IteratorRef it = ev.iterate(a[0]);
-    while (auto v = it->next(ev))
-      if (!ev.truthy(*v)) return Value::boolean(false);
-    return Value::boolean(true);
-  });
-  define("any(iterable, /)", [](Evaluator& ev, Arguments& a) {
-    IteratorRef it = ev.iterate(a[0]);
-    while (auto v = it->next(ev))
-      if (ev.truthy(*v)) return Value::boolean(true);
-    return Value::boolean(false);
-  });
-  define("isinstance(obj, class_or_tuple, /)", [](Evaluator&, Arguments& a) {
-    std::function<bool(const Value&)> check = [&](const Value& cls) -> bool {
-      if (auto* t = cls.as<TypeObject>()) return type_of(a[0])->is_subclass_of(*t);
-      if (auto* tuple = cls.as<TupleObject>())
-        return std::any_of(tuple->items.begin(), tuple->items.end(), [&](const Value& c) { return check(c); });
-      raise(exc::TypeError(), "isinstance() arg 2 must be a type, a tuple of types, or a union");
-    };
-    return Value::boolean(check(a[1]));
-  });
-  define("round(number, ndigits=None)", [](Evaluator& ev, Arguments& a) -> Value {
+  define(evaluator, "round(number, ndigits=None)", [](Evaluator& ev, Arguments& a) -> Value {
     const Value& x = a[0];
     if (!x.is_number()) {
       if (auto method = ev.find_attribute(x, "__round__")) {
@@ -229,12 +271,12 @@ void install_builtins(Evaluator& evaluator) {
     double scale = std::pow(10.0, static_cast<double>(-digits));
     return Value::floating(std::nearbyint(d / scale) * scale);
   });
-  define("divmod(a, b, /)", [](Evaluator& ev, Arguments& a) {
+  define(evaluator, "divmod(a, b, /)", [](Evaluator& ev, Arguments& a) {
     if (a[0].is_number() && a[1].is_number() && a[1].as_float() == 0)
       raise(exc::ZeroDivisionError(), a[0].is_integral() && a[1].is_integral() ? "integer division or modulo by zero" : "float divmod()");
     return make_tuple({ev.binary(ast::BinaryOperator::floordiv, a[0], a[1]), ev.binary(ast::BinaryOperator::mod, a[0], a[1])});
   });
-  define("pow(base, exp, mod=None)", [](Evaluator& ev, Arguments& a) {
+  define(evaluator, "pow(base, exp, mod=None)", [](Evaluator& ev, Arguments& a) {
     if (a[2].is_none()) return ev.binary(ast::BinaryOperator::pow, a[0], a[1]);
     if (!a[0].is_integral() || !a[1].is_integral() || !a[2].is_integral())
       raise(exc::TypeError(), "pow() 3rd argument not allowed unless all arguments are integers");
@@ -250,18 +292,25 @@ void install_builtins(Evaluator& evaluator) {
     if (r != 0 && ((r < 0) != (m < 0))) r += m;
     return Value::integer(r);
   });
-  define("hash(obj, /)", [](Evaluator&, Arguments& a) {
+  define(evaluator, "hash(obj, /)", [](Evaluator&, Arguments& a) {
     return Value::integer(static_cast<std::int64_t>(hash_value(a[0]) & 0x7fffffffffffffffULL));
   });
-  define("iter(object, /)", [](Evaluator& ev, Arguments& a) { return Value(ev.iterate(a[0])); });
-  define("next(iterator, default=?, /)", [](Evaluator& ev, Arguments& a) -> Value {
-    auto* it = a[0].as<Iterator>();
-    if (!it) raise(exc::TypeError(), "'" + type_name(a[0]) + "' object is not an iterator");
-    if (auto v = it->next(ev)) return *v;
-    if (a.has(1)) return a[1];
-    throw PyError{std::make_shared<ExceptionObject>(exc::StopIteration(), std::vector<Value>{})};
+}
+
+// The functions on any object: len, isinstance, getattr, hasattr, setattr,
+// callable, id.
+void define_object_functions(Evaluator& evaluator) {
+  define(evaluator, "len(obj, /)", [](Evaluator& ev, Arguments& a) { return Value::integer(ev.length(a[0])); });
+  define(evaluator, "isinstance(obj, class_or_tuple, /)", [](Evaluator&, Arguments& a) {
+    std::function<bool(const Value&)> check = [&](const Value& cls) -> bool {
+      if (auto* t = cls.as<TypeObject>()) return type_of(a[0])->is_subclass_of(*t);
+      if (auto* tuple = cls.as<TupleObject>())
+        return std::any_of(tuple->items.begin(), tuple->items.end(), [&](const Value& c) { return check(c); });
+      raise(exc::TypeError(), "isinstance() arg 2 must be a type, a tuple of types, or a union");
+    };
+    return Value::boolean(check(a[1]));
   });
-  define("getattr(object, name, default=?, /)", [](Evaluator& ev, Arguments& a) -> Value {
+  define(evaluator, "getattr(object, name, default=?, /)", [](Evaluator& ev, Arguments& a) -> Value {
     const std::string& name = text_of(a[1], "attribute name");
     if (a.has(2)) {
       auto v = ev.find_attribute(a[0], name);
@@ -269,64 +318,39 @@ void install_builtins(Evaluator& evaluator) {
     }
     return ev.get_attribute(a[0], name);
   });
-  define("hasattr(obj, name, /)", [](Evaluator& ev, Arguments& a) {
+  define(evaluator, "hasattr(obj, name, /)", [](Evaluator& ev, Arguments& a) {
     return Value::boolean(ev.find_attribute(a[0], text_of(a[1], "attribute name")).has_value());
   });
-  define("setattr(obj, name, value, /)", [](Evaluator& ev, Arguments& a) {
+  define(evaluator, "setattr(obj, name, value, /)", [](Evaluator& ev, Arguments& a) {
     const std::string& name = text_of(a[1], "attribute name");
     if (!a[0].is_object() || !a[0].object()->set_attribute(ev, name, a[2]))
       raise(exc::AttributeError(), "'" + type_name(a[0]) + "' object has no attribute '" + name + "'");
     return Value::none();
   });
-  define("callable(obj, /)", [](Evaluator&, Arguments& a) {
+  define(evaluator, "callable(obj, /)", [](Evaluator&, Arguments& a) {
     return Value::boolean(a[0].is_object() && a[0].object()->callable());
   });
-  define("id(obj, /)", [](Evaluator&, Arguments& a) {
+  define(evaluator, "id(obj, /)", [](Evaluator&, Arguments& a) {
     if (a[0].is_object()) return Value::integer(static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(a[0].object().get())));
     return Value::integer(static_cast<std::int64_t>(hash_value(a[0]) & 0x7fffffffffffULL));
   });
-  define("ord(c, /)", [](Evaluator&, Arguments& a) {
-    auto* s = a[0].as<StrObject>();
-    if (!s) raise(exc::TypeError(), "ord() expected string of length 1, but " + type_name(a[0]) + " found");
-    if (s->code_point_count() != 1)
-      raise(exc::TypeError(), "ord() expected a character, but string of length " + std::to_string(s->code_point_count()) + " found");
-    const std::string& t = s->value();
-    auto byte = [&](std::size_t i) { return static_cast<std::int64_t>(static_cast<unsigned char>(t[i])); };
-    std::int64_t cp = byte(0);
-    if (cp >= 0xF0) cp = ((cp & 0x07) << 18) | ((byte(1) & 0x3F) << 12) | ((byte(2) & 0x3F) << 6) | (byte(3) & 0x3F);
-    else if (cp >= 0xE0) cp = ((cp & 0x0F) << 12) | ((byte(1) & 0x3F) << 6) | (byte(2) & 0x3F);
-    else if (cp >= 0xC0) cp = ((cp & 0x1F) << 6) | (byte(1) & 0x3F);
-    return Value::integer(cp);
-  });
-  define("chr(i, /)", [](Evaluator& ev, Arguments& a) {
-    std::int64_t cp = ev.index_of(a[0]);
-    if (cp < 0 || cp > 0x10FFFF) raise(exc::ValueError(), "chr() arg not in range(0x110000)");
-    std::string out;
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-    return make_str(std::move(out));
-  });
-  auto in_base = [&](const char* name, const char* spec) {
-    define(std::string(name) + "(number, /)", [spec](Evaluator& ev, Arguments& a) {
-      return make_str(format_value(ev, Value::integer(ev.index_of(a[0])), spec));
-    });
-  };
-  in_base("hex", "#x");
-  in_base("oct", "#o");
-  in_base("bin", "#b");
+}
+
+}  // namespace
+
+void install_builtins(Evaluator& evaluator) {
+  auto& b = evaluator.builtins;
+  for (const TypeRef* t : {&types::integer(), &types::floating(), &types::boolean(), &types::str(), &types::list(),
+                           &types::tuple(), &types::dict(), &types::set(), &types::range(), &types::slice(), &types::type(),
+                           &types::object()})
+    b[(*t)->name()] = Value(*t);
+  for (const auto& cls : exc::all()) b[cls->name()] = Value(cls);
+  b["Ellipsis"] = ellipsis_value();
+
+  define_text_functions(evaluator);
+  define_iteration_functions(evaluator);
+  define_number_functions(evaluator);
+  define_object_functions(evaluator);
 }
 
 }  // namespace interp

@@ -1,6 +1,6 @@
-// The built-in functions (print, len, ...), the methods of the built-in
-// types, and the built-in modules. Each is installed into an Evaluator when
-// it is made.
+// The built-in functions (print, len, ...) and the built-in modules, each
+// installed into an Evaluator when it is made. The built-in types' methods
+// are in builtin_types.hpp.
 #pragma once
 
 #include "interp/python/evaluator.hpp"

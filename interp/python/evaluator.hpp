@@ -1,7 +1,10 @@
 // The tree-walking evaluator of the host language (language.md): statements,
-// expressions, scoping, calls, exceptions. Built-in functions and modules
-// live in builtins.cpp and modules.cpp; they reach the evaluator through the
-// public members below.
+// expressions, scoping, calls, exceptions. Its members are defined by concept:
+// evaluator.cpp (namespaces, modules, calling a function), protocols.cpp
+// (repr, operators, attributes, items, iteration), expressions.cpp,
+// comprehensions.cpp and statements.cpp. Built-in functions and modules live
+// in builtins.cpp and library/modules.cpp; they reach the evaluator through
+// the public members below.
 #pragma once
 
 #include <atomic>

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdio>
 
+#include "interp/python/builtin_types.hpp"
 #include "interp/python/evaluator.hpp"
 #include "interp/python/exceptions.hpp"
 #include "interp/python/objects.hpp"
@@ -337,9 +338,6 @@ const ObjectRef* TypeObject::find_method(const std::string& name) const {
 }
 
 TypeRef make_type(std::string name, TypeRef base) { return std::make_shared<TypeObject>(std::move(name), std::move(base)); }
-
-// Defined in builtins.cpp: the methods and constructors of the built-in types.
-void install_builtin_type(const std::string& name, TypeObject& type);
 
 namespace types {
 
