@@ -178,9 +178,24 @@ void single_threaded_blas() {
   std::call_once(once, [] { openblas_set_num_threads(1); });
 }
 
-}  // namespace
+// The operands of a dot_general as matrices: lhs gathered in lhs_order is
+// [batch, m, k], rhs in rhs_order is [batch, k, n]; the free axes' extents
+// (rows of lhs, columns of rhs) and the result's shape [batch..., lhs free...,
+// rhs free...].
+struct DotArrangement {
+  std::int64_t batch = 1;
+  std::int64_t m = 1;
+  std::int64_t n = 1;
+  std::int64_t k = 1;
+  std::vector<int> lhs_order;
+  std::vector<int> rhs_order;
+  Shape lhs_free_shape;
+  Shape rhs_free_shape;
+  Shape result_shape;
+};
 
-Expected<LocalArray> dot_general(const LocalArray& lhs, const LocalArray& rhs, const DotDimensions& dimensions) {
+// Checks the operands against `dimensions` and arranges them.
+Expected<DotArrangement> arrange_dot(const LocalArray& lhs, const LocalArray& rhs, const DotDimensions& dimensions) {
   if (Status status = check_array(lhs, "dot_general"); !status) return status.error();
   if (Status status = check_array(rhs, "dot_general"); !status) return status.error();
   if (lhs.dtype() != rhs.dtype()) {
@@ -199,16 +214,14 @@ Expected<LocalArray> dot_general(const LocalArray& lhs, const LocalArray& rhs, c
       dimensions.lhs_contracting.size() != dimensions.rhs_contracting.size()) {
     return invalid("dot_general: lhs and rhs name different numbers of batch or contracting axes");
   }
-  std::int64_t batch = 1;
-  std::int64_t contracted = 1;
-  Shape result_shape;
+  DotArrangement dot;
   for (std::size_t i = 0; i < dimensions.lhs_batch.size(); ++i) {
     std::int64_t extent = lhs.shape[static_cast<std::size_t>(dimensions.lhs_batch[i])];
     if (extent != rhs.shape[static_cast<std::size_t>(dimensions.rhs_batch[i])]) {
       return invalid("dot_general: batch axes of different extents");
     }
-    batch *= extent;
-    result_shape.push_back(extent);
+    dot.batch *= extent;
+    dot.result_shape.push_back(extent);
   }
   for (std::size_t i = 0; i < dimensions.lhs_contracting.size(); ++i) {
     std::int64_t extent = lhs.shape[static_cast<std::size_t>(dimensions.lhs_contracting[i])];
@@ -216,114 +229,119 @@ Expected<LocalArray> dot_general(const LocalArray& lhs, const LocalArray& rhs, c
       return invalid(fmt::format("dot_general: contracting axes of extents {} and {}", extent,
                                  rhs.shape[static_cast<std::size_t>(dimensions.rhs_contracting[i])]));
     }
-    contracted *= extent;
+    dot.k *= extent;
   }
   // Operands as [batch, free, contracting] and [batch, contracting, free].
-  std::vector<int> lhs_order(dimensions.lhs_batch);
-  std::vector<int> rhs_order(dimensions.rhs_batch);
-  std::int64_t lhs_free = 1;
-  std::int64_t rhs_free = 1;
-  Shape lhs_free_shape;
-  Shape rhs_free_shape;
+  dot.lhs_order = dimensions.lhs_batch;
+  dot.rhs_order = dimensions.rhs_batch;
   for (std::size_t axis = 0; axis < lhs.shape.size(); ++axis) {
     if (!lhs_used[axis]) {
-      lhs_free_shape.push_back(lhs.shape[axis]);
-      lhs_order.push_back(static_cast<int>(axis));
-      lhs_free *= lhs.shape[axis];
-      result_shape.push_back(lhs.shape[axis]);
+      dot.lhs_free_shape.push_back(lhs.shape[axis]);
+      dot.lhs_order.push_back(static_cast<int>(axis));
+      dot.m *= lhs.shape[axis];
+      dot.result_shape.push_back(lhs.shape[axis]);
     }
   }
-  rhs_order.insert(rhs_order.end(), dimensions.rhs_contracting.begin(), dimensions.rhs_contracting.end());
+  dot.rhs_order.insert(dot.rhs_order.end(), dimensions.rhs_contracting.begin(), dimensions.rhs_contracting.end());
   for (std::size_t axis = 0; axis < rhs.shape.size(); ++axis) {
     if (!rhs_used[axis]) {
-      rhs_free_shape.push_back(rhs.shape[axis]);
-      rhs_order.push_back(static_cast<int>(axis));
-      rhs_free *= rhs.shape[axis];
-      result_shape.push_back(rhs.shape[axis]);
+      dot.rhs_free_shape.push_back(rhs.shape[axis]);
+      dot.rhs_order.push_back(static_cast<int>(axis));
+      dot.n *= rhs.shape[axis];
+      dot.result_shape.push_back(rhs.shape[axis]);
     }
   }
-  lhs_order.insert(lhs_order.end(), dimensions.lhs_contracting.begin(), dimensions.lhs_contracting.end());
+  dot.lhs_order.insert(dot.lhs_order.end(), dimensions.lhs_contracting.begin(), dimensions.lhs_contracting.end());
+  return dot;
+}
 
-  const DType result_dtype = dimensions.result_dtype.value_or(lhs.dtype());
-  Expected<LocalArray> result = allocate(lhs.buffer->ledger(), result_dtype, std::move(result_shape));
-  if (!result) return result;
-  std::int64_t m = lhs_free;
-  std::int64_t n = rhs_free;
-  std::int64_t k = contracted;
-  if (is_float(lhs.dtype())) {
-    single_threaded_blas();
-    // An f32 operand whose axes already lie as [batch, rows, columns] or
-    // [batch, columns, rows] goes to BLAS in place (the second transposed);
-    // others are gathered into [batch, rows, columns] first.
-    struct Matrices {
-      std::vector<float> gathered;
-      const float* data = nullptr;
-      bool transposed = false;
+// An sgemm operand: an f32 operand whose axes already lie as [batch, rows,
+// columns] or [batch, columns, rows] goes to BLAS in place (the second
+// transposed); others are gathered into [batch, rows, columns] first.
+struct Matrices {
+  std::vector<float> gathered;
+  const float* data = nullptr;
+  bool transposed = false;
+};
+
+Matrices matrices(const LocalArray& operand, const std::vector<int>& order, std::size_t batch_axes,
+                  std::size_t row_axes) {
+  Matrices view;
+  if (operand.dtype() == DType::float32) {
+    std::vector<int> swapped(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(batch_axes));
+    swapped.insert(swapped.end(), order.begin() + static_cast<std::ptrdiff_t>(batch_axes + row_axes), order.end());
+    swapped.insert(swapped.end(), order.begin() + static_cast<std::ptrdiff_t>(batch_axes),
+                   order.begin() + static_cast<std::ptrdiff_t>(batch_axes + row_axes));
+    auto in_place = [](const std::vector<int>& axes) {
+      for (std::size_t i = 0; i < axes.size(); ++i) {
+        if (axes[i] != static_cast<int>(i)) return false;
+      }
+      return true;
     };
-    auto matrices = [&](const LocalArray& operand, const std::vector<int>& order, std::size_t batch_axes,
-                        std::size_t row_axes) {
-      Matrices view;
-      if (operand.dtype() == DType::float32) {
-        std::vector<int> swapped(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(batch_axes));
-        swapped.insert(swapped.end(), order.begin() + static_cast<std::ptrdiff_t>(batch_axes + row_axes), order.end());
-        swapped.insert(swapped.end(), order.begin() + static_cast<std::ptrdiff_t>(batch_axes),
-                       order.begin() + static_cast<std::ptrdiff_t>(batch_axes + row_axes));
-        auto in_place = [](const std::vector<int>& axes) {
-          for (std::size_t i = 0; i < axes.size(); ++i) {
-            if (axes[i] != static_cast<int>(i)) return false;
-          }
-          return true;
-        };
-        view.data = operand.buffer->elements<DType::float32>().data();
-        if (in_place(order)) return view;
-        view.transposed = in_place(swapped);
-        if (view.transposed) return view;
-      }
-      view.gathered = gather_converted<float>(operand, order);
-      view.data = view.gathered.data();
-      return view;
-    };
-    std::size_t batch_axes = dimensions.lhs_batch.size();
-    Matrices a = matrices(lhs, lhs_order, batch_axes, lhs_order.size() - batch_axes - dimensions.lhs_contracting.size());
-    Matrices b = matrices(rhs, rhs_order, batch_axes, dimensions.rhs_contracting.size());
-    bool f32 = result_dtype == DType::float32;
-    std::vector<float> rounded_later(f32 ? 0 : static_cast<std::size_t>(batch * m * n), 0.0f);
-    float* c = f32 ? result->buffer->elements<DType::float32>().data() : rounded_later.data();
-    const DotPlacement& placement = dimensions.placement;
-    Expected<std::vector<std::int64_t>> row_positions =
-        grid_positions(lhs_free_shape, m, placement.lhs_free_origins, placement.lhs_free_totals, placement.row_origin,
-                       placement.rows_total);
-    if (!row_positions) return row_positions.error();
-    Expected<std::vector<std::int64_t>> column_positions =
-        grid_positions(rhs_free_shape, n, placement.rhs_free_origins, placement.rhs_free_totals,
-                       placement.column_origin, placement.columns_total);
-    if (!column_positions) return column_positions.error();
-    if (m > 0 && n > 0 && k > 0) {
-      auto total = [](std::span<const std::int64_t> totals, std::int64_t flattened, std::int64_t extent) {
-        return !totals.empty() ? element_count(totals) : flattened > 0 ? flattened : extent;
-      };
-      GlobalGrid rows{row_positions->data(), total(placement.lhs_free_totals, placement.rows_total, m), m};
-      GlobalGrid columns{column_positions->data(), total(placement.rhs_free_totals, placement.columns_total, n), n};
-      for (std::int64_t index = 0; index < batch; ++index) {
-        tiled_sgemm({a.data + index * m * k, a.transposed}, {b.data + index * k * n, b.transposed}, k, rows, columns,
-                    c + index * m * n);
-      }
-    } else {
-      std::fill(c, c + batch * m * n, 0.0f);
-    }
-    dispatch(result_dtype, [&]<DType D>() {
-      if constexpr (D != DType::float32) {
-        auto out = result->buffer->elements<D>();
-        for (std::size_t i = 0; i < rounded_later.size(); ++i) out[i] = store_converted<D>(rounded_later[i]);
-      }
-    });
-    return result;
+    view.data = operand.buffer->elements<DType::float32>().data();
+    if (in_place(order)) return view;
+    view.transposed = in_place(swapped);
+    if (view.transposed) return view;
   }
-  std::vector<std::int64_t> a = gather_converted<std::int64_t>(lhs, lhs_order);
-  std::vector<std::int64_t> b = gather_converted<std::int64_t>(rhs, rhs_order);
-  std::vector<std::uint64_t> c(static_cast<std::size_t>(batch * m * n), 0);
+  view.gathered = gather_converted<float>(operand, order);
+  view.data = view.gathered.data();
+  return view;
+}
+
+// Float operands: f32 products per tile of the global grid (tiled_sgemm),
+// rounded once into the result's dtype.
+Status float_dot(const LocalArray& lhs, const LocalArray& rhs, const DotDimensions& dimensions,
+                 const DotArrangement& dot, LocalArray& result) {
+  single_threaded_blas();
+  const std::int64_t batch = dot.batch, m = dot.m, n = dot.n, k = dot.k;
+  std::size_t batch_axes = dimensions.lhs_batch.size();
+  Matrices a = matrices(lhs, dot.lhs_order, batch_axes,
+                        dot.lhs_order.size() - batch_axes - dimensions.lhs_contracting.size());
+  Matrices b = matrices(rhs, dot.rhs_order, batch_axes, dimensions.rhs_contracting.size());
+  const DType result_dtype = result.dtype();
+  bool f32 = result_dtype == DType::float32;
+  std::vector<float> rounded_later(f32 ? 0 : static_cast<std::size_t>(batch * m * n), 0.0f);
+  float* c = f32 ? result.buffer->elements<DType::float32>().data() : rounded_later.data();
+  const DotPlacement& placement = dimensions.placement;
+  Expected<std::vector<std::int64_t>> row_positions =
+      grid_positions(dot.lhs_free_shape, m, placement.lhs_free_origins, placement.lhs_free_totals,
+                     placement.row_origin, placement.rows_total);
+  if (!row_positions) return row_positions.error();
+  Expected<std::vector<std::int64_t>> column_positions =
+      grid_positions(dot.rhs_free_shape, n, placement.rhs_free_origins, placement.rhs_free_totals,
+                     placement.column_origin, placement.columns_total);
+  if (!column_positions) return column_positions.error();
+  if (m > 0 && n > 0 && k > 0) {
+    auto total = [](std::span<const std::int64_t> totals, std::int64_t flattened, std::int64_t extent) {
+      return !totals.empty() ? element_count(totals) : flattened > 0 ? flattened : extent;
+    };
+    GlobalGrid rows{row_positions->data(), total(placement.lhs_free_totals, placement.rows_total, m), m};
+    GlobalGrid columns{column_positions->data(), total(placement.rhs_free_totals, placement.columns_total, n), n};
+    for (std::int64_t index = 0; index < batch; ++index) {
+      tiled_sgemm({a.data + index * m * k, a.transposed}, {b.data + index * k * n, b.transposed}, k, rows, columns,
+                  c + index * m * n);
+    }
+  } else {
+    std::fill(c, c + batch * m * n, 0.0f);
+  }
+  dispatch(result_dtype, [&]<DType D>() {
+    if constexpr (D != DType::float32) {
+      auto out = result.buffer->elements<D>();
+      for (std::size_t i = 0; i < rounded_later.size(); ++i) out[i] = store_converted<D>(rounded_later[i]);
+    }
+  });
+  return {};
+}
+
+// Integer and bool operands: exact sums mod 2^64 (bool: or of ands), then
+// wrapped into an integer result or rounded once into a float one.
+void integer_dot(const LocalArray& lhs, const LocalArray& rhs, const DotArrangement& dot, LocalArray& result) {
+  const std::int64_t m = dot.m, n = dot.n, k = dot.k;
+  std::vector<std::int64_t> a = gather_converted<std::int64_t>(lhs, dot.lhs_order);
+  std::vector<std::int64_t> b = gather_converted<std::int64_t>(rhs, dot.rhs_order);
+  std::vector<std::uint64_t> c(static_cast<std::size_t>(dot.batch * m * n), 0);
   bool logical = lhs.dtype() == DType::bool_;
-  for (std::int64_t index = 0; index < batch; ++index) {
+  for (std::int64_t index = 0; index < dot.batch; ++index) {
     const std::int64_t* a_block = a.data() + index * m * k;
     const std::int64_t* b_block = b.data() + index * k * n;
     std::uint64_t* c_block = c.data() + index * m * n;
@@ -338,8 +356,8 @@ Expected<LocalArray> dot_general(const LocalArray& lhs, const LocalArray& rhs, c
       }
     }
   }
-  dispatch(result_dtype, [&]<DType D>() {
-    auto out = result->buffer->elements<D>();
+  dispatch(result.dtype(), [&]<DType D>() {
+    auto out = result.buffer->elements<D>();
     if constexpr (is_float(D)) {
       // Exact integer sums, rounded once.
       for (std::size_t i = 0; i < c.size(); ++i) out[i] = store_converted<D>(static_cast<double>(static_cast<std::int64_t>(c[i])));
@@ -347,6 +365,21 @@ Expected<LocalArray> dot_general(const LocalArray& lhs, const LocalArray& rhs, c
       for (std::size_t i = 0; i < c.size(); ++i) out[i] = wrap<storage_t<D>>(c[i]);
     }
   });
+}
+
+}  // namespace
+
+Expected<LocalArray> dot_general(const LocalArray& lhs, const LocalArray& rhs, const DotDimensions& dimensions) {
+  Expected<DotArrangement> dot = arrange_dot(lhs, rhs, dimensions);
+  if (!dot) return dot.error();
+  const DType result_dtype = dimensions.result_dtype.value_or(lhs.dtype());
+  Expected<LocalArray> result = allocate(lhs.buffer->ledger(), result_dtype, std::move(dot->result_shape));
+  if (!result) return result;
+  if (is_float(lhs.dtype())) {
+    if (Status status = float_dot(lhs, rhs, dimensions, *dot, *result); !status) return status.error();
+  } else {
+    integer_dot(lhs, rhs, *dot, *result);
+  }
   return result;
 }
 

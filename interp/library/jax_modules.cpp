@@ -479,10 +479,8 @@ void install_jax_module(Evaluator& evaluator) {
                       });
 }
 
-void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_jnp) {
-  for (DType d : {DType::bool_, DType::int8, DType::int32, DType::uint32, DType::float16, DType::bfloat16, DType::float32})
-    module.add(d == DType::bool_ ? "bool_" : std::string(typecheck::long_name(d)), Value(std::make_shared<DTypeObject>(d)));
-  std::string placement = is_jnp ? ", out_sharding=None, device=None" : "";
+// zeros, ones, full and zeros_like, ones_like, full_like: arrays of one value.
+void install_filled_creation(ModuleObject& module, const std::string& placement, bool is_jnp) {
   auto sized = [&](const char* name, double value) {
     module.add_function(std::string(name) + "(shape, dtype=None" + placement + ")", [value, is_jnp, name](Evaluator& ev, Arguments& a) {
       DType dtype = optional_dtype(ev, a[1], DType::float32);
@@ -502,6 +500,33 @@ void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_j
     Value none;
     return create(ev, "full", dtype, shape, is_jnp ? a[3] : none, is_jnp ? a[4] : none, [&]() { return filled(ev, dtype, shape, v); });
   });
+  // full_like(a, fill_value, ...) takes the value as its second argument;
+  // zeros_like/ones_like have it fixed.
+  auto like = [&](const char* name, std::optional<double> value) {
+    std::string fill = value ? "" : "fill_value, ";
+    module.add_function(std::string(name) + "(a, " + fill + "dtype=None" + placement + ")", [value, is_jnp, name](Evaluator& ev, Arguments& a) {
+      ArrayRef like_array = to_array(ev, a[0]);
+      std::size_t rest = value ? 1 : 2;
+      double fill_value = value ? *value : to_float(ev, a[1]);
+      DType dtype = optional_dtype(ev, a[rest], like_array->aval.dtype);
+      typecheck::Shape shape = like_array->aval.shape;
+      ArrayRef made = to_array(ev, create(ev, name, dtype, shape, Value(), Value(), [&]() { return filled(ev, dtype, shape, fill_value); }));
+      if (is_jnp && !a[rest + 1].is_none()) return device_put_leaf(ev, Value(made), a[rest + 1]);
+      if (is_jnp && !a[rest + 2].is_none()) return device_put_leaf(ev, Value(made), a[rest + 2]);
+      // *_like keeps the operand's layout, uncommitted.
+      ArrayRef placed = relayout(ev, made, like_array->layout);
+      placed->aval.sharding = like_array->aval.sharding;
+      placed->committed = false;
+      return Value(placed);
+    });
+  };
+  like("zeros_like", 0.0);
+  like("ones_like", 1.0);
+  like("full_like", std::nullopt);
+}
+
+// arange, linspace and eye: arrays computed from their parameters.
+void install_range_creation(ModuleObject& module, const std::string& placement, bool is_jnp) {
   module.add_function("arange(start, stop=None, step=None, dtype=None" + placement + ")", [is_jnp](Evaluator& ev, Arguments& a) {
     bool floating = a[0].is_float() || a[1].is_float() || a[2].is_float();
     double start = to_float(ev, a[0]), stop = 0, step = a[2].is_none() ? 1.0 : to_float(ev, a[2]);
@@ -577,6 +602,10 @@ void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_j
       return *converted;
     });
   });
+}
+
+// array, asarray and copy: arrays from host values or other arrays.
+void install_array_conversion(ModuleObject& module, const std::string& placement, bool is_jnp) {
   auto array_like = [&](const char* name) {
     module.add_function(std::string(name) + "(object, dtype=None" + placement + ")", [is_jnp](Evaluator& ev, Arguments& a) {
       // A list of devices is a numpy object array of devices.
@@ -612,29 +641,11 @@ void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_j
     ArrayRef array = to_array(ev, a[0]);
     return Value(relayout(ev, array, array->layout));
   });
-  // full_like(a, fill_value, ...) takes the value as its second argument;
-  // zeros_like/ones_like have it fixed.
-  auto like = [&](const char* name, std::optional<double> value) {
-    std::string fill = value ? "" : "fill_value, ";
-    module.add_function(std::string(name) + "(a, " + fill + "dtype=None" + placement + ")", [value, is_jnp, name](Evaluator& ev, Arguments& a) {
-      ArrayRef like_array = to_array(ev, a[0]);
-      std::size_t rest = value ? 1 : 2;
-      double fill_value = value ? *value : to_float(ev, a[1]);
-      DType dtype = optional_dtype(ev, a[rest], like_array->aval.dtype);
-      typecheck::Shape shape = like_array->aval.shape;
-      ArrayRef made = to_array(ev, create(ev, name, dtype, shape, Value(), Value(), [&]() { return filled(ev, dtype, shape, fill_value); }));
-      if (is_jnp && !a[rest + 1].is_none()) return device_put_leaf(ev, Value(made), a[rest + 1]);
-      if (is_jnp && !a[rest + 2].is_none()) return device_put_leaf(ev, Value(made), a[rest + 2]);
-      // *_like keeps the operand's layout, uncommitted.
-      ArrayRef placed = relayout(ev, made, like_array->layout);
-      placed->aval.sharding = like_array->aval.sharding;
-      placed->committed = false;
-      return Value(placed);
-    });
-  };
-  like("zeros_like", 0.0);
-  like("ones_like", 1.0);
-  like("full_like", std::nullopt);
+}
+
+// The elementwise primitives by name, the reductions, reshape, transpose and
+// allclose.
+void install_numpy_computation(ModuleObject& module) {
   for (const auto& primitive : primitives()) {
     if (!is_elementwise(primitive)) continue;
     const Primitive* p = &primitive;
@@ -683,6 +694,16 @@ void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_j
     }
     return Value::boolean(true);
   });
+}
+
+void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_jnp) {
+  for (DType d : {DType::bool_, DType::int8, DType::int32, DType::uint32, DType::float16, DType::bfloat16, DType::float32})
+    module.add(d == DType::bool_ ? "bool_" : std::string(typecheck::long_name(d)), Value(std::make_shared<DTypeObject>(d)));
+  std::string placement = is_jnp ? ", out_sharding=None, device=None" : "";
+  install_filled_creation(module, placement, is_jnp);
+  install_range_creation(module, placement, is_jnp);
+  install_array_conversion(module, placement, is_jnp);
+  install_numpy_computation(module);
 }
 
 }  // namespace

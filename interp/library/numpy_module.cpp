@@ -129,7 +129,10 @@ Value apply_astype(Evaluator& evaluator, const ArrayRef& operand, DType dtype) {
   return bind(evaluator, primitive("convert_element_type"), {operand}, std::move(params));
 }
 
-void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool is_jnp) {
+namespace {
+
+// astype, where and clip, and the statistics var and std.
+void install_elementwise_operations(ModuleObject& module) {
   module.add_function("astype(x, dtype)", [](Evaluator& ev, Arguments& a) {
     return apply_astype(ev, to_array(ev, a[0]), dtype_argument(ev, a[1]));
   });
@@ -169,6 +172,11 @@ void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool i
   module.add_function("std(a, axis=None, dtype=None, ddof=0, keepdims=False)", [](Evaluator& ev, Arguments& a) {
     return apply_elementwise(ev, primitive("sqrt"), {variance(ev, a[0], a[1], ev.index_of(a[3]), ev.truthy(a[4]))});
   });
+}
+
+// The functions that move, add, drop or broadcast axes: swapaxes, moveaxis,
+// expand_dims, squeeze, broadcast_to, flip and outer.
+void install_axis_operations(ModuleObject& module) {
   module.add_function("swapaxes(a, axis1, axis2)", [](Evaluator& ev, Arguments& a) {
     ArrayRef x = to_array(ev, a[0]);
     auto permutation = checked(typecheck::swapaxes_permutation(x->aval.ndim(), ev.index_of(a[1]), ev.index_of(a[2])));
@@ -195,6 +203,28 @@ void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool i
     typecheck::ArrayType type = checked(typecheck::broadcast_to_rule(x->aval, sizes));
     return broadcast_to(ev, x, type.shape);
   });
+  module.add_function("flip(m, axis=None)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef x = to_array(ev, a[0]);
+    std::vector<std::int64_t> dimensions;
+    if (a[1].is_none())
+      for (std::size_t d = 0; d < x->aval.ndim(); ++d) dimensions.push_back(static_cast<std::int64_t>(d));
+    else
+      for (auto v : int_values(ev, a[1])) dimensions.push_back(normalized_axis(v, x->aval.ndim()));
+    Params params;
+    params.set("dimensions", dimensions);
+    return bind(ev, primitive("rev"), {x}, std::move(params));
+  });
+  module.add_function("outer(a, b)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef x = to_array(ev, a[0]), y = to_array(ev, a[1]);
+    Value column = reshaped(ev, Value(x), {devices::element_count(x->aval.shape), 1});
+    Value row = reshaped(ev, Value(y), {1, devices::element_count(y->aval.shape)});
+    return apply_elementwise(ev, primitive("multiply"), {column, row});
+  });
+}
+
+// The functions that join arrays or cut them: concatenate, stack, split, roll
+// and tile.
+void install_joining_operations(ModuleObject& module) {
   module.add_function("concatenate(arrays, axis=0)", [](Evaluator& ev, Arguments& a) {
     return concatenate_arrays(ev, arrays_of(ev, a[0]), ev.index_of(a[1]));
   });
@@ -274,26 +304,11 @@ void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool i
                                           static_cast<std::int64_t>(d)));
     return Value(out);
   });
-  module.add_function("flip(m, axis=None)", [](Evaluator& ev, Arguments& a) {
-    ArrayRef x = to_array(ev, a[0]);
-    std::vector<std::int64_t> dimensions;
-    if (a[1].is_none())
-      for (std::size_t d = 0; d < x->aval.ndim(); ++d) dimensions.push_back(static_cast<std::int64_t>(d));
-    else
-      for (auto v : int_values(ev, a[1])) dimensions.push_back(normalized_axis(v, x->aval.ndim()));
-    Params params;
-    params.set("dimensions", dimensions);
-    return bind(ev, primitive("rev"), {x}, std::move(params));
-  });
-  module.add_function("outer(a, b)", [](Evaluator& ev, Arguments& a) {
-    ArrayRef x = to_array(ev, a[0]), y = to_array(ev, a[1]);
-    Value column = reshaped(ev, Value(x), {devices::element_count(x->aval.shape), 1});
-    Value row = reshaped(ev, Value(y), {1, devices::element_count(y->aval.shape)});
-    return apply_elementwise(ev, primitive("multiply"), {column, row});
-  });
-  if (!is_jnp) return;
-  auto lax = evaluator.module("jax.lax");
-  lax->add_function("broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None)",
+}
+
+// jax.lax.broadcast_in_dim, convert_element_type, concatenate and rev.
+void install_lax_structural(ModuleObject& lax) {
+  lax.add_function("broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None)",
                     [](Evaluator& ev, Arguments& a) {
                       auto sizes = int_values(ev, a[1]);
                       Params params;
@@ -302,17 +317,26 @@ void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool i
                       if (auto sharding = sharding_argument(a[3])) params.set("out_sharding", *sharding);
                       return bind(ev, primitive("broadcast_in_dim"), {to_array(ev, a[0])}, std::move(params));
                     });
-  lax->add_function("convert_element_type(operand, new_dtype)", [](Evaluator& ev, Arguments& a) {
+  lax.add_function("convert_element_type(operand, new_dtype)", [](Evaluator& ev, Arguments& a) {
     return apply_astype(ev, to_array(ev, a[0]), dtype_argument(ev, a[1]));
   });
-  lax->add_function("concatenate(operands, dimension)", [](Evaluator& ev, Arguments& a) {
+  lax.add_function("concatenate(operands, dimension)", [](Evaluator& ev, Arguments& a) {
     return concatenate_arrays(ev, arrays_of(ev, a[0]), ev.index_of(a[1]));
   });
-  lax->add_function("rev(operand, dimensions)", [](Evaluator& ev, Arguments& a) {
+  lax.add_function("rev(operand, dimensions)", [](Evaluator& ev, Arguments& a) {
     Params params;
     params.set("dimensions", int_values(ev, a[1]));
     return bind(ev, primitive("rev"), {to_array(ev, a[0])}, std::move(params));
   });
+}
+
+}  // namespace
+
+void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool is_jnp) {
+  install_elementwise_operations(module);
+  install_axis_operations(module);
+  install_joining_operations(module);
+  if (is_jnp) install_lax_structural(*evaluator.module("jax.lax"));
 }
 
 }  // namespace interp
