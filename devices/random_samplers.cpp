@@ -257,6 +257,46 @@ Status random_randint(const RandomDraw& draw, std::int64_t minval, std::int64_t 
   return randint_into(draw, minval, maxval, out);
 }
 
+Status random_uniform(const RandomDraw& draw, float minval, float maxval, LocalArray& out) {
+  Buffer& buffer = *out.buffer;
+  switch (out.dtype()) {
+    case DType::float32: return random_uniform(draw, minval, maxval, buffer.elements<DType::float32>());
+    case DType::bfloat16: return random_uniform(draw, DType::bfloat16, minval, maxval, buffer.elements<DType::bfloat16>());
+    case DType::float16: return random_uniform(draw, DType::float16, minval, maxval, buffer.elements<DType::float16>());
+    default: return not_a_float_dtype(out.dtype());
+  }
+}
+
+Status random_normal(const RandomDraw& draw, LocalArray& out) {
+  Buffer& buffer = *out.buffer;
+  switch (out.dtype()) {
+    case DType::float32: return random_normal(draw, buffer.elements<DType::float32>());
+    case DType::bfloat16: return random_normal(draw, DType::bfloat16, buffer.elements<DType::bfloat16>());
+    case DType::float16: return random_normal(draw, DType::float16, buffer.elements<DType::float16>());
+    default: return not_a_float_dtype(out.dtype());
+  }
+}
+
+Status random_bernoulli(const RandomDraw& draw, DType p_dtype, float p, LocalArray& out) {
+  if (out.dtype() != DType::bool_) return Error{ErrorKind::invalid_argument, "random_bernoulli: the result must be bool"};
+  return random_bernoulli(draw, p_dtype, p, out.buffer->elements<DType::bool_>());
+}
+
+Status random_randint(const RandomDraw& draw, std::int64_t minval, std::int64_t maxval, LocalArray& out) {
+  Buffer& buffer = *out.buffer;
+  switch (out.dtype()) {
+    case DType::int8: return random_randint(draw, minval, maxval, buffer.elements<DType::int8>());
+    case DType::int32: return random_randint(draw, minval, maxval, buffer.elements<DType::int32>());
+    case DType::uint32: return random_randint(draw, minval, maxval, buffer.elements<DType::uint32>());
+    default: return Error{ErrorKind::invalid_argument, "random_randint: the result must be int8, int32 or uint32"};
+  }
+}
+
+Status random_bits(const RandomDraw& draw, LocalArray& out) {
+  if (out.dtype() != DType::uint32) return Error{ErrorKind::invalid_argument, "random_bits: the result must be uint32"};
+  return threefry_random_bits_block(draw.key, 32, draw.shape, draw.block, draw.mode, out.buffer->elements<DType::uint32>());
+}
+
 Expected<std::vector<std::int32_t>> random_shuffle_indices(ThreefryKey key, ThreefryMode mode,
                                                            std::span<const std::int64_t> shape, int axis) {
   if (shape.empty()) return Error{ErrorKind::invalid_argument, "a permutation needs at least one dimension"};

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "devices/error.hpp"
+#include "devices/kernels.hpp"
 #include "devices/threefry.hpp"
 #include "typecheck/dtype.hpp"
 
@@ -74,6 +75,16 @@ Status random_bernoulli(const RandomDraw& draw, typecheck::DType p_dtype, float 
 Status random_randint(const RandomDraw& draw, std::int64_t minval, std::int64_t maxval, std::span<std::int8_t> out);
 Status random_randint(const RandomDraw& draw, std::int64_t minval, std::int64_t maxval, std::span<std::int32_t> out);
 Status random_randint(const RandomDraw& draw, std::int64_t minval, std::int64_t maxval, std::span<std::uint32_t> out);
+
+// The samplers above into a whole array `out` of draw.shape, whose dtype
+// picks the variant: uniform and normal into float32, bfloat16 or float16,
+// bernoulli into bool, randint into int8, int32 or uint32, and random_bits
+// (jax.random.bits, 32-bit words) into uint32.
+Status random_uniform(const RandomDraw& draw, float minval, float maxval, LocalArray& out);
+Status random_normal(const RandomDraw& draw, LocalArray& out);
+Status random_bernoulli(const RandomDraw& draw, typecheck::DType p_dtype, float p, LocalArray& out);
+Status random_randint(const RandomDraw& draw, std::int64_t minval, std::int64_t maxval, LocalArray& out);
+Status random_bits(const RandomDraw& draw, LocalArray& out);
 
 // _shuffle(key, iota along `axis`, axis): for an array of `shape`, the index
 // along `axis` each output element is taken from. Rounds of sorting by fresh
