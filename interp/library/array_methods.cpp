@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "devices/array_text.hpp"
+#include "devices/host_values.hpp"
 #include "interp/ops/array.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/ops/collectives.hpp"
@@ -128,17 +129,11 @@ ArrayRef to_array(Evaluator& evaluator, const Value& value, std::optional<DType>
     auto& rt = runtime_of(evaluator);
     bool integral = !any_float && !typecheck::is_floating(aval.dtype);
     DType staging = integral ? DType::int32 : DType::float32;
-    devices::LocalArray global;
-    auto made = devices::make_local_array(rt.ledger(), staging, shape);
+    // An abstract array inside (under a jit trace) has no values: its elements are zeros.
+    values.resize(static_cast<std::size_t>(devices::element_count(shape)));
+    auto made = devices::from_values(rt.ledger(), staging, shape, std::span<const double>(values));
     if (!made) raise_devices_error(made.error());
-    global = *made;
-    if (integral) {
-      auto e = global.buffer->elements<DType::int32>();
-      for (std::size_t i = 0; i < values.size(); ++i) e[i] = static_cast<std::int32_t>(static_cast<std::int64_t>(values[i]));
-    } else {
-      auto e = global.buffer->elements<DType::float32>();
-      for (std::size_t i = 0; i < values.size(); ++i) e[i] = static_cast<float>(values[i]);
-    }
+    devices::LocalArray global = *made;
     if (staging == aval.dtype) return global;
     auto converted = devices::convert(global, aval.dtype);
     if (!converted) raise_devices_error(converted.error());
@@ -157,8 +152,9 @@ namespace {
 std::string array_text(Evaluator& evaluator, const ArrayObject& array, bool as_repr) {
   if (array.abstract()) return "Array(" + array.aval.str() + ")";
   auto global = global_value(evaluator, array);
-  auto text = as_repr ? devices::array_repr(array.aval.dtype, array.aval.shape, global.buffer->bytes(), array.aval.weak_type)
-                      : devices::array_str(array.aval.dtype, array.aval.shape, global.buffer->bytes());
+  auto text = as_repr ? devices::array_repr(array.aval.dtype, array.aval.shape, devices::element_bytes(global),
+                                           array.aval.weak_type)
+                      : devices::array_str(array.aval.dtype, array.aval.shape, devices::element_bytes(global));
   if (!text) raise_devices_error(text.error());
   return *text;
 }

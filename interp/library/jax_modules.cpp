@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "devices/device_mesh.hpp"
+#include "devices/host_values.hpp"
 #include "devices/random_samplers.hpp"
 #include "devices/sharding_picture.hpp"
 #include "interp/ops/array.hpp"
@@ -277,40 +278,11 @@ Value create(Evaluator& evaluator, std::string_view api, DType dtype, const type
 
 // Integer and bool dtypes are filled in their own type (an int32 above 2^24
 // or a uint32 above 2^31 is exact); Python ints wrap as convert_element_type
-// does.
-template <DType D>
-void fill_as(devices::LocalArray& array, double value) {
-  using T = devices::storage_t<D>;
-  T element;
-  if constexpr (D == DType::bool_) element = value != 0;
-  else element = static_cast<T>(static_cast<std::int64_t>(value));
-  auto e = array.buffer->elements<D>();
-  std::fill(e.begin(), e.end(), element);
-}
-
+// does (devices::full).
 devices::LocalArray filled(Evaluator& evaluator, DType dtype, const typecheck::Shape& shape, double value) {
-  auto& rt = runtime_of(evaluator);
-  bool integral = typecheck::is_integer(dtype) || dtype == DType::bool_;
-  auto made = devices::make_local_array(rt.ledger(), integral ? dtype : DType::float32, shape);
+  auto made = devices::full(runtime_of(evaluator).ledger(), dtype, shape, value);
   if (!made) raise_devices_error(made.error());
-  if (value == 0) {
-    if (dtype == DType::float32 || integral) return *made;
-  } else if (integral) {
-    switch (dtype) {
-      case DType::int32: fill_as<DType::int32>(*made, value); break;
-      case DType::int8: fill_as<DType::int8>(*made, value); break;
-      case DType::uint32: fill_as<DType::uint32>(*made, value); break;
-      default: fill_as<DType::bool_>(*made, value); break;
-    }
-    return *made;
-  } else {
-    auto e = made->buffer->elements<DType::float32>();
-    std::fill(e.begin(), e.end(), static_cast<float>(value));
-  }
-  if (dtype == DType::float32) return *made;
-  auto converted = devices::convert(*made, dtype);
-  if (!converted) raise_devices_error(converted.error());
-  return *converted;
+  return *made;
 }
 
 DType optional_dtype(Evaluator& evaluator, const Value& value, DType otherwise) {
@@ -536,23 +508,13 @@ void install_range_creation(ModuleObject& module, const std::string& placement, 
     DType dtype = optional_dtype(ev, a[3], floating ? DType::float32 : DType::int32);
     Value none;
     return create(ev, "arange", dtype, shape, is_jnp ? a[4] : none, is_jnp ? a[5] : none, [&]() {
-      if (dtype == DType::int32 && !floating) {  // exact beyond float32's 2^24
-        auto made = devices::make_local_array(runtime_of(ev).ledger(), DType::int32, shape);
-        if (!made) raise_devices_error(made.error());
-        auto e = made->buffer->elements<DType::int32>();
-        auto first = static_cast<std::int64_t>(start), stride = static_cast<std::int64_t>(step);
-        for (std::size_t i = 0; i < e.size(); ++i)
-          e[i] = static_cast<std::int32_t>(first + static_cast<std::int64_t>(i) * stride);
-        return *made;
-      }
-      auto made = devices::make_local_array(runtime_of(ev).ledger(), DType::float32, shape);
+      // int32 from integer arguments is exact beyond float32's 2^24; the
+      // rest is computed in float32 and converted.
+      bool exact = dtype == DType::int32 && !floating;
+      auto made = devices::arange(runtime_of(ev).ledger(), exact ? DType::int32 : DType::float32, shape, start, step);
+      if (made && made->dtype() != dtype) made = devices::convert(*made, dtype);
       if (!made) raise_devices_error(made.error());
-      auto e = made->buffer->elements<DType::float32>();
-      for (std::size_t i = 0; i < e.size(); ++i) e[i] = static_cast<float>(start + static_cast<double>(i) * step);
-      if (dtype == DType::float32) return *made;
-      auto converted = devices::convert(*made, dtype);
-      if (!converted) raise_devices_error(converted.error());
-      return *converted;
+      return *made;
     });
   });
   module.add_function("linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0" + placement + ")",
@@ -567,23 +529,9 @@ void install_range_creation(ModuleObject& module, const std::string& placement, 
     typecheck::Shape shape{num};
     Value none;
     return create(ev, "linspace", dtype, shape, is_jnp ? a[7] : none, is_jnp ? a[8] : none, [&]() {
-      // JAX's float32 formula: start * (1 - t) + stop * t with t = i / div,
-      // the last element exactly stop when endpoint; integer dtypes floor.
-      auto made = devices::make_local_array(runtime_of(ev).ledger(), DType::float32, shape);
+      auto made = devices::linspace(runtime_of(ev).ledger(), dtype, num, start, stop, endpoint);
       if (!made) raise_devices_error(made.error());
-      auto e = made->buffer->elements<DType::float32>();
-      auto first = static_cast<float>(start), last = static_cast<float>(stop);
-      auto div = static_cast<float>(endpoint ? num - 1 : num);
-      for (std::size_t i = 0; i < e.size(); ++i) {
-        float t = div > 0 ? static_cast<float>(i) / div : 0.0f;
-        float v = first * (1.0f - t) + last * t;
-        if (endpoint && num > 1 && static_cast<std::int64_t>(i) == num - 1) v = last;
-        e[i] = typecheck::is_integer(dtype) ? std::floor(v) : v;
-      }
-      if (dtype == DType::float32) return *made;
-      auto converted = devices::convert(*made, dtype);
-      if (!converted) raise_devices_error(converted.error());
-      return *converted;
+      return *made;
     });
   });
   module.add_function("eye(N, M=None, k=0, dtype=None" + placement + ")", [is_jnp](Evaluator& ev, Arguments& a) {
@@ -592,14 +540,9 @@ void install_range_creation(ModuleObject& module, const std::string& placement, 
     typecheck::Shape shape{rows, columns};
     Value none;
     return create(ev, "eye", dtype, shape, is_jnp ? a[4] : none, is_jnp ? a[5] : none, [&]() {
-      devices::LocalArray made = filled(ev, DType::float32, shape, 0.0);
-      auto e = made.buffer->elements<DType::float32>();
-      for (std::int64_t r = 0; r < rows; ++r)
-        if (r + k >= 0 && r + k < columns) e[static_cast<std::size_t>(r * columns + r + k)] = 1.0f;
-      if (dtype == DType::float32) return made;
-      auto converted = devices::convert(made, dtype);
-      if (!converted) raise_devices_error(converted.error());
-      return *converted;
+      auto made = devices::eye(runtime_of(ev).ledger(), dtype, rows, columns, k);
+      if (!made) raise_devices_error(made.error());
+      return *made;
     });
   });
 }

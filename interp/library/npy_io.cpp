@@ -15,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "devices/host_values.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/ops/runtime.hpp"
 
@@ -92,7 +93,7 @@ void save(Evaluator& evaluator, const std::vector<std::string>& allowed_director
   prefix += static_cast<char>(header.size() & 0xff);
   prefix += static_cast<char>((header.size() >> 8) & 0xff);
   out << prefix << header;
-  auto bytes = global.buffer->bytes();
+  auto bytes = devices::element_bytes(global);
   out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   if (!out) raise(exc::ValueError(), "np.save: cannot write '" + target + "'");
 }
@@ -149,9 +150,9 @@ Value load(Evaluator& evaluator, const std::vector<std::string>& allowed_directo
   aval.shape = shape;
   aval.sharding = typecheck::Sharding::replicated(nullptr, shape.size());
   return Value(host_array(evaluator, aval, [&]() {
-    auto made = devices::make_local_array(runtime_of(evaluator).ledger(), *dtype, shape);
+    auto data = std::as_bytes(std::span<const char>(contents.data() + data_at, count * element));
+    auto made = devices::from_element_bytes(runtime_of(evaluator).ledger(), *dtype, shape, data);
     if (!made) raise_devices_error(made.error());
-    std::memcpy(made->buffer->bytes().data(), contents.data() + data_at, count * element);
     return *made;
   }));
 }

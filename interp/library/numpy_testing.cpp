@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "devices/array_text.hpp"
+#include "devices/host_values.hpp"
 
 #include "interp/ops/array.hpp"
 #include "interp/python/builtins.hpp"
@@ -45,9 +46,8 @@ std::string float64_text(double value) {
 
 // array2string of one value of `dtype` (the brackets of a 1-element array dropped).
 std::string element_text(Evaluator& evaluator, typecheck::DType dtype, double value) {
-  auto made = devices::make_local_array(runtime_of(evaluator).ledger(), typecheck::DType::float32, {1});
+  auto made = devices::full(runtime_of(evaluator).ledger(), typecheck::DType::float32, {1}, value);
   if (!made) raise_devices_error(made.error());
-  made->buffer->elements<typecheck::DType::float32>()[0] = static_cast<float>(value);
   devices::LocalArray shown = *made;
   if (dtype != typecheck::DType::float32) {
     auto converted = devices::convert(*made, dtype);
@@ -55,7 +55,7 @@ std::string element_text(Evaluator& evaluator, typecheck::DType dtype, double va
     shown = *converted;
   }
   std::int64_t shape[] = {1};
-  auto text = devices::array_str(dtype, shape, shown.buffer->bytes());
+  auto text = devices::array_str(dtype, shape, devices::element_bytes(shown));
   if (!text) raise_devices_error(text.error());
   return text->substr(1, text->size() - 2);
 }
@@ -63,7 +63,7 @@ std::string element_text(Evaluator& evaluator, typecheck::DType dtype, double va
 // " x: array([...])": NumPy's repr of the operand, cut to 3 lines.
 std::string operand_text(Evaluator& evaluator, const ArrayObject& array, const char* name) {
   auto global = global_value(evaluator, array);
-  auto text = devices::array_repr(array.aval.dtype, array.aval.shape, global.buffer->bytes());
+  auto text = devices::array_repr(array.aval.dtype, array.aval.shape, devices::element_bytes(global));
   if (!text) raise_devices_error(text.error());
   std::string repr = *text;
   if (repr.starts_with("Array(")) repr[0] = 'a';

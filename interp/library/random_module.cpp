@@ -2,8 +2,8 @@
 // module's members (random_module.hpp).
 #include "interp/library/random_module.hpp"
 
-#include <cstring>
-
+#include "devices/host_values.hpp"
+#include "devices/indexing.hpp"
 #include "devices/random_samplers.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/transforms/trace.hpp"
@@ -47,9 +47,8 @@ void check_single_key(std::string_view function, const ArrayObject& key) {
 }
 
 devices::ThreefryKey key_words(Evaluator& evaluator, const ArrayObject& key) {
-  devices::LocalArray global = global_value(evaluator, key);
-  auto words = global.buffer->elements<DType::uint32>();
-  return {words[0], words[1]};
+  auto words = value_or_raise(devices::integer_values(global_value(evaluator, key)));
+  return {static_cast<std::uint32_t>(words.at(0)), static_cast<std::uint32_t>(words.at(1))};
 }
 
 double scalar_value(Evaluator& evaluator, const ArrayRef& operand) { return element_values(evaluator, *operand).at(0); }
@@ -74,13 +73,10 @@ typecheck::ArrayType key_data_type(typecheck::Shape shape) {
 
 devices::LocalArray words_array(Evaluator& evaluator, const std::vector<devices::ThreefryKey>& keys,
                                 const typecheck::Shape& shape) {
-  auto made = value_or_raise(devices::make_local_array(runtime_of(evaluator).ledger(), DType::uint32, shape));
-  auto out = made.buffer->elements<DType::uint32>();
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    out[2 * i] = keys[i][0];
-    out[2 * i + 1] = keys[i][1];
-  }
-  return made;
+  std::vector<std::int64_t> words;
+  for (const auto& key : keys) words.insert(words.end(), {key[0], key[1]});
+  return value_or_raise(devices::from_values(runtime_of(evaluator).ledger(), DType::uint32, shape,
+                                             std::span<const std::int64_t>(words)));
 }
 
 // The sampler's output dtypes, with JAX's error for any other.
@@ -105,34 +101,22 @@ devices::LocalArray draw_sample(Evaluator& evaluator, const std::string& sampler
   std::vector<std::int64_t> zeros(shape.size(), 0);
   devices::RandomDraw draw{key, mode, shape, devices::whole_array_block(shape, zeros)};
   auto out = value_or_raise(devices::make_local_array(runtime_of(evaluator).ledger(), dtype, shape));
-  auto& buffer = *out.buffer;
-  if (sampler == "uniform" || sampler == "normal") {
-    bool uniform = sampler == "uniform";
-    float minval = uniform ? static_cast<float>(scalar_value(evaluator, operands[1])) : 0.0f;
-    float maxval = uniform ? static_cast<float>(scalar_value(evaluator, operands[2])) : 0.0f;
-    if (dtype == DType::float32) {
-      auto e = buffer.elements<DType::float32>();
-      status_or_raise(uniform ? devices::random_uniform(draw, minval, maxval, e) : devices::random_normal(draw, e));
-    } else {
-      auto e = dtype == DType::bfloat16 ? buffer.elements<DType::bfloat16>() : buffer.elements<DType::float16>();
-      status_or_raise(uniform ? devices::random_uniform(draw, dtype, minval, maxval, e)
-                              : devices::random_normal(draw, dtype, e));
-    }
+  if (sampler == "uniform") {
+    float minval = static_cast<float>(scalar_value(evaluator, operands[1]));
+    float maxval = static_cast<float>(scalar_value(evaluator, operands[2]));
+    status_or_raise(devices::random_uniform(draw, minval, maxval, out));
+  } else if (sampler == "normal") {
+    status_or_raise(devices::random_normal(draw, out));
   } else if (sampler == "bernoulli") {
     DType p_dtype = operands[1]->aval.dtype;
     if (p_dtype != DType::bfloat16 && p_dtype != DType::float16) p_dtype = DType::float32;
-    status_or_raise(devices::random_bernoulli(draw, p_dtype, static_cast<float>(scalar_value(evaluator, operands[1])),
-                                              buffer.elements<DType::bool_>()));
+    status_or_raise(devices::random_bernoulli(draw, p_dtype, static_cast<float>(scalar_value(evaluator, operands[1])), out));
   } else if (sampler == "randint") {
     auto minval = static_cast<std::int64_t>(scalar_value(evaluator, operands[1]));
     auto maxval = static_cast<std::int64_t>(scalar_value(evaluator, operands[2]));
-    if (dtype == DType::int8) status_or_raise(devices::random_randint(draw, minval, maxval, buffer.elements<DType::int8>()));
-    else if (dtype == DType::int32)
-      status_or_raise(devices::random_randint(draw, minval, maxval, buffer.elements<DType::int32>()));
-    else status_or_raise(devices::random_randint(draw, minval, maxval, buffer.elements<DType::uint32>()));
+    status_or_raise(devices::random_randint(draw, minval, maxval, out));
   } else {
-    auto bits = value_or_raise(devices::threefry_random_bits(key, 32, shape, mode));
-    std::copy(bits.begin(), bits.end(), buffer.elements<DType::uint32>().begin());
+    status_or_raise(devices::random_bits(draw, out));
   }
   return out;
 }
@@ -337,9 +321,9 @@ Value index_array(Evaluator& evaluator, const std::vector<std::int32_t>& indices
   type.shape = shape;
   type.sharding = typecheck::Sharding::replicated(nullptr, shape.size());
   return Value(host_array(evaluator, type, [&]() {
-    auto made = value_or_raise(devices::make_local_array(runtime_of(evaluator).ledger(), DType::int32, shape));
-    std::copy(indices.begin(), indices.end(), made.buffer->elements<DType::int32>().begin());
-    return made;
+    std::vector<std::int64_t> values(indices.begin(), indices.end());
+    return value_or_raise(devices::from_values(runtime_of(evaluator).ledger(), DType::int32, shape,
+                                               std::span<const std::int64_t>(values)));
   }));
 }
 
@@ -369,21 +353,10 @@ Value take_along(Evaluator& evaluator, const ArrayRef& source, const std::vector
 // axis permuted on its own (permutation with independent=True).
 Value shuffle_lanes(Evaluator& evaluator, const ArrayRef& source, const std::vector<std::int32_t>& indices, std::size_t axis) {
   if (source->abstract()) raise(exc::NotImplementedError(), "permuting an abstract array is not supported");
-  devices::LocalArray global = global_value(evaluator, *source);
-  const auto& shape = source->aval.shape;
-  auto out = value_or_raise(devices::make_local_array(runtime_of(evaluator).ledger(), source->aval.dtype, shape));
-  std::size_t inner = 1;
-  for (std::size_t d = axis + 1; d < shape.size(); ++d) inner *= static_cast<std::size_t>(shape[d]);
-  auto length = static_cast<std::size_t>(shape[axis]);
-  auto element = static_cast<std::size_t>(typecheck::byte_size(source->aval.dtype));
-  const std::byte* in = global.buffer->bytes().data();
-  std::byte* to = out.buffer->bytes().data();
-  for (std::size_t i = 0; i < indices.size(); ++i) {
-    std::size_t lane_start = i / (length * inner) * length * inner + i % inner;
-    std::memcpy(to + i * element, in + (lane_start + static_cast<std::size_t>(indices[i]) * inner) * element, element);
-  }
+  std::vector<std::int64_t> lanes(indices.begin(), indices.end());
+  auto out = value_or_raise(devices::take_along_axis(global_value(evaluator, *source), axis, lanes));
   typecheck::ArrayType type = source->aval;
-  type.sharding = typecheck::Sharding::replicated(nullptr, shape.size());
+  type.sharding = typecheck::Sharding::replicated(nullptr, type.ndim());
   return Value(host_array(evaluator, type, [&]() { return out; }));
 }
 

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "devices/collectives.hpp"
+#include "devices/host_values.hpp"
 #include "interp/python/builtins.hpp"
 
 namespace interp {
@@ -147,21 +148,7 @@ devices::LocalArray global_value(Evaluator& evaluator, const ArrayObject& array)
 }
 
 std::vector<double> element_values(Evaluator& evaluator, const ArrayObject& array) {
-  auto global = global_value(evaluator, array);
-  std::vector<double> out(static_cast<std::size_t>(devices::element_count(global.shape)));
-  if (typecheck::is_floating(global.dtype())) {
-    auto f = value_or_raise(devices::convert(global, DType::float32));
-    auto e = f.buffer->elements<DType::float32>();
-    std::copy(e.begin(), e.end(), out.begin());
-  } else if (global.dtype() == DType::uint32) {
-    auto e = global.buffer->elements<DType::uint32>();
-    std::copy(e.begin(), e.end(), out.begin());
-  } else {
-    auto i = value_or_raise(devices::convert(global, DType::int32));
-    auto e = i.buffer->elements<DType::int32>();
-    std::copy(e.begin(), e.end(), out.begin());
-  }
-  return out;
+  return devices::element_values(global_value(evaluator, array));
 }
 
 std::vector<std::shared_ptr<devices::Buffer>> run_per_position(

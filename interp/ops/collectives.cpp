@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "devices/collectives.hpp"
+#include "devices/host_values.hpp"
 #include "interp/transforms/trace.hpp"
 #include "typecheck/rule_support.hpp"
 #include "typecheck/shard_map_rules.hpp"
@@ -95,15 +96,7 @@ std::vector<std::shared_ptr<devices::Buffer>> reshaped(const std::vector<std::sh
 }
 
 std::int64_t scalar_index(const devices::LocalArray& index) {
-  using typecheck::DType;
-  switch (index.buffer->dtype()) {
-    case DType::int32: return index.buffer->elements<DType::int32>()[0];
-    case DType::uint32: return index.buffer->elements<DType::uint32>()[0];
-    default: break;
-  }
-  auto converted = devices::convert(index, DType::int32);
-  if (!converted) raise_devices_error(converted.error());
-  return converted->buffer->elements<DType::int32>()[0];
+  return value_or_raise(devices::integer_values(index)).at(0);
 }
 
 }  // namespace
@@ -276,8 +269,9 @@ ArrayRef axis_index_implementation(Evaluator& evaluator, const Primitive&, const
     auto coordinates = mesh->coordinates(static_cast<int>(p));
     std::int32_t index = 0;
     for (int a : axes) index = index * mesh->shape[static_cast<std::size_t>(a)] + coordinates[static_cast<std::size_t>(a)];
-    auto scalar = value_or_raise(devices::make_local_array(runtime_of(evaluator).ledger(), typecheck::DType::int32, {}));
-    scalar.buffer->elements<typecheck::DType::int32>()[0] = index;
+    const std::int64_t value[] = {index};
+    auto scalar = value_or_raise(devices::from_values(runtime_of(evaluator).ledger(), typecheck::DType::int32, {},
+                                                      std::span<const std::int64_t>(value)));
     shards.push_back(scalar.buffer);
   }
   return manual_array(evaluator, std::move(type), mesh, std::move(shards));

@@ -4,9 +4,9 @@
 #include "interp/ops/indexing_ops.hpp"
 
 #include <algorithm>
-#include <cstring>
-#include <limits>
 
+#include "devices/host_values.hpp"
+#include "devices/indexing.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/library/numpy_module.hpp"
 #include "interp/ops/primitives.hpp"
@@ -151,21 +151,6 @@ Value update_window(Evaluator& evaluator, const ArrayRef& operand, const Window&
   Layout target{operand->layout.mesh, out_sharding->dims};
   target.dims.resize(operand->aval.ndim());
   return apply_device_put(evaluator, to_array(evaluator, updated), target, std::nullopt);
-}
-
-// The value jnp.take's default mode ("fill") gives out-of-range indices.
-void fill_out_of_range(DType dtype, std::byte* element) {
-  auto store = [&](auto value) { std::memcpy(element, &value, sizeof value); };
-  switch (dtype) {
-    case DType::float32: store(std::numeric_limits<float>::quiet_NaN()); break;
-    case DType::int32: store(std::numeric_limits<std::int32_t>::min()); break;
-    case DType::int8: store(std::numeric_limits<std::int8_t>::min()); break;
-    case DType::uint32: store(std::numeric_limits<std::uint32_t>::max()); break;
-    case DType::bool_: store(std::uint8_t{1}); break;
-    case DType::bfloat16: store(std::uint16_t{0x7fc0}); break;
-    case DType::float16: store(std::uint16_t{0x7e00}); break;
-    default: break;
-  }
 }
 
 // ---- x.at[index] with strided slices, integer arrays or lists: NumPy's
@@ -346,10 +331,9 @@ bool size_limit_exceeded(const typecheck::Shape& shape) {
 
 // The selection's positions as an int32 array of x[index]'s shape.
 ArrayRef positions_array(Evaluator& evaluator, const Selection& selection) {
-  auto made = devices::make_local_array(runtime_of(evaluator).ledger(), DType::int32, selection.shape);
+  auto made = devices::from_values(runtime_of(evaluator).ledger(), DType::int32, selection.shape,
+                                   std::span<const std::int64_t>(selection.positions));
   if (!made) raise_devices_error(made.error());
-  auto e = made->buffer->elements<DType::int32>();
-  for (std::size_t k = 0; k < e.size(); ++k) e[k] = static_cast<std::int32_t>(selection.positions[k]);
   typecheck::ArrayType type;
   type.dtype = DType::int32;
   type.shape = selection.shape;
@@ -368,16 +352,9 @@ Value selection_get(Evaluator& evaluator, const ArrayRef& operand, const Value& 
   Layout layout{operand->layout.mesh, std::vector<typecheck::SpecEntry>(type.ndim())};
   if (operand->abstract() || !selection.known) return Value(make_abstract_array(type, layout, operand->committed));
   devices::LocalArray global = global_value(evaluator, *operand);
-  auto made = devices::make_local_array(runtime_of(evaluator).ledger(), operand->aval.dtype, selection.shape);
+  auto made = devices::reshape(global, {devices::element_count(global.shape)});
+  if (made) made = devices::gather(*made, 0, selection.positions, selection.shape);
   if (!made) raise_devices_error(made.error());
-  auto element = typecheck::byte_size(operand->aval.dtype);
-  const std::byte* in = global.buffer->bytes().data();
-  std::byte* out = made->buffer->bytes().data();
-  const auto size = static_cast<std::int64_t>(global.buffer->bytes().size() / element);
-  for (std::size_t k = 0; k < selection.positions.size(); ++k) {
-    if (selection.positions[k] >= size) fill_out_of_range(operand->aval.dtype, out + k * element);
-    else std::memcpy(out + k * element, in + static_cast<std::size_t>(selection.positions[k]) * element, element);
-  }
   return Value(array_from_global(evaluator, *made, type, layout, operand->committed));
 }
 
@@ -394,30 +371,6 @@ Value selection_take(Evaluator& evaluator, const ArrayRef& operand, const Value&
   params.set("axis", std::int64_t{0});
   return bind(evaluator, primitive("gather"), {to_array(evaluator, flat), positions_array(evaluator, selection)},
               std::move(params));
-}
-
-// Combines x[position] with one update element, in the compute type.
-template <typename T>
-T combined(std::string_view method, T current, T update) {
-  if (method == "set") return update;
-  if (method == "add") return static_cast<T>(current + update);
-  if (method == "multiply") return static_cast<T>(current * update);
-  if (method == "min") return update < current ? update : current;
-  return current < update ? update : current;  // max
-}
-
-template <DType D>
-void scatter_elements(std::string_view method, devices::LocalArray& target, const devices::LocalArray& updates,
-                      const std::vector<std::int64_t>& positions) {
-  auto out = target.buffer->elements<D>();
-  auto in = updates.buffer->elements<D>();
-  const auto size = static_cast<std::int64_t>(out.size());
-  for (std::size_t k = 0; k < positions.size(); ++k)
-    if (positions[k] < size) {  // out-of-range updates are dropped (JAX's default)
-      auto& slot = out[static_cast<std::size_t>(positions[k])];
-      slot = combined(method, slot, in[k]);
-      if constexpr (D == DType::bool_) slot = slot != 0;
-    }
 }
 
 // x.at[index].set/add/multiply/min/max on the general path: the updates (in
@@ -525,35 +478,6 @@ class AtIndexer final : public Object {
   ArrayRef operand_;
 };
 
-// One device's gather: operand [outer, n, inner] by int32 indices.
-devices::Expected<devices::LocalArray> gather_block(const std::shared_ptr<devices::MemoryLedger>& ledger,
-                                                    const devices::LocalArray& operand, const devices::LocalArray& indices,
-                                                    std::size_t axis, const typecheck::Shape& result_shape) {
-  auto made = devices::make_local_array(ledger, operand.dtype(), result_shape);
-  if (!made) return made;
-  std::int64_t outer = 1, inner = 1;
-  for (std::size_t d = 0; d < axis; ++d) outer *= operand.shape[d];
-  for (std::size_t d = axis + 1; d < operand.shape.size(); ++d) inner *= operand.shape[d];
-  std::int64_t n = operand.shape[axis];
-  auto element = static_cast<std::int64_t>(typecheck::byte_size(operand.dtype()));
-  auto picks = indices.buffer->elements<DType::int32>();
-  const std::byte* in = operand.buffer->bytes().data();
-  std::byte* out = made->buffer->bytes().data();
-  auto count = static_cast<std::int64_t>(picks.size());
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t k = 0; k < count; ++k) {
-      std::int64_t index = picks[static_cast<std::size_t>(k)];
-      if (index < 0) index += n;
-      std::byte* target = out + ((o * count + k) * inner) * element;
-      if (index < 0 || index >= n) {
-        for (std::int64_t i = 0; i < inner; ++i) fill_out_of_range(operand.dtype(), target + i * element);
-        continue;
-      }
-      std::memcpy(target, in + ((o * n + index) * inner) * element, static_cast<std::size_t>(inner * element));
-    }
-  return made;
-}
-
 Value take(Evaluator& evaluator, const Value& operand_value, const Value& indices_value, const Value& axis_value,
            const Value& out_sharding) {
   ArrayRef operand = to_array(evaluator, operand_value);
@@ -612,10 +536,11 @@ ArrayRef gather_implementation(Evaluator& evaluator, const Primitive&, const std
   if (!execute) return make_abstract_array(out_type, out_layout, operand->committed);
   ArrayRef input = relayout(evaluator, operand, needed);
   ArrayRef picks = relayout(evaluator, indices, Layout{mesh, std::vector<typecheck::SpecEntry>(indices->aval.ndim())});
-  typecheck::Shape local_shape = computed.shard_shape(out_type.shape);
-  auto ledger = runtime_of(evaluator).ledger();
-  auto shards = run_per_position(evaluator, mesh, {input, picks}, [&](const std::vector<devices::LocalArray>& in) {
-    return gather_block(ledger, in[0], in[1], axis, local_shape);
+  auto shards = run_per_position(evaluator, mesh, {input, picks}, [&](const std::vector<devices::LocalArray>& in)
+                                                                       -> devices::Expected<devices::LocalArray> {
+    auto positions = devices::integer_values(in[1]);
+    if (!positions) return positions.error();
+    return devices::gather(in[0], axis, *positions, in[1].shape);
   });
   ArrayRef out = make_array(evaluator, out_type, computed, std::move(shards), operand->committed);
   out = relayout(evaluator, out, out_layout);
@@ -630,7 +555,12 @@ ArrayRef gather_implementation(Evaluator& evaluator, const Primitive&, const std
 ArrayRef scatter_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
                                 const Params& params, bool execute) {
   const ArrayRef& operand = operands[0];
-  const std::string method = *params.get<std::string>("method");
+  const std::string& name = *params.get<std::string>("method");
+  const auto method = name == "set"        ? devices::ScatterMethod::set
+                      : name == "add"      ? devices::ScatterMethod::add
+                      : name == "multiply" ? devices::ScatterMethod::multiply
+                      : name == "min"      ? devices::ScatterMethod::min
+                                           : devices::ScatterMethod::max;
   typecheck::ArrayType type = operand->aval;
   for (const auto& o : operands) type.manual.varying.insert(o->aval.manual.varying.begin(), o->aval.manual.varying.end());
   if (!execute || operand->abstract() || operands[1]->abstract() || operands[2]->abstract())
@@ -640,26 +570,11 @@ ArrayRef scatter_implementation(Evaluator& evaluator, const Primitive&, const st
     return relayout(evaluator, a, Layout{mesh, std::vector<typecheck::SpecEntry>(a->aval.ndim())});
   };
   std::vector<ArrayRef> inputs{whole(operand), whole(operands[1]), whole(operands[2])};
-  DType dtype = operand->aval.dtype;
-  DType compute = dtype == DType::bfloat16 || dtype == DType::float16 ? DType::float32 : dtype;
-  auto ledger = runtime_of(evaluator).ledger();
   auto shards = run_per_position(evaluator, mesh, inputs, [&](const std::vector<devices::LocalArray>& in)
                                                                -> devices::Expected<devices::LocalArray> {
-    auto result = devices::convert(in[0], compute);  // a fresh buffer, also when the dtype stays
-    if (!result) return result;
-    auto updates = devices::convert(in[2], compute);
-    if (!updates) return updates;
-    std::vector<std::int64_t> positions;
-    for (auto p : in[1].buffer->elements<DType::int32>()) positions.push_back(p);
-    switch (compute) {
-      case DType::int32: scatter_elements<DType::int32>(method, *result, *updates, positions); break;
-      case DType::int8: scatter_elements<DType::int8>(method, *result, *updates, positions); break;
-      case DType::uint32: scatter_elements<DType::uint32>(method, *result, *updates, positions); break;
-      case DType::bool_: scatter_elements<DType::bool_>(method, *result, *updates, positions); break;
-      default: scatter_elements<DType::float32>(method, *result, *updates, positions); break;
-    }
-    if (compute == dtype) return result;
-    return devices::convert(*result, dtype);
+    auto positions = devices::integer_values(in[1]);
+    if (!positions) return positions.error();
+    return devices::scatter(in[0], *positions, in[2], method);
   });
   ArrayRef out = make_array(evaluator, type, Layout{mesh, std::vector<typecheck::SpecEntry>(type.ndim())}, std::move(shards),
                             operand->committed);
