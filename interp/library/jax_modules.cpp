@@ -222,27 +222,6 @@ Value device_put_leaf(Evaluator& evaluator, const Value& leaf, const Value& targ
   return apply_device_put(evaluator, array, layout, requested);
 }
 
-Value map_leaves(Evaluator& evaluator, const Value& tree, const std::function<Value(const Value&)>& f) {
-  if (auto* l = tree.as<ListObject>()) {
-    std::vector<Value> items;
-    for (const auto& v : l->items) items.push_back(map_leaves(evaluator, v, f));
-    return make_list(std::move(items));
-  }
-  if (auto* t = tree.as<TupleObject>()) {
-    std::vector<Value> items;
-    for (const auto& v : t->items) items.push_back(map_leaves(evaluator, v, f));
-    return make_tuple(std::move(items));
-  }
-  if (auto* d = tree.as<DictObject>()) {
-    auto out = make_dict();
-    for (const auto& e : d->table.entries())
-      if (e.live) out->table.insert(e.key, map_leaves(evaluator, e.value, f));
-    return Value(out);
-  }
-  if (tree.is_none()) return tree;
-  return f(tree);
-}
-
 // A created array: `fill` gives the global data; placed by out_sharding/device.
 Value create(Evaluator& evaluator, std::string_view api, DType dtype, const typecheck::Shape& shape, const Value& out_sharding,
              const Value& device, const std::function<devices::LocalArray()>& fill) {
@@ -396,7 +375,7 @@ void install_jax_module(Evaluator& evaluator) {
   evaluator.module("jax.sharding")->add("use_mesh", *jax->find("set_mesh"));
   jax->add_function("device_put(x, device=None)", [](Evaluator& ev, Arguments& a) {
     Value target = a[1];
-    return map_leaves(ev, a[0], [&](const Value& leaf) { return device_put_leaf(ev, leaf, target); });
+    return tree_map(ev, a[0], [&](const Value& leaf) { return device_put_leaf(ev, leaf, target); });
   });
   jax->add_function("reshard(x, out_sharding)", [](Evaluator& ev, Arguments& a) {
     Value target = a[1];
@@ -405,7 +384,7 @@ void install_jax_module(Evaluator& evaluator) {
       raise(exc::ValueError(), "Using PartitionSpec when you are not under a mesh context is not allowed. Please pass a "
                                "NamedSharding instance or enter into a mesh context via `jax.set_mesh`. Got " +
                                    spec->spec.repr());
-    return map_leaves(ev, a[0], [&](const Value& leaf) { return device_put_leaf(ev, leaf, target); });
+    return tree_map(ev, a[0], [&](const Value& leaf) { return device_put_leaf(ev, leaf, target); });
   });
   jax->add_function("typeof(x)", [](Evaluator& ev, Arguments& a) {
     if (auto key_type = key_type_text(a[0])) return make_str(*key_type);

@@ -103,7 +103,7 @@ class TreeDefObject : public Object {
     auto* o = other.as<TreeDefObject>();
     return o && o->def == def;
   }
-  std::optional<std::size_t> hash() const override { return def.leaf_count(); }
+  std::optional<std::size_t> hash() const override { return def.hash(); }
   TreeDef def;
 
  private:
@@ -158,6 +158,27 @@ bool TreeDef::operator==(const TreeDef& other) const {
   return true;
 }
 
+std::size_t TreeDef::hash() const {
+  std::size_t h = static_cast<std::size_t>(kind) * 0x9e3779b97f4a7c15ULL + children.size();
+  for (const auto& key : keys) h = h * 31 + (string_of(key) ? std::hash<std::string>{}(*string_of(key)) : hash_value(key));
+  for (const auto& child : children) h = h * 1000003 + child.hash();
+  return h;
+}
+
+std::vector<std::string> TreeDef::leaf_paths(Evaluator& evaluator) const {
+  std::vector<std::string> out;
+  std::function<void(const TreeDef&, const std::string&)> walk = [&](const TreeDef& def, const std::string& path) {
+    if (def.kind == Kind::leaf) {
+      out.push_back(path);
+      return;
+    }
+    for (std::size_t i = 0; i < def.children.size(); ++i)
+      walk(def.children[i], path + "[" + (def.kind == Kind::dict ? evaluator.repr(def.keys[i]) : std::to_string(i)) + "]");
+  };
+  walk(*this, "");
+  return out;
+}
+
 std::vector<Value> tree_flatten(Evaluator& evaluator, const Value& tree, TreeDef& def, const Value& is_leaf) {
   std::vector<Value> leaves;
   def = TreeDef{};
@@ -172,6 +193,31 @@ Value tree_unflatten(Evaluator& evaluator, const TreeDef& def, std::span<const V
                                  std::to_string(leaves.size()) + ".");
   std::size_t next = 0;
   return unflatten_from(evaluator, def, leaves, next);
+}
+
+Value tree_map(Evaluator& evaluator, const Value& tree, const std::function<Value(const Value&)>& f) {
+  TreeDef def;
+  std::vector<Value> leaves = tree_flatten(evaluator, tree, def);
+  for (auto& leaf : leaves) leaf = f(leaf);
+  return tree_unflatten(evaluator, def, leaves);
+}
+
+std::optional<TreeDef> tree_zip(Evaluator& evaluator, std::span<const Value> trees,
+                                std::vector<std::vector<Value>>& columns) {
+  TreeDef first;
+  columns.clear();
+  for (std::size_t t = 0; t < trees.size(); ++t) {
+    TreeDef def;
+    std::vector<Value> leaves = tree_flatten(evaluator, trees[t], def);
+    if (t == 0) {
+      first = std::move(def);
+      columns.resize(leaves.size());
+    } else if (!(def == first)) {
+      return std::nullopt;
+    }
+    for (std::size_t k = 0; k < leaves.size(); ++k) columns[k].push_back(std::move(leaves[k]));
+  }
+  return first;
 }
 
 void install_tree_module(Evaluator& evaluator) {

@@ -1,9 +1,13 @@
 // Pytrees (language.md "pytrees"): nested tuples, lists and dicts whose
 // other values are leaves; None is a node without children. jax.tree's
-// members, and flatten/unflatten for the transformations (grad) that take
-// pytrees of arrays.
+// members, and the one walker of pytrees every transformation uses (jit,
+// grad, shard_map, lax control flow, device_put, sharding constraints):
+// flatten to leaves and a TreeDef, unflatten back, as JAX's tree_util does
+// (a dict's children in sorted key order).
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -23,6 +27,11 @@ struct TreeDef {
   // "PyTreeDef([(*, *), {'a': *}])" without the PyTreeDef( ).
   std::string str(Evaluator& evaluator) const;
   bool operator==(const TreeDef& other) const;
+  // Equal treedefs hash equal (the structure and the dict keys).
+  std::size_t hash() const;
+  // Each leaf's key path as JAX's keystr prints it ("[0]['w']"; "" for a
+  // tree that is one leaf), in flattening order.
+  std::vector<std::string> leaf_paths(Evaluator& evaluator) const;
 };
 
 // The leaves of `tree`, depth first; `is_leaf` (a callable or None) stops
@@ -30,6 +39,16 @@ struct TreeDef {
 std::vector<Value> tree_flatten(Evaluator& evaluator, const Value& tree, TreeDef& def, const Value& is_leaf = Value());
 // The tree of `def` with `leaves` in order; ValueError on a count mismatch.
 Value tree_unflatten(Evaluator& evaluator, const TreeDef& def, std::span<const Value> leaves);
+
+// jax.tree.map of one tree: `f` of each leaf, in flattening order, in the
+// same structure.
+Value tree_map(Evaluator& evaluator, const Value& tree, const std::function<Value(const Value&)>& f);
+
+// The leaves of trees of one structure, position by position: columns[k]
+// holds leaf k of every tree, in the trees' order. Returns that structure,
+// or nullopt when a tree's structure differs from the first's.
+std::optional<TreeDef> tree_zip(Evaluator& evaluator, std::span<const Value> trees,
+                                std::vector<std::vector<Value>>& columns);
 
 // jax.tree and jax.tree_util.
 void install_tree_module(Evaluator& evaluator);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "interp/library/tree_module.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/ops/collectives.hpp"
 #include "interp/ops/primitives.hpp"
@@ -14,51 +15,14 @@ namespace interp {
 
 namespace {
 
-// The array leaves of a carry with their key paths; other leaves become arrays.
-void carry_leaves(Evaluator& evaluator, const Value& tree, const std::string& path,
-                  std::vector<typecheck::CarryLeaf>& out) {
-  evaluator.guard_stack();
-  if (auto* t = tree.as<TupleObject>()) {
-    for (std::size_t i = 0; i < t->items.size(); ++i) carry_leaves(evaluator, t->items[i], path + "[" + std::to_string(i) + "]", out);
-  } else if (auto* l = tree.as<ListObject>()) {
-    for (std::size_t i = 0; i < l->items.size(); ++i) carry_leaves(evaluator, l->items[i], path + "[" + std::to_string(i) + "]", out);
-  } else if (auto* d = tree.as<DictObject>()) {
-    for (const auto& e : d->table.entries())
-      if (e.live) carry_leaves(evaluator, e.value, path + "[" + evaluator.repr(e.key) + "]", out);
-  } else if (!tree.is_none()) {
-    out.push_back({path, to_array(evaluator, tree)->aval});
-  }
-}
-
+// The leaves of a carry as arrays, with their key paths.
 std::vector<typecheck::CarryLeaf> leaves_of(Evaluator& evaluator, const Value& tree) {
+  TreeDef def;
+  std::vector<Value> leaves = tree_flatten(evaluator, tree, def);
+  std::vector<std::string> paths = def.leaf_paths(evaluator);
   std::vector<typecheck::CarryLeaf> out;
-  carry_leaves(evaluator, tree, "", out);
+  for (std::size_t k = 0; k < leaves.size(); ++k) out.push_back({paths[k], to_array(evaluator, leaves[k])->aval});
   return out;
-}
-
-// The carry with each array leaf (in carry_leaves' order) replaced by
-// `replace(leaf, index)`.
-Value map_carry(Evaluator& evaluator, const Value& tree, std::size_t& index,
-                const std::function<Value(const Value&, std::size_t)>& replace) {
-  evaluator.guard_stack();
-  if (auto* t = tree.as<TupleObject>()) {
-    std::vector<Value> items;
-    for (const auto& item : t->items) items.push_back(map_carry(evaluator, item, index, replace));
-    return make_tuple(std::move(items));
-  }
-  if (auto* l = tree.as<ListObject>()) {
-    std::vector<Value> items;
-    for (const auto& item : l->items) items.push_back(map_carry(evaluator, item, index, replace));
-    return make_list(std::move(items));
-  }
-  if (auto* d = tree.as<DictObject>()) {
-    auto out = make_dict();
-    for (const auto& e : d->table.entries())
-      if (e.live) out->table.insert(e.key, map_carry(evaluator, e.value, index, replace));
-    return Value(out);
-  }
-  if (tree.is_none()) return tree;
-  return replace(tree, index++);
 }
 
 // JAX's _promote_weak_typed_inputs: a weakly typed initial carry leaf (a
@@ -74,20 +38,17 @@ Value promote_weak_carry(Evaluator& evaluator, const Value& init,
   std::vector<typecheck::CarryLeaf> output;
   try {
     JitTrace trace;
-    std::size_t index = 0;
-    Value traced = map_carry(evaluator, init, index, [&](const Value& leaf, std::size_t) {
-      return Value(trace.add_input(*to_array(evaluator, leaf)));
-    });
+    Value traced = tree_map(evaluator, init, [&](const Value& leaf) { return Value(trace.add_input(*to_array(evaluator, leaf))); });
     TraceScope scope(evaluator, trace);
     output = leaves_of(evaluator, body(evaluator, traced));
   } catch (PyError&) {
     return init;
   }
   if (output.size() != input.size()) return init;
-  std::size_t index = 0;
-  return map_carry(evaluator, init, index, [&](const Value& leaf, std::size_t i) {
+  std::size_t i = 0;
+  return tree_map(evaluator, init, [&](const Value& leaf) {
     const auto& in = input[i].type;
-    const auto& out = output[i].type;
+    const auto& out = output[i++].type;
     // JAX's typematch ignores the weak flag: only a dtype change promotes.
     if (!in.weak_type || in.dtype == out.dtype) return leaf;
     auto promoted = typecheck::result_type(typecheck::ElementType{in.dtype, true}, typecheck::ElementType{out.dtype, out.weak_type});
@@ -148,31 +109,15 @@ bool traced_predicate(Evaluator& evaluator, const Value& value) {
 // branches were traced, and select_n picks (what JAX does with a cond
 // under vmap; under jit and grad it computes the same values and gradients).
 Value select_tree(Evaluator& evaluator, const ArrayRef& predicate, const Value& on_true, const Value& on_false) {
-  evaluator.guard_stack();
-  if (auto* t = on_true.as<TupleObject>()) {
-    std::vector<Value> items;
-    for (std::size_t i = 0; i < t->items.size(); ++i)
-      items.push_back(select_tree(evaluator, predicate, t->items[i], on_false.as<TupleObject>()->items.at(i)));
-    return make_tuple(std::move(items));
-  }
-  if (auto* l = on_true.as<ListObject>()) {
-    std::vector<Value> items;
-    for (std::size_t i = 0; i < l->items.size(); ++i)
-      items.push_back(select_tree(evaluator, predicate, l->items[i], on_false.as<ListObject>()->items.at(i)));
-    return make_list(std::move(items));
-  }
-  if (auto* d = on_true.as<DictObject>()) {
-    auto out = make_dict();
-    for (const auto& e : d->table.entries()) {
-      if (!e.live) continue;
-      auto other = on_false.as<DictObject>()->get_item(evaluator, e.key);
-      if (!other) raise(exc::TypeError(), "true_fun and false_fun output must have identical types");
-      out->table.insert(e.key, select_tree(evaluator, predicate, e.value, *other));
-    }
-    return Value(out);
-  }
-  if (on_true.is_none()) return on_true;
-  return bind(evaluator, primitive("select_n"), {predicate, to_array(evaluator, on_false), to_array(evaluator, on_true)});
+  const Value branches[] = {on_true, on_false};
+  std::vector<std::vector<Value>> columns;
+  std::optional<TreeDef> def = tree_zip(evaluator, branches, columns);
+  if (!def) raise(exc::TypeError(), "true_fun and false_fun output must have identical types");
+  std::vector<Value> selected;
+  for (const auto& leaves : columns)
+    selected.push_back(
+        bind(evaluator, primitive("select_n"), {predicate, to_array(evaluator, leaves[1]), to_array(evaluator, leaves[0])}));
+  return tree_unflatten(evaluator, *def, selected);
 }
 
 // cond's predicate as a boolean scalar (JAX: a scalar bool or integer,
@@ -235,26 +180,16 @@ std::int64_t normalized_axis(Evaluator& evaluator, const Value& axis, std::size_
 
 // Row `i` of every array leaf of `tree` (scan's xs).
 Value row_of(Evaluator& evaluator, const Value& tree, std::int64_t i) {
-  if (auto* t = tree.as<TupleObject>()) {
-    std::vector<Value> items;
-    for (const auto& v : t->items) items.push_back(row_of(evaluator, v, i));
-    return make_tuple(std::move(items));
-  }
-  if (auto* l = tree.as<ListObject>()) {
-    std::vector<Value> items;
-    for (const auto& v : l->items) items.push_back(row_of(evaluator, v, i));
-    return make_list(std::move(items));
-  }
-  if (tree.is_none()) return tree;
-  ArrayRef x = to_array(evaluator, tree);
-  std::vector<typecheck::IndexItem> items{typecheck::IndexItem::integer(i)};
-  return index_static(evaluator, x, items, checked(typecheck::static_index_rule(x->aval, items)));
+  return tree_map(evaluator, tree, [&](const Value& leaf) {
+    ArrayRef x = to_array(evaluator, leaf);
+    std::vector<typecheck::IndexItem> items{typecheck::IndexItem::integer(i)};
+    return index_static(evaluator, x, items, checked(typecheck::static_index_rule(x->aval, items)));
+  });
 }
 
 // The leading dimension of scan's xs.
 std::optional<std::int64_t> leading_size(Evaluator& evaluator, const Value& tree) {
-  std::vector<typecheck::CarryLeaf> leaves;
-  carry_leaves(evaluator, tree, "", leaves);
+  std::vector<typecheck::CarryLeaf> leaves = leaves_of(evaluator, tree);
   std::vector<typecheck::ArrayType> types;
   for (const auto& leaf : leaves) types.push_back(leaf.type);
   if (auto error = typecheck::check_scan_xs(types)) raise_error(*error);
@@ -263,23 +198,17 @@ std::optional<std::int64_t> leading_size(Evaluator& evaluator, const Value& tree
   return leaves[0].type.shape[0];
 }
 
-// The per-iteration outputs stacked on a new leading axis.
+// The per-iteration outputs stacked on a new leading axis, leaf by leaf.
 Value stacked(Evaluator& evaluator, const std::vector<Value>& rows) {
-  const Value& first = rows.at(0);
-  if (first.as<TupleObject>() || first.as<ListObject>()) {
-    std::size_t n = evaluator.to_vector(first).size();
-    std::vector<Value> items;
-    for (std::size_t k = 0; k < n; ++k) {
-      std::vector<Value> column;
-      for (const auto& r : rows) column.push_back(evaluator.to_vector(r).at(k));
-      items.push_back(stacked(evaluator, column));
-    }
-    return first.as<TupleObject>() ? make_tuple(std::move(items)) : make_list(std::move(items));
-  }
-  if (first.is_none()) return first;
+  std::vector<std::vector<Value>> columns;
+  std::optional<TreeDef> def = tree_zip(evaluator, rows, columns);
+  if (!def) raise(exc::TypeError(), "scan body function ys outputs must have the same pytree structure at every step");
   // jnp.stack keeps each row's sharding on the dimensions after the new one
   // (JAX's scan gives ys of sharded rows the same sharding).
-  return evaluator.call(*evaluator.module("jax.numpy")->find("stack"), {make_list(std::vector<Value>(rows))});
+  const Value& stack = *evaluator.module("jax.numpy")->find("stack");
+  std::vector<Value> leaves;
+  for (auto& column : columns) leaves.push_back(evaluator.call(stack, {make_list(std::move(column))}));
+  return tree_unflatten(evaluator, *def, leaves);
 }
 
 std::vector<std::int64_t> int_list(Evaluator& evaluator, const Value& value) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "interp/library/tree_module.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/transforms/control_flow.hpp"
 #include "interp/transforms/costing.hpp"
@@ -34,49 +35,6 @@ bool is_tree_node(const Value& value) {
   return value.as<ListObject>() || value.as<TupleObject>() || value.as<DictObject>();
 }
 
-// Replaces every leaf (not None) of `tree` by f(leaf), in depth-first order.
-Value map_tree(Evaluator& evaluator, const Value& tree, const std::function<Value(const Value&)>& f) {
-  evaluator.guard_stack();
-  if (auto* l = tree.as<ListObject>()) {
-    std::vector<Value> items;
-    for (const auto& v : l->items) items.push_back(map_tree(evaluator, v, f));
-    return make_list(std::move(items));
-  }
-  if (auto* t = tree.as<TupleObject>()) {
-    std::vector<Value> items;
-    for (const auto& v : t->items) items.push_back(map_tree(evaluator, v, f));
-    return make_tuple(std::move(items));
-  }
-  if (auto* d = tree.as<DictObject>()) {
-    auto out = make_dict();
-    for (const auto& e : d->table.entries())
-      if (e.live) out->table.insert(e.key, map_tree(evaluator, e.value, f));
-    return Value(out);
-  }
-  if (tree.is_none()) return tree;
-  return f(tree);
-}
-
-// The structure of a tree, for the cache key: "T(L(*,*),*)".
-std::string tree_structure(Evaluator& evaluator, const Value& tree) {
-  evaluator.guard_stack();
-  auto items = [&](const std::vector<Value>& values) {
-    std::string out;
-    for (const auto& v : values) out += tree_structure(evaluator, v) + ",";
-    return out;
-  };
-  if (auto* l = tree.as<ListObject>()) return "L(" + items(l->items) + ")";
-  if (auto* t = tree.as<TupleObject>()) return "T(" + items(t->items) + ")";
-  if (auto* d = tree.as<DictObject>()) {
-    std::string out = "D(";
-    for (const auto& e : d->table.entries())
-      if (e.live) out += evaluator.repr(e.key) + ":" + tree_structure(evaluator, e.value) + ",";
-    return out + ")";
-  }
-  if (tree.is_none()) return "N";
-  return "*";
-}
-
 ArrayRef leaf_array(Evaluator& evaluator, const Value& leaf) {
   if (leaf.as<ArrayObject>()) return std::static_pointer_cast<ArrayObject>(leaf.object());
   if (leaf.is_integral() || leaf.is_float() || is_array_like(leaf)) return to_array(evaluator, leaf);
@@ -96,7 +54,7 @@ Value apply_shardings(Evaluator& evaluator, const Value& tree, const Value& shar
   if (shardings.is_none()) return tree;
   auto put = [&](const Value& subtree, const Value& sharding) {
     if (sharding.is_none()) return subtree;
-    return map_tree(evaluator, subtree, [&](const Value& leaf) {
+    return tree_map(evaluator, subtree, [&](const Value& leaf) {
       ArrayRef array = leaf_array(evaluator, leaf);
       Layout layout = layout_for_target(evaluator, sharding, array->aval.shape);
       std::optional<typecheck::PartitionSpec> requested;
@@ -182,8 +140,11 @@ const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
       key += "s" + evaluator.repr(value) + ";";
       return;
     }
-    value = map_tree(evaluator, value, [&](const Value& leaf) { return Value(leaf_array(evaluator, leaf)); });
-    key += tree_structure(evaluator, value) + ";";
+    TreeDef def;
+    std::vector<Value> items = tree_flatten(evaluator, value, def);
+    for (auto& item : items) item = Value(leaf_array(evaluator, item));
+    value = tree_unflatten(evaluator, def, items);
+    key += def.str(evaluator) + ";";
   };
   for (std::size_t i = 0; i < dynamic.positional.size(); ++i) prepare(dynamic.positional[i], i, nullptr);
   for (auto& [name, value] : dynamic.keywords) {
@@ -200,12 +161,12 @@ const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
       if (!is_static(view, i, nullptr)) dynamic.positional[i] = items[k++];
   }
   auto collect = [&](const Value& value) {
-    map_tree(evaluator, value, [&](const Value& leaf) {
+    TreeDef def;
+    for (const auto& leaf : tree_flatten(evaluator, value, def)) {
       ArrayRef array = std::static_pointer_cast<ArrayObject>(leaf.object());
       leaves.push_back(array);
       key += leaf_key(*array) + ";";
-      return leaf;
-    });
+    }
   };
   for (std::size_t i = 0; i < dynamic.positional.size(); ++i)
     if (!is_static(view, i, nullptr)) collect(dynamic.positional[i]);
@@ -225,7 +186,7 @@ const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
   for (const auto& leaf : leaves) tracers.emplace(leaf.get(), jit_trace.add_input(*leaf));
   auto substitute = [&](Value& value, std::size_t position, const std::string* keyword) {
     if (is_static(view, position, keyword)) return;
-    value = map_tree(evaluator, value, [&](const Value& leaf) { return Value(tracers.at(leaf.as<ArrayObject>())); });
+    value = tree_map(evaluator, value, [&](const Value& leaf) { return Value(tracers.at(leaf.as<ArrayObject>())); });
   };
   CallArgs traced_args = dynamic;
   for (std::size_t i = 0; i < traced_args.positional.size(); ++i) substitute(traced_args.positional[i], i, nullptr);
@@ -234,13 +195,12 @@ const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
   {
     TraceScope scope(evaluator, jit_trace);
     result = evaluator.call(function, traced_args);
-    result = map_tree(evaluator, result, [&](const Value& leaf) { return Value(leaf_array(evaluator, leaf)); });
+    result = tree_map(evaluator, result, [&](const Value& leaf) { return Value(leaf_array(evaluator, leaf)); });
     result = apply_shardings(evaluator, result, options.out_shardings);
   }
-  map_tree(evaluator, result, [&](const Value& leaf) {
+  TreeDef result_def;
+  for (const auto& leaf : tree_flatten(evaluator, result, result_def))
     jit_trace.program->outputs.push_back(jit_trace.variable_of(std::static_pointer_cast<ArrayObject>(leaf.object())));
-    return leaf;
-  });
   return &cache.emplace(key, TracedCall{jit_trace.program, compile(jit_trace.program), result}).first->second;
 }
 
@@ -259,7 +219,7 @@ Value JitFunctionObject::call(Evaluator& evaluator, CallArgs& args) {
 Value JitFunctionObject::run(Evaluator& evaluator, const TracedCall& traced, const std::vector<ArrayRef>& arguments) {
   std::vector<ArrayRef> outputs = traced.executable.run(evaluator, arguments);
   std::size_t next = 0;
-  return map_tree(evaluator, traced.output_tree, [&](const Value&) { return Value(outputs.at(next++)); });
+  return tree_map(evaluator, traced.output_tree, [&](const Value&) { return Value(outputs.at(next++)); });
 }
 
 // What f.lower(*args) was called with: the compiled program is called with

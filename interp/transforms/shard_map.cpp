@@ -1,8 +1,10 @@
 // jax.shard_map and the collectives' API (shard_map.hpp).
 #include "interp/transforms/shard_map.hpp"
 
+#include <algorithm>
 #include <functional>
 
+#include "interp/library/tree_module.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/ops/collectives.hpp"
 #include "interp/transforms/trace.hpp"
@@ -20,39 +22,26 @@ struct ArrayLeaf {
   ArrayRef array;
 };
 
-// Flattens tuples, lists and dicts; other leaves become arrays.
-void flatten(Evaluator& evaluator, const Value& tree, const std::string& path, std::vector<ArrayLeaf>& out) {
-  evaluator.guard_stack();
-  if (auto* t = tree.as<TupleObject>()) {
-    for (std::size_t i = 0; i < t->items.size(); ++i) flatten(evaluator, t->items[i], path + "[" + std::to_string(i) + "]", out);
-  } else if (auto* l = tree.as<ListObject>()) {
-    for (std::size_t i = 0; i < l->items.size(); ++i) flatten(evaluator, l->items[i], path + "[" + std::to_string(i) + "]", out);
-  } else if (auto* d = tree.as<DictObject>()) {
-    for (const auto& e : d->table.entries())
-      if (e.live) flatten(evaluator, e.value, path + "[" + evaluator.repr(e.key) + "]", out);
-  } else if (!tree.is_none()) {
-    out.push_back({path, to_array(evaluator, tree)});
-  }
+// The leaves of `tree` as arrays, with their key paths (tree_module's walker).
+std::vector<ArrayLeaf> flatten(Evaluator& evaluator, const Value& tree) {
+  TreeDef def;
+  std::vector<Value> leaves = tree_flatten(evaluator, tree, def);
+  std::vector<std::string> paths = def.leaf_paths(evaluator);
+  std::vector<ArrayLeaf> out;
+  for (std::size_t k = 0; k < leaves.size(); ++k) out.push_back({paths[k], to_array(evaluator, leaves[k])});
+  return out;
 }
 
-// The tree with its leaves replaced, in flatten's order.
+// `tree` with its leaves replaced by leaves[next], leaves[next + 1], ... in
+// flatten's order; `next` moves past them.
 Value unflatten(Evaluator& evaluator, const Value& tree, const std::vector<Value>& leaves, std::size_t& next) {
-  evaluator.guard_stack();
-  auto items = [&](const std::vector<Value>& values) {
-    std::vector<Value> out;
-    for (const auto& v : values) out.push_back(unflatten(evaluator, v, leaves, next));
-    return out;
-  };
-  if (auto* t = tree.as<TupleObject>()) return make_tuple(items(t->items));
-  if (auto* l = tree.as<ListObject>()) return make_list(items(l->items));
-  if (auto* d = tree.as<DictObject>()) {
-    auto out = make_dict();
-    for (const auto& e : d->table.entries())
-      if (e.live) out->table.insert(e.key, unflatten(evaluator, e.value, leaves, next));
-    return Value(out);
-  }
-  if (tree.is_none()) return tree;
-  return leaves.at(next++);
+  TreeDef def;
+  tree_flatten(evaluator, tree, def);
+  std::size_t count = def.leaf_count();
+  std::span<const Value> rest = std::span<const Value>(leaves).subspan(std::min(next, leaves.size()));
+  Value out = tree_unflatten(evaluator, def, rest.first(std::min(count, rest.size())));
+  next += count;
+  return out;
 }
 
 // One spec per leaf: a bare P applies to every leaf below it; a tuple or
@@ -80,8 +69,7 @@ std::vector<SpecFor> specs_for(Evaluator& evaluator, const Value& specs, const V
                                    (what == "in_specs" ? "arguments have " : "outputs have ") +
                                    std::to_string(items.size()));
     for (std::size_t i = 0; i < items.size(); ++i) {
-      std::vector<ArrayLeaf> leaves;
-      flatten(evaluator, items[i], "", leaves);
+      std::vector<ArrayLeaf> leaves = flatten(evaluator, items[i]);
       if (per_item[i].as<TupleObject>() || per_item[i].as<ListObject>()) {
         auto nested = specs_for(evaluator, per_item[i], items[i], what);
         for (auto& n : nested) out.push_back({"[" + std::to_string(i) + "]" + n.spec_path, n.spec});
@@ -92,8 +80,7 @@ std::vector<SpecFor> specs_for(Evaluator& evaluator, const Value& specs, const V
     }
     return out;
   }
-  std::vector<ArrayLeaf> leaves;
-  flatten(evaluator, tree, "", leaves);
+  std::vector<ArrayLeaf> leaves = flatten(evaluator, tree);
   for (std::size_t k = 0; k < leaves.size(); ++k) out.push_back({"", spec_value(evaluator, specs, what)});
   return out;
 }
@@ -175,8 +162,7 @@ Value ShardMapObject::call(Evaluator& evaluator, CallArgs& args) {
 
   // Arguments and their in_specs.
   Value arguments = make_tuple(args.positional);
-  std::vector<ArrayLeaf> leaves;
-  flatten(evaluator, arguments, "", leaves);
+  std::vector<ArrayLeaf> leaves = flatten(evaluator, arguments);
   std::vector<typecheck::PartitionSpec> in_specs;
   std::vector<std::string> spec_paths(leaves.size());
   if (options.in_specs.is_none()) {
@@ -233,8 +219,7 @@ Value ShardMapObject::call(Evaluator& evaluator, CallArgs& args) {
   }
 
   // Outputs against out_specs.
-  std::vector<ArrayLeaf> outputs;
-  flatten(evaluator, result, "", outputs);
+  std::vector<ArrayLeaf> outputs = flatten(evaluator, result);
   auto out_specs = specs_for(evaluator, options.out_specs, result, "out_specs");
   std::vector<typecheck::SpecLeaf> out_spec_leaves;
   std::vector<typecheck::ShardMapOutput> checked_outputs;
@@ -356,8 +341,7 @@ Params collective_params(Evaluator& evaluator, const typecheck::AxisList& names)
 
 // Applies a one-operand collective to every leaf of `tree`.
 Value per_leaf(Evaluator& evaluator, const Value& tree, const std::function<Value(const ArrayRef&)>& f) {
-  std::vector<ArrayLeaf> leaves;
-  flatten(evaluator, tree, "", leaves);
+  std::vector<ArrayLeaf> leaves = flatten(evaluator, tree);
   std::vector<Value> results;
   for (const auto& leaf : leaves) results.push_back(f(leaf.array));
   std::size_t next = 0;
