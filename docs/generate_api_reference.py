@@ -206,15 +206,15 @@ def render(modules, array_attributes, primitives):
         "current trace: it runs eagerly, under `jax.jit` and in `shardlang check` with the same",
         "typing and sharding rule. *API name* is the name JAX's errors use for it; *lax name* the",
         "`lax` primitive elementwise errors name; *grad* marks a primitive `jax.grad` can",
-        "differentiate through (it has a VJP rule); *partition* one with its own partitioning rule",
-        "for Auto meshes (the others follow their sharding rule).",
+        "differentiate through (its VJP rule; JAX has none for `pmax` and `pmin`, and integer,",
+        "boolean and random results get a zero cotangent).",
         "",
-        "| primitive | API name | lax name | grad | partition |",
-        "|---|---|---|---|---|",
+        "| primitive | API name | lax name | grad |",
+        "|---|---|---|---|",
     ]
-    for name, api_name, lax_name, grad, partition in primitives:
+    for name, api_name, lax_name, grad in primitives:
         out.append(f"| `{name}` | `{api_name}` | {'`' + lax_name + '`' if lax_name != '-' else ''} | "
-                   f"{'yes' if grad == 'grad' else ''} | {'yes' if partition == 'partition' else ''} |")
+                   f"{'yes' if grad == 'grad' else ''} |")
     return "\n".join(out) + "\n"
 
 

@@ -10,6 +10,7 @@
 #include "interp/ops/contractions.hpp"
 #include "interp/ops/debug_ops.hpp"
 #include "interp/ops/sharding_constraint.hpp"
+#include "interp/ops/vjp_rules.hpp"
 #include "interp/library/random_module.hpp"
 #include "interp/ops/indexing_ops.hpp"
 #include "interp/transforms/trace.hpp"
@@ -661,90 +662,90 @@ constexpr std::string_view lax_name_of(std::string_view name) {
   if (name == "true_divide") return "div";
   return name;
 }
-constexpr Primitive unary(std::string_view name, UnaryOp op, R result) {
-  return {name, name, elementwise_implementation, elementwise_cost, nullptr, nullptr, lax_name_of(name), 1, op, no_binary, result};
+constexpr Primitive unary(std::string_view name, UnaryOp op, R result, VjpRule vjp) {
+  return {name, name, elementwise_implementation, elementwise_cost, vjp, lax_name_of(name), 1, op, no_binary, result};
 }
-constexpr Primitive binary(std::string_view name, BinaryOp op, R result) {
-  return {name, name, elementwise_implementation, elementwise_cost, nullptr, nullptr, lax_name_of(name), 2, no_unary, op, result};
+constexpr Primitive binary(std::string_view name, BinaryOp op, R result, VjpRule vjp) {
+  return {name, name, elementwise_implementation, elementwise_cost, vjp, lax_name_of(name), 2, no_unary, op, result};
 }
-constexpr Primitive reduction(std::string_view name, std::string_view api_name) {
-  return {name, api_name, reduction_implementation, reduction_cost};
+constexpr Primitive reduction(std::string_view name, std::string_view api_name, VjpRule vjp) {
+  return {name, api_name, reduction_implementation, reduction_cost, vjp};
 }
 
 // Sorted by name.
 constexpr std::array primitive_table{
-    unary("abs", UnaryOp::abs, R::promoted),
-    binary("add", BinaryOp::add, R::promoted),
-    Primitive{"all_gather", "all_gather", all_gather_implementation, collective_cost},
-    Primitive{"all_to_all", "all_to_all", all_to_all_implementation, collective_cost},
-    reduction("argmax", "argmax"),
-    reduction("argmin", "argmin"),
-    Primitive{"axis_index", "axis_index", axis_index_implementation, collective_cost},
-    Primitive{"broadcast_in_dim", "broadcast_in_dim", broadcast_in_dim_implementation, movement_cost},
-    Primitive{"concatenate", "concatenate", concatenate_implementation, movement_cost},
-    Primitive{"convert_element_type", "astype", convert_implementation, elementwise_cost},
-    unary("cos", UnaryOp::cos, R::floating),
-    Primitive{"debug_print", "debug.print", debug_print_implementation, movement_cost},
-    Primitive{"device_put", "device_put", device_put_implementation, movement_cost},
-    binary("divide", BinaryOp::div, R::floating),
-    Primitive{"dot_general", "dot", dot_implementation, dot_cost},
-    Primitive{"dynamic_slice", "dynamic_slice", dynamic_slice_implementation, collective_cost},
-    Primitive{"dynamic_update_slice", "dynamic_update_slice", dynamic_update_slice_implementation, collective_cost},
-    binary("equal", BinaryOp::eq, R::boolean),
-    unary("exp", UnaryOp::exp, R::floating),
-    unary("expm1", UnaryOp::expm1, R::floating),
-    binary("floor_divide", BinaryOp::floor_divide, R::promoted),
-    Primitive{"gather", "take", gather_implementation, movement_cost},
-    binary("greater", BinaryOp::gt, R::boolean),
-    binary("greater_equal", BinaryOp::ge, R::boolean),
-    binary("less", BinaryOp::lt, R::boolean),
-    binary("less_equal", BinaryOp::le, R::boolean),
-    unary("log", UnaryOp::log, R::floating),
-    unary("log1p", UnaryOp::log1p, R::floating),
-    binary("logical_and", BinaryOp::logical_and, R::boolean),
-    unary("logical_not", UnaryOp::logical_not, R::boolean),
-    binary("logical_or", BinaryOp::logical_or, R::boolean),
-    binary("maximum", BinaryOp::max, R::promoted),
-    binary("minimum", BinaryOp::min, R::promoted),
-    binary("multiply", BinaryOp::mul, R::promoted),
-    unary("negative", UnaryOp::neg, R::promoted),
-    binary("not_equal", BinaryOp::ne, R::boolean),
-    Primitive{"pmax", "pmax", psum_implementation, collective_cost},
-    Primitive{"pmean", "pmean", psum_implementation, collective_cost},
-    Primitive{"pmin", "pmin", psum_implementation, collective_cost},
-    binary("power", BinaryOp::pow, R::promoted),
-    Primitive{"ppermute", "ppermute", ppermute_implementation, collective_cost},
-    Primitive{"psum", "psum", psum_implementation, collective_cost},
-    Primitive{"psum_scatter", "psum_scatter", psum_scatter_implementation, collective_cost},
-    Primitive{"pvary", "pvary", pvary_implementation, collective_cost},
-    Primitive{"random_fold_in", "fold_in", random_fold_in_implementation, random_cost},
-    Primitive{"random_sample", "random", random_sample_implementation, random_cost},
-    Primitive{"random_split", "split", random_split_implementation, random_cost},
-    reduction("reduce_max", "max"),
-    reduction("reduce_mean", "mean"),
-    reduction("reduce_min", "min"),
-    reduction("reduce_prod", "prod"),
-    reduction("reduce_sum", "sum"),
-    binary("remainder", BinaryOp::rem, R::promoted),
-    Primitive{"reshape", "reshape", reshape_implementation, movement_cost},
-    Primitive{"rev", "flip", rev_implementation, movement_cost},
-    unary("rsqrt", UnaryOp::rsqrt, R::floating),
-    Primitive{"scatter", "scatter", scatter_implementation, movement_cost},
-    Primitive{"select_n", "where", select_n_implementation, elementwise_cost},
-    Primitive{"shard_map_enter", "shard_map", shard_map_enter_implementation, collective_cost},
-    Primitive{"shard_map_exit", "shard_map", shard_map_exit_implementation, collective_cost},
-    Primitive{"sharding_constraint", "with_sharding_constraint", sharding_constraint_implementation, movement_cost},
-    unary("sign", UnaryOp::sign, R::promoted),
-    unary("sin", UnaryOp::sin, R::floating),
-    Primitive{"slice", "slice", static_slice_implementation, collective_cost},
-    unary("sqrt", UnaryOp::sqrt, R::floating),
-    unary("square", UnaryOp::square, R::promoted),
-    binary("subtract", BinaryOp::sub, R::promoted),
-    unary("tan", UnaryOp::tan, R::floating),
-    unary("tanh", UnaryOp::tanh, R::floating),
-    Primitive{"transpose", "transpose", transpose_implementation, movement_cost},
-    binary("true_divide", BinaryOp::div, R::floating),
-    Primitive{"update_slice", "at.set", update_slice_implementation, movement_cost},
+    unary("abs", UnaryOp::abs, R::promoted, vjp::abs_vjp),
+    binary("add", BinaryOp::add, R::promoted, vjp::add_vjp),
+    Primitive{"all_gather", "all_gather", all_gather_implementation, collective_cost, vjp::all_gather_vjp},
+    Primitive{"all_to_all", "all_to_all", all_to_all_implementation, collective_cost, vjp::all_to_all_vjp},
+    reduction("argmax", "argmax", vjp::zero_vjp),
+    reduction("argmin", "argmin", vjp::zero_vjp),
+    Primitive{"axis_index", "axis_index", axis_index_implementation, collective_cost, vjp::zero_vjp},
+    Primitive{"broadcast_in_dim", "broadcast_in_dim", broadcast_in_dim_implementation, movement_cost, vjp::broadcast_in_dim_vjp},
+    Primitive{"concatenate", "concatenate", concatenate_implementation, movement_cost, vjp::concatenate_vjp},
+    Primitive{"convert_element_type", "astype", convert_implementation, elementwise_cost, vjp::convert_vjp},
+    unary("cos", UnaryOp::cos, R::floating, vjp::cos_vjp),
+    Primitive{"debug_print", "debug.print", debug_print_implementation, movement_cost, vjp::zero_vjp},
+    Primitive{"device_put", "device_put", device_put_implementation, movement_cost, vjp::identity_vjp},
+    binary("divide", BinaryOp::div, R::floating, vjp::divide_vjp),
+    Primitive{"dot_general", "dot", dot_implementation, dot_cost, vjp::dot_general_vjp},
+    Primitive{"dynamic_slice", "dynamic_slice", dynamic_slice_implementation, collective_cost, vjp::dynamic_slice_vjp},
+    Primitive{"dynamic_update_slice", "dynamic_update_slice", dynamic_update_slice_implementation, collective_cost, vjp::dynamic_update_slice_vjp},
+    binary("equal", BinaryOp::eq, R::boolean, vjp::zero_vjp),
+    unary("exp", UnaryOp::exp, R::floating, vjp::exp_vjp),
+    unary("expm1", UnaryOp::expm1, R::floating, vjp::expm1_vjp),
+    binary("floor_divide", BinaryOp::floor_divide, R::promoted, vjp::zero_vjp),
+    Primitive{"gather", "take", gather_implementation, movement_cost, vjp::gather_vjp},
+    binary("greater", BinaryOp::gt, R::boolean, vjp::zero_vjp),
+    binary("greater_equal", BinaryOp::ge, R::boolean, vjp::zero_vjp),
+    binary("less", BinaryOp::lt, R::boolean, vjp::zero_vjp),
+    binary("less_equal", BinaryOp::le, R::boolean, vjp::zero_vjp),
+    unary("log", UnaryOp::log, R::floating, vjp::log_vjp),
+    unary("log1p", UnaryOp::log1p, R::floating, vjp::log1p_vjp),
+    binary("logical_and", BinaryOp::logical_and, R::boolean, vjp::zero_vjp),
+    unary("logical_not", UnaryOp::logical_not, R::boolean, vjp::zero_vjp),
+    binary("logical_or", BinaryOp::logical_or, R::boolean, vjp::zero_vjp),
+    binary("maximum", BinaryOp::max, R::promoted, vjp::maximum_vjp),
+    binary("minimum", BinaryOp::min, R::promoted, vjp::minimum_vjp),
+    binary("multiply", BinaryOp::mul, R::promoted, vjp::multiply_vjp),
+    unary("negative", UnaryOp::neg, R::promoted, vjp::negative_vjp),
+    binary("not_equal", BinaryOp::ne, R::boolean, vjp::zero_vjp),
+    Primitive{"pmax", "pmax", psum_implementation, collective_cost, vjp::not_differentiable},
+    Primitive{"pmean", "pmean", psum_implementation, collective_cost, vjp::pmean_vjp},
+    Primitive{"pmin", "pmin", psum_implementation, collective_cost, vjp::not_differentiable},
+    binary("power", BinaryOp::pow, R::promoted, vjp::power_vjp),
+    Primitive{"ppermute", "ppermute", ppermute_implementation, collective_cost, vjp::ppermute_vjp},
+    Primitive{"psum", "psum", psum_implementation, collective_cost, vjp::psum_vjp},
+    Primitive{"psum_scatter", "psum_scatter", psum_scatter_implementation, collective_cost, vjp::psum_scatter_vjp},
+    Primitive{"pvary", "pvary", pvary_implementation, collective_cost, vjp::pvary_vjp},
+    Primitive{"random_fold_in", "fold_in", random_fold_in_implementation, random_cost, vjp::zero_vjp},
+    Primitive{"random_sample", "random", random_sample_implementation, random_cost, vjp::zero_vjp},
+    Primitive{"random_split", "split", random_split_implementation, random_cost, vjp::zero_vjp},
+    reduction("reduce_max", "max", vjp::reduce_extremum_vjp),
+    reduction("reduce_mean", "mean", vjp::reduce_mean_vjp),
+    reduction("reduce_min", "min", vjp::reduce_extremum_vjp),
+    reduction("reduce_prod", "prod", vjp::reduce_prod_vjp),
+    reduction("reduce_sum", "sum", vjp::reduce_sum_vjp),
+    binary("remainder", BinaryOp::rem, R::promoted, vjp::remainder_vjp),
+    Primitive{"reshape", "reshape", reshape_implementation, movement_cost, vjp::reshape_vjp},
+    Primitive{"rev", "flip", rev_implementation, movement_cost, vjp::rev_vjp},
+    unary("rsqrt", UnaryOp::rsqrt, R::floating, vjp::rsqrt_vjp),
+    Primitive{"scatter", "scatter", scatter_implementation, movement_cost, vjp::scatter_vjp},
+    Primitive{"select_n", "where", select_n_implementation, elementwise_cost, vjp::select_n_vjp},
+    Primitive{"shard_map_enter", "shard_map", shard_map_enter_implementation, collective_cost, vjp::shard_map_enter_vjp},
+    Primitive{"shard_map_exit", "shard_map", shard_map_exit_implementation, collective_cost, vjp::shard_map_exit_vjp},
+    Primitive{"sharding_constraint", "with_sharding_constraint", sharding_constraint_implementation, movement_cost, vjp::identity_vjp},
+    unary("sign", UnaryOp::sign, R::promoted, vjp::zero_vjp),
+    unary("sin", UnaryOp::sin, R::floating, vjp::sin_vjp),
+    Primitive{"slice", "slice", static_slice_implementation, collective_cost, vjp::slice_vjp},
+    unary("sqrt", UnaryOp::sqrt, R::floating, vjp::sqrt_vjp),
+    unary("square", UnaryOp::square, R::promoted, vjp::square_vjp),
+    binary("subtract", BinaryOp::sub, R::promoted, vjp::subtract_vjp),
+    unary("tan", UnaryOp::tan, R::floating, vjp::tan_vjp),
+    unary("tanh", UnaryOp::tanh, R::floating, vjp::tanh_vjp),
+    Primitive{"transpose", "transpose", transpose_implementation, movement_cost, vjp::transpose_vjp},
+    binary("true_divide", BinaryOp::div, R::floating, vjp::divide_vjp),
+    Primitive{"update_slice", "at.set", update_slice_implementation, movement_cost, vjp::update_slice_vjp},
 };
 
 constexpr bool table_sorted() {
@@ -795,6 +796,8 @@ const Primitive& primitive(std::string_view name) {
 }
 
 bool is_elementwise(const Primitive& primitive) { return primitive.implementation == elementwise_implementation; }
+
+bool is_differentiable(const Primitive& primitive) { return primitive.vjp != vjp::not_differentiable; }
 
 Value bind(Evaluator& evaluator, const Primitive& primitive, std::vector<ArrayRef> operands, Params params) {
   return Value(current_trace(evaluator).process(evaluator, primitive, operands, params));

@@ -1,8 +1,7 @@
 // The one table of primitives (architecture.md "One table of primitives").
-// Every array operation is an entry: its name (as a Program prints it), the
-// typecheck rule that types it, its implementation, its cost, and the slots
-// that later work fills (VJP rule for grad, partition rule for the SPMD
-// partitioner).
+// Every array operation is an entry: its name (as a Jaxpr prints it), the
+// typecheck rule that types it (called by its implementation), its
+// implementation, its cost and its VJP rule for grad.
 //
 // An implementation is the eager kernel plus its layout planning. With
 // `execute` false it stops after the typecheck rule and the layout planning
@@ -73,20 +72,31 @@ struct Cost {
 };
 using CostRule = Cost (*)(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result);
 
-// Slots for later work. grad: the cotangents of the operands from the
-// result's cotangent. partition: the per-device program of one equation.
-// Null until that work lands.
-using VjpRule = std::vector<ArrayRef> (*)(Evaluator& evaluator, const std::vector<ArrayRef>& operands,
-                                          const Params& params, const ArrayRef& cotangent);
-using PartitionRule = std::vector<Layout> (*)(const std::vector<Layout>& operands, const Params& params);
+// grad's rule: the operands' cotangents from the result's. Each is built
+// from bind() (ops/vjp_support.hpp), so the backward pass runs, is recorded
+// under jit or is type-checked as the current trace does. The rules live
+// with their family in ops/*_vjp.cpp (declared in ops/vjp_rules.hpp);
+// grad (transforms/grad.cpp) only walks the program backwards calling them.
+struct VjpCall {
+  Evaluator& evaluator;
+  const std::vector<ArrayRef>& operands;  // the primal operands
+  const Params& params;
+  const ArrayRef& result;                 // the primal result
+  const ArrayRef& cotangent;              // the result's cotangent
+  const std::vector<bool>& needs;         // whether operand i needs a cotangent
+  const Primitive& primitive;
+};
+// One cotangent per operand; null where none is needed or none flows (an
+// integer operand, an index). A primitive JAX does not differentiate has
+// vjp::not_differentiable, which raises JAX's NotImplementedError.
+using VjpRule = std::vector<ArrayRef> (*)(const VjpCall& call);
 
 struct Primitive {
-  std::string_view name;       // as a Program prints it: "add", "dot_general", "reduce_sum"
+  std::string_view name;       // as a Jaxpr prints it: "add", "dot_general", "reduce_sum"
   std::string_view api_name;   // the jnp/jax name typecheck's rules and errors use: "add", "dot", "sum"
   Implementation implementation;
   CostRule cost;
-  VjpRule vjp = nullptr;
-  PartitionRule partition = nullptr;
+  VjpRule vjp;
   // Elementwise primitives only.
   std::string_view lax_name = {};  // JAX's lax primitive, as its sharding errors name it: "mul"
   int arity = 0;
@@ -101,6 +111,8 @@ const Primitive* find_primitive(std::string_view name);
 // A primitive the interpreter itself names; it must exist.
 const Primitive& primitive(std::string_view name);
 bool is_elementwise(const Primitive& primitive);
+// Whether jax.grad differentiates through it (its vjp is not vjp::not_differentiable).
+bool is_differentiable(const Primitive& primitive);
 
 // Applies `primitive` through the current trace (trace.hpp).
 Value bind(Evaluator& evaluator, const Primitive& primitive, std::vector<ArrayRef> operands, Params params = {});

@@ -5,14 +5,10 @@
 // then replayed equation by equation through bind() (so under an outer jit
 // the forward and backward passes are recorded into the outer program, in
 // check mode they are type-checked, and eagerly they run), and walked
-// backwards applying each primitive's VJP rule. Control flow (fori_loop,
-// scan, ...) is unrolled into primitives by tracing, so it differentiates
-// like straight-line code.
-//
-// The VJP rules live in grad.cpp, in a table keyed by primitive name, not in
-// the `vjp` slot of primitives.cpp's table: several engineers edit that
-// table at once, and the rules need more than the slot's signature (the
-// primal result, which operands need a cotangent).
+// backwards applying each primitive's VJP rule, the `vjp` slot of its
+// entry in the primitive table (the rules live with their families in
+// ops/*_vjp.cpp). Control flow (fori_loop, scan, ...) is unrolled into
+// primitives by tracing, so it differentiates like straight-line code.
 //
 // Cotangents carry the primal's sharding: a gradient is resharded to its
 // argument's layout; in Explicit mode the transposed contractions take

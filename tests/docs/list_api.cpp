@@ -4,7 +4,7 @@
 //
 //   module  NAME  MEMBER  function|class|module|value  DETAIL
 //   array   -     MEMBER  attribute                    -
-//   primitive NAME API_NAME LAX_NAME  grad|-  partition|-
+//   primitive NAME API_NAME LAX_NAME  grad|-
 //
 // DETAIL is a function's Python-style signature, a module's or class's full
 // name, or a value's type name. Modules are the built-in modules
@@ -97,8 +97,8 @@ int main() {
 
     for (const interp::Primitive& primitive : interp::primitives())
       std::cout << "primitive\t" << primitive.name << '\t' << primitive.api_name << '\t'
-                << (primitive.lax_name.empty() ? "-" : primitive.lax_name) << '\t' << (primitive.vjp ? "grad" : "-")
-                << '\t' << (primitive.partition ? "partition" : "-") << '\n';
+                << (primitive.lax_name.empty() ? "-" : primitive.lax_name) << '\t'
+                << (interp::is_differentiable(primitive) ? "grad" : "-") << '\n';
   } catch (const std::exception& error) {
     std::cerr << "shardlang_list_api: " << error.what() << '\n';
     return 1;

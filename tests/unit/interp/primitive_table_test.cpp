@@ -1,0 +1,46 @@
+// The primitive table (interp/ops/primitives.hpp): every entry carries every
+// rule its kind of primitive needs, so adding a primitive without one fails
+// here rather than in the first script that differentiates or costs it.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "interp/ops/primitives.hpp"
+
+namespace interp {
+namespace {
+
+TEST(PrimitiveTable, SortedUniqueAndFindable) {
+  auto table = primitives();
+  ASSERT_FALSE(table.empty());
+  for (std::size_t i = 1; i < table.size(); ++i) EXPECT_LT(table[i - 1].name, table[i].name);
+  for (const Primitive& p : table) EXPECT_EQ(find_primitive(p.name), &p) << p.name;
+  EXPECT_EQ(find_primitive("no_such_primitive"), nullptr);
+}
+
+TEST(PrimitiveTable, EveryEntryHasEveryRule) {
+  for (const Primitive& p : primitives()) {
+    SCOPED_TRACE(std::string(p.name));
+    EXPECT_FALSE(p.api_name.empty());
+    EXPECT_NE(p.implementation, nullptr);
+    EXPECT_NE(p.cost, nullptr);
+    EXPECT_NE(p.vjp, nullptr);  // vjp::not_differentiable where JAX has no rule
+    if (is_elementwise(p)) {
+      EXPECT_FALSE(p.lax_name.empty());
+      EXPECT_TRUE(p.arity == 1 || p.arity == 2);
+    }
+  }
+}
+
+TEST(PrimitiveTable, DifferentiableAsInJax) {
+  // JAX defines no differentiation rule for pmax and pmin; everything else
+  // has one (a zero cotangent for integer, boolean and random results).
+  std::set<std::string> not_differentiable;
+  for (const Primitive& p : primitives())
+    if (!is_differentiable(p)) not_differentiable.insert(std::string(p.name));
+  EXPECT_EQ(not_differentiable, (std::set<std::string>{"pmax", "pmin"}));
+}
+
+}  // namespace
+}  // namespace interp
