@@ -110,4 +110,29 @@ Checked<ArrayType> reduction_rule(std::string_view reduction, const ArrayType& o
   return result;
 }
 
+Checked<ArrayType> cumulative_rule(std::string_view name, const ArrayType& operand, std::int64_t axis) {
+  if (axis < 0) return Error{ErrorClass::ValueError, "XLA operations do not allow negative axes"};
+  if (static_cast<std::size_t>(axis) >= operand.ndim())
+    return Error{ErrorClass::ValueError, "axis " + std::to_string(axis) + " is out of bounds for array of shape " +
+                                             python_shape_repr(operand.shape)};
+  if (operand.dtype == DType::bool_)
+    return Error{ErrorClass::TypeError, std::string(name) + " does not accept dtype " +
+                                            std::string(long_name(operand.dtype)) +
+                                            ". Accepted dtypes are subtypes of number."};
+  if (!operand.sharding.dims.empty() && !operand.sharding.dims[static_cast<std::size_t>(axis)].empty())
+    return Error{ErrorClass::ShardingTypeError,
+                 "Input should be unsharded over the axis being reduced. Got input type=" +
+                     operand.format({.short_dtypes = false}) + " and axis=" + std::to_string(axis)};
+  return operand;
+}
+
+std::optional<Error> check_flattened_cumulative(std::string_view name, const ArrayType& operand) {
+  bool replicated = std::all_of(operand.sharding.dims.begin(), operand.sharding.dims.end(),
+                                [](const SpecEntry& entry) { return entry.empty(); });
+  if (replicated) return std::nullopt;
+  return Error{ErrorClass::ShardingTypeError,
+               "The input should be fully replicated when axis is not specified to " + std::string(name) +
+                   ". Got input type=" + operand.format({.short_dtypes = false})};
+}
+
 }  // namespace typecheck

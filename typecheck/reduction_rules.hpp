@@ -1,6 +1,6 @@
 // Item 2 of the rule set: jnp reductions sum, mean, max, min, prod, argmax,
 // argmin, var, std over axis=None/int/tuple with keepdims (reference §2.4,
-// §2.13).
+// §2.13), and the cumulative reductions (cumsum).
 //
 // Contract: the output spec is the operand's with the reduced dims deleted
 // (None at their places with keepdims); a sharded reduced dim is no error
@@ -38,5 +38,16 @@ ElementType reduction_result_type(std::string_view reduction, ElementType operan
 Checked<ArrayType> reduction_rule(std::string_view reduction, const ArrayType& operand,
                                   const std::optional<std::vector<std::int64_t>>& axis, bool keepdims = false,
                                   const std::optional<Sharding>& out_sharding = std::nullopt);
+
+// lax.cumsum(x, axis, reverse): JAX's _cumred_shape_rule, _cumred_dtype_rule
+// and _cumred_sharding_rule in that order. The result is the operand's type;
+// ValueError for a negative or out-of-range axis, TypeError for a dtype that
+// is not a number, ShardingTypeError when the operand is sharded along the
+// accumulated axis (gather it first, or reshard).
+Checked<ArrayType> cumulative_rule(std::string_view name, const ArrayType& operand, std::int64_t axis);
+
+// jnp.cumsum(x, axis=None) flattens x first, which JAX allows only for a
+// fully replicated x (ShardingTypeError otherwise).
+std::optional<Error> check_flattened_cumulative(std::string_view name, const ArrayType& operand);
 
 }  // namespace typecheck

@@ -176,7 +176,7 @@ std::vector<std::int64_t> size_arguments(Evaluator& evaluator, const std::vector
 }
 
 const std::vector<std::string>& array_attribute_names() {
-  static const std::vector<std::string> names{"T", "astype", "at", "block_until_ready", "copy", "dtype", "item", "max", "mean", "min",
+  static const std::vector<std::string> names{"T", "astype", "at", "block_until_ready", "copy", "cumsum", "dtype", "item", "max", "mean", "min",
                                               "ndim", "reshape", "shape", "sharding", "size", "sum", "transpose"};
   return names;
 }
@@ -225,6 +225,10 @@ std::optional<Value> ArrayObject::get_attribute(Evaluator& evaluator, const std:
       else
         for (auto v : size_arguments(ev, rest)) permutation.push_back(static_cast<int>(v));
       return apply_transpose(ev, Value(self_ref), permutation);
+    }));
+  if (name == "cumsum")
+    return Value(native("cumsum(axis=None, dtype=None, out=None)", [self_ref](Evaluator& ev, Arguments& a) {
+      return apply_cumsum(ev, Value(self_ref), a[0], a[1], a[2]);
     }));
   for (const char* reduction : {"sum", "mean", "max", "min", "prod", "argmax", "argmin"})
     if (name == reduction)

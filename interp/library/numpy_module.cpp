@@ -9,6 +9,7 @@
 #include "interp/python/builtins.hpp"
 #include "interp/ops/primitives.hpp"
 #include "typecheck/elementwise_rules.hpp"
+#include "typecheck/reduction_rules.hpp"
 #include "typecheck/rule_support.hpp"
 #include "typecheck/shape_rules.hpp"
 #include "typecheck/structural_rules.hpp"
@@ -129,10 +130,41 @@ Value apply_astype(Evaluator& evaluator, const ArrayRef& operand, DType dtype) {
   return bind(evaluator, primitive("convert_element_type"), {operand}, std::move(params));
 }
 
+Value apply_cumsum(Evaluator& evaluator, const Value& operand, const Value& axis_value, const Value& dtype_value,
+                   const Value& out) {
+  ArrayRef a = to_array(evaluator, operand);
+  if (!out.is_none()) raise(exc::NotImplementedError(), "The 'out' argument to jnp.cumsum is not supported");
+  if (axis_value.is_none() || a->aval.ndim() == 0) {
+    if (auto error = typecheck::check_flattened_cumulative("cumsum", a->aval)) raise_error(*error);
+    std::int64_t size = devices::element_count(a->aval.shape);
+    if (a->aval.shape != typecheck::Shape{size}) a = to_array(evaluator, apply_reshape(evaluator, Value(a), {size}));
+  }
+  std::int64_t axis = axis_value.is_none() ? 0 : evaluator.index_of(axis_value);
+  std::size_t dim = checked(typecheck::normalize_axis(axis, a->aval.ndim()));
+  DType result = a->aval.dtype == DType::bool_ ? DType::int32 : a->aval.dtype;
+  DType computation = result;
+  if (!dtype_value.is_none()) {
+    result = computation = dtype_argument(evaluator, dtype_value);
+    if (result == DType::bool_) {
+      // Accumulated as integers: the values themselves might cancel.
+      if (a->aval.dtype != DType::bool_)
+        a = to_array(evaluator, apply_elementwise(evaluator, primitive("not_equal"), {Value(a), Value::integer(0)}));
+      computation = DType::int32;
+    }
+  }
+  a = to_array(evaluator, apply_astype(evaluator, a, computation));
+  Params params;
+  params.set("axis", static_cast<std::int64_t>(dim)).set("reverse", false);
+  ArrayRef summed = to_array(evaluator, bind(evaluator, primitive("cumsum"), {a}, std::move(params)));
+  return apply_astype(evaluator, summed, result);
+}
+
 namespace {
 
-// astype, where and clip, and the statistics var and std.
+// astype, where, clip and cumsum, and the statistics var and std.
 void install_elementwise_operations(ModuleObject& module) {
+  module.add_function("cumsum(a, axis=None, dtype=None, out=None)",
+                      [](Evaluator& ev, Arguments& a) { return apply_cumsum(ev, a[0], a[1], a[2], a[3]); });
   module.add_function("astype(x, dtype)", [](Evaluator& ev, Arguments& a) {
     return apply_astype(ev, to_array(ev, a[0]), dtype_argument(ev, a[1]));
   });
@@ -322,6 +354,11 @@ void install_lax_structural(ModuleObject& lax) {
   });
   lax.add_function("concatenate(operands, dimension)", [](Evaluator& ev, Arguments& a) {
     return concatenate_arrays(ev, arrays_of(ev, a[0]), ev.index_of(a[1]));
+  });
+  lax.add_function("cumsum(operand, axis=0, reverse=False)", [](Evaluator& ev, Arguments& a) {
+    Params params;
+    params.set("axis", ev.index_of(a[1])).set("reverse", ev.truthy(a[2]));
+    return bind(ev, primitive("cumsum"), {to_array(ev, a[0])}, std::move(params));
   });
   lax.add_function("rev(operand, dimensions)", [](Evaluator& ev, Arguments& a) {
     Params params;

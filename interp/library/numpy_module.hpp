@@ -1,5 +1,5 @@
 // jnp / lax / numpy members composed from the primitive table: astype,
-// where, clip, var, std, the shape functions (swapaxes moveaxis expand_dims
+// where, clip, var, std, cumsum (and lax.cumsum), the shape functions (swapaxes moveaxis expand_dims
 // squeeze broadcast_to concatenate stack split roll tile flip outer),
 // and lax.broadcast_in_dim / convert_element_type / concatenate / rev.
 #pragma once
@@ -10,6 +10,12 @@ namespace interp {
 
 // x.astype(dtype) through the convert_element_type primitive.
 Value apply_astype(Evaluator& evaluator, const ArrayRef& operand, typecheck::DType dtype);
+
+// jnp.cumsum(a, axis, dtype, out) and x.cumsum, as JAX's
+// _cumulative_reduction: axis=None flattens (a fully replicated operand
+// only), dtype= gives the result's (bool accumulates as int32; dtype=bool
+// accumulates a != 0), then the cumsum primitive.
+Value apply_cumsum(Evaluator& evaluator, const Value& operand, const Value& axis, const Value& dtype, const Value& out);
 
 // Adds the members to jax.numpy (is_jnp, plus jax.lax's) or to numpy.
 void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool is_jnp);

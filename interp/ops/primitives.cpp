@@ -5,6 +5,7 @@
 #include <array>
 
 #include "devices/collectives.hpp"
+#include "devices/kernels/cumulative.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/ops/collectives.hpp"
 #include "interp/ops/contractions.hpp"
@@ -515,6 +516,26 @@ ArrayRef rev_implementation(Evaluator& evaluator, const Primitive&, const std::v
   return finish(evaluator, operand->aval, needed, out_layout, std::move(shards), operand->committed);
 }
 
+// cumsum: params axis, reverse. The typecheck rule refuses an Explicit split
+// of the accumulated axis; where the layout splits it on Auto axes it is
+// gathered first, and the result is laid out as the operand (computation
+// follows data; JAX's rule gives the operand's sharding).
+ArrayRef cumsum_implementation(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                               const Params& params, bool execute) {
+  const ArrayRef& operand = operands[0];
+  std::int64_t axis = *params.get<std::int64_t>("axis");
+  bool reverse = *params.get<bool>("reverse");
+  typecheck::ArrayType type = checked(typecheck::cumulative_rule(primitive.name, operand->aval, axis));
+  if (!execute) return make_abstract_array(type, operand->layout, operand->committed);
+  Layout needed = operand->layout;
+  needed.dims[static_cast<std::size_t>(axis)].clear();
+  ArrayRef input = relayout(evaluator, operand, needed);
+  auto shards = run_per_position(evaluator, needed.mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
+    return devices::cumulative_sum(in[0], static_cast<int>(axis), reverse);
+  });
+  return finish(evaluator, type, needed, operand->layout, std::move(shards), operand->committed);
+}
+
 // Operands of one dtype; params: dimension. The concatenated dim is gathered,
 // the others follow the first operand.
 ArrayRef concatenate_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
@@ -685,6 +706,7 @@ constexpr std::array primitive_table{
     Primitive{"concatenate", "concatenate", concatenate_implementation, movement_cost, vjp::concatenate_vjp},
     Primitive{"convert_element_type", "astype", convert_implementation, elementwise_cost, vjp::convert_vjp},
     unary("cos", UnaryOp::cos, R::floating, vjp::cos_vjp),
+    Primitive{"cumsum", "cumsum", cumsum_implementation, reduction_cost, vjp::cumsum_vjp},
     Primitive{"debug_print", "debug.print", debug_print_implementation, movement_cost, vjp::zero_vjp},
     Primitive{"device_put", "device_put", device_put_implementation, movement_cost, vjp::identity_vjp},
     binary("divide", BinaryOp::div, R::floating, vjp::divide_vjp),

@@ -1,5 +1,5 @@
-// The VJP rules of conversions, reductions, shape changes and dot_general
-// (vjp_rules.hpp).
+// The VJP rules of conversions, reductions (cumsum too), shape changes and
+// dot_general (vjp_rules.hpp).
 #include <algorithm>
 
 #include "interp/ops/contractions.hpp"
@@ -178,6 +178,14 @@ Cotangents dot_general_vjp(const VjpCall& call) {
   if (needs[1])
     out[1] = dot_operand_cotangent(ev, rhs, lhs, ct, n.rhs_batch, n.rhs_contracting, n.lhs_batch, n.lhs_contracting, false);
   return out;
+}
+
+// cumsum is linear: its transpose accumulates the cotangent the other way
+// (JAX's _cumsum_transpose_rule).
+Cotangents cumsum_vjp(const VjpCall& call) {
+  Params reversed;
+  reversed.set("axis", *call.params.get<std::int64_t>("axis")).set("reverse", !*call.params.get<bool>("reverse"));
+  return {apply(call.evaluator, "cumsum", {call.cotangent}, std::move(reversed))};
 }
 
 }  // namespace interp::vjp

@@ -52,6 +52,7 @@ Cotangents tanh_vjp(const VjpCall& call);
 Cotangents broadcast_in_dim_vjp(const VjpCall& call);
 Cotangents concatenate_vjp(const VjpCall& call);
 Cotangents convert_vjp(const VjpCall& call);
+Cotangents cumsum_vjp(const VjpCall& call);
 Cotangents dot_general_vjp(const VjpCall& call);
 Cotangents reduce_extremum_vjp(const VjpCall& call);  // reduce_max, reduce_min
 Cotangents reduce_mean_vjp(const VjpCall& call);
