@@ -53,12 +53,11 @@ std::int64_t axes_size(const ArrayType& type, const typecheck::SpecEntry& axes) 
   return size;
 }
 
-// Operations that evaluate a transcendental per element on the VPU.
+// Primitives that evaluate a transcendental per element on the VPU.
 bool is_transcendental(std::string_view name) {
-  static constexpr std::array<std::string_view, 18> names{
-      "acos", "acosh", "asin", "asinh", "atan", "atan2", "cos",      "cosh",  "erf",
-      "erf_inv", "exp", "expm1", "log",  "log1p", "logistic", "pow", "sin", "tanh"};
-  return std::find(names.begin(), names.end(), name) != names.end() || name == "tan" || name == "sinh";
+  static constexpr std::array<std::string_view, 9> names{"cos", "exp", "expm1", "log", "log1p",
+                                                          "power", "sin", "tan", "tanh"};
+  return std::find(names.begin(), names.end(), name) != names.end();
 }
 
 bool is_reduction(std::string_view name) {
@@ -69,9 +68,8 @@ bool is_reduction(std::string_view name) {
 // is the collectives they plan or are.
 bool moves_data_only(const Primitive& primitive) {
   std::string_view name = primitive.name;
-  return name == "device_put" || name == "reshard" || name == "sharding_constraint" || name == "shard_map_enter" || name == "shard_map_exit" ||
-         name == "axis_index" || name == "axis_size" || name == "pvary" || name == "pcast" ||
-         xla_name(primitive) != name;
+  return name == "device_put" || name == "sharding_constraint" || name == "shard_map_enter" ||
+         name == "shard_map_exit" || name == "axis_index" || name == "pvary" || xla_name(primitive) != name;
 }
 
 // The rows of a dot's result one device computes: the lhs rows split by the
