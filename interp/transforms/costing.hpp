@@ -22,7 +22,7 @@
 
 #include "devices/cost_model.hpp"
 #include "devices/profile.hpp"
-#include "interp/transforms/program.hpp"
+#include "interp/transforms/jaxpr.hpp"
 
 namespace interp {
 

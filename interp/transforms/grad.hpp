@@ -1,6 +1,6 @@
 // Reverse-mode differentiation: jax.grad and jax.value_and_grad.
 //
-// The function is traced by a JitTrace into a Jaxpr (program.hpp) with the
+// The function is traced by a JitTrace into a Jaxpr (jaxpr.hpp) with the
 // leaves of the differentiated arguments as program inputs; the Jaxpr is
 // then replayed equation by equation through bind() (so under an outer jit
 // the forward and backward passes are recorded into the outer program, in

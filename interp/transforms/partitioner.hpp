@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "devices/cost_model.hpp"
-#include "interp/transforms/program.hpp"
+#include "interp/transforms/jaxpr.hpp"
 
 namespace interp {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "interp/ops/primitives.hpp"
-#include "interp/transforms/program.hpp"
+#include "interp/transforms/jaxpr.hpp"
 
 namespace interp {
 

@@ -1,5 +1,5 @@
-// The Jaxpr IR, its printing, its cost and its executable (program.hpp).
-#include "interp/transforms/program.hpp"
+// The Jaxpr IR, its printing, its cost and its executable (jaxpr.hpp).
+#include "interp/transforms/jaxpr.hpp"
 
 #include "interp/transforms/costing.hpp"
 #include "interp/transforms/partitioner.hpp"
