@@ -2,11 +2,35 @@
 
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
-// Each hot loop is cloned per instruction set and picked by the loader
-// (GCC's target_clones; other compilers build the baseline only).
+// SLEEF (Debian's libsleef-dev) for sin, cos, exp and log: faster than
+// polynomials of our own at the same accuracy (within 1 ulp, the unit test's
+// bound). On x86 its functions for each vector width are declared here, each
+// with its instruction set as target (sleef.h declares them only when the
+// whole file is compiled for that set), and called only on hosts that have it.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define SHARDLANG_SLEEF_X86 1
+#define SHARDLANG_SLEEF_DECLARE(name)                                                                       \
+  __attribute__((target("avx512f"))) __m512 name##16_u10avx512f(__m512);                                   \
+  __attribute__((target("avx2,fma"))) __m256 name##8_u10avx2(__m256);                                      \
+  __m128 name##4_u10sse2(__m128);
+extern "C" {
+SHARDLANG_SLEEF_DECLARE(Sleef_sinf)
+SHARDLANG_SLEEF_DECLARE(Sleef_cosf)
+SHARDLANG_SLEEF_DECLARE(Sleef_expf)
+SHARDLANG_SLEEF_DECLARE(Sleef_logf)
+}
+#else
+#include <sleef.h>
+#endif
+
+// Each hot loop of our own is cloned per instruction set and picked by the
+// loader (GCC's target_clones; other compilers build the baseline only).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define SHARDLANG_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
@@ -20,60 +44,7 @@ namespace {
 // integer k (round to nearest even) and leaves k in the low mantissa bits.
 constexpr double round_magic = 0x1.8p52;
 
-// `condition ? a : b` by a bit mask. Where one side makes the other's
-// computation unused, the compiler would turn a plain select into a branch
-// around that computation, and the loop would no longer vectorise.
-inline float select(bool condition, float a, float b) {
-  std::uint32_t mask = 0u - static_cast<std::uint32_t>(condition);
-  return std::bit_cast<float>((std::bit_cast<std::uint32_t>(a) & mask) | (std::bit_cast<std::uint32_t>(b) & ~mask));
-}
-
-// ---- sin and cos ----
-// x = k * pi/2 + r with |r| <= pi/4, in double: pi/2 is split so that
-// k * pio2_high is exact for k < 2^20; larger |x| goes to libm.
-constexpr double two_over_pi = 0.636619772367581343076;
-constexpr double pio2_high = 0x1.921fb544p0;            // 33 bits of pi/2
-constexpr double pio2_low = 0x1.0b4611a626331p-34;      // the rest
-constexpr float trig_vector_limit = 1.5e6f;             // k stays below 2^20
-
-// sin(r) and cos(r) for |r| <= pi/4 by FreeBSD's __kernel_sindf and
-// __kernel_cosdf minimax polynomials (|error| < 2^-37 and 2^-34, far below
-// half a float32 ulp), in one Horner evaluation whose coefficients each lane
-// picks: sin r = r * S(r^2), cos r = C(r^2).
-constexpr double sin_coefficients[] = {1.0, -0x15555554cbac77.0p-55, 0x111110896efbb2.0p-59, -0x1a00f9e2cae774.0p-65,
-                                       0x16cd878c3b46a7.0p-71};
-constexpr double cos_coefficients[] = {1.0, -0x1ffffffd0c5e81.0p-54, 0x155553e1053a42.0p-57, -0x16c087e80f1e27.0p-62,
-                                       0x199342e0ee5069.0p-68};
-
-// sin(x), or cos(x) = sin(x + pi/2): one quadrant further.
-template <bool cosine>
-inline float sin_quadrant(float x) {
-  constexpr std::uint64_t quadrant_shift = cosine ? 1 : 0;
-  double wide = x;
-  double t = wide * two_over_pi + round_magic;
-  std::uint64_t quadrant = std::bit_cast<std::uint64_t>(t) + quadrant_shift;
-  double k = t - round_magic;
-  double r = (wide - k * pio2_high) - k * pio2_low;
-  double z = r * r;
-  bool use_cos = (quadrant & 1) != 0;
-  double polynomial = use_cos ? cos_coefficients[4] : sin_coefficients[4];
-  for (int i = 3; i >= 0; --i) polynomial = polynomial * z + (use_cos ? cos_coefficients[i] : sin_coefficients[i]);
-  double value = polynomial * (use_cos ? 1.0 : r);
-  float result = static_cast<float>((quadrant & 2) ? -value : value);
-  if constexpr (cosine) return result;
-  // sin x rounds to x below 2^-12; returning x keeps the sign of -0.
-  return select(std::isless(std::fabs(x), 0x1p-12f), x, result);
-}
-
-// Elements too large for the vector reduction (and inf, NaN): libm in double.
-template <class Function>
-void fix_large_arguments(const float* __restrict in, float* __restrict out, std::size_t count, Function libm) {
-  for (std::size_t i = 0; i < count; ++i) {
-    if (!(std::fabs(in[i]) < trig_vector_limit)) out[i] = static_cast<float>(libm(static_cast<double>(in[i])));
-  }
-}
-
-// ---- exp ----
+// ---- tanh ----
 // exp(x) = 2^k * e^r, k = round(x / ln 2), |r| <= ln(2) / 2; e^r by its
 // Taylor polynomial of degree 8 (relative error < 2e-10) and 2^k built in the
 // exponent field of a double, so a subnormal float result is rounded once.
@@ -99,35 +70,6 @@ inline double exp_wide(double x) {
   return exp_reduced(r) * scale;
 }
 
-inline float exp_one(float x) {
-  float value = static_cast<float>(exp_wide(x));
-  value = select(std::isgreater(x, 89.0f), std::numeric_limits<float>::infinity(), value);
-  value = select(std::isless(x, -104.0f), 0.0f, value);
-  return select(std::isunordered(x, x), x, value);
-}
-
-// ---- log ----
-// x = 2^e * m with m in [sqrt(1/2), sqrt(2)); log m = 2 atanh(f), f = (m-1)/(m+1),
-// |f| <= 0.172, by its series to f^11 (relative error < 1e-10).
-inline float log_one(float x) {
-  bool subnormal = std::isless(x, std::numeric_limits<float>::min());
-  float normal = subnormal ? x * 0x1p23f : x;
-  std::uint32_t bits = std::bit_cast<std::uint32_t>(normal);
-  std::int32_t exponent = static_cast<std::int32_t>((bits >> 23) & 0xff) - 127 - (subnormal ? 23 : 0);
-  float mantissa = std::bit_cast<float>((bits & 0x7fffffu) | 0x3f800000u);  // [1, 2)
-  bool halve = std::isgreater(mantissa, 1.41421356f);
-  double m = halve ? 0.5 * mantissa : static_cast<double>(mantissa);
-  exponent += halve ? 1 : 0;
-  double f = (m - 1.0) / (m + 1.0);
-  double f2 = f * f;
-  double series = 1.0 + f2 * (1.0 / 3 + f2 * (1.0 / 5 + f2 * (1.0 / 7 + f2 * (1.0 / 9 + f2 * (1.0 / 11)))));
-  float value = static_cast<float>(exponent * ln_2 + 2.0 * f * series);
-  value = std::islessequal(x, 0.0f) && std::isgreaterequal(x, 0.0f) ? -std::numeric_limits<float>::infinity() : value;
-  value = std::isgreater(x, std::numeric_limits<float>::max()) ? x : value;
-  return (std::isless(x, 0.0f) || std::isunordered(x, x)) ? std::numeric_limits<float>::quiet_NaN() : value;
-}
-
-// ---- tanh ----
 // |x| < 1/8: the odd Taylor series to x^11 (relative error < 3e-13);
 // otherwise 1 - 2 / (e^(2|x|) + 1), whose cancellation costs at most 3 bits
 // of the double's 53. Past |x| = 9.1 the float result is +-1.
@@ -162,29 +104,69 @@ float sum_block_f32(const float* __restrict in, std::size_t count) {
   return lanes[0];
 }
 
+// ---- SLEEF ----
+#ifdef SHARDLANG_SLEEF_X86
+// Full registers in place; the tail by a masked load and store (AVX-512) or
+// through a padded copy.
+__attribute__((target("avx512f"))) void sleef_avx512(const float* in, float* out, std::size_t count,
+                                                     __m512 (*function)(__m512)) {
+  std::size_t i = 0;
+  for (; i + 16 <= count; i += 16) _mm512_storeu_ps(out + i, function(_mm512_loadu_ps(in + i)));
+  if (i == count) return;
+  const __mmask16 mask = static_cast<__mmask16>((1u << (count - i)) - 1);
+  _mm512_mask_storeu_ps(out + i, mask, function(_mm512_maskz_loadu_ps(mask, in + i)));
+}
+
+__attribute__((target("avx2,fma"))) void sleef_avx2(const float* in, float* out, std::size_t count,
+                                                    __m256 (*function)(__m256)) {
+  std::size_t i = 0;
+  for (; i + 8 <= count; i += 8) _mm256_storeu_ps(out + i, function(_mm256_loadu_ps(in + i)));
+  if (i == count) return;
+  alignas(32) float tail[8] = {};
+  std::memcpy(tail, in + i, (count - i) * sizeof(float));
+  _mm256_store_ps(tail, function(_mm256_load_ps(tail)));
+  std::memcpy(out + i, tail, (count - i) * sizeof(float));
+}
+
+void sleef_sse2(const float* in, float* out, std::size_t count, __m128 (*function)(__m128)) {
+  std::size_t i = 0;
+  for (; i + 4 <= count; i += 4) _mm_storeu_ps(out + i, function(_mm_loadu_ps(in + i)));
+  if (i == count) return;
+  alignas(16) float tail[4] = {};
+  std::memcpy(tail, in + i, (count - i) * sizeof(float));
+  _mm_store_ps(tail, function(_mm_load_ps(tail)));
+  std::memcpy(out + i, tail, (count - i) * sizeof(float));
+}
+
+enum class Width { avx512, avx2, sse2 };
+
+Width host_width() {
+  static const Width width = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return Width::avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Width::avx2;
+    return Width::sse2;
+  }();
+  return width;
+}
+
+#define SHARDLANG_SLEEF_APPLY(name, in, out, count)                                    \
+  switch (host_width()) {                                                              \
+    case Width::avx512: sleef_avx512(in, out, count, name##16_u10avx512f); break;      \
+    case Width::avx2: sleef_avx2(in, out, count, name##8_u10avx2); break;              \
+    case Width::sse2: sleef_sse2(in, out, count, name##4_u10sse2); break;              \
+  }
+#else
+#define SHARDLANG_SLEEF_APPLY(name, in, out, count) \
+  for (std::size_t i = 0; i < count; ++i) out[i] = name##_u10(in[i]);
+#endif
+
 }  // namespace
 
-SHARDLANG_VECTOR_CLONES
-void sin_f32(const float* __restrict in, float* __restrict out, std::size_t count) {
-  for (std::size_t i = 0; i < count; ++i) out[i] = sin_quadrant<false>(in[i]);
-  fix_large_arguments(in, out, count, [](double x) { return std::sin(x); });
-}
-
-SHARDLANG_VECTOR_CLONES
-void cos_f32(const float* __restrict in, float* __restrict out, std::size_t count) {
-  for (std::size_t i = 0; i < count; ++i) out[i] = sin_quadrant<true>(in[i]);
-  fix_large_arguments(in, out, count, [](double x) { return std::cos(x); });
-}
-
-SHARDLANG_VECTOR_CLONES
-void exp_f32(const float* __restrict in, float* __restrict out, std::size_t count) {
-  for (std::size_t i = 0; i < count; ++i) out[i] = exp_one(in[i]);
-}
-
-SHARDLANG_VECTOR_CLONES
-void log_f32(const float* __restrict in, float* __restrict out, std::size_t count) {
-  for (std::size_t i = 0; i < count; ++i) out[i] = log_one(in[i]);
-}
+void sin_f32(const float* in, float* out, std::size_t count) { SHARDLANG_SLEEF_APPLY(Sleef_sinf, in, out, count) }
+void cos_f32(const float* in, float* out, std::size_t count) { SHARDLANG_SLEEF_APPLY(Sleef_cosf, in, out, count) }
+void exp_f32(const float* in, float* out, std::size_t count) { SHARDLANG_SLEEF_APPLY(Sleef_expf, in, out, count) }
+void log_f32(const float* in, float* out, std::size_t count) { SHARDLANG_SLEEF_APPLY(Sleef_logf, in, out, count) }
 
 SHARDLANG_VECTOR_CLONES
 void tanh_f32(const float* __restrict in, float* __restrict out, std::size_t count) {

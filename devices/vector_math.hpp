@@ -1,11 +1,13 @@
 // Vectorised float32 loops for the kernels (runtime.md "Executing": vectorised
-// loops for elementwise work). The transcendental functions are branch-free
-// polynomial approximations the compiler turns into SIMD code (a libm call
-// per element cannot be vectorised): each float is widened to double, reduced
-// and evaluated there, and rounded once, so results stay within 1 ulp of the
-// correctly rounded float32 value (tests/unit/devices/vector_math_test.cpp
-// measures it). On x86-64 with GCC each loop is compiled for AVX-512, AVX2+FMA
-// and the baseline, and the loader picks the best one the host supports.
+// loops for elementwise work), all within 1 ulp of the correctly rounded
+// float32 value (tests/unit/devices/vector_math_test.cpp measures it):
+// - sin, cos, exp and log are SLEEF's (its 1-ulp functions, for the widest
+//   vector unit the host has: AVX-512, AVX2+FMA or SSE2);
+// - tanh is a branch-free polynomial of our own the compiler turns into SIMD
+//   code (faster than SLEEF's here): each float is widened to double,
+//   reduced and evaluated there, and rounded once;
+// - on x86-64 with GCC each of our loops is compiled for AVX-512, AVX2+FMA
+//   and the baseline, and the loader picks the best one the host supports.
 //
 // All take `count` contiguous elements; `out` must not overlap `in`.
 #pragma once
