@@ -116,12 +116,17 @@ struct DotDimensions {
 };
 
 // lax.dot_general: result axes are batch, lhs free, rhs free (XLA's order),
-// of the operands' dtype or dimensions.result_dtype. Floats multiply through OpenBLAS sgemm in f32;
-// integers and bool in a plain loop (integers wrap; bool is or-of-ands).
-// Float products are computed per tile of a fixed grid over the whole
-// product (dot_tile_extent square), each tile one sgemm of the tile's whole
-// extent at the same position: an element's f32 summation order then does
-// not depend on how the product is sharded (sharded equals unsharded).
+// of the operands' dtype or dimensions.result_dtype. Floats multiply through
+// OpenBLAS sgemm in f32, bf16 operands on the bf16 dot-product units where
+// the host has them (AVX512-BF16: f32 sums of exact products, k in pairs);
+// integers in a vectorised loop (wrapping; 32-bit sums where they give the
+// same result) and bool as or-of-ands.
+// An element's f32 summation order does not depend on how the product is
+// sharded (sharded equals unsharded bit for bit): sgemm products are those
+// of a fixed grid over the whole product (dot_tile_extent square), each tile
+// one sgemm of the tile's whole extent at the same position (a run of tiles
+// a shard holds whole is one call where OpenBLAS's kernel sums in an order
+// fixed by k alone: blas.hpp); the bf16 units' order depends on k alone.
 Expected<LocalArray> dot_general(const LocalArray& lhs, const LocalArray& rhs, const DotDimensions& dimensions);
 inline constexpr std::int64_t dot_tile_extent = 256;
 

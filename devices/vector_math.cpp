@@ -198,4 +198,10 @@ void add_row_f32(float* __restrict accumulator, const float* __restrict row, std
   for (std::size_t i = 0; i < count; ++i) accumulator[i] += row[i];
 }
 
+SHARDLANG_VECTOR_CLONES
+void multiply_add_u32(std::uint32_t* __restrict accumulator, std::uint32_t factor, const std::uint32_t* __restrict row,
+                      std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) accumulator[i] += factor * row[i];
+}
+
 }  // namespace devices

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace devices {
 
@@ -28,5 +29,8 @@ void tanh_f32(const float* in, float* out, std::size_t count);
 float sum_f32(const float* in, std::size_t count);
 // accumulator[j] += row[j] for j < count (a reduction over a leading axis).
 void add_row_f32(float* accumulator, const float* row, std::size_t count);
+// accumulator[j] += factor * row[j] mod 2^32 for j < count (a row of an
+// integer matrix product).
+void multiply_add_u32(std::uint32_t* accumulator, std::uint32_t factor, const std::uint32_t* row, std::size_t count);
 
 }  // namespace devices

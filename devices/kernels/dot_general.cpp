@@ -1,10 +1,13 @@
-// The dot_general kernel (kernels.hpp): float matrices through OpenBLAS's sgemm,
-// other dtypes by a plain loop, each shard's product placed in the whole.
+// The dot_general kernel (kernels.hpp): float matrices through OpenBLAS's sgemm
+// (bf16 ones on the bf16 dot-product units where the host has them), integer
+// ones by a vectorised loop, each shard's product placed in the whole.
 #include "devices/kernels/support.hpp"
 
 #include <cblas.h>
 
-#include <mutex>
+#include "devices/blas.hpp"
+#include "devices/kernels/bf16_matmul.hpp"
+#include "devices/vector_math.hpp"
 
 namespace devices {
 
@@ -15,10 +18,10 @@ namespace {
 
 // ---- dot_general ----
 
-// The operand's elements, converted to T, in the order of `axes` (a
-// permutation of its axes).
-template <class T>
-std::vector<T> gather_converted(const LocalArray& operand, const std::vector<int>& axes) {
+// Calls visit(from, to) for each element of the operand: its index in the
+// operand and in the operand's axes permuted to `axes`.
+template <class Visit>
+void walk_permuted(const LocalArray& operand, const std::vector<int>& axes, Visit visit) {
   std::vector<std::int64_t> strides = row_major_strides(operand.shape);
   Shape permuted_shape;
   std::vector<std::int64_t> permuted_strides;
@@ -26,15 +29,64 @@ std::vector<T> gather_converted(const LocalArray& operand, const std::vector<int
     permuted_shape.push_back(operand.shape[static_cast<std::size_t>(axis)]);
     permuted_strides.push_back(strides[static_cast<std::size_t>(axis)]);
   }
+  walk(permuted_shape, permuted_strides, 0, row_major_strides(permuted_shape), 0,
+       [&](std::int64_t from, std::int64_t to) { visit(static_cast<std::size_t>(from), static_cast<std::size_t>(to)); });
+}
+
+// The operand's elements, converted to T, in the order of `axes` (a
+// permutation of its axes).
+template <class T>
+std::vector<T> gather_converted(const LocalArray& operand, const std::vector<int>& axes) {
   std::vector<T> values(static_cast<std::size_t>(element_count(operand.shape)));
-  std::vector<std::int64_t> output_strides = row_major_strides(permuted_shape);
   dispatch(operand.dtype(), [&]<DType D>() {
     auto source = operand.buffer->elements<D>();
-    walk(permuted_shape, permuted_strides, 0, output_strides, 0, [&](std::int64_t from, std::int64_t to) {
-      values[static_cast<std::size_t>(to)] = static_cast<T>(load<D>(source[static_cast<std::size_t>(from)]));
-    });
+    walk_permuted(operand, axes, [&](std::size_t from, std::size_t to) { values[to] = static_cast<T>(load<D>(source[from])); });
   });
   return values;
+}
+
+// The elements of a float operand as dtype D (f32 or bf16), laid out as
+// [batch, rows, columns]: in place when the operand is of dtype D with its
+// axes already so (or as [batch, columns, rows]: transposed), else gathered.
+template <DType D>
+struct Matrices {
+  std::vector<storage_t<D>> gathered;
+  const storage_t<D>* data = nullptr;
+  bool transposed = false;
+};
+
+template <DType D>
+Matrices<D> matrices(const LocalArray& operand, const std::vector<int>& order, std::size_t batch_axes,
+                     std::size_t row_axes) {
+  Matrices<D> view;
+  if (operand.dtype() == D) {
+    std::vector<int> swapped(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(batch_axes));
+    swapped.insert(swapped.end(), order.begin() + static_cast<std::ptrdiff_t>(batch_axes + row_axes), order.end());
+    swapped.insert(swapped.end(), order.begin() + static_cast<std::ptrdiff_t>(batch_axes),
+                   order.begin() + static_cast<std::ptrdiff_t>(batch_axes + row_axes));
+    auto in_place = [](const std::vector<int>& axes) {
+      for (std::size_t i = 0; i < axes.size(); ++i) {
+        if (axes[i] != static_cast<int>(i)) return false;
+      }
+      return true;
+    };
+    view.data = operand.buffer->elements<D>().data();
+    if (in_place(order)) return view;
+    view.transposed = in_place(swapped);
+    if (view.transposed) return view;
+  }
+  view.gathered.resize(static_cast<std::size_t>(element_count(operand.shape)));
+  dispatch(operand.dtype(), [&]<DType S>() {
+    if constexpr (is_float(S)) {
+      auto source = operand.buffer->elements<S>();
+      walk_permuted(operand, order, [&](std::size_t from, std::size_t to) {
+        if constexpr (S == D) view.gathered[to] = source[from];
+        else view.gathered[to] = store<D>(load<S>(source[from]));
+      });
+    }
+  });
+  view.data = view.gathered.data();
+  return view;
 }
 
 // One axis of the product: where each of the shard's `extent` rows (or
@@ -51,88 +103,131 @@ struct Operand {
   bool transposed;
 };
 
-// c[m, n] = a[m, k] b[k, n] computed per tile of the global grid of
-// dot_tile_extent: every tile is one sgemm of the whole tile's extent, with
+// The shard's rows (or columns) that one sgemm call covers along one axis:
+// local [first, last) at global [start, start + extent) of the tile grid.
+// `whole`: the shard holds every row of that range (consecutively), so the
+// call reads them in place; otherwise it is one tile, padded with zeros.
+// `smallest`: the extent of its smallest tile.
+struct Span {
+  std::int64_t first, last, start, extent, smallest;
+  bool whole;
+};
+
+// The shard's spans along one axis of the grid of dot_tile_extent: one per
+// tile, or, with `merge`, runs of consecutive whole tiles as one span.
+std::vector<Span> grid_spans(const GlobalGrid& grid, bool merge) {
+  std::vector<Span> spans;
+  for (std::int64_t next = 0; next < grid.extent;) {
+    const std::int64_t start = grid.positions[next] / dot_tile_extent * dot_tile_extent;
+    const std::int64_t extent = std::min(dot_tile_extent, grid.total - start);
+    std::int64_t last = next;
+    while (last < grid.extent && grid.positions[last] < start + extent) ++last;
+    const bool whole = last - next == extent;
+    if (merge && whole && !spans.empty() && spans.back().whole && spans.back().last == next &&
+        spans.back().start + spans.back().extent == start) {
+      spans.back().last = last;
+      spans.back().extent += extent;
+      spans.back().smallest = std::min(spans.back().smallest, extent);
+    } else {
+      spans.push_back({next, last, start, extent, extent, whole});
+    }
+    next = last;
+  }
+  return spans;
+}
+
+// The span's tiles, one span each.
+std::vector<Span> tiles_of(const Span& span) {
+  if (!span.whole) return {span};
+  std::vector<Span> tiles;
+  for (std::int64_t start = span.start; start < span.start + span.extent; start += dot_tile_extent) {
+    const std::int64_t extent = std::min(dot_tile_extent, span.start + span.extent - start);
+    const std::int64_t first = span.first + (start - span.start);
+    tiles.push_back({first, first + extent, start, extent, extent, true});
+  }
+  return tiles;
+}
+
+// c's rows x columns (the spans) as one sgemm of the spans' whole extents,
 // the shard's rows and columns at their global positions in it (rows or
-// columns the shard lacks are zeros and discarded). OpenBLAS's order of
-// summation depends on the call's extents and an element's position in the
-// call, both of which are now the same sharded or not.
-void tiled_sgemm(Operand a, Operand b, std::int64_t k, const GlobalGrid& rows, const GlobalGrid& columns, float* c) {
-  const std::int64_t m = rows.extent;
-  const std::int64_t n = columns.extent;
+// columns the shard lacks are zeros and discarded). Called column-major
+// (c^T = b^T a^T, the same computation inside OpenBLAS) so that OpenBLAS's
+// "direct" path for small row-major calls, which sums in another order,
+// never runs.
+void span_sgemm(Operand a, Operand b, std::int64_t k, const GlobalGrid& rows_grid, const GlobalGrid& columns_grid,
+                const Span& rows, const Span& columns, float* c) {
+  const std::int64_t m = rows_grid.extent;
+  const std::int64_t n = columns_grid.extent;
   const std::int64_t lda = a.transposed ? m : k;
   const std::int64_t ldb = b.transposed ? k : n;
   std::vector<float> padded_a, padded_b, padded_c;
-  // The shard's rows (columns) in the tile starting at global `start`: a
-  // local range, since positions increase.
-  struct Span {
-    std::int64_t first, last;
-  };
-  auto in_tile = [](const GlobalGrid& grid, std::int64_t from, std::int64_t start, std::int64_t extent) {
-    Span span{from, from};
-    while (span.last < grid.extent && grid.positions[span.last] < start + extent) ++span.last;
-    return span;
-  };
-  auto tile_start = [](std::int64_t position) { return position / dot_tile_extent * dot_tile_extent; };
-  for (std::int64_t next_row = 0; next_row < m;) {
-    const std::int64_t row_tile = tile_start(rows.positions[next_row]);
-    const std::int64_t tile_rows = std::min(dot_tile_extent, rows.total - row_tile);
-    const auto [first_row, last_row] = in_tile(rows, next_row, row_tile, tile_rows);
-    next_row = last_row;
-    // Every row of the tile present: they are consecutive here too.
-    const bool whole_rows = last_row - first_row == tile_rows;
-    // The tile's lhs: in place when the shard has all its rows, else padded.
-    const float* tile_a = a.transposed ? a.data + first_row : a.data + first_row * lda;
-    std::int64_t tile_lda = lda;
-    if (!whole_rows) {
-      padded_a.assign(static_cast<std::size_t>(tile_rows * k), 0.0f);
-      for (std::int64_t i = first_row; i < last_row; ++i) {
-        const std::int64_t row = rows.positions[i] - row_tile;
-        for (std::int64_t p = 0; p < k; ++p) {
-          float value = a.transposed ? a.data[p * lda + i] : a.data[i * lda + p];
-          padded_a[static_cast<std::size_t>(a.transposed ? p * tile_rows + row : row * k + p)] = value;
-        }
+  const float* span_a = a.transposed ? a.data + rows.first : a.data + rows.first * lda;
+  std::int64_t span_lda = lda;
+  if (!rows.whole) {
+    padded_a.assign(static_cast<std::size_t>(rows.extent * k), 0.0f);
+    for (std::int64_t i = rows.first; i < rows.last; ++i) {
+      const std::int64_t row = rows_grid.positions[i] - rows.start;
+      for (std::int64_t p = 0; p < k; ++p) {
+        float value = a.transposed ? a.data[p * lda + i] : a.data[i * lda + p];
+        padded_a[static_cast<std::size_t>(a.transposed ? p * rows.extent + row : row * k + p)] = value;
       }
-      tile_a = padded_a.data();
-      tile_lda = a.transposed ? tile_rows : k;
     }
-    for (std::int64_t next_column = 0; next_column < n;) {
-      const std::int64_t column_tile = tile_start(columns.positions[next_column]);
-      const std::int64_t tile_columns = std::min(dot_tile_extent, columns.total - column_tile);
-      const auto [first_column, last_column] = in_tile(columns, next_column, column_tile, tile_columns);
-      next_column = last_column;
-      const bool whole_columns = last_column - first_column == tile_columns;
-      const float* tile_b = b.transposed ? b.data + first_column * ldb : b.data + first_column;
-      std::int64_t tile_ldb = ldb;
-      if (!whole_columns) {
-        padded_b.assign(static_cast<std::size_t>(k * tile_columns), 0.0f);
-        for (std::int64_t j = first_column; j < last_column; ++j) {
-          const std::int64_t column = columns.positions[j] - column_tile;
-          for (std::int64_t p = 0; p < k; ++p) {
-            float value = b.transposed ? b.data[j * ldb + p] : b.data[p * ldb + j];
-            padded_b[static_cast<std::size_t>(b.transposed ? column * k + p : p * tile_columns + column)] = value;
-          }
-        }
-        tile_b = padded_b.data();
-        tile_ldb = b.transposed ? k : tile_columns;
+    span_a = padded_a.data();
+    span_lda = a.transposed ? rows.extent : k;
+  }
+  const float* span_b = b.transposed ? b.data + columns.first * ldb : b.data + columns.first;
+  std::int64_t span_ldb = ldb;
+  if (!columns.whole) {
+    padded_b.assign(static_cast<std::size_t>(k * columns.extent), 0.0f);
+    for (std::int64_t j = columns.first; j < columns.last; ++j) {
+      const std::int64_t column = columns_grid.positions[j] - columns.start;
+      for (std::int64_t p = 0; p < k; ++p) {
+        float value = b.transposed ? b.data[j * ldb + p] : b.data[p * ldb + j];
+        padded_b[static_cast<std::size_t>(b.transposed ? column * k + p : p * columns.extent + column)] = value;
       }
-      float* tile_c = c + first_row * n + first_column;
-      std::int64_t ldc = n;
-      if (!whole_rows || !whole_columns) {
-        padded_c.assign(static_cast<std::size_t>(tile_rows * tile_columns), 0.0f);
-        tile_c = padded_c.data();
-        ldc = tile_columns;
+    }
+    span_b = padded_b.data();
+    span_ldb = b.transposed ? k : columns.extent;
+  }
+  float* span_c = c + rows.first * n + columns.first;
+  std::int64_t ldc = n;
+  if (!rows.whole || !columns.whole) {
+    padded_c.assign(static_cast<std::size_t>(rows.extent * columns.extent), 0.0f);
+    span_c = padded_c.data();
+    ldc = columns.extent;
+  }
+  cblas_sgemm(CblasColMajor, b.transposed ? CblasTrans : CblasNoTrans, a.transposed ? CblasTrans : CblasNoTrans,
+              static_cast<int>(columns.extent), static_cast<int>(rows.extent), static_cast<int>(k), 1.0f, span_b,
+              static_cast<int>(span_ldb), span_a, static_cast<int>(span_lda), 0.0f, span_c, static_cast<int>(ldc));
+  if (span_c == padded_c.data()) {
+    for (std::int64_t i = rows.first; i < rows.last; ++i) {
+      const float* from = padded_c.data() + (rows_grid.positions[i] - rows.start) * columns.extent;
+      for (std::int64_t j = columns.first; j < columns.last; ++j) c[i * n + j] = from[columns_grid.positions[j] - columns.start];
+    }
+  }
+}
+
+// c[m, n] = a[m, k] b[k, n] as if computed per tile of the global grid of
+// dot_tile_extent, each tile one sgemm of the whole tile's extent: OpenBLAS's
+// order of summation may depend on a call's extents and an element's place
+// in it, both of which are then the same sharded or not. Where the kernel's
+// order depends on k alone (blas::order_fixed_by_depth) and every tile would
+// take OpenBLAS's blocked path, the tiles of a run the shard holds whole are
+// one call: one packing of the operands instead of one per tile, same bits.
+void tiled_sgemm(Operand a, Operand b, std::int64_t k, const GlobalGrid& rows, const GlobalGrid& columns, float* c) {
+  const bool merge = blas::order_fixed_by_depth();
+  const std::vector<Span> row_spans = grid_spans(rows, merge);
+  const std::vector<Span> column_spans = grid_spans(columns, merge);
+  for (const Span& row_span : row_spans) {
+    for (const Span& column_span : column_spans) {
+      const double smallest_tile = static_cast<double>(row_span.smallest) * static_cast<double>(column_span.smallest) *
+                                   static_cast<double>(k);
+      if (merge && smallest_tile > blas::small_product_limit) {
+        span_sgemm(a, b, k, rows, columns, row_span, column_span, c);
+        continue;
       }
-      cblas_sgemm(CblasRowMajor, a.transposed ? CblasTrans : CblasNoTrans, b.transposed ? CblasTrans : CblasNoTrans,
-                  static_cast<int>(tile_rows), static_cast<int>(tile_columns), static_cast<int>(k), 1.0f, tile_a,
-                  static_cast<int>(tile_lda), tile_b, static_cast<int>(tile_ldb), 0.0f, tile_c, static_cast<int>(ldc));
-      if (tile_c == padded_c.data()) {
-        for (std::int64_t i = first_row; i < last_row; ++i) {
-          const float* from = padded_c.data() + (rows.positions[i] - row_tile) * tile_columns;
-          for (std::int64_t j = first_column; j < last_column; ++j)
-            c[i * n + j] = from[columns.positions[j] - column_tile];
-        }
-      }
+      for (const Span& row_tile : tiles_of(row_span))
+        for (const Span& column_tile : tiles_of(column_span)) span_sgemm(a, b, k, rows, columns, row_tile, column_tile, c);
     }
   }
 }
@@ -169,13 +264,6 @@ Expected<std::vector<std::int64_t>> grid_positions(std::span<const std::int64_t>
   std::vector<std::int64_t> positions(static_cast<std::size_t>(count));
   for (std::int64_t i = 0; i < count; ++i) positions[static_cast<std::size_t>(i)] = (total > 0 ? origin : 0) + i;
   return positions;
-}
-
-void single_threaded_blas() {
-  // The thread pool runs one kernel per device; BLAS threads on top of it
-  // would oversubscribe the host.
-  static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
 }
 
 // The operands of a dot_general as matrices: lhs gathered in lhs_order is
@@ -255,63 +343,39 @@ Expected<DotArrangement> arrange_dot(const LocalArray& lhs, const LocalArray& rh
   return dot;
 }
 
-// An sgemm operand: an f32 operand whose axes already lie as [batch, rows,
-// columns] or [batch, columns, rows] goes to BLAS in place (the second
-// transposed); others are gathered into [batch, rows, columns] first.
-struct Matrices {
-  std::vector<float> gathered;
-  const float* data = nullptr;
-  bool transposed = false;
-};
-
-Matrices matrices(const LocalArray& operand, const std::vector<int>& order, std::size_t batch_axes,
-                  std::size_t row_axes) {
-  Matrices view;
-  if (operand.dtype() == DType::float32) {
-    std::vector<int> swapped(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(batch_axes));
-    swapped.insert(swapped.end(), order.begin() + static_cast<std::ptrdiff_t>(batch_axes + row_axes), order.end());
-    swapped.insert(swapped.end(), order.begin() + static_cast<std::ptrdiff_t>(batch_axes),
-                   order.begin() + static_cast<std::ptrdiff_t>(batch_axes + row_axes));
-    auto in_place = [](const std::vector<int>& axes) {
-      for (std::size_t i = 0; i < axes.size(); ++i) {
-        if (axes[i] != static_cast<int>(i)) return false;
-      }
-      return true;
-    };
-    view.data = operand.buffer->elements<DType::float32>().data();
-    if (in_place(order)) return view;
-    view.transposed = in_place(swapped);
-    if (view.transposed) return view;
-  }
-  view.gathered = gather_converted<float>(operand, order);
-  view.data = view.gathered.data();
-  return view;
-}
-
-// Float operands: f32 products per tile of the global grid (tiled_sgemm),
-// rounded once into the result's dtype.
+// Float operands: f32 sums (on the bf16 units for bf16 operands where the
+// host has them, else sgemm on f32), rounded once into the result's dtype.
 Status float_dot(const LocalArray& lhs, const LocalArray& rhs, const DotDimensions& dimensions,
                  const DotArrangement& dot, LocalArray& result) {
-  single_threaded_blas();
   const std::int64_t batch = dot.batch, m = dot.m, n = dot.n, k = dot.k;
-  std::size_t batch_axes = dimensions.lhs_batch.size();
-  Matrices a = matrices(lhs, dot.lhs_order, batch_axes,
-                        dot.lhs_order.size() - batch_axes - dimensions.lhs_contracting.size());
-  Matrices b = matrices(rhs, dot.rhs_order, batch_axes, dimensions.rhs_contracting.size());
-  const DType result_dtype = result.dtype();
-  bool f32 = result_dtype == DType::float32;
+  const std::size_t batch_axes = dimensions.lhs_batch.size(), contracting_axes = dimensions.lhs_contracting.size();
+  const std::vector<int>& lhs_order = dot.lhs_order;
+  const std::vector<int>& rhs_order = dot.rhs_order;
+  const DotPlacement& placement = dimensions.placement;
+  const bool f32 = result.dtype() == DType::float32;
   std::vector<float> rounded_later(f32 ? 0 : static_cast<std::size_t>(batch * m * n), 0.0f);
   float* c = f32 ? result.buffer->elements<DType::float32>().data() : rounded_later.data();
-  const DotPlacement& placement = dimensions.placement;
-  Expected<std::vector<std::int64_t>> row_positions =
-      grid_positions(dot.lhs_free_shape, m, placement.lhs_free_origins, placement.lhs_free_totals,
-                     placement.row_origin, placement.rows_total);
+  Expected<std::vector<std::int64_t>> row_positions = grid_positions(
+      dot.lhs_free_shape, m, placement.lhs_free_origins, placement.lhs_free_totals, placement.row_origin, placement.rows_total);
   if (!row_positions) return row_positions.error();
   Expected<std::vector<std::int64_t>> column_positions =
-      grid_positions(dot.rhs_free_shape, n, placement.rhs_free_origins, placement.rhs_free_totals,
-                     placement.column_origin, placement.columns_total);
+      grid_positions(dot.rhs_free_shape, n, placement.rhs_free_origins, placement.rhs_free_totals, placement.column_origin,
+                     placement.columns_total);
   if (!column_positions) return column_positions.error();
-  if (m > 0 && n > 0 && k > 0) {
+  const std::size_t lhs_rows = lhs_order.size() - batch_axes - contracting_axes;
+  if (m == 0 || n == 0 || k == 0) {
+    std::fill(c, c + batch * m * n, 0.0f);
+  } else if (lhs.dtype() == DType::bfloat16 && has_bf16_dot_units()) {
+    // The order of the sums depends on k alone: no grid needed.
+    Matrices<DType::bfloat16> a = matrices<DType::bfloat16>(lhs, lhs_order, batch_axes, lhs_rows);
+    Matrices<DType::bfloat16> b = matrices<DType::bfloat16>(rhs, rhs_order, batch_axes, contracting_axes);
+    for (std::int64_t index = 0; index < batch; ++index) {
+      bf16_matmul({a.data + index * m * k, a.transposed ? m : k, a.transposed},
+                  {b.data + index * k * n, b.transposed ? k : n, b.transposed}, m, n, k, c + index * m * n, n);
+    }
+  } else {
+    Matrices<DType::float32> a = matrices<DType::float32>(lhs, lhs_order, batch_axes, lhs_rows);
+    Matrices<DType::float32> b = matrices<DType::float32>(rhs, rhs_order, batch_axes, contracting_axes);
     auto total = [](std::span<const std::int64_t> totals, std::int64_t flattened, std::int64_t extent) {
       return !totals.empty() ? element_count(totals) : flattened > 0 ? flattened : extent;
     };
@@ -321,10 +385,8 @@ Status float_dot(const LocalArray& lhs, const LocalArray& rhs, const DotDimensio
       tiled_sgemm({a.data + index * m * k, a.transposed}, {b.data + index * k * n, b.transposed}, k, rows, columns,
                   c + index * m * n);
     }
-  } else {
-    std::fill(c, c + batch * m * n, 0.0f);
   }
-  dispatch(result_dtype, [&]<DType D>() {
+  dispatch(result.dtype(), [&]<DType D>() {
     if constexpr (D != DType::float32) {
       auto out = result.buffer->elements<D>();
       for (std::size_t i = 0; i < rounded_later.size(); ++i) out[i] = store_converted<D>(rounded_later[i]);
@@ -333,38 +395,51 @@ Status float_dot(const LocalArray& lhs, const LocalArray& rhs, const DotDimensio
   return {};
 }
 
-// Integer and bool operands: exact sums mod 2^64 (bool: or of ands), then
-// wrapped into an integer result or rounded once into a float one.
+// Integer operands: sums mod 2^32 when that gives the result (an integer
+// result of at most 32 bits keeps only those bits; int8 sums of fewer than
+// 2^17 products are exact), vectorised; else mod 2^64. Bool: or of ands.
 void integer_dot(const LocalArray& lhs, const LocalArray& rhs, const DotArrangement& dot, LocalArray& result) {
-  const std::int64_t m = dot.m, n = dot.n, k = dot.k;
-  std::vector<std::int64_t> a = gather_converted<std::int64_t>(lhs, dot.lhs_order);
-  std::vector<std::int64_t> b = gather_converted<std::int64_t>(rhs, dot.rhs_order);
-  std::vector<std::uint64_t> c(static_cast<std::size_t>(dot.batch * m * n), 0);
-  bool logical = lhs.dtype() == DType::bool_;
-  for (std::int64_t index = 0; index < dot.batch; ++index) {
-    const std::int64_t* a_block = a.data() + index * m * k;
-    const std::int64_t* b_block = b.data() + index * k * n;
-    std::uint64_t* c_block = c.data() + index * m * n;
-    for (std::int64_t i = 0; i < m; ++i) {
-      for (std::int64_t p = 0; p < k; ++p) {
-        std::uint64_t left = static_cast<std::uint64_t>(a_block[i * k + p]);
-        if (left == 0) continue;
-        for (std::int64_t j = 0; j < n; ++j) {
-          std::uint64_t product = left * static_cast<std::uint64_t>(b_block[p * n + j]);
-          c_block[i * n + j] = logical ? (c_block[i * n + j] | (product != 0)) : c_block[i * n + j] + product;
+  const std::int64_t batch = dot.batch, m = dot.m, n = dot.n, k = dot.k;
+  const DType result_dtype = result.dtype();
+  const bool logical = lhs.dtype() == DType::bool_;
+  const bool narrow = !logical && (is_int(result_dtype) || (lhs.dtype() == DType::int8 && k < (std::int64_t{1} << 17)));
+  auto sums = [&]<class T>() {
+    std::vector<T> a = gather_converted<T>(lhs, dot.lhs_order);
+    std::vector<T> b = gather_converted<T>(rhs, dot.rhs_order);
+    std::vector<T> c(static_cast<std::size_t>(batch * m * n), 0);
+    for (std::int64_t index = 0; index < batch; ++index) {
+      const T* a_block = a.data() + index * m * k;
+      const T* b_block = b.data() + index * k * n;
+      T* c_block = c.data() + index * m * n;
+      for (std::int64_t i = 0; i < m; ++i) {
+        for (std::int64_t p = 0; p < k; ++p) {
+          const T left = a_block[i * k + p];
+          if (left == 0) continue;
+          if constexpr (std::is_same_v<T, std::uint32_t>) {
+            multiply_add_u32(c_block + i * n, left, b_block + p * n, static_cast<std::size_t>(n));
+          } else {
+            for (std::int64_t j = 0; j < n; ++j) {
+              const T product_ij = left * b_block[p * n + j];
+              c_block[i * n + j] = logical ? (c_block[i * n + j] | (product_ij != 0)) : c_block[i * n + j] + product_ij;
+            }
+          }
         }
       }
     }
-  }
-  dispatch(result.dtype(), [&]<DType D>() {
-    auto out = result.buffer->elements<D>();
-    if constexpr (is_float(D)) {
-      // Exact integer sums, rounded once.
-      for (std::size_t i = 0; i < c.size(); ++i) out[i] = store_converted<D>(static_cast<double>(static_cast<std::int64_t>(c[i])));
-    } else {
-      for (std::size_t i = 0; i < c.size(); ++i) out[i] = wrap<storage_t<D>>(c[i]);
-    }
-  });
+    dispatch(result_dtype, [&]<DType D>() {
+      auto out = result.buffer->elements<D>();
+      using Signed = std::make_signed_t<T>;
+      if constexpr (is_float(D)) {
+        // Exact integer sums, rounded once.
+        for (std::size_t i = 0; i < c.size(); ++i) out[i] = store_converted<D>(static_cast<double>(static_cast<Signed>(c[i])));
+      } else {
+        for (std::size_t i = 0; i < c.size(); ++i) out[i] = wrap<storage_t<D>>(c[i]);
+      }
+    });
+  };
+  // Elements gathered as unsigned: products and sums wrap without overflow.
+  if (narrow) sums.template operator()<std::uint32_t>();
+  else sums.template operator()<std::uint64_t>();
 }
 
 }  // namespace
