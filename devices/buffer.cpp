@@ -83,6 +83,7 @@ Buffer::Buffer(std::shared_ptr<MemoryLedger> ledger, typecheck::DType dtype, std
       data_(data) {}
 
 Buffer::~Buffer() {
+  if (owner_) return;  // the owner frees the bytes and counted them
   BlockCache::instance().give(data_, storage_size(byte_size_));
   ledger_->release_host(byte_size_);
 }
@@ -108,6 +109,21 @@ Expected<std::shared_ptr<Buffer>> Buffer::allocate(std::shared_ptr<MemoryLedger>
   // The constructor is private, hence no make_shared; it cannot throw.
   return std::shared_ptr<Buffer>(
       new Buffer(std::move(ledger), dtype, element_count, byte_size, static_cast<std::byte*>(data)));
+}
+
+Expected<std::shared_ptr<Buffer>> Buffer::view(std::shared_ptr<Buffer> owner, std::int64_t offset,
+                                               std::int64_t element_count) {
+  if (offset < 0 || element_count < 0 || offset + element_count > owner->element_count_)
+    return Error{ErrorKind::invalid_argument,
+                 fmt::format("a view of elements [{}, {}) of a buffer of {}", offset, offset + element_count,
+                             owner->element_count_)};
+  const std::int64_t element_size = typecheck::byte_size(owner->dtype_);
+  std::byte* data = owner->data_ + offset * element_size;
+  if (owner->owner_) owner = owner->owner_;  // views of views share the one owner
+  auto made = std::shared_ptr<Buffer>(
+      new Buffer(owner->ledger_, owner->dtype_, element_count, element_count * element_size, data));
+  made->owner_ = std::move(owner);
+  return made;
 }
 
 Expected<std::shared_ptr<Buffer>> Buffer::clone() const {
@@ -145,7 +161,7 @@ void DeviceBuffer::release() {
 }
 
 Expected<Buffer*> DeviceBuffer::writable() {
-  if (shard_.use_count() > 1) {
+  if (shard_.use_count() > 1 || shard_->is_view()) {
     Expected<std::shared_ptr<Buffer>> copy = shard_->clone();
     if (!copy) return copy.error();
     shard_ = std::move(*copy);

@@ -44,6 +44,15 @@ class Buffer {
   // A new buffer with the same bytes.
   Expected<std::shared_ptr<Buffer>> clone() const;
 
+  // `element_count` elements of `owner` from element `offset` on, without a
+  // copy (a shard of an array split into contiguous blocks: device_put of a
+  // host array then holds no second copy of it). The view keeps the owner
+  // alive and is not counted against the host budget again. Its bytes start
+  // 64-byte aligned only when the owner's offset is.
+  static Expected<std::shared_ptr<Buffer>> view(std::shared_ptr<Buffer> owner, std::int64_t offset,
+                                                std::int64_t element_count);
+  bool is_view() const { return owner_ != nullptr; }
+
   typecheck::DType dtype() const { return dtype_; }
   std::int64_t element_count() const { return element_count_; }
   std::int64_t byte_size() const { return byte_size_; }
@@ -72,6 +81,7 @@ class Buffer {
   std::int64_t element_count_;
   std::int64_t byte_size_;
   std::byte* data_;
+  std::shared_ptr<Buffer> owner_;  // set for a view: whose bytes these are
 };
 
 // One device's hold on a shard: while it lives, the shard's bytes count in
@@ -92,8 +102,9 @@ class DeviceBuffer {
   const std::shared_ptr<Buffer>& shared_buffer() const { return shard_; }
   bool shares_storage_with(const DeviceBuffer& other) const { return shard_ == other.shard_; }
 
-  // The bytes this device may write: when other holders share them, this
-  // device first gets its own copy (host memory may refuse it). The device's
+  // The bytes this device may write: when other holders share them (or
+  // they are a view of another buffer's), this device first gets its own
+  // copy (host memory may refuse it). The device's
   // HBM use does not change: it always counted its own copy.
   Expected<Buffer*> writable();
 

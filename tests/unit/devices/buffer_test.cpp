@@ -90,6 +90,40 @@ TEST(Buffer, CopyOnWrite) {
   EXPECT_EQ(ledger->host_bytes_held(), 32);
 }
 
+// A view (a contiguous block of another buffer, as device_put splits a host
+// array) shares its bytes: no copy, not counted on the host again, the owner
+// kept alive; a write gets its own copy first.
+TEST(Buffer, ViewsShareTheOwnersBytes) {
+  auto ledger = small_ledger(1 << 20, 1 << 20);
+  auto whole = allocate_or_fail(ledger, DType::float32, 32);
+  ASSERT_TRUE(whole);
+  for (int i = 0; i < 32; ++i) whole->elements<DType::float32>()[static_cast<std::size_t>(i)] = static_cast<float>(i);
+  Expected<std::shared_ptr<Buffer>> second_half = Buffer::view(whole, 16, 16);
+  ASSERT_TRUE(second_half.ok());
+  Expected<std::shared_ptr<Buffer>> of_view = Buffer::view(*second_half, 4, 4);  // elements 20..23
+  ASSERT_TRUE(of_view.ok());
+  EXPECT_TRUE((*second_half)->is_view());
+  EXPECT_EQ((*second_half)->element_count(), 16);
+  EXPECT_EQ((*second_half)->bytes().data(), whole->bytes().data() + 64);
+  EXPECT_EQ((*of_view)->elements<DType::float32>()[0], 20.0f);
+  EXPECT_EQ(ledger->host_bytes_held(), 128);  // the owner's bytes only
+  whole.reset();                              // the views keep it alive
+  EXPECT_EQ((*second_half)->elements<DType::float32>()[15], 31.0f);
+  EXPECT_EQ(ledger->host_bytes_held(), 128);
+  Expected<DeviceBuffer> placed = DeviceBuffer::place(*second_half, 2);
+  ASSERT_TRUE(placed.ok());
+  Expected<Buffer*> own = placed->writable();
+  ASSERT_TRUE(own.ok());
+  EXPECT_FALSE((*own)->is_view());
+  (*own)->elements<DType::float32>()[0] = -1.0f;
+  EXPECT_EQ((*second_half)->elements<DType::float32>()[0], 16.0f);
+  EXPECT_EQ(ledger->host_bytes_held(), 128 + 64);
+  EXPECT_FALSE(Buffer::view(*second_half, 10, 7).ok());  // past its end
+  second_half->reset();
+  of_view->reset();
+  EXPECT_EQ(ledger->host_bytes_held(), 64);  // the owner went with its last view; the copy stays
+}
+
 TEST(Memory, ResourceExhaustedNamesDeviceNeededAndHeld) {
   auto ledger = small_ledger(1000, 1 << 20);
   auto first = allocate_or_fail(ledger, DType::int8, 600);
