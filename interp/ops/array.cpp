@@ -77,26 +77,46 @@ std::vector<std::int64_t> block_of(const Layout& layout, int position) {
   return block;
 }
 
-// Slices `global` into the shards of `layout`, one per distinct block.
+// Where a block of extents `local` starting at `start` lies in a row-major
+// array of `shape`, when its elements are consecutive there: the offset of
+// its first element. They are when, past its first axis of extent > 1, the
+// block spans every axis whole.
+std::optional<std::int64_t> contiguous_offset(const typecheck::Shape& shape, const typecheck::Shape& local,
+                                              const std::vector<std::int64_t>& start) {
+  std::size_t first = 0;
+  while (first < shape.size() && local[first] == 1) ++first;
+  for (std::size_t d = first + 1; d < shape.size(); ++d)
+    if (local[d] != shape[d]) return std::nullopt;
+  std::int64_t offset = 0;
+  for (std::size_t d = 0; d < shape.size(); ++d) offset = offset * shape[d] + start[d];
+  return offset;
+}
+
+// Slices `global` into the shards of `layout`, one per distinct block. A
+// block whose elements are consecutive in `global` (and start 64-byte
+// aligned, as the kernels' buffers do) is a view of its bytes, not a copy:
+// device_put of a host array onto a mesh holds no second copy of it.
 std::vector<std::shared_ptr<devices::Buffer>> split_global(const devices::LocalArray& global, const Layout& layout,
                                                            const typecheck::Shape& shape) {
+  if (layout.fully_replicated()) return std::vector<std::shared_ptr<devices::Buffer>>(layout.position_count(), global.buffer);
   typecheck::Shape local = layout.shard_shape(shape);
   std::map<std::vector<std::int64_t>, std::shared_ptr<devices::Buffer>> by_block;
   std::vector<std::shared_ptr<devices::Buffer>> shards;
+  const std::int64_t element_size = typecheck::byte_size(global.dtype());
   for (std::size_t p = 0; p < layout.position_count(); ++p) {
     auto block = block_of(layout, static_cast<int>(p));
     auto& slot = by_block[block];
     if (!slot) {
-      if (layout.fully_replicated()) {
-        slot = global.buffer;
-      } else {
-        std::vector<std::int64_t> start(shape.size()), limit(shape.size());
-        for (std::size_t d = 0; d < shape.size(); ++d) {
-          start[d] = block[d] * local[d];
-          limit[d] = start[d] + local[d];
-        }
-        slot = value_or_raise(devices::slice(global, start, limit)).buffer;
+      std::vector<std::int64_t> start(shape.size()), limit(shape.size());
+      for (std::size_t d = 0; d < shape.size(); ++d) {
+        start[d] = block[d] * local[d];
+        limit[d] = start[d] + local[d];
       }
+      std::optional<std::int64_t> offset = contiguous_offset(shape, local, start);
+      if (offset && *offset * element_size % 64 == 0)
+        slot = value_or_raise(devices::Buffer::view(global.buffer, *offset, devices::element_count(local)));
+      else
+        slot = value_or_raise(devices::slice(global, start, limit)).buffer;
     }
     shards.push_back(slot);
   }
