@@ -1,6 +1,8 @@
 #include "devices/buffer.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstring>
 #include <iterator>
 #include <map>
@@ -15,62 +17,103 @@ namespace {
 
 constexpr std::align_val_t buffer_alignment{64};
 
-// Recently freed large blocks, kept for the next allocation of the same size:
-// a program that computes arrays of one shape in a loop then reuses memory
-// whose pages are already mapped, instead of paying a page fault per 4 KiB
-// (the kernels' main cost on large arrays) and the unmapping, as XLA's
-// allocator reuses device memory. Bounded, so the process stays near its
-// live size.
+// Recently freed blocks, kept for the next allocation of their size:
+// - large ones (from 1 MiB): a program that computes arrays of one shape in a
+//   loop then reuses memory whose pages are already mapped, instead of paying
+//   a page fault per 4 KiB (the kernels' main cost on large arrays) and the
+//   unmapping, as XLA's allocator reuses device memory. Bounded, so the
+//   process stays near its live size.
+// - small ones, by power-of-two size class: malloc's 64-byte-aligned path
+//   and the free after it cost more than the kernel of a small shard (an
+//   eager op on 1,024 elements over 8 devices allocates 8 such shards).
+//   Up to small_blocks_per_class per class: at most 2 MiB in all.
 class BlockCache {
  public:
-  static constexpr std::size_t smallest_block = std::size_t{1} << 20;  // malloc reuses smaller ones well
+  static constexpr std::size_t smallest_block = std::size_t{1} << 20;
+  static constexpr std::size_t smallest_class = 64;
+  static constexpr std::size_t largest_class = std::size_t{1} << 15;
+  static constexpr std::size_t small_blocks_per_class = 8;
 
   static BlockCache& instance() {
     static BlockCache cache;
     return cache;
   }
 
-  void* take(std::size_t size) {
-    if (size < smallest_block) return nullptr;
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto found = blocks_.find(size);
-    if (found == blocks_.end()) return nullptr;
-    void* block = found->second;
-    blocks_.erase(found);
-    held_ -= size;
-    return block;
+  // A block of `size` bytes (rounded up to its class when small).
+  void* allocate(std::size_t size) {
+    if (size <= largest_class) {
+      const std::size_t index = class_index(size);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        std::vector<void*>& free_blocks = small_[index];
+        if (!free_blocks.empty()) {
+          void* block = free_blocks.back();
+          free_blocks.pop_back();
+          return block;
+        }
+      }
+      return ::operator new(smallest_class << index, buffer_alignment, std::nothrow);
+    }
+    if (size >= smallest_block) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto found = blocks_.find(size);
+      if (found != blocks_.end()) {
+        void* block = found->second;
+        blocks_.erase(found);
+        held_ -= size;
+        return block;
+      }
+    }
+    return ::operator new(size, buffer_alignment, std::nothrow);
   }
 
   // Keeps the block, or frees it (and older ones) to stay within the limit.
   void give(void* block, std::size_t size) {
-    if (size < smallest_block || size > limit_ / 2) {
-      ::operator delete(block, buffer_alignment);
+    if (size <= largest_class) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      std::vector<void*>& free_blocks = small_[class_index(size)];
+      if (free_blocks.size() < small_blocks_per_class) {
+        free_blocks.push_back(block);
+        return;
+      }
+    } else if (size >= smallest_block && size <= limit_ / 2) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      while (held_ + size > limit_ && !blocks_.empty()) {
+        auto largest = std::prev(blocks_.end());
+        held_ -= largest->first;
+        ::operator delete(largest->second, buffer_alignment);
+        blocks_.erase(largest);
+      }
+      blocks_.emplace(size, block);
+      held_ += size;
       return;
     }
-    std::lock_guard<std::mutex> lock(mutex_);
-    while (held_ + size > limit_ && !blocks_.empty()) {
-      auto largest = std::prev(blocks_.end());
-      held_ -= largest->first;
-      ::operator delete(largest->second, buffer_alignment);
-      blocks_.erase(largest);
-    }
-    blocks_.emplace(size, block);
-    held_ += size;
+    ::operator delete(block, buffer_alignment);
   }
 
   ~BlockCache() {
     for (auto& [size, block] : blocks_) ::operator delete(block, buffer_alignment);
+    for (auto& free_blocks : small_)
+      for (void* block : free_blocks) ::operator delete(block, buffer_alignment);
   }
 
  private:
   // 1/16 of physical memory, at most 512 MiB.
   BlockCache()
-      : limit_(static_cast<std::size_t>(std::min<std::int64_t>(std::int64_t{512} << 20, physical_memory_bytes() / 16))) {}
+      : limit_(static_cast<std::size_t>(std::min<std::int64_t>(std::int64_t{512} << 20, physical_memory_bytes() / 16))) {
+    for (auto& free_blocks : small_) free_blocks.reserve(small_blocks_per_class);
+  }
+
+  // The class of a small size: 64 << index bytes is the least that holds it.
+  static std::size_t class_index(std::size_t size) {
+    return static_cast<std::size_t>(std::bit_width(std::max(size, smallest_class) - 1)) - 6;
+  }
 
   std::mutex mutex_;
   std::multimap<std::size_t, void*> blocks_;
   std::size_t held_ = 0;
   std::size_t limit_;
+  std::array<std::vector<void*>, 10> small_;  // classes of 64 B .. 32 KiB
 };
 
 std::size_t storage_size(std::int64_t byte_size) { return static_cast<std::size_t>(std::max<std::int64_t>(byte_size, 1)); }
@@ -98,8 +141,7 @@ Expected<std::shared_ptr<Buffer>> Buffer::allocate(std::shared_ptr<MemoryLedger>
                              typecheck::long_name(dtype))};
   if (Status reserved = ledger->reserve_host(byte_size); !reserved) return reserved.error();
   // Never a null pointer, even for zero elements, so that spans stay valid.
-  void* data = BlockCache::instance().take(storage_size(byte_size));
-  if (data == nullptr) data = ::operator new(storage_size(byte_size), buffer_alignment, std::nothrow);
+  void* data = BlockCache::instance().allocate(storage_size(byte_size));
   if (data == nullptr) {
     ledger->release_host(byte_size);
     return Error{ErrorKind::host_out_of_memory,

@@ -182,28 +182,45 @@ std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
     Evaluator& evaluator, const DeviceMeshRef& mesh, const std::vector<ArrayRef>& inputs,
     const std::function<devices::Expected<devices::LocalArray>(const std::vector<devices::LocalArray>&, std::size_t)>&
         kernel) {
-  std::size_t positions = mesh->devices.size();
-  // Positions whose inputs share every buffer compute once.
-  std::map<std::vector<const devices::Buffer*>, std::size_t> first_with;
+  const std::size_t positions = mesh->devices.size();
+  // Positions whose inputs share every buffer compute once (a linear search
+  // of the positions before: meshes are small, and a map's allocations cost
+  // more than the comparisons).
   std::vector<std::size_t> representative(positions);
   std::vector<std::size_t> unique;
+  std::int64_t elements = 0;
+  auto same_inputs = [&](std::size_t p, std::size_t q) {
+    for (const auto& in : inputs)
+      if (&in->shards[p].buffer() != &in->shards[q].buffer()) return false;
+    return true;
+  };
   for (std::size_t p = 0; p < positions; ++p) {
-    std::vector<const devices::Buffer*> key;
-    for (const auto& in : inputs) key.push_back(&in->shards[p].buffer());
-    auto [it, inserted] = first_with.emplace(key, p);
-    if (inserted) unique.push_back(p);
-    representative[p] = it->second;
+    auto found = std::find_if(unique.begin(), unique.end(), [&](std::size_t q) { return same_inputs(p, q); });
+    representative[p] = found == unique.end() ? p : *found;
+    if (found != unique.end()) continue;
+    unique.push_back(p);
+    for (const auto& in : inputs) elements += in->shards[p].buffer().element_count();
   }
   std::vector<std::shared_ptr<devices::Buffer>> results(positions);
   std::vector<std::optional<devices::Error>> errors(unique.size());
-  runtime_of(evaluator).pool().run_all(static_cast<int>(unique.size()), [&](int task) {
+  auto run = [&](int task, std::vector<devices::LocalArray>& locals) {
     std::size_t p = unique[static_cast<std::size_t>(task)];
-    std::vector<devices::LocalArray> locals;
+    locals.clear();
     for (const auto& in : inputs) locals.push_back(in->local(p));
     auto result = kernel(locals, p);
     if (result) results[p] = result->buffer;
     else errors[static_cast<std::size_t>(task)] = result.error();
-  });
+  };
+  if (elements < inline_elements) {
+    // Little work: waking the pool's threads would cost more than it saves.
+    std::vector<devices::LocalArray> locals;
+    for (std::size_t task = 0; task < unique.size(); ++task) run(static_cast<int>(task), locals);
+  } else {
+    runtime_of(evaluator).pool().run_all(static_cast<int>(unique.size()), [&](int task) {
+      std::vector<devices::LocalArray> locals;
+      run(task, locals);
+    });
+  }
   for (const auto& e : errors)
     if (e) raise_devices_error(*e);
   for (std::size_t p = 0; p < positions; ++p) results[p] = results[representative[p]];

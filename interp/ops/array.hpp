@@ -110,12 +110,14 @@ ArrayRef relayout(Evaluator& evaluator, const ArrayRef& array, const Layout& tar
 ArrayRef astype(Evaluator& evaluator, const ArrayRef& array, typecheck::DType dtype);
 
 // Runs `kernel` once per distinct combination of input shards (replicated
-// positions share the work and the result), in parallel, and returns the
-// per-position results. Every input must already be in its needed layout on
-// `mesh`.
+// positions share the work and the result), in parallel (in turn on the
+// calling thread when the inputs hold fewer than inline_elements elements in
+// all), and returns the per-position results. Every input must already be in
+// its needed layout on `mesh`.
 std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
     Evaluator& evaluator, const DeviceMeshRef& mesh, const std::vector<ArrayRef>& inputs,
     const std::function<devices::Expected<devices::LocalArray>(const std::vector<devices::LocalArray>&)>& kernel);
+inline constexpr std::int64_t inline_elements = std::int64_t{1} << 15;
 // The same, for kernels that need to know the mesh position they run for
 // (one representative of the positions sharing their inputs).
 std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
