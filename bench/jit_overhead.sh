@@ -1,7 +1,7 @@
 #!/bin/sh
 # Host overhead of a cached jitted call (bench/jit_overhead.cpp): builds the
 # benchmark against a build folder's libraries and runs it. Target: under
-# 50 us per call beyond the kernels, for a 10-op program on f32[16,16].
+# 20 us per call beyond the kernels, for a 10-op program on f32[16,16].
 #
 # Usage: bench/jit_overhead.sh [build-folder] [calls per round]
 # Exit status 0 when the target is met.
@@ -17,5 +17,5 @@ trap 'rm -f "$binary"' EXIT
 c++ -std=c++20 -O2 -I"$root" -I"$root/include" "$root/bench/jit_overhead.cpp" -o "$binary" \
   "$build/interp/libshardlang.a" "$build/devices/libshardlang_devices.a" "$build/typecheck/libshardlang_typecheck.a" \
   "$build/lang/libshardlang_lang.a" -Wl,-rpath,/usr/lib/x86_64-linux-gnu/openblas-pthread \
-  /usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so -lfmt -lpthread
+  /usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so -lsleef -lfmt -lpthread
 "$binary" ${2:-}
