@@ -26,13 +26,13 @@ constexpr std::align_val_t buffer_alignment{64};
 // - small ones, by power-of-two size class: malloc's 64-byte-aligned path
 //   and the free after it cost more than the kernel of a small shard (an
 //   eager op on 1,024 elements over 8 devices allocates 8 such shards).
-//   Up to small_blocks_per_class per class: at most 2 MiB in all.
+//   Up to small_blocks_per_class per class: at most 4 MiB in all.
 class BlockCache {
  public:
   static constexpr std::size_t smallest_block = std::size_t{1} << 20;
   static constexpr std::size_t smallest_class = 64;
   static constexpr std::size_t largest_class = std::size_t{1} << 15;
-  static constexpr std::size_t small_blocks_per_class = 8;
+  static constexpr std::size_t small_blocks_per_class = 64;
 
   static BlockCache& instance() {
     static BlockCache cache;
