@@ -121,14 +121,24 @@ std::size_t storage_size(std::int64_t byte_size) { return static_cast<std::size_
 }  // namespace
 
 Buffer::Buffer(std::shared_ptr<MemoryLedger> ledger, typecheck::DType dtype, std::int64_t element_count,
-               std::int64_t byte_size, std::byte* data)
+               std::int64_t byte_size, std::byte* data, int process)
     : ledger_(std::move(ledger)), dtype_(dtype), element_count_(element_count), byte_size_(byte_size),
-      data_(data) {}
+      data_(data), process_(process) {}
 
 Buffer::~Buffer() {
-  if (owner_) return;  // the owner frees the bytes and counted them
+  if (owner_ || is_remote()) return;  // the owner frees the bytes and counted them; a placeholder has none
   BlockCache::instance().give(data_, storage_size(byte_size_));
   ledger_->release_host(byte_size_);
+}
+
+std::shared_ptr<Buffer> Buffer::remote(std::shared_ptr<MemoryLedger> ledger, int process, typecheck::DType dtype,
+                                       std::int64_t element_count) {
+  return std::shared_ptr<Buffer>(new Buffer(std::move(ledger), dtype, element_count,
+                                            element_count * typecheck::byte_size(dtype), nullptr, process));
+}
+
+std::shared_ptr<Buffer> Buffer::remote_unsized(std::shared_ptr<MemoryLedger> ledger, int process) {
+  return std::shared_ptr<Buffer>(new Buffer(std::move(ledger), typecheck::DType::float32, -1, 0, nullptr, process));
 }
 
 Expected<std::shared_ptr<Buffer>> Buffer::allocate(std::shared_ptr<MemoryLedger> ledger,

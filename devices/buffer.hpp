@@ -32,11 +32,20 @@ enum class Fill { uninitialized, zeros };
 // The host bytes of one shard: `element_count` elements of `dtype`, 64-byte
 // aligned for vector loops and BLAS. Counts against the host budget while it
 // lives. Shape and placement belong to whoever holds it.
+//
+// Or, in a run over several processes (processes.hpp), the placeholder of a
+// shard another process holds: its dtype and size, no bytes, nothing counted
+// against this host. A kernel's result on another process is a placeholder
+// whose size is not known yet (unsized) until the array that takes it gives
+// one.
 class Buffer {
  public:
   static Expected<std::shared_ptr<Buffer>> allocate(std::shared_ptr<MemoryLedger> ledger,
                                                     typecheck::DType dtype, std::int64_t element_count,
                                                     Fill fill = Fill::zeros);
+  static std::shared_ptr<Buffer> remote(std::shared_ptr<MemoryLedger> ledger, int process, typecheck::DType dtype,
+                                        std::int64_t element_count);
+  static std::shared_ptr<Buffer> remote_unsized(std::shared_ptr<MemoryLedger> ledger, int process);
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -52,6 +61,11 @@ class Buffer {
   static Expected<std::shared_ptr<Buffer>> view(std::shared_ptr<Buffer> owner, std::int64_t offset,
                                                 std::int64_t element_count);
   bool is_view() const { return owner_ != nullptr; }
+  bool is_remote() const { return process_ >= 0; }
+  // The process holding a placeholder's bytes.
+  int process() const { return process_; }
+  // False only for an unsized placeholder (its dtype and sizes mean nothing).
+  bool is_sized() const { return element_count_ >= 0; }
 
   typecheck::DType dtype() const { return dtype_; }
   std::int64_t element_count() const { return element_count_; }
@@ -74,14 +88,15 @@ class Buffer {
 
  private:
   Buffer(std::shared_ptr<MemoryLedger> ledger, typecheck::DType dtype, std::int64_t element_count,
-         std::int64_t byte_size, std::byte* data);
+         std::int64_t byte_size, std::byte* data, int process = -1);
 
   std::shared_ptr<MemoryLedger> ledger_;
   typecheck::DType dtype_;
   std::int64_t element_count_;
   std::int64_t byte_size_;
-  std::byte* data_;
+  std::byte* data_;  // null for a placeholder
   std::shared_ptr<Buffer> owner_;  // set for a view: whose bytes these are
+  int process_;      // -1 for bytes on this process
 };
 
 // One device's hold on a shard: while it lives, the shard's bytes count in

@@ -6,12 +6,12 @@
 
 #include <fmt/format.h>
 
+#include "devices/collective_support.hpp"
 #include "devices/half_float.hpp"
+#include "devices/vector_math.hpp"
 
 namespace devices {
-namespace {
-
-using typecheck::DType;
+namespace collective_support {
 
 std::int64_t element_product(const Shape& shape) {
   std::int64_t count = 1;
@@ -21,19 +21,208 @@ std::int64_t element_product(const Shape& shape) {
 
 Error invalid(std::string message) { return Error{ErrorKind::invalid_argument, std::move(message)}; }
 
-// Every shard present, of one dtype and of `shard_shape`.
+Slab slab(const Shape& shape, int dimension, DType dtype) {
+  Slab result;
+  result.inner_bytes = typecheck::byte_size(dtype);
+  for (std::size_t axis = 0; axis < shape.size(); ++axis) {
+    if (static_cast<int>(axis) < dimension) result.outer *= shape[axis];
+    else if (static_cast<int>(axis) == dimension) result.extent = shape[axis];
+    else result.inner_bytes *= shape[axis];
+  }
+  return result;
+}
+
+void concatenate(const std::vector<const std::byte*>& pieces, const Slab& piece, std::byte* out) {
+  std::size_t row = static_cast<std::size_t>(piece.extent * piece.inner_bytes);
+  for (std::int64_t o = 0; o < piece.outer; ++o)
+    for (const std::byte* source : pieces) {
+      std::memcpy(out, source + static_cast<std::size_t>(o) * row, row);
+      out += row;
+    }
+}
+
+void take_piece(const std::byte* whole, const Slab& slab_of_whole, std::int64_t parts, std::int64_t index,
+                std::byte* out) {
+  std::int64_t piece_extent = slab_of_whole.extent / parts;
+  std::size_t row = static_cast<std::size_t>(piece_extent * slab_of_whole.inner_bytes);
+  for (std::int64_t o = 0; o < slab_of_whole.outer; ++o) {
+    const std::byte* source = whole + static_cast<std::size_t>(
+                                          (o * slab_of_whole.extent + index * piece_extent) * slab_of_whole.inner_bytes);
+    std::memcpy(out, source, row);
+    out += row;
+  }
+}
+
+// ------------------------------------------------------------ Fold
+
+namespace {
+
+bool is_half(DType dtype) { return dtype == DType::bfloat16 || dtype == DType::float16; }
+
+// Elements widened from bf16/f16 a block at a time (no whole-shard copy).
+constexpr std::size_t widen_block = 1 << 14;
+
+void widen(DType dtype, const std::byte* source, float* out, std::size_t count) {
+  std::span<const std::uint16_t> halves(reinterpret_cast<const std::uint16_t*>(source), count);
+  if (dtype == DType::bfloat16) float_from_bfloat16(halves, std::span<float>(out, count));
+  else float_from_float16(halves, std::span<float>(out, count));
+}
+
+template <class T>
+T* as(std::byte* bytes) {
+  return reinterpret_cast<T*>(bytes);
+}
+template <class T>
+const T* as(const std::byte* bytes) {
+  return reinterpret_cast<const T*>(bytes);
+}
+
+void combine_floats(ReduceOp op, float* total, const float* member, std::size_t count) {
+  switch (op) {
+    case ReduceOp::max:
+      for (std::size_t i = 0; i < count; ++i) total[i] = float_max(total[i], member[i]);
+      return;
+    case ReduceOp::min:
+      for (std::size_t i = 0; i < count; ++i) total[i] = float_min(total[i], member[i]);
+      return;
+    default: add_row_f32(total, member, count); return;
+  }
+}
+
+// Integers: the sum wraps (unsigned arithmetic of the same width).
+template <class Stored, class Unsigned>
+void combine_integers(ReduceOp op, Stored* total, const Stored* member, std::size_t count) {
+  switch (op) {
+    case ReduceOp::max:
+      for (std::size_t i = 0; i < count; ++i) total[i] = std::max(total[i], member[i]);
+      return;
+    case ReduceOp::min:
+      for (std::size_t i = 0; i < count; ++i) total[i] = std::min(total[i], member[i]);
+      return;
+    default:
+      for (std::size_t i = 0; i < count; ++i)
+        total[i] = static_cast<Stored>(static_cast<Unsigned>(static_cast<Unsigned>(total[i]) + static_cast<Unsigned>(member[i])));
+      return;
+  }
+}
+
+}  // namespace
+
+DType Fold::accumulator() const { return is_half(dtype_) ? DType::float32 : dtype_; }
+
+void Fold::load(std::byte* accumulator, const std::byte* member, std::size_t count) const {
+  if (is_half(dtype_)) widen(dtype_, member, as<float>(accumulator), count);
+  else std::memcpy(accumulator, member, count * element_bytes());
+}
+
+void Fold::combine(std::byte* accumulator, const std::byte* member, std::size_t count) const {
+  switch (dtype_) {
+    case DType::float32: combine_floats(op_, as<float>(accumulator), as<float>(member), count); return;
+    case DType::bfloat16:
+    case DType::float16: {
+      std::vector<float> wide(std::min(count, widen_block));
+      for (std::size_t start = 0; start < count; start += widen_block) {
+        std::size_t length = std::min(widen_block, count - start);
+        widen(dtype_, member + start * 2, wide.data(), length);
+        combine_floats(op_, as<float>(accumulator) + start, wide.data(), length);
+      }
+      return;
+    }
+    case DType::int32:
+      combine_integers<std::int32_t, std::uint32_t>(op_, as<std::int32_t>(accumulator), as<std::int32_t>(member), count);
+      return;
+    case DType::uint32:
+      combine_integers<std::uint32_t, std::uint32_t>(op_, as<std::uint32_t>(accumulator), as<std::uint32_t>(member), count);
+      return;
+    case DType::int8:
+      combine_integers<std::int8_t, std::uint8_t>(op_, as<std::int8_t>(accumulator), as<std::int8_t>(member), count);
+      return;
+    case DType::bool_: {
+      std::uint8_t* total = as<std::uint8_t>(accumulator);
+      const std::uint8_t* addend = as<std::uint8_t>(member);
+      if (op_ == ReduceOp::min)
+        for (std::size_t i = 0; i < count; ++i) total[i] = static_cast<std::uint8_t>(total[i] & addend[i]);
+      else
+        for (std::size_t i = 0; i < count; ++i) total[i] = static_cast<std::uint8_t>(total[i] | addend[i]);
+      return;
+    }
+  }
+}
+
+void Fold::finish(const std::byte* accumulator, std::byte* out, std::size_t count) const {
+  if (!is_half(dtype_)) {
+    if (accumulator != out) std::memcpy(out, accumulator, count * element_bytes());
+    return;
+  }
+  std::span<const float> total(as<float>(accumulator), count);
+  std::span<std::uint16_t> stored(as<std::uint16_t>(out), count);
+  if (dtype_ == DType::bfloat16) bfloat16_from_float(total, stored);
+  else float16_from_float(total, stored);
+}
+
+// ------------------------------------------------------------ Call
+
+Call::Call(const Shards& shards) : shards_(shards), processes_(shards.front()->ledger()->processes()) {
+  for (const std::shared_ptr<Buffer>& shard : shards) {
+    if (!shard->is_sized()) continue;
+    dtype_ = shard->dtype();
+    dtype_known_ = true;
+    if (!shard->is_remote()) break;  // a local shard's dtype is the one to trust
+  }
+  if (processes_.count() > 1) transport().begin_operation();
+}
+
+int Call::process_of(int position) const {
+  const Buffer& shard = *shards_[static_cast<std::size_t>(position)];
+  return shard.is_remote() ? shard.process() : me();
+}
+
+Expected<std::shared_ptr<Buffer>> Call::allocate(std::int64_t element_count, Fill fill) const {
+  return Buffer::allocate(ledger(), dtype_, element_count, fill);
+}
+
+std::shared_ptr<Buffer> Call::remote(int position, std::int64_t element_count) const {
+  int process = process_of(position);
+  return dtype_known_ ? Buffer::remote(ledger(), process, dtype_, element_count) : Buffer::remote_unsized(ledger(), process);
+}
+
+Members members_of(const Call& call, const std::vector<int>& group) {
+  Members members;
+  members.positions = group;
+  for (int position : group) {
+    int process = call.process_of(position);
+    members.process.push_back(process);
+    if (process == call.me()) members.any_local = true;
+    else members.all_local = false;
+    if (std::find(members.processes.begin(), members.processes.end(), process) == members.processes.end())
+      members.processes.push_back(process);
+  }
+  std::sort(members.processes.begin(), members.processes.end());
+  return members;
+}
+
+}  // namespace collective_support
+
+namespace {
+
+using namespace collective_support;
+
+// The shards this process holds are present, of one dtype and of
+// `shard_shape` (the others are placeholders).
 Status check_shards(const Shards& shards, const Shape& shard_shape) {
   if (shards.empty()) return invalid("a collective needs at least one shard");
   for (std::int64_t extent : shard_shape)
     if (extent < 0) return invalid("a shard shape cannot have a negative extent");
   std::int64_t count = element_product(shard_shape);
+  const Buffer* first = nullptr;
   for (std::size_t position = 0; position < shards.size(); ++position) {
     const std::shared_ptr<Buffer>& shard = shards[position];
     if (!shard) return invalid(fmt::format("the shard of position {} is missing", position));
-    if (shard->dtype() != shards.front()->dtype())
+    if (shard->is_remote()) continue;
+    if (!first) first = shard.get();
+    if (shard->dtype() != first->dtype())
       return invalid(fmt::format("shards of one collective must share a dtype: {} and {}",
-                                 typecheck::long_name(shards.front()->dtype()),
-                                 typecheck::long_name(shard->dtype())));
+                                 typecheck::long_name(first->dtype()), typecheck::long_name(shard->dtype())));
     if (shard->element_count() != count)
       return invalid(fmt::format("the shard of position {} has {} elements, its shape needs {}", position,
                                  shard->element_count(), count));
@@ -66,120 +255,42 @@ Status check_dimension(const Shape& shape, int dimension) {
   return {};
 }
 
-// A dimension of a row-major array seen as [outer, extent, inner bytes].
-struct Slab {
-  std::int64_t outer = 1;
-  std::int64_t extent = 1;
-  std::int64_t inner_bytes = 1;
-};
-
-Slab slab(const Shape& shape, int dimension, DType dtype) {
-  Slab result;
-  result.inner_bytes = typecheck::byte_size(dtype);
-  for (std::size_t axis = 0; axis < shape.size(); ++axis) {
-    if (static_cast<int>(axis) < dimension) result.outer *= shape[axis];
-    else if (static_cast<int>(axis) == dimension) result.extent = shape[axis];
-    else result.inner_bytes *= shape[axis];
-  }
-  return result;
-}
-
-// Concatenates equally shaped pieces (each `piece` as a slab) along the slab
-// dimension into `out`.
-void concatenate(const std::vector<const std::byte*>& pieces, const Slab& piece, std::byte* out) {
-  std::size_t row = static_cast<std::size_t>(piece.extent * piece.inner_bytes);
-  for (std::int64_t o = 0; o < piece.outer; ++o)
-    for (const std::byte* source : pieces) {
-      std::memcpy(out, source + static_cast<std::size_t>(o) * row, row);
-      out += row;
-    }
-}
-
-// Copies piece `index` of `parts` equal pieces of `whole` along the slab
-// dimension into `out`.
-void take_piece(const std::byte* whole, const Slab& slab_of_whole, std::int64_t parts, std::int64_t index,
-                std::byte* out) {
-  std::int64_t piece_extent = slab_of_whole.extent / parts;
-  std::size_t row = static_cast<std::size_t>(piece_extent * slab_of_whole.inner_bytes);
-  for (std::int64_t o = 0; o < slab_of_whole.outer; ++o) {
-    const std::byte* source = whole + static_cast<std::size_t>(
-                                          (o * slab_of_whole.extent + index * piece_extent) * slab_of_whole.inner_bytes);
-    std::memcpy(out, source, row);
-    out += row;
-  }
-}
-
-Expected<std::shared_ptr<Buffer>> allocate_like(const Buffer& model, std::int64_t element_count,
-                                                Fill fill = Fill::uninitialized) {
-  return Buffer::allocate(model.ledger(), model.dtype(), element_count, fill);
-}
-
-// Wrapping integer sum: unsigned arithmetic of the same width.
-template <class Stored, class Unsigned>
-void add_wrapping(std::span<Stored> total, std::span<const Stored> addend) {
-  for (std::size_t i = 0; i < total.size(); ++i)
-    total[i] = static_cast<Stored>(static_cast<Unsigned>(static_cast<Unsigned>(total[i]) + static_cast<Unsigned>(addend[i])));
-}
-
-// The elementwise sum of `group`'s shards into `out`.
-void sum_into(const Shards& shards, const std::vector<int>& group, Buffer& out) {
-  auto shard = [&](std::size_t member) -> const Buffer& { return *shards[static_cast<std::size_t>(group[member])]; };
-  std::memcpy(out.bytes().data(), shard(0).bytes().data(), out.bytes().size());
-  switch (out.dtype()) {
-    case DType::float32: {
-      std::span<float> total = out.elements<DType::float32>();
-      for (std::size_t member = 1; member < group.size(); ++member) {
-        std::span<const float> addend = shard(member).elements<DType::float32>();
-        for (std::size_t i = 0; i < total.size(); ++i) total[i] += addend[i];
-      }
-      return;
-    }
-    case DType::bfloat16:
-    case DType::float16: {
-      bool bf16 = out.dtype() == DType::bfloat16;
-      std::span<std::uint16_t> stored = bf16 ? out.elements<DType::bfloat16>() : out.elements<DType::float16>();
-      std::vector<float> total(stored.size()), addend(stored.size());
-      auto widen = [&](std::span<const std::uint16_t> source, std::vector<float>& wide) {
-        if (bf16) float_from_bfloat16(source, wide);
-        else float_from_float16(source, wide);
-      };
-      widen(stored, total);
-      for (std::size_t member = 1; member < group.size(); ++member) {
-        widen(bf16 ? shard(member).elements<DType::bfloat16>() : shard(member).elements<DType::float16>(), addend);
-        for (std::size_t i = 0; i < total.size(); ++i) total[i] += addend[i];
-      }
-      if (bf16) bfloat16_from_float(total, stored);
-      else float16_from_float(total, stored);
-      return;
-    }
-    case DType::int32:
-      for (std::size_t member = 1; member < group.size(); ++member)
-        add_wrapping<std::int32_t, std::uint32_t>(out.elements<DType::int32>(), shard(member).elements<DType::int32>());
-      return;
-    case DType::uint32:
-      for (std::size_t member = 1; member < group.size(); ++member)
-        add_wrapping<std::uint32_t, std::uint32_t>(out.elements<DType::uint32>(), shard(member).elements<DType::uint32>());
-      return;
-    case DType::int8:
-      for (std::size_t member = 1; member < group.size(); ++member)
-        add_wrapping<std::int8_t, std::uint8_t>(out.elements<DType::int8>(), shard(member).elements<DType::int8>());
-      return;
-    case DType::bool_: {  // XLA's add on booleans is or
-      std::span<std::uint8_t> total = out.elements<DType::bool_>();
-      for (std::size_t member = 1; member < group.size(); ++member) {
-        std::span<const std::uint8_t> addend = shard(member).elements<DType::bool_>();
-        for (std::size_t i = 0; i < total.size(); ++i) total[i] = static_cast<std::uint8_t>(total[i] | addend[i]);
-      }
-      return;
-    }
-  }
-}
-
 Status check_divisible(const Shape& shape, int dimension, std::size_t parts) {
   if (shape[static_cast<std::size_t>(dimension)] % static_cast<std::int64_t>(parts) != 0)
     return invalid(fmt::format("dimension {} of extent {} cannot be split into {} equal pieces", dimension,
                                shape[static_cast<std::size_t>(dimension)], parts));
   return {};
+}
+
+// The members' result: `local` where this process holds the member, a
+// placeholder of `element_count` elements elsewhere.
+void place_result(const Call& call, const Members& members, const std::shared_ptr<Buffer>& local,
+                  std::int64_t element_count, Shards& result) {
+  for (std::size_t k = 0; k < members.positions.size(); ++k) {
+    int position = members.positions[k];
+    result[static_cast<std::size_t>(position)] =
+        members.process[k] == call.me() ? local : call.remote(position, element_count);
+  }
+}
+
+// The reduction of a group whose members are all here.
+Expected<std::shared_ptr<Buffer>> fold_here(const Call& call, const Members& members, const Fold& fold,
+                                            std::int64_t element_count) {
+  Expected<std::shared_ptr<Buffer>> out = call.allocate(element_count);
+  if (!out) return out;
+  std::size_t count = static_cast<std::size_t>(element_count);
+  std::byte* result = (*out)->bytes().data();
+  std::vector<std::byte> wide;
+  std::byte* accumulator = result;
+  if (fold.accumulator() != fold.dtype()) {
+    wide.resize(count * fold.accumulator_bytes());
+    accumulator = wide.data();
+  }
+  auto member = [&](std::size_t k) { return call.shards()[static_cast<std::size_t>(members.positions[k])]->bytes().data(); };
+  fold.load(accumulator, member(0), count);
+  for (std::size_t k = 1; k < members.positions.size(); ++k) fold.combine(accumulator, member(k), count);
+  fold.finish(accumulator, result, count);
+  return out;
 }
 
 }  // namespace
@@ -213,31 +324,56 @@ Expected<Shards> all_gather(const Shards& shards, const Shape& shard_shape, cons
   if (Status s = check_shards(shards, shard_shape); !s) return s.error();
   if (Status s = check_groups(groups, shards.size()); !s) return s.error();
   if (Status s = check_dimension(shard_shape, dimension); !s) return s.error();
+  Call call(shards);
   Shards result(shards.size());
-  Slab piece = slab(shard_shape, dimension, shards.front()->dtype());
+  Slab piece = slab(shard_shape, dimension, call.dtype());
+  std::int64_t count = element_product(shard_shape);
   for (const std::vector<int>& group : groups) {
-    Expected<std::shared_ptr<Buffer>> gathered =
-        allocate_like(*shards.front(), shards.front()->element_count() * static_cast<std::int64_t>(group.size()));
-    if (!gathered) return gathered.error();
-    std::vector<const std::byte*> pieces;
-    for (int position : group) pieces.push_back(shards[static_cast<std::size_t>(position)]->bytes().data());
-    concatenate(pieces, piece, (*gathered)->bytes().data());
-    for (int position : group) result[static_cast<std::size_t>(position)] = *gathered;
+    Members members = members_of(call, group);
+    std::int64_t gathered_count = count * static_cast<std::int64_t>(group.size());
+    std::shared_ptr<Buffer> gathered;
+    if (members.any_local) {
+      Expected<std::shared_ptr<Buffer>> made = call.allocate(gathered_count);
+      if (!made) return made.error();
+      gathered = *made;
+      if (members.all_local) {
+        std::vector<const std::byte*> pieces;
+        for (int position : group) pieces.push_back(shards[static_cast<std::size_t>(position)]->bytes().data());
+        concatenate(pieces, piece, gathered->bytes().data());
+      } else {
+        gather_across(call, members, piece, gathered->bytes().data());
+      }
+    }
+    place_result(call, members, gathered, gathered_count, result);
+  }
+  return result;
+}
+
+Expected<Shards> all_reduce(ReduceOp op, const Shards& shards, const Shape& shard_shape, const ReplicaGroups& groups) {
+  if (op != ReduceOp::sum && op != ReduceOp::max && op != ReduceOp::min)
+    return invalid("all-reduce computes a sum, a max or a min");
+  if (Status s = check_shards(shards, shard_shape); !s) return s.error();
+  if (Status s = check_groups(groups, shards.size()); !s) return s.error();
+  Call call(shards);
+  Fold fold(op, call.dtype());
+  std::int64_t count = element_product(shard_shape);
+  Shards result(shards.size());
+  for (const std::vector<int>& group : groups) {
+    Members members = members_of(call, group);
+    std::shared_ptr<Buffer> total;
+    if (members.any_local) {
+      Expected<std::shared_ptr<Buffer>> made =
+          members.all_local ? fold_here(call, members, fold, count) : fold_across(call, members, fold, count, true);
+      if (!made) return made.error();
+      total = *made;
+    }
+    place_result(call, members, total, count, result);
   }
   return result;
 }
 
 Expected<Shards> all_reduce_sum(const Shards& shards, const Shape& shard_shape, const ReplicaGroups& groups) {
-  if (Status s = check_shards(shards, shard_shape); !s) return s.error();
-  if (Status s = check_groups(groups, shards.size()); !s) return s.error();
-  Shards result(shards.size());
-  for (const std::vector<int>& group : groups) {
-    Expected<std::shared_ptr<Buffer>> total = allocate_like(*shards.front(), shards.front()->element_count());
-    if (!total) return total.error();
-    sum_into(shards, group, **total);
-    for (int position : group) result[static_cast<std::size_t>(position)] = *total;
-  }
-  return result;
+  return all_reduce(ReduceOp::sum, shards, shard_shape, groups);
 }
 
 Expected<Shards> reduce_scatter_sum(const Shards& shards, const Shape& shard_shape, const ReplicaGroups& groups,
@@ -245,16 +381,30 @@ Expected<Shards> reduce_scatter_sum(const Shards& shards, const Shape& shard_sha
   if (Status s = check_shards(shards, shard_shape); !s) return s.error();
   if (Status s = check_groups(groups, shards.size()); !s) return s.error();
   if (Status s = check_dimension(shard_shape, dimension); !s) return s.error();
-  Slab whole = slab(shard_shape, dimension, shards.front()->dtype());
+  for (const std::vector<int>& group : groups)
+    if (Status s = check_divisible(shard_shape, dimension, group.size()); !s) return s.error();
+  Call call(shards);
+  Fold fold(ReduceOp::sum, call.dtype());
+  Slab whole = slab(shard_shape, dimension, call.dtype());
+  std::int64_t count = element_product(shard_shape);
   Shards result(shards.size());
   for (const std::vector<int>& group : groups) {
-    if (Status s = check_divisible(shard_shape, dimension, group.size()); !s) return s.error();
-    Expected<std::shared_ptr<Buffer>> total = allocate_like(*shards.front(), shards.front()->element_count());
-    if (!total) return total.error();
-    sum_into(shards, group, **total);
+    Members members = members_of(call, group);
     std::int64_t parts = static_cast<std::int64_t>(group.size());
+    if (!members.any_local) {
+      place_result(call, members, nullptr, count / parts, result);
+      continue;
+    }
+    if (!members.all_local) {
+      Expected<std::shared_ptr<Buffer>> total = fold_across(call, members, fold, count, false);
+      if (!total) return total.error();
+      if (Status s = scatter_across(call, members, *total, whole, result); !s) return s.error();
+      continue;
+    }
+    Expected<std::shared_ptr<Buffer>> total = fold_here(call, members, fold, count);
+    if (!total) return total.error();
     for (std::int64_t k = 0; k < parts; ++k) {
-      Expected<std::shared_ptr<Buffer>> piece = allocate_like(*shards.front(), shards.front()->element_count() / parts);
+      Expected<std::shared_ptr<Buffer>> piece = call.allocate(count / parts);
       if (!piece) return piece.error();
       take_piece((*total)->bytes().data(), whole, parts, k, (*piece)->bytes().data());
       result[static_cast<std::size_t>(group[static_cast<std::size_t>(k)])] = *piece;
@@ -269,28 +419,47 @@ Expected<Shards> all_to_all(const Shards& shards, const Shape& shard_shape, cons
   if (Status s = check_groups(groups, shards.size()); !s) return s.error();
   if (Status s = check_dimension(shard_shape, split_dimension); !s) return s.error();
   if (Status s = check_dimension(shard_shape, concat_dimension); !s) return s.error();
-  DType dtype = shards.front()->dtype();
+  for (const std::vector<int>& group : groups)
+    if (Status s = check_divisible(shard_shape, split_dimension, group.size()); !s) return s.error();
+  Call call(shards);
+  DType dtype = call.dtype();
   Slab whole = slab(shard_shape, split_dimension, dtype);
+  std::int64_t count = element_product(shard_shape);
   Shards result(shards.size());
   for (const std::vector<int>& group : groups) {
-    if (Status s = check_divisible(shard_shape, split_dimension, group.size()); !s) return s.error();
+    Members members = members_of(call, group);
+    if (!members.any_local) {
+      place_result(call, members, nullptr, count, result);
+      continue;
+    }
     std::int64_t parts = static_cast<std::int64_t>(group.size());
     Shape piece_shape = shard_shape;
     piece_shape[static_cast<std::size_t>(split_dimension)] /= parts;
-    std::size_t piece_bytes = static_cast<std::size_t>(element_product(piece_shape) * typecheck::byte_size(dtype));
+    std::size_t piece_bytes = static_cast<std::size_t>(element_product(piece_shape)) * call.element_bytes();
     Slab piece_slab = slab(piece_shape, concat_dimension, dtype);
-    std::vector<std::byte> received(piece_bytes * group.size());
-    for (std::int64_t k = 0; k < parts; ++k) {
-      std::vector<const std::byte*> pieces;
-      for (std::size_t j = 0; j < group.size(); ++j) {
-        std::byte* slot = received.data() + j * piece_bytes;
-        take_piece(shards[static_cast<std::size_t>(group[j])]->bytes().data(), whole, parts, k, slot);
-        pieces.push_back(slot);
+    // slots[k]: what member k receives, one piece per member in order.
+    std::vector<std::vector<std::byte>> slots(group.size());
+    for (std::size_t k = 0; k < group.size(); ++k) {
+      if (members.process[k] != call.me()) continue;
+      slots[k].resize(piece_bytes * group.size());
+      for (std::size_t j = 0; j < group.size(); ++j)
+        if (members.process[j] == call.me())
+          take_piece(shards[static_cast<std::size_t>(group[j])]->bytes().data(), whole, parts,
+                     static_cast<std::int64_t>(k), slots[k].data() + j * piece_bytes);
+    }
+    if (!members.all_local) exchange_across(call, members, whole, slots);
+    for (std::size_t k = 0; k < group.size(); ++k) {
+      int position = group[k];
+      if (members.process[k] != call.me()) {
+        result[static_cast<std::size_t>(position)] = call.remote(position, count);
+        continue;
       }
-      Expected<std::shared_ptr<Buffer>> out = allocate_like(*shards.front(), shards.front()->element_count());
+      std::vector<const std::byte*> pieces;
+      for (std::size_t j = 0; j < group.size(); ++j) pieces.push_back(slots[k].data() + j * piece_bytes);
+      Expected<std::shared_ptr<Buffer>> out = call.allocate(count);
       if (!out) return out.error();
       concatenate(pieces, piece_slab, (*out)->bytes().data());
-      result[static_cast<std::size_t>(group[static_cast<std::size_t>(k)])] = *out;
+      result[static_cast<std::size_t>(position)] = *out;
     }
   }
   return result;
@@ -311,14 +480,22 @@ Expected<Shards> collective_permute(const Shards& shards, const Shape& shard_sha
                                  "({}, {}) repeats one",
                                  source, target));
     is_source[static_cast<std::size_t>(source)] = true;
-    // Shared, not copied: a later write copies (DeviceBuffer::writable).
+    // Marks the target taken; the shard it gets is decided below.
     result[static_cast<std::size_t>(target)] = shards[static_cast<std::size_t>(source)];
   }
+  Call call(shards);
+  std::int64_t count = element_product(shard_shape);
+  if (Status s = permute_across(call, source_target_pairs, count, result); !s) return s.error();
   std::shared_ptr<Buffer> zeros;
-  for (std::shared_ptr<Buffer>& slot : result) {
+  for (std::size_t position = 0; position < result.size(); ++position) {
+    std::shared_ptr<Buffer>& slot = result[position];
     if (slot) continue;
+    if (!call.is_local(static_cast<int>(position))) {
+      slot = call.remote(static_cast<int>(position), count);
+      continue;
+    }
     if (!zeros) {
-      Expected<std::shared_ptr<Buffer>> made = allocate_like(*shards.front(), shards.front()->element_count(), Fill::zeros);
+      Expected<std::shared_ptr<Buffer>> made = call.allocate(count, Fill::zeros);
       if (!made) return made.error();
       zeros = *made;
     }

@@ -5,6 +5,14 @@
 // position. Members of a group that receive equal results share one Buffer
 // (stored once, as a replicated shard is); placing the results on devices,
 // and so counting them in HBM, is the caller's step (DeviceBuffer::place).
+//
+// In a run over several processes (processes.hpp) every process calls each
+// collective, in the same order. A position another process holds has a
+// placeholder shard (Buffer::remote) and gets one in the result; a group
+// whose members are on several processes communicates through the
+// transport (one communicator per set of processes), moving only what
+// another process needs; members on this process share memory as above.
+// The results are bit for bit those of one process.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +22,7 @@
 
 #include "devices/buffer.hpp"
 #include "devices/error.hpp"
+#include "devices/kernels.hpp"
 
 namespace devices {
 
@@ -32,8 +41,12 @@ ReplicaGroups replica_groups(const std::vector<int>& mesh_shape, const std::vect
 Expected<Shards> all_gather(const Shards& shards, const Shape& shard_shape, const ReplicaGroups& groups,
                             int dimension);
 
-// Each member gets the elementwise sum over its group (bf16/f16 summed in
-// f32 and rounded once; integers wrap).
+// Each member gets the elementwise reduction over its group, taken member
+// by member in group order: `op` is sum, max or min (bf16/f16 reduced in
+// f32 and rounded once; integers wrap; float max and min propagate NaN;
+// bool's sum and max are or, its min is and).
+Expected<Shards> all_reduce(ReduceOp op, const Shards& shards, const Shape& shard_shape, const ReplicaGroups& groups);
+// all_reduce of sum.
 Expected<Shards> all_reduce_sum(const Shards& shards, const Shape& shard_shape, const ReplicaGroups& groups);
 
 // The group's sum, split along `dimension` into as many pieces as members:

@@ -24,6 +24,8 @@
 // first); logical ops take any dtype (nonzero is true) and give bool.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -64,6 +66,11 @@ enum class BinaryOp {
   logical_and, logical_or,  // give bool
 };
 
+// Float max and min, propagating NaN as XLA's do (the collectives' max and
+// min reduce with the same).
+inline float float_max(float x, float y) { return (std::isnan(x) || std::isnan(y)) ? NAN : std::max(x, y); }
+inline float float_min(float x, float y) { return (std::isnan(x) || std::isnan(y)) ? NAN : std::min(x, y); }
+
 Expected<LocalArray> unary(UnaryOp op, const LocalArray& operand);
 // Both operands of one dtype; shapes broadcast as NumPy's (trailing axes
 // aligned, each pair equal or one of them 1).
@@ -82,6 +89,9 @@ enum class ReduceOp { sum, prod, max, min, argmax, argmin };
 // a NaN counts as the largest and the smallest, as jnp's). sum/prod refuse
 // bool (jnp converts it to int first); max/min of bool are any/all.
 Expected<LocalArray> reduce(ReduceOp op, const LocalArray& operand, std::span<const int> axes);
+// The dtype reduce gives for an operand of `operand`: int32 indices for
+// argmax/argmin, the operand's otherwise.
+typecheck::DType reduce_result_dtype(ReduceOp op, typecheck::DType operand);
 
 // ---- Products ----
 

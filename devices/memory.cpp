@@ -29,14 +29,14 @@ std::string describe_bytes(std::int64_t bytes) {
   return fmt::format("{} bytes ({:.2f} {})", bytes, scaled, units[unit]);
 }
 
-MemoryLedger::MemoryLedger(std::vector<DeviceMemory> devices, std::int64_t host_budget)
-    : host_budget_(host_budget) {
+MemoryLedger::MemoryLedger(std::vector<DeviceMemory> devices, std::int64_t host_budget, Processes processes)
+    : host_budget_(host_budget), processes_(std::move(processes)) {
   devices_.reserve(devices.size());
   for (DeviceMemory& memory : devices) devices_.push_back(DeviceState{std::move(memory)});
 }
 
 std::shared_ptr<MemoryLedger> MemoryLedger::for_devices(const std::vector<Device>& devices,
-                                                        std::int64_t host_budget) {
+                                                        std::int64_t host_budget, Processes processes) {
   std::vector<DeviceMemory> memories;
   memories.reserve(devices.size());
   for (const Device& device : devices) {
@@ -44,7 +44,7 @@ std::shared_ptr<MemoryLedger> MemoryLedger::for_devices(const std::vector<Device
     if (device.platform == Platform::tpu && device.chip) capacity = chip_spec(*device.chip).hbm_bytes;
     memories.push_back(DeviceMemory{device_label(device), capacity});
   }
-  return std::make_shared<MemoryLedger>(std::move(memories), host_budget);
+  return std::make_shared<MemoryLedger>(std::move(memories), host_budget, std::move(processes));
 }
 
 Status MemoryLedger::reserve_device(int device_id, std::int64_t bytes) {

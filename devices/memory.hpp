@@ -14,6 +14,7 @@
 
 #include "devices/device.hpp"
 #include "devices/error.hpp"
+#include "devices/processes.hpp"
 
 namespace devices {
 
@@ -32,10 +33,18 @@ class MemoryLedger {
     std::optional<std::int64_t> capacity;  // HBM bytes; none on cpu (host budget only)
   };
 
-  MemoryLedger(std::vector<DeviceMemory> devices, std::int64_t host_budget);
+  MemoryLedger(std::vector<DeviceMemory> devices, std::int64_t host_budget, Processes processes = {});
   // The devices' HBM from the chip table, indexed by device id (ids are 0..N-1).
   static std::shared_ptr<MemoryLedger> for_devices(const std::vector<Device>& devices,
-                                                   std::int64_t host_budget = default_host_memory_budget());
+                                                   std::int64_t host_budget = default_host_memory_budget(),
+                                                   Processes processes = {});
+
+  // Where the devices' memory is: the processes of the run and the one
+  // holding each device (processes.hpp). Every process counts the HBM of
+  // every device, so that all see the same RESOURCE_EXHAUSTED; only the
+  // host bytes are this process's own.
+  const Processes& processes() const { return processes_; }
+  int holder(int device_id) const { return processes_.holder(device_id, device_count()); }
 
   // RESOURCE_EXHAUSTED when the device's HBM cannot take `bytes` more.
   Status reserve_device(int device_id, std::int64_t bytes);
@@ -62,6 +71,7 @@ class MemoryLedger {
   std::vector<DeviceState> devices_;
   std::int64_t host_budget_;
   std::int64_t host_held_ = 0;
+  Processes processes_;
 };
 
 }  // namespace devices

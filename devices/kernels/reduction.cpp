@@ -127,6 +127,10 @@ Status reduce_typed(ReduceOp op, const LocalArray& operand, std::span<const std:
 
 }  // namespace
 
+DType reduce_result_dtype(ReduceOp op, DType operand) {
+  return op == ReduceOp::argmax || op == ReduceOp::argmin ? DType::int32 : operand;
+}
+
 Expected<LocalArray> reduce(ReduceOp op, const LocalArray& operand, std::span<const int> axes) {
   if (Status status = check_array(operand, "reduce"); !status) return status.error();
   std::vector<char> reduced(operand.shape.size(), 0);
@@ -146,7 +150,7 @@ Expected<LocalArray> reduce(ReduceOp op, const LocalArray& operand, std::span<co
   for (std::size_t axis = 0, kept = 0; axis < operand.shape.size(); ++axis) {
     if (!reduced[axis]) output_strides[axis] = result_strides[kept++];
   }
-  DType result_dtype = arg ? DType::int32 : operand.dtype();
+  DType result_dtype = reduce_result_dtype(op, operand.dtype());
   Expected<LocalArray> result = allocate(operand.buffer->ledger(), result_dtype, std::move(result_shape));
   if (!result) return result;
   int arg_axis = arg ? axes[0] : 0;

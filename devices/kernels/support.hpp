@@ -218,8 +218,4 @@ inline Status check_axes(std::span<const int> axes, std::size_t rank, std::strin
   return {};
 }
 
-// max and min that propagate NaN, as XLA's do.
-inline float float_max(float x, float y) { return (std::isnan(x) || std::isnan(y)) ? NAN : std::max(x, y); }
-inline float float_min(float x, float y) { return (std::isnan(x) || std::isnan(y)) ? NAN : std::min(x, y); }
-
 }  // namespace devices::kernel_support

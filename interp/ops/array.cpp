@@ -6,8 +6,9 @@
 #include <map>
 #include <mutex>
 
-#include "devices/collectives.hpp"
 #include "devices/host_values.hpp"
+#include "devices/redistribute.hpp"
+#include "interp/ops/collectives.hpp"
 #include "interp/python/builtins.hpp"
 
 namespace interp {
@@ -43,13 +44,26 @@ ArrayRef make_array(Evaluator& evaluator, typecheck::ArrayType aval, Layout layo
   auto array = std::make_shared<ArrayObject>();
   array->aval = std::move(aval);
   array->committed = committed;
+  Runtime& runtime = runtime_of(evaluator);
+  std::int64_t count = devices::element_count(layout.shard_shape(array->aval.shape));
   for (std::size_t p = 0; p < shards.size(); ++p) {
-    auto placed = devices::DeviceBuffer::place(shards[p], layout.mesh->devices[p].id);
+    std::shared_ptr<devices::Buffer> shard = std::move(shards[p]);
+    if (!runtime.holds(*layout.mesh, p)) {
+      // Another process's: a placeholder of its size.
+      if (!shard || !shard->is_remote() || !shard->is_sized()) {
+        bool sized = shard && shard->is_sized();
+        shard = devices::Buffer::remote(runtime.ledger(), runtime.holder(*layout.mesh, p),
+                                        sized ? shard->dtype() : array->aval.dtype, sized ? shard->element_count() : count);
+      }
+    } else if (!shard || shard->is_remote()) {
+      raise(exc::RuntimeError(), "internal error: the shard of " + devices::device_label(layout.mesh->devices[p]) +
+                                     " is not on the process that holds the device");
+    }
+    auto placed = devices::DeviceBuffer::place(std::move(shard), layout.mesh->devices[p].id);
     if (!placed) raise_devices_error(placed.error());
     array->shards.push_back(std::move(*placed));
   }
   array->layout = std::move(layout);
-  (void)evaluator;
   return array;
 }
 
@@ -70,57 +84,44 @@ ArrayRef make_abstract_array(typecheck::ArrayType aval, Layout layout, bool comm
 
 namespace {
 
-// The block coordinates (one per dimension) position p holds.
-std::vector<std::int64_t> block_of(const Layout& layout, int position) {
-  std::vector<std::int64_t> block(layout.dims.size());
-  for (std::size_t d = 0; d < block.size(); ++d) block[d] = layout.block_index(d, position);
-  return block;
-}
-
-// Where a block of extents `local` starting at `start` lies in a row-major
-// array of `shape`, when its elements are consecutive there: the offset of
-// its first element. They are when, past its first axis of extent > 1, the
-// block spans every axis whole.
-std::optional<std::int64_t> contiguous_offset(const typecheck::Shape& shape, const typecheck::Shape& local,
-                                              const std::vector<std::int64_t>& start) {
-  std::size_t first = 0;
-  while (first < shape.size() && local[first] == 1) ++first;
-  for (std::size_t d = first + 1; d < shape.size(); ++d)
-    if (local[d] != shape[d]) return std::nullopt;
-  std::int64_t offset = 0;
-  for (std::size_t d = 0; d < shape.size(); ++d) offset = offset * shape[d] + start[d];
-  return offset;
-}
-
-// Slices `global` into the shards of `layout`, one per distinct block. A
-// block whose elements are consecutive in `global` (and start 64-byte
-// aligned, as the kernels' buffers do) is a view of its bytes, not a copy:
-// device_put of a host array onto a mesh holds no second copy of it.
-std::vector<std::shared_ptr<devices::Buffer>> split_global(const devices::LocalArray& global, const Layout& layout,
-                                                           const typecheck::Shape& shape) {
-  if (layout.fully_replicated()) return std::vector<std::shared_ptr<devices::Buffer>>(layout.position_count(), global.buffer);
-  typecheck::Shape local = layout.shard_shape(shape);
-  std::map<std::vector<std::int64_t>, std::shared_ptr<devices::Buffer>> by_block;
-  std::vector<std::shared_ptr<devices::Buffer>> shards;
-  const std::int64_t element_size = typecheck::byte_size(global.dtype());
+// Where `layout` puts the blocks of an array of `shape`, and which process
+// holds each (devices/redistribute.hpp).
+devices::Placement placement_of(Evaluator& evaluator, const Layout& layout, const typecheck::Shape& shape) {
+  Runtime& runtime = runtime_of(evaluator);
+  devices::Placement placement;
+  placement.block_shape = layout.shard_shape(shape);
   for (std::size_t p = 0; p < layout.position_count(); ++p) {
-    auto block = block_of(layout, static_cast<int>(p));
-    auto& slot = by_block[block];
-    if (!slot) {
-      std::vector<std::int64_t> start(shape.size()), limit(shape.size());
-      for (std::size_t d = 0; d < shape.size(); ++d) {
-        start[d] = block[d] * local[d];
-        limit[d] = start[d] + local[d];
-      }
-      std::optional<std::int64_t> offset = contiguous_offset(shape, local, start);
-      if (offset && *offset * element_size % 64 == 0)
-        slot = value_or_raise(devices::Buffer::view(global.buffer, *offset, devices::element_count(local)));
-      else
-        slot = value_or_raise(devices::slice(global, start, limit)).buffer;
-    }
-    shards.push_back(slot);
+    devices::Placement::Position& position = placement.positions.emplace_back();
+    for (std::size_t d = 0; d < shape.size(); ++d)
+      position.origin.push_back(layout.block_index(d, static_cast<int>(p)) * placement.block_shape[d]);
+    position.process = runtime.holder(*layout.mesh, p);
   }
-  return shards;
+  return placement;
+}
+
+// The whole array, on every process (a host value).
+devices::Placement whole_everywhere(const typecheck::Shape& shape) {
+  return {shape, {{std::vector<std::int64_t>(shape.size(), 0), devices::every_process}}};
+}
+
+std::vector<std::shared_ptr<devices::Buffer>> buffers_of(const ArrayObject& array) {
+  std::vector<std::shared_ptr<devices::Buffer>> out;
+  for (const auto& shard : array.shards) out.push_back(shard.shared_buffer());
+  return out;
+}
+
+// A shard_map body's array holds each position's own values under a whole
+// layout: the first position's are the array's, as one process reads them.
+devices::Replicas replicas_of(const ArrayObject& array) {
+  return is_manual(array) ? devices::Replicas::first : devices::Replicas::equal;
+}
+
+// Slices `global` (a host value every process has) into the shards of `layout`.
+std::vector<std::shared_ptr<devices::Buffer>> split_global(Evaluator& evaluator, const devices::LocalArray& global,
+                                                           const Layout& layout, const typecheck::Shape& shape) {
+  return value_or_raise(devices::redistribute({global.buffer}, whole_everywhere(shape),
+                                              placement_of(evaluator, layout, shape), global.dtype(),
+                                              runtime_of(evaluator).ledger()));
 }
 
 }  // namespace
@@ -128,7 +129,7 @@ std::vector<std::shared_ptr<devices::Buffer>> split_global(const devices::LocalA
 ArrayRef array_from_global(Evaluator& evaluator, const devices::LocalArray& global, typecheck::ArrayType aval,
                            Layout layout, bool committed) {
   if (evaluator.mode == Evaluator::Mode::check) return make_abstract_array(std::move(aval), std::move(layout), committed);
-  auto shards = split_global(global, layout, aval.shape);
+  auto shards = split_global(evaluator, global, layout, aval.shape);
   return make_array(evaluator, std::move(aval), std::move(layout), std::move(shards), committed);
 }
 
@@ -140,31 +141,11 @@ ArrayRef host_array(Evaluator& evaluator, const typecheck::ArrayType& aval,
 }
 
 devices::LocalArray global_value(Evaluator& evaluator, const ArrayObject& array) {
-  (void)evaluator;
-  const Layout& layout = array.layout;
-  if (layout.fully_replicated()) return array.local(0);
-  // One shard per block, then concatenated along each dimension, last first.
-  std::size_t ndim = array.aval.ndim();
-  std::vector<std::int64_t> counts(ndim);
-  for (std::size_t d = 0; d < ndim; ++d) counts[d] = layout.block_count(d);
-  std::map<std::vector<std::int64_t>, devices::LocalArray> blocks;
-  for (std::size_t p = 0; p < layout.position_count(); ++p) {
-    auto block = block_of(layout, static_cast<int>(p));
-    if (!blocks.count(block)) blocks.emplace(block, array.local(p));
-  }
-  for (std::size_t d = ndim; d-- > 0;) {
-    std::map<std::vector<std::int64_t>, devices::LocalArray> merged;
-    std::map<std::vector<std::int64_t>, std::vector<devices::LocalArray>> groups;
-    for (auto& [block, piece] : blocks) {
-      auto key = block;
-      key[d] = 0;
-      groups[key].push_back(piece);  // map order: block[d] ascending within a key
-    }
-    for (auto& [key, pieces] : groups)
-      merged.emplace(key, pieces.size() == 1 ? pieces[0] : value_or_raise(devices::concatenate(pieces, static_cast<int>(d))));
-    blocks = std::move(merged);
-  }
-  return blocks.begin()->second;
+  const typecheck::Shape& shape = array.aval.shape;
+  auto whole = value_or_raise(devices::redistribute(buffers_of(array), placement_of(evaluator, array.layout, shape),
+                                                    whole_everywhere(shape), array.aval.dtype,
+                                                    runtime_of(evaluator).ledger(), replicas_of(array)));
+  return {whole.front(), shape};
 }
 
 std::vector<double> element_values(Evaluator& evaluator, const ArrayObject& array) {
@@ -182,11 +163,13 @@ std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
     Evaluator& evaluator, const DeviceMeshRef& mesh, const std::vector<ArrayRef>& inputs,
     const std::function<devices::Expected<devices::LocalArray>(const std::vector<devices::LocalArray>&, std::size_t)>&
         kernel) {
+  Runtime& runtime = runtime_of(evaluator);
   const std::size_t positions = mesh->devices.size();
   // Positions whose inputs share every buffer compute once (a linear search
   // of the positions before: meshes are small, and a map's allocations cost
-  // more than the comparisons).
-  std::vector<std::size_t> representative(positions);
+  // more than the comparisons); positions another process holds compute
+  // there.
+  std::vector<std::optional<std::size_t>> representative(positions);
   std::vector<std::size_t> unique;
   std::int64_t elements = 0;
   auto same_inputs = [&](std::size_t p, std::size_t q) {
@@ -195,6 +178,7 @@ std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
     return true;
   };
   for (std::size_t p = 0; p < positions; ++p) {
+    if (!runtime.holds(*mesh, p)) continue;
     auto found = std::find_if(unique.begin(), unique.end(), [&](std::size_t q) { return same_inputs(p, q); });
     representative[p] = found == unique.end() ? p : *found;
     if (found != unique.end()) continue;
@@ -216,68 +200,35 @@ std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
     std::vector<devices::LocalArray> locals;
     for (std::size_t task = 0; task < unique.size(); ++task) run(static_cast<int>(task), locals);
   } else {
-    runtime_of(evaluator).pool().run_all(static_cast<int>(unique.size()), [&](int task) {
+    runtime.pool().run_all(static_cast<int>(unique.size()), [&](int task) {
       std::vector<devices::LocalArray> locals;
       run(task, locals);
     });
   }
   for (const auto& e : errors)
     if (e) raise_devices_error(*e);
-  for (std::size_t p = 0; p < positions; ++p) results[p] = results[representative[p]];
+  // Elsewhere: a placeholder of a result's size when one ran here (every
+  // position's result has one shape), else unsized until placed.
+  const devices::Buffer* model = unique.empty() ? nullptr : results[unique.front()].get();
+  for (std::size_t p = 0; p < positions; ++p) {
+    if (representative[p]) {
+      results[p] = results[*representative[p]];
+      continue;
+    }
+    int holder = runtime.holder(*mesh, p);
+    results[p] = model ? devices::Buffer::remote(runtime.ledger(), holder, model->dtype(), model->element_count())
+                       : devices::Buffer::remote_unsized(runtime.ledger(), holder);
+  }
   return results;
 }
-
-namespace {
-
-bool same_mesh(const DeviceMeshRef& a, const DeviceMeshRef& b) {
-  return a == b || (a->device_ids() == b->device_ids() && a->shape == b->shape && *a->abstract == *b->abstract);
-}
-
-std::vector<int> axis_indices(const DeviceMesh& mesh, const typecheck::SpecEntry& axes) {
-  std::vector<int> out;
-  for (const auto& a : axes) out.push_back(static_cast<int>(*mesh.abstract->index_of(a)));
-  return out;
-}
-
-}  // namespace
 
 ArrayRef relayout(Evaluator& evaluator, const ArrayRef& array, const Layout& target) {
   if (array->layout == target) return array;
   if (array->abstract()) return make_abstract_array(array->aval, target, array->committed);
   const typecheck::Shape& shape = array->aval.shape;
-  if (!same_mesh(array->layout.mesh, target.mesh)) {
-    // Another mesh: through the host.
-    auto global = global_value(evaluator, *array);
-    return make_array(evaluator, array->aval, target, split_global(global, target, shape), array->committed);
-  }
-  // Same mesh: all-gather each dimension whose split changes, then slice.
-  const DeviceMesh& mesh = *target.mesh;
-  Layout current = array->layout;
-  devices::Shards shards;
-  for (const auto& s : array->shards) shards.push_back(s.shared_buffer());
-  for (std::size_t d = 0; d < shape.size(); ++d) {
-    if (current.dims[d].empty() || current.dims[d] == target.dims[d]) continue;
-    auto groups = devices::replica_groups(mesh.shape, axis_indices(mesh, current.dims[d]));
-    shards = value_or_raise(devices::all_gather(shards, current.shard_shape(shape), groups, static_cast<int>(d)));
-    current.dims[d].clear();
-  }
-  if (current.dims != target.dims) {
-    typecheck::Shape from = current.shard_shape(shape), to = target.shard_shape(shape);
-    std::map<std::pair<const devices::Buffer*, std::vector<std::int64_t>>, std::shared_ptr<devices::Buffer>> done;
-    for (std::size_t p = 0; p < shards.size(); ++p) {
-      auto block = block_of(target, static_cast<int>(p));
-      std::vector<std::int64_t> start(shape.size()), limit(shape.size());
-      for (std::size_t d = 0; d < shape.size(); ++d) {
-        bool slice_here = current.dims[d].empty() && !target.dims[d].empty();
-        start[d] = slice_here ? block[d] * to[d] : 0;
-        limit[d] = start[d] + to[d];
-      }
-      auto key = std::make_pair(shards[p].get(), start);
-      auto& slot = done[key];
-      if (!slot) slot = value_or_raise(devices::slice(devices::LocalArray{shards[p], from}, start, limit)).buffer;
-      shards[p] = slot;
-    }
-  }
+  auto shards = value_or_raise(devices::redistribute(buffers_of(*array), placement_of(evaluator, array->layout, shape),
+                                                     placement_of(evaluator, target, shape), array->aval.dtype,
+                                                     runtime_of(evaluator).ledger(), replicas_of(*array)));
   return make_array(evaluator, array->aval, target, std::move(shards), array->committed);
 }
 

@@ -3,10 +3,18 @@
 // host Buffer), plus `committed` (runtime.md "Committed and uncommitted
 // arrays"). In check mode arrays carry no shards: only their type and layout.
 //
-// Data moves between layouts only through the collectives of
-// devices/collectives.hpp on one mesh (all-gather, then a local slice), or
-// through the host when it changes meshes (device_put of an uncommitted or
-// host array).
+// Data moves between layouts (on one mesh or onto another) as blocks
+// (devices/redistribute.hpp): each device's new shard is built from the
+// old shards that overlap it, and in a run over several processes
+// (devices/processes.hpp) only the bytes a process lacks cross to it.
+//
+// Over several processes every process runs the same program and holds the
+// same arrays; a shard lives only on the process holding its device (the
+// other processes' shards are placeholders: Buffer::remote), except on a
+// one-device mesh, which every process keeps (Runtime::holder). Kernels run
+// through run_per_position and data moves through relayout and
+// devices/collectives.hpp, which know this; code that reads shards
+// directly must skip the placeholders.
 #pragma once
 
 #include <functional>
@@ -93,7 +101,9 @@ ArrayRef array_from_global(Evaluator& evaluator, const devices::LocalArray& glob
 ArrayRef host_array(Evaluator& evaluator, const typecheck::ArrayType& aval,
                     const std::function<devices::LocalArray()>& global);
 
-// The whole array on the host (device-to-host transfer).
+// The whole array on the host (device-to-host transfer). Over several
+// processes, each gets the blocks it lacks from the others: every process
+// must ask for it, as for multihost_utils.process_allgather.
 devices::LocalArray global_value(Evaluator& evaluator, const ArrayObject& array);
 // Elements as doubles (row-major).
 std::vector<double> element_values(Evaluator& evaluator, const ArrayObject& array);
@@ -113,7 +123,9 @@ ArrayRef astype(Evaluator& evaluator, const ArrayRef& array, typecheck::DType dt
 // positions share the work and the result), in parallel (in turn on the
 // calling thread when the inputs hold fewer than inline_elements elements in
 // all), and returns the per-position results. Every input must already be in
-// its needed layout on `mesh`.
+// its needed layout on `mesh`. Positions another process holds run there:
+// their results here are placeholders (make_array gives them their size
+// when none ran here).
 std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
     Evaluator& evaluator, const DeviceMeshRef& mesh, const std::vector<ArrayRef>& inputs,
     const std::function<devices::Expected<devices::LocalArray>(const std::vector<devices::LocalArray>&)>& kernel);

@@ -88,10 +88,12 @@ typecheck::ShardMapSignature signature_of(const DeviceMesh& outer, const DeviceM
   return signature;
 }
 
+// The same elements in `shape` (another process's placeholder stays as it is).
 std::vector<std::shared_ptr<devices::Buffer>> reshaped(const std::vector<std::shared_ptr<devices::Buffer>>& shards,
                                                        const typecheck::Shape& shape) {
   std::vector<std::shared_ptr<devices::Buffer>> out;
-  for (const auto& s : shards) out.push_back(value_or_raise(devices::reshape(devices::LocalArray{s, shape}, shape)).buffer);
+  for (const auto& s : shards)
+    out.push_back(s->is_remote() ? s : value_or_raise(devices::reshape(devices::LocalArray{s, shape}, shape)).buffer);
   return out;
 }
 
@@ -146,18 +148,12 @@ ArrayRef psum_implementation(Evaluator& evaluator, const Primitive& primitive, c
   if (!execute || operand->abstract()) return make_abstract_array(type, whole_layout(mesh, type.ndim()), true);
 
   auto groups = devices::replica_groups(mesh->shape, mesh_axes(*mesh, names));
-  auto shards = buffers(*operand);
   if (primitive.api_name == "pmax" || primitive.api_name == "pmin") {
-    auto op = primitive.api_name == "pmax" ? devices::BinaryOp::max : devices::BinaryOp::min;
-    for (const auto& group : groups) {
-      devices::LocalArray acc{shards[static_cast<std::size_t>(group[0])], operand->aval.shape};
-      for (std::size_t m = 1; m < group.size(); ++m)
-        acc = value_or_raise(devices::binary(op, acc, {shards[static_cast<std::size_t>(group[m])], operand->aval.shape}));
-      for (int member : group) shards[static_cast<std::size_t>(member)] = acc.buffer;
-    }
+    auto op = primitive.api_name == "pmax" ? devices::ReduceOp::max : devices::ReduceOp::min;
+    auto shards = value_or_raise(devices::all_reduce(op, buffers(*operand), operand->aval.shape, groups));
     return manual_array(evaluator, std::move(type), mesh, std::move(shards));
   }
-  shards = value_or_raise(devices::all_reduce_sum(shards, operand->aval.shape, groups));
+  auto shards = value_or_raise(devices::all_reduce_sum(buffers(*operand), operand->aval.shape, groups));
   typecheck::ArrayType summed = type;
   summed.dtype = operand->aval.dtype;
   ArrayRef out = manual_array(evaluator, summed, mesh, std::move(shards));

@@ -444,7 +444,7 @@ ArrayRef reduction_implementation(Evaluator& evaluator, const Primitive& primiti
   }
   typecheck::ArrayType reduced_type = out_type;
   reduced_type.shape = kept_shape;
-  reduced_type.dtype = shards.empty() ? compute : shards[0]->dtype();
+  reduced_type.dtype = devices::reduce_result_dtype(op, input->aval.dtype);
   reduced_type.sharding = typecheck::Sharding::replicated(out_type.sharding.mesh, kept_shape.size());
   ArrayRef out = make_array(evaluator, reduced_type, kept_layout, std::move(shards), committed);
   if (name == "mean") {

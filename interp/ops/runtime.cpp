@@ -115,8 +115,12 @@ const std::vector<devices::Device>& Runtime::devices() {
   if (devices_.empty()) {
     auto made = devices::make_devices(options_.platform, options_.chip, options_.device_count);
     if (!made) raise(exc::ValueError(), made.error().message);
+    int processes = options_.processes.count();
+    if (options_.device_count % processes != 0)
+      raise(exc::ValueError(), "the " + std::to_string(options_.device_count) + " devices cannot be split evenly over the " +
+                                   std::to_string(processes) + " processes of this run");
     devices_ = std::move(*made);
-    ledger_ = devices::MemoryLedger::for_devices(devices_);
+    ledger_ = devices::MemoryLedger::for_devices(devices_, devices::default_host_memory_budget(), options_.processes);
     single_meshes_.resize(devices_.size());
   }
   return devices_;
@@ -138,6 +142,16 @@ DeviceMeshRef Runtime::single_device_mesh(int id) {
   auto& slot = single_meshes_.at(static_cast<std::size_t>(id));
   if (!slot) slot = make_device_mesh({}, {all.at(static_cast<std::size_t>(id))}, {}, {});
   return slot;
+}
+
+int Runtime::holder(const DeviceMesh& mesh, std::size_t position) {
+  if (mesh.devices.size() == 1) return devices::every_process;
+  return ledger()->holder(mesh.devices[position].id);
+}
+
+bool Runtime::holds(const DeviceMesh& mesh, std::size_t position) {
+  int process = holder(mesh, position);
+  return process == devices::every_process || process == options_.processes.index();
 }
 
 Runtime& runtime_of(Evaluator& evaluator) {

@@ -66,6 +66,9 @@ struct RuntimeOptions {
   int device_count = 8;
   // Keep every charge of the cost model for --profile / --trace (costing.hpp).
   bool profile = false;
+  // The processes the run spans (devices/processes.hpp): the devices are
+  // split over them in contiguous blocks.
+  devices::Processes processes;
 };
 
 class MeshObject;
@@ -88,9 +91,19 @@ class Runtime {
   // A one-device mesh on device `id`: where uncommitted arrays live.
   DeviceMeshRef single_device_mesh(int id);
 
+  // The processes of the run, and which holds the shard of a mesh position:
+  // its device's process, or devices::every_process on a one-device mesh
+  // (every process keeps one-device arrays, as each JAX process keeps its
+  // default device's, so that host code runs alike everywhere).
+  const devices::Processes& processes() const { return options_.processes; }
+  int holder(const DeviceMesh& mesh, std::size_t position);
+  bool holds(const DeviceMesh& mesh, std::size_t position);
+
   // jax.set_mesh: the context mesh, or null.
   std::shared_ptr<MeshObject> context_mesh;
   devices::ThreefryMode threefry_mode = devices::ThreefryMode::partitionable;
+  // jax.distributed.initialize was called (multihost.cpp).
+  bool distributed_initialized = false;
   // Traces pushed above the mode's own (trace.hpp), innermost last.
   std::vector<Trace*> trace_stack;
   // The cost model's clock and profile (costing.hpp), made on first charge.
