@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <memory>
+#include <string>
 
 #include "repl/console.hpp"
 #include "repl/repl.hpp"
@@ -30,6 +32,9 @@ flags (before or after the command word, before the file):
 
 exit status: 0 success; 1 an uncaught error (run) or diagnostics found (check);
 2 a usage or I/O error.
+
+over several processes (a build with MPI): mpirun -np P shardlang run --devices N FILE
+  runs FILE on P processes, each holding N/P of the devices (docs/scale-out.md).
 )";
 
 bool is_one_of(const std::string& value, std::initializer_list<const char*> allowed) {
@@ -199,12 +204,26 @@ shardlang::Options options_for(const CommandLine& line) {
   if (line.devices) options.devices = *line.devices;
   if (line.chip) options.chip = *line.chip;
   options.script_arguments = line.script_arguments;
+  options.processes = line.processes;
   options.profile = line.profile || line.trace_path.has_value();
   // The CLI lets np.load/np.save reach the working directory (cli.md).
   std::error_code error;
   std::filesystem::path working_directory = std::filesystem::current_path(error);
   if (!error) options.allowed_directories.push_back(working_directory.string());
   return options;
+}
+
+// What a job of several processes cannot do: only `run` splits the devices
+// over the processes, in equal blocks.
+std::optional<std::string> job_usage_error(const CommandLine& line, const shardlang::ProcessGroup& group) {
+  if (group.count() == 1) return std::nullopt;
+  if (line.command == Command::check || line.command == Command::repl)
+    return "under mpirun with several processes only `run` works: start `check` and the REPL without mpirun";
+  int devices = line.devices.value_or(shardlang::Options{}.devices);
+  if (devices % group.count() != 0)
+    return "--devices " + std::to_string(devices) + " cannot be split evenly over " + std::to_string(group.count()) +
+           " processes: the device count must be a multiple of mpirun's -np";
+  return std::nullopt;
 }
 
 // Flags the public API cannot carry yet: refusing them is better than
@@ -310,10 +329,29 @@ int run_command_line(const std::vector<std::string>& arguments) {
     print_error(usage_error->message + "\nTry 'shardlang --help' for more information.");
     return exit_usage;
   }
-  const CommandLine& line = std::get<CommandLine>(parsed);
+  CommandLine line = std::get<CommandLine>(parsed);
   if (auto flag = unsupported_flag(line)) {
     print_error(*flag + " is not yet supported");
     return exit_usage;
+  }
+  // Under mpirun: this process's part of the job (docs/scale-out.md).
+  std::shared_ptr<shardlang::ProcessGroup> group;
+  if (shardlang::ProcessGroup::launched_process_count() > 0) {
+    auto joined = shardlang::ProcessGroup::join_mpi();
+    if (auto* problem = std::get_if<std::string>(&joined)) {
+      if (shardlang::ProcessGroup::launched_process_count() > 1) {
+        print_error("started as one of " + std::to_string(shardlang::ProcessGroup::launched_process_count()) +
+                    " processes, but " + *problem);
+        return exit_usage;
+      }
+    } else {
+      group = std::get<std::shared_ptr<shardlang::ProcessGroup>>(joined);
+      if (auto problem = job_usage_error(line, *group)) {
+        if (group->index() == 0) print_error(*problem + "\nTry 'shardlang --help' for more information.");
+        return exit_usage;
+      }
+      line.processes = group;
+    }
   }
   switch (line.command) {
     case Command::help:

@@ -5,10 +5,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
+
+#include "shardlang/shardlang.hpp"
 
 namespace repl {
 
@@ -30,6 +33,8 @@ struct CommandLine {
   // `run`: exactly one; `check`: one or more; otherwise none.
   std::vector<std::string> files;
   std::vector<std::string> script_arguments;  // `run`: what follows the file
+  // Under mpirun: the job this process runs in with others.
+  std::shared_ptr<shardlang::ProcessGroup> processes;
 };
 
 struct UsageError {

@@ -5,11 +5,14 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string>
+#include <thread>
 
 namespace repl {
 
@@ -104,17 +107,40 @@ InterruptibleRun::InterruptibleRun(shardlang::Interpreter& interpreter) {
 
 InterruptibleRun::~InterruptibleRun() { running_interpreter.store(nullptr); }
 
+namespace {
+
+// A run that failed on one process of several: one of those that failed
+// says why, with its process, and ends the job (docs/scale-out.md).
+[[noreturn]] void fail_job(shardlang::ProcessGroup& group, const std::vector<shardlang::Diagnostic>& diagnostics) {
+  std::fflush(stdout);
+  if (group.reports_failure()) {
+    print_error("error on process " + std::to_string(group.index()) + " of " + std::to_string(group.count()) +
+                "; every process stops");
+    print_diagnostics(diagnostics);
+    group.abort(exit_failure);
+  }
+  // The process that reports ends the job; should it not, end this one.
+  std::this_thread::sleep_for(std::chrono::seconds(10));
+  std::_Exit(exit_failure);
+}
+
+}  // namespace
+
 int run_program(shardlang::Options options, const std::string& source, const std::string& name,
                 const std::function<bool(const shardlang::Interpreter&)>& report) {
   options.output = write_to_stdout;
+  std::shared_ptr<shardlang::ProcessGroup> group = options.processes;
+  bool first_process = !group || group->index() == 0;
   shardlang::Interpreter interpreter(std::move(options));
   shardlang::Result result;
   {
     InterruptibleRun running(interpreter);
     result = interpreter.run(source, name);
   }
-  print_diagnostics(result.diagnostics());
-  if (report && !report(interpreter)) return exit_usage;
+  if (!result.ok() && group && group->count() > 1) fail_job(*group, result.diagnostics());
+  // What every process would say alike (warnings, reports) comes from the first.
+  if (first_process) print_diagnostics(result.diagnostics());
+  if (report && first_process && !report(interpreter)) return exit_usage;
   return result.ok() ? exit_success : exit_failure;
 }
 

@@ -45,7 +45,10 @@ void install_interrupt_handler();
 // Runs `source` as a script named `name` (program output to stdout,
 // diagnostics to stderr, Ctrl-C interrupts it) and returns the exit status.
 // `report`, when given, runs after the script (--profile, --trace); its
-// false (an unwritable file) makes the status a usage error.
+// false (an unwritable file) makes the status a usage error. In a job of
+// several processes (Options::processes) the diagnostics and the report
+// come from process 0, and an error on any process ends them all (exit
+// status 1), said once by a process that failed.
 int run_program(shardlang::Options options, const std::string& source, const std::string& name,
                 const std::function<bool(const shardlang::Interpreter&)>& report = {});
 

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace shardlang {
@@ -130,6 +131,41 @@ struct HostResult {
 
 using HostFunction = std::function<HostResult(const Args&)>;
 
+// This process's part in a job that runs one script on several processes
+// at once (docs/scale-out.md): under `mpirun -np P shardlang run --devices
+// N FILE` every process runs the same script and holds N/P of the simulated
+// devices, a contiguous block. Given to Options::processes.
+class ProcessGroup {
+ public:
+  // Whether this build has the MPI backend.
+  static bool mpi_available();
+  // How many processes the launcher (mpirun) started this one among, from
+  // its environment; 0 when no launcher started it.
+  static int launched_process_count();
+  // Joins the MPI job this process was started in: the group, or why not.
+  // One per process; leaving it (the last reference) ends MPI.
+  static std::variant<std::shared_ptr<ProcessGroup>, std::string> join_mpi();
+
+  int count() const;
+  int index() const;
+  // After a run failed on this process: whether this process is the one to
+  // print why. When every process failed at once (the same error), process
+  // 0 says it; when only some did, each of those does.
+  bool reports_failure();
+  // Ends every process of the job with `status`.
+  [[noreturn]] void abort(int status);
+
+  struct Impl;
+  explicit ProcessGroup(std::unique_ptr<Impl> impl);
+  ~ProcessGroup();
+  ProcessGroup(const ProcessGroup&) = delete;
+  ProcessGroup& operator=(const ProcessGroup&) = delete;
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
 struct Options {
   std::string platform = "tpu";  // "tpu" or "cpu"
   int devices = 8;
@@ -143,6 +179,9 @@ struct Options {
   // Keep every charge of the TPU cost model (runs and checks) for
   // profile_report() and trace_json(): `--profile`, `--trace OUT.json`.
   bool profile = false;
+  // The job this process runs in with others (ProcessGroup::join_mpi);
+  // none: this process alone holds every device.
+  std::shared_ptr<ProcessGroup> processes;
 };
 
 class Interpreter {

@@ -28,6 +28,9 @@ namespace shardlang {
 // session; running the same text again reuses its file.
 using RetainedSources = std::unordered_map<std::string, std::shared_ptr<const lang::SourceFile>>;
 
+// The devices' processes of a job (api_processes.cpp).
+const devices::Processes& processes_of(const ProcessGroup& group);
+
 struct Interpreter::State {
   Options options;
   RetainedSources sources;  // of the texts run on `evaluator`, which it outlives
@@ -52,6 +55,7 @@ struct Interpreter::State {
     if (auto chip = devices::parse_chip(options.chip)) runtime.chip = *chip;
     runtime.device_count = options.devices;
     runtime.profile = options.profile;
+    if (options.processes) runtime.processes = processes_of(*options.processes);
     evaluator->runtime = std::make_shared<interp::Runtime>(runtime);
     interp::install_costing(*evaluator);
     // sys.argv: the script name is filled in by each run.
