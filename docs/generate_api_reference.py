@@ -44,6 +44,9 @@ MODULES = [
         "`grad` column of the primitive table below).",
         "`jax.shard_map` errors name the user's function and the line that returned a wrongly varying "
         "value, in eager calls too, and say which collective would fix it.",
+        "`process_count`, `process_index`, `local_devices` and an array's `addressable_shards` describe "
+        "a run over several processes (`mpirun -np P shardlang run`, docs/scale-out.md); a device's repr "
+        "shows the simulated slice's one host (`process_index=0`).",
         "Not there: `pmap`, `vmap`, `checkpoint`, `custom_vjp`, `jax.Array` as a class, "
         "`ShapeDtypeStruct`, host callbacks, `with` blocks (`with mesh:`): use `jax.set_mesh(mesh)`.",
     ]),
@@ -93,6 +96,15 @@ MODULES = [
     ("jax.experimental", "import jax", []),
     ("jax.experimental.mesh_utils", "from jax.experimental import mesh_utils", [
         "Device order follows the simulated chip's topology, as JAX's does for that chip.",
+    ]),
+    ("jax.experimental.multihost_utils", "from jax.experimental import multihost_utils", [
+        "For a run over several processes (`mpirun -np P shardlang run`, docs/scale-out.md). "
+        "`process_allgather` gives an array spread over processes whole, and stacks (or with `tiled=True` "
+        "concatenates) values each process has on its own; `sync_global_devices` waits for every process.",
+    ]),
+    ("jax.distributed", "import jax", [
+        "Under mpirun the processes already know each other: `initialize()` only checks the "
+        "`num_processes` and `process_id` it is given against mpirun's (docs/scale-out.md).",
     ]),
     ("numpy", "import numpy as np", [
         "Host-side arrays are shardlang arrays that are uncommitted: they move to wherever an operation "

@@ -11,6 +11,7 @@
 #include "interp/ops/contractions.hpp"
 #include "interp/transforms/check_mode.hpp"
 #include "interp/ops/indexing_ops.hpp"
+#include "interp/library/multihost.hpp"
 #include "interp/library/numpy_module.hpp"
 #include "interp/ops/primitives.hpp"
 #include "interp/transforms/trace.hpp"
@@ -176,8 +177,9 @@ std::vector<std::int64_t> size_arguments(Evaluator& evaluator, const std::vector
 }
 
 const std::vector<std::string>& array_attribute_names() {
-  static const std::vector<std::string> names{"T", "astype", "at", "block_until_ready", "copy", "cumsum", "dtype", "item", "max", "mean", "min",
-                                              "ndim", "reshape", "shape", "sharding", "size", "sum", "transpose"};
+  static const std::vector<std::string> names{"T", "addressable_shards", "astype", "at", "block_until_ready", "copy", "cumsum",
+                                              "dtype", "is_fully_addressable", "item", "max", "mean", "min", "ndim", "reshape",
+                                              "shape", "sharding", "size", "sum", "transpose"};
   return names;
 }
 }  // namespace
@@ -197,6 +199,8 @@ std::optional<Value> ArrayObject::get_attribute(Evaluator& evaluator, const std:
     return sharding_value(layout);
   }
   if (name == "committed") return Value::boolean(committed);
+  if (name == "addressable_shards") return addressable_shards(evaluator, self_ref);
+  if (name == "is_fully_addressable") return Value::boolean(is_fully_addressable(evaluator, *this));
   if (name == "at") return at_indexer(self_ref);
   if (name == "T") return apply_transpose(evaluator, Value(self_ref), typecheck::reversed_permutation(aval.ndim()));
   if (name == "item")

@@ -17,6 +17,7 @@
 #include "interp/library/numpy_module.hpp"
 #include "interp/ops/contractions.hpp"
 #include "interp/ops/primitives.hpp"
+#include "interp/library/multihost.hpp"
 #include "interp/library/random_module.hpp"
 #include "interp/transforms/trace.hpp"
 #include "interp/library/tree_module.hpp"
@@ -347,7 +348,6 @@ void install_jax_module(Evaluator& evaluator) {
     for (const auto& d : runtime_of(ev).devices()) out.push_back(Value(std::make_shared<DeviceObject>(d)));
     return make_list(std::move(out));
   });
-  jax->add("local_devices", *jax->find("devices"));
   jax->add_function("device_count(backend=None)", [](Evaluator& ev, Arguments&) {
     return Value::integer(static_cast<std::int64_t>(runtime_of(ev).devices().size()));
   });
@@ -644,6 +644,7 @@ void install_array_members(Evaluator& evaluator) {
   install_indexing_operations(evaluator, *evaluator.module("jax.numpy"));
   install_contractions(evaluator);
   install_debug_operations(evaluator);
+  install_multihost(evaluator);
   auto jax = evaluator.module("jax");
   for (const char* sub : {"numpy", "lax", "random", "sharding", "experimental", "debug", "tree", "config"})
     jax->add(sub, Value(evaluator.module(std::string("jax.") + sub)));

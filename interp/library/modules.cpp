@@ -231,7 +231,8 @@ void install_termcolor(Evaluator&, ModuleObject& module) {
 void install_modules(Evaluator& evaluator) {
   // The jax family and numpy: namespaces that the array work fills.
   for (const char* name : {"jax", "jax.numpy", "jax.lax", "jax.random", "jax.sharding", "jax.experimental",
-                           "jax.experimental.mesh_utils", "jax.debug", "jax.tree", "jax.config", "numpy",
+                           "jax.experimental.mesh_utils", "jax.experimental.multihost_utils", "jax.debug", "jax.distributed",
+                           "jax.tree", "jax.config", "numpy",
                            "numpy.testing"})
     evaluator.module(name);
   install_array_members(evaluator);
