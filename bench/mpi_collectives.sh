@@ -15,7 +15,7 @@ trap 'rm -f "$binary"' EXIT
 mpicxx -std=c++20 -O2 -I"$root" -I"$root/include" "$root/bench/mpi_collectives.cpp" -o "$binary" \
   "$build/devices/libshardlang_devices.a" "$build/typecheck/libshardlang_typecheck.a" \
   -Wl,-rpath,/usr/lib/x86_64-linux-gnu/openblas-pthread /usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so \
-  -lfmt -lpthread
+  -lsleef -lfmt -lpthread
 for count in $counts; do
   mpirun --oversubscribe --allow-run-as-root -np "$count" "$binary"
 done
