@@ -2,8 +2,8 @@
 # Peak resident memory of each process for a 4 GiB f32 array sharded over 8
 # simulated devices, run by mpirun with 1, 2 and 4 processes (or those
 # given): each process holds its devices' shards, about 1/P of the array.
-# The array is made sharded (lax.broadcast_in_dim with out_sharding), so
-# that no process ever holds it whole.
+# The array is made sharded (lax.broadcast_in_dim with out_sharding, times
+# the row numbers), so that no process ever holds it whole.
 #
 # Usage: bench/mpi_memory.sh [path/to/shardlang] [process counts...]
 set -eu
@@ -19,8 +19,11 @@ cat > "$program" <<'SHL'
 import jax
 import jax.numpy as jnp
 mesh = jax.make_mesh((8,), ('x',))
-x = jax.lax.broadcast_in_dim(jnp.float32(1.0), (32768, 32768), (),
-                             out_sharding=jax.NamedSharding(mesh, jax.P('x')))
+one = jax.device_put(jnp.float32(1.0), jax.NamedSharding(mesh, jax.P()))
+ones = jax.lax.broadcast_in_dim(one, (32768, 32768), (), out_sharding=jax.NamedSharding(mesh, jax.P('x')))
+# Every device's ones are one shared block: rows numbered, each device's own.
+x = ones * jnp.arange(32768.0)[:, None]
+del ones
 if jax.process_index() == 0:
   print('4 GiB over', len(x.sharding.device_set), 'devices,', jax.process_count(), 'processes')
 SHL
