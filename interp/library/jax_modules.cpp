@@ -21,6 +21,7 @@
 #include "interp/transforms/trace.hpp"
 #include "interp/library/tree_module.hpp"
 #include "typecheck/creation_rules.hpp"
+#include "typecheck/shape_arithmetic.hpp"
 #include "typecheck/shape_rules.hpp"
 
 namespace interp {
@@ -126,15 +127,17 @@ std::vector<typecheck::AxisType> axis_types(Evaluator& evaluator, const Value& v
 }
 
 std::vector<int> ints(Evaluator& evaluator, const Value& value) {
-  if (value.is_integral()) return {static_cast<int>(value.as_int())};
+  if (value.is_integral()) return {c_int(value.as_int())};
   std::vector<int> out;
-  for (const auto& v : evaluator.to_vector(value)) out.push_back(static_cast<int>(evaluator.index_of(v)));
+  for (const auto& v : evaluator.to_vector(value)) out.push_back(c_int(evaluator.index_of(v)));
   return out;
 }
 
+// A shape as the user wrote it: 64-bit sizes (an int or a sequence of them).
 typecheck::Shape shape_argument(Evaluator& evaluator, const Value& value) {
+  if (value.is_integral()) return {value.as_int()};
   typecheck::Shape out;
-  for (int s : ints(evaluator, value)) out.push_back(s);
+  for (const auto& v : evaluator.to_vector(value)) out.push_back(evaluator.index_of(v));
   return out;
 }
 
@@ -229,8 +232,7 @@ Value create(Evaluator& evaluator, std::string_view api, DType dtype, const type
   aval.dtype = dtype;
   aval.shape = shape;
   aval.sharding = typecheck::Sharding::replicated(nullptr, shape.size());
-  for (auto s : shape)
-    if (s < 0) raise(exc::ValueError(), "negative dimensions are not allowed");
+  if (auto error = typecheck::check_array_size(shape, dtype)) raise_error(*error);
   ArrayRef array = host_array(evaluator, aval, fill);
   if (!out_sharding.is_none()) {
     // The requested sharding checked as JAX types a created array.
@@ -400,7 +402,7 @@ void install_jax_module(Evaluator& evaluator) {
       rt.threefry_mode = ev.truthy(a[1]) ? devices::ThreefryMode::partitionable : devices::ThreefryMode::stable;
     } else if (*name == "jax_num_cpu_devices" || *name == "jax_platforms") {
       if (rt.started()) raise(exc::RuntimeError(), *name + " must be set before the devices are first used");
-      if (*name == "jax_num_cpu_devices") rt.options().device_count = static_cast<int>(ev.index_of(a[1]));
+      if (*name == "jax_num_cpu_devices") rt.options().device_count = c_int(ev.index_of(a[1]));
       else if (auto platform = devices::parse_platform(ev.str(a[1]))) rt.options().platform = *platform;
       else raise(exc::ValueError(), "unknown platform " + ev.repr(a[1]));
     } else {
@@ -593,9 +595,7 @@ void install_numpy_computation(ModuleObject& module) {
     });
   }
   module.add_function("reshape(a, shape)", [](Evaluator& ev, Arguments& a) {
-    std::vector<std::int64_t> sizes;
-    for (int s : ints(ev, a[1])) sizes.push_back(s);
-    return apply_reshape(ev, a[0], sizes);
+    return apply_reshape(ev, a[0], shape_argument(ev, a[1]));
   });
   module.add_function("transpose(a, axes=None)", [](Evaluator& ev, Arguments& a) {
     ArrayRef array = to_array(ev, a[0]);
