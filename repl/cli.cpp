@@ -200,18 +200,14 @@ shardlang::Options options_for(const CommandLine& line) {
   if (line.chip) options.chip = *line.chip;
   options.script_arguments = line.script_arguments;
   options.profile = line.profile || line.trace_path.has_value();
+  if (line.host_memory_bytes)
+    options.host_memory_bytes = static_cast<std::int64_t>(
+        std::min<std::uint64_t>(*line.host_memory_bytes, std::numeric_limits<std::int64_t>::max()));
   // The CLI lets np.load/np.save reach the working directory (cli.md).
   std::error_code error;
   std::filesystem::path working_directory = std::filesystem::current_path(error);
   if (!error) options.allowed_directories.push_back(working_directory.string());
   return options;
-}
-
-// Flags the public API cannot carry yet: refusing them is better than
-// silently running without what the user asked for.
-std::optional<std::string> unsupported_flag(const CommandLine& line) {
-  if (line.host_memory_bytes) return "--host-memory";
-  return std::nullopt;
 }
 
 int run_script(const CommandLine& line) {
@@ -311,10 +307,6 @@ int run_command_line(const std::vector<std::string>& arguments) {
     return exit_usage;
   }
   const CommandLine& line = std::get<CommandLine>(parsed);
-  if (auto flag = unsupported_flag(line)) {
-    print_error(*flag + " is not yet supported");
-    return exit_usage;
-  }
   switch (line.command) {
     case Command::help:
       std::fputs(usage, stdout);

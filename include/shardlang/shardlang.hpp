@@ -143,6 +143,25 @@ struct Options {
   // Keep every charge of the TPU cost model (runs and checks) for
   // profile_report() and trace_json(): `--profile`, `--trace OUT.json`.
   bool profile = false;
+
+  // Limits an embedding host sets on this interpreter; 0 means no limit of
+  // that kind (the default).
+  //
+  // Host memory this interpreter's arrays may hold; an allocation past it is
+  // a MemoryError in the script (runtime.md "Host memory budget"). 0: 75%
+  // of the machine's physical memory. Other interpreters have their own.
+  std::int64_t host_memory_bytes = 0;
+  // The HBM of each simulated TPU, instead of the chip's (16 GiB on v5e);
+  // past it an allocation is RESOURCE_EXHAUSTED, as on a real chip. Not
+  // used on cpu, whose devices have only the host budget.
+  std::int64_t device_memory_bytes = 0;
+  // Steps (statements, loop iterations and calls) one call of run,
+  // run_interactive, check or type_of may take, and seconds of wall-clock
+  // time it may take. Past either, the script gets a TimeoutError at its
+  // next step, and again at every step after it, so that no `except` can
+  // keep it running; the interpreter stays usable for the next call.
+  std::uint64_t max_steps = 0;
+  double time_limit_seconds = 0;
 };
 
 class Interpreter {
@@ -220,7 +239,9 @@ class Interpreter {
   void restart_profile();
 
   // Ctrl-C: asks the running script to raise KeyboardInterrupt at the next
-  // statement or loop iteration. Safe to call from a signal handler.
+  // statement or loop iteration. Safe to call from a signal handler and from
+  // any other thread; a request made while no call runs is dropped when the
+  // next call starts.
   void interrupt();
 
   static std::string version();

@@ -6,6 +6,7 @@
 #include <new>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "devices/chrome_trace.hpp"
 #include "interp/embed/api_state.hpp"
@@ -418,12 +419,20 @@ Diagnostic internal_error(std::string message) {
 namespace {
 
 // Marks which evaluator interrupt() should reach while a run is under way.
+// interrupt() may run on another thread (or in a signal handler) while the
+// scope ends and check mode's evaluator is freed: it counts itself in
+// `interrupting` before reading the slot, and the scope waits, after putting
+// the previous evaluator back, until no interrupt() can still hold its own.
 struct RunningScope {
-  RunningScope(std::atomic<interp::Evaluator*>& slot, interp::Evaluator& evaluator) : slot_(slot) {
-    previous_ = slot_.exchange(&evaluator);
+  RunningScope(std::atomic<interp::Evaluator*>& running, const std::atomic<int>& interrupting,
+               interp::Evaluator& evaluator)
+      : running_(running), interrupting_(interrupting), previous_(running.exchange(&evaluator)) {}
+  ~RunningScope() {
+    running_.store(previous_);
+    while (interrupting_.load() != 0) std::this_thread::yield();
   }
-  ~RunningScope() { slot_.store(previous_); }
-  std::atomic<interp::Evaluator*>& slot_;
+  std::atomic<interp::Evaluator*>& running_;
+  const std::atomic<int>& interrupting_;
   interp::Evaluator* previous_;
 };
 
@@ -543,7 +552,7 @@ Interpreter& Interpreter::operator=(Interpreter&&) noexcept = default;
 
 Result Interpreter::run(std::string_view source, std::string_view name) {
   state_->check_costs.reset();
-  RunningScope running(state_->running, *state_->evaluator);
+  RunningScope running(state_->running, state_->interrupting, *state_->evaluator);
   return execute(*state_->evaluator, source, name, RunKind::script, &state_->sources);
 }
 
@@ -555,7 +564,7 @@ Result Interpreter::run_file(const std::string& path) {
 
 Result Interpreter::run_interactive(std::string_view source, std::string_view name) {
   state_->check_costs.reset();
-  RunningScope running(state_->running, *state_->evaluator);
+  RunningScope running(state_->running, state_->interrupting, *state_->evaluator);
   return execute(*state_->evaluator, source, name, RunKind::interactive, &state_->sources);
 }
 
@@ -564,7 +573,7 @@ std::vector<Diagnostic> Interpreter::check(std::string_view source, std::string_
     auto evaluator = state_->make_evaluator(interp::Evaluator::Mode::check);
     std::vector<Diagnostic> diagnostics;
     {
-      RunningScope running(state_->running, *evaluator);
+      RunningScope running(state_->running, state_->interrupting, *evaluator);
       diagnostics = execute(*evaluator, source, name, RunKind::script).diagnostics();
     }
     state_->check_costs = evaluator->runtime->costs;
@@ -690,8 +699,10 @@ std::vector<std::string> Interpreter::member_names(std::string_view expression) 
 }
 
 void Interpreter::interrupt() {
+  state_->interrupting.fetch_add(1);
   interp::Evaluator* running = state_->running.load();
   (running ? running : state_->evaluator.get())->interrupt_requested.store(true);
+  state_->interrupting.fetch_sub(1);
 }
 
 std::string Interpreter::version() { return "0.1.0"; }

@@ -32,8 +32,10 @@ struct Interpreter::State {
   Options options;
   RetainedSources sources;  // of the texts run on `evaluator`, which it outlives
   std::unique_ptr<interp::Evaluator> evaluator;
-  // The evaluator running now (the main one, or check mode's own), for interrupt().
+  // The evaluator running now (the main one, or check mode's own), for
+  // interrupt(), and how many interrupt() calls are reading it (RunningScope).
   std::atomic<interp::Evaluator*> running{nullptr};
+  std::atomic<int> interrupting{0};
   // The cost model's charges of the last check, when it ran after the last run.
   std::shared_ptr<interp::CostRecorder> check_costs;
 
@@ -52,6 +54,8 @@ struct Interpreter::State {
     if (auto chip = devices::parse_chip(options.chip)) runtime.chip = *chip;
     runtime.device_count = options.devices;
     runtime.profile = options.profile;
+    if (options.host_memory_bytes > 0) runtime.host_memory_bytes = options.host_memory_bytes;
+    if (options.device_memory_bytes > 0) runtime.device_memory_bytes = options.device_memory_bytes;
     evaluator->runtime = std::make_shared<interp::Runtime>(runtime);
     interp::install_costing(*evaluator);
     // sys.argv: the script name is filled in by each run.

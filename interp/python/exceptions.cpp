@@ -71,10 +71,12 @@ SHARDLANG_EXCEPTION(ModuleNotFoundError, ImportError())
 SHARDLANG_EXCEPTION(NameError, Exception())
 SHARDLANG_EXCEPTION(RuntimeError, Exception())
 SHARDLANG_EXCEPTION(NotImplementedError, RuntimeError())
+SHARDLANG_EXCEPTION(OSError, Exception())
 SHARDLANG_EXCEPTION(OverflowError, ArithmeticError())
 SHARDLANG_EXCEPTION(RecursionError, RuntimeError())
 SHARDLANG_EXCEPTION(StopIteration, Exception())
 SHARDLANG_EXCEPTION(SyntaxError, Exception())
+SHARDLANG_EXCEPTION(TimeoutError, OSError())
 SHARDLANG_EXCEPTION(TypeError, Exception())
 SHARDLANG_EXCEPTION(UnboundLocalError, NameError())
 SHARDLANG_EXCEPTION(ValueError, Exception())
@@ -86,9 +88,9 @@ const std::vector<TypeRef>& all() {
   static const std::vector<TypeRef> classes = {
       BaseException(),     Exception(),     ArithmeticError(),    AssertionError(),      AttributeError(),
       ImportError(),       IndexError(),    KeyError(),           KeyboardInterrupt(),   LookupError(),
-      MemoryError(),       ModuleNotFoundError(), NameError(),    NotImplementedError(), OverflowError(),
-      RecursionError(),    RuntimeError(),  StopIteration(),      SyntaxError(),         TypeError(),
-      UnboundLocalError(), ValueError(),    ZeroDivisionError()};
+      MemoryError(),       ModuleNotFoundError(), NameError(),    NotImplementedError(), OSError(),
+      OverflowError(),     RecursionError(),  RuntimeError(),     StopIteration(),       SyntaxError(),
+      TimeoutError(),      TypeError(),     UnboundLocalError(),  ValueError(),          ZeroDivisionError()};
   return classes;
 }
 
