@@ -447,6 +447,7 @@ Result execute(interp::Evaluator& evaluator, std::string_view source, std::strin
   std::vector<Diagnostic> diagnostics;
   std::string exception_type;
   evaluator.interrupt_requested.store(false);  // a Ctrl-C that arrived after the last run ended is stale
+  evaluator.budget.start();  // the budget is per call
   interp::run_with_large_stack([&]() {
     try {
       evaluator.measure_stack();

@@ -49,6 +49,8 @@ struct Interpreter::State {
     auto evaluator = std::make_unique<interp::Evaluator>();
     evaluator->mode = mode;
     if (mode == interp::Evaluator::Mode::run) evaluator->output = options.output;
+    evaluator->budget.max_steps = options.max_steps;
+    evaluator->budget.seconds = options.time_limit_seconds;
     interp::RuntimeOptions runtime;
     if (auto platform = devices::parse_platform(options.platform)) runtime.platform = *platform;
     if (auto chip = devices::parse_chip(options.chip)) runtime.chip = *chip;

@@ -7,6 +7,7 @@
 
 #include "interp/python/annotations.hpp"
 #include "interp/python/builtins.hpp"
+#include "interp/python/format.hpp"
 #include "interp/transforms/check_mode.hpp"
 
 namespace interp {
@@ -88,6 +89,18 @@ void Evaluator::write(std::string_view text) {
 void Evaluator::poll_interrupt() {
   if (interrupt_requested.load(std::memory_order_relaxed) && interrupt_requested.exchange(false))
     throw PyError{std::make_shared<ExceptionObject>(exc::KeyboardInterrupt(), std::vector<Value>{})};
+  if (budget.max_steps == 0 && budget.seconds <= 0) return;
+  ++budget.steps;
+  // The clock is read every 64 steps; past the deadline or the step count,
+  // every step raises.
+  if (!budget.exhausted && budget.seconds > 0 && (budget.steps & 63) == 0 &&
+      std::chrono::steady_clock::now() > budget.deadline)
+    budget.exhausted = true;
+  if (budget.max_steps > 0 && budget.steps > budget.max_steps) budget.exhausted = true;
+  if (!budget.exhausted) return;
+  if (budget.max_steps > 0 && budget.steps > budget.max_steps)
+    raise(exc::TimeoutError(), "the script ran past its budget of " + std::to_string(budget.max_steps) + " steps");
+  raise(exc::TimeoutError(), "the script ran past its time limit of " + float_repr(budget.seconds) + " seconds");
 }
 
 void Evaluator::raise_recursion() { raise(exc::RecursionError(), "maximum recursion depth exceeded"); }

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -97,6 +99,24 @@ class Evaluator {
   // cost model measures that run and adds the simulated TPU time line.
   std::function<void(Evaluator&, const lang::ast::Stmt&, const std::function<void()>& run_once)> after_timeit;
   std::atomic<bool> interrupt_requested{false};
+  // The limits of one call of the embedding API (Options::max_steps and
+  // time_limit_seconds; 0: none): poll_interrupt counts the steps; start()
+  // begins a call's count and clock.
+  struct Budget {
+    std::uint64_t max_steps = 0;
+    double seconds = 0;
+    std::uint64_t steps = 0;
+    std::chrono::steady_clock::time_point deadline{};
+    bool exhausted = false;  // once past, every later step raises again
+    void start() {
+      steps = 0;
+      exhausted = false;
+      if (seconds > 0)
+        deadline = std::chrono::steady_clock::now() +
+                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+    }
+  };
+  Budget budget;
   int recursion_limit = 1000;
   // The devices, meshes and context mesh of this interpreter (runtime.hpp).
   std::shared_ptr<Runtime> runtime;
@@ -158,7 +178,8 @@ class Evaluator {
   std::int64_t index_of(const Value& value);  // __index__: an int or bool, else TypeError
 
   void write(std::string_view text);
-  // Raises KeyboardInterrupt when Ctrl-C was requested.
+  // Raises KeyboardInterrupt when Ctrl-C was requested, TimeoutError past
+  // the budget. Called at every statement and loop iteration: one step.
   void poll_interrupt();
   // Raises RecursionError when the C++ stack is nearly used up.
   // Measures the stack of the calling thread: call first on each thread

@@ -1,0 +1,162 @@
+// The limits an embedding host sets on an interpreter (issue 17): a step and
+// a time budget per call (TimeoutError, the interpreter usable afterwards),
+// interrupt() from another thread (KeyboardInterrupt), a host memory budget
+// of its own, and two interpreters running at once on two threads (the
+// ThreadSanitizer build, .ci/tsan, runs these).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "shardlang/shardlang.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// An interpreter whose print output is collected.
+struct Session {
+  explicit Session(shardlang::Options options = {}) : interpreter(with_output(std::move(options), output)) {}
+
+  static shardlang::Options with_output(shardlang::Options options, std::string& sink) {
+    options.output = [&sink](std::string_view text) { sink += text; };
+    return options;
+  }
+
+  std::string run(std::string_view source) {
+    output.clear();
+    last = interpreter.run(source, "test.shl");
+    return output;
+  }
+
+  std::string output;
+  shardlang::Interpreter interpreter;
+  shardlang::Result last;
+};
+
+TEST(EmbeddingLimits, StepBudgetStopsAnEndlessLoop) {
+  Session s({.max_steps = 100000});
+  s.run("while True:\n    pass\n");
+  EXPECT_EQ(s.last.exception_type(), "TimeoutError");
+  ASSERT_FALSE(s.last.diagnostics().empty());
+  EXPECT_NE(s.last.diagnostics().back().message.find("100000 steps"), std::string::npos);
+  // The budget is per call: the interpreter, its globals included, goes on.
+  EXPECT_EQ(s.run("x = 41\nprint(x + 1)"), "42\n");
+  EXPECT_TRUE(s.last.ok());
+}
+
+TEST(EmbeddingLimits, ExhaustedBudgetCannotBeCaught) {
+  Session s({.max_steps = 100000});
+  // Every step after the budget raises again, so `except` cannot keep the
+  // script running; the handler itself runs and is stopped in its turn.
+  s.run("n = 0\nwhile True:\n    try:\n        while True:\n            pass\n    except Exception as e:\n"
+        "        n += 1\n");
+  EXPECT_EQ(s.last.exception_type(), "TimeoutError");
+  EXPECT_EQ(s.run("print(n <= 1)"), "True\n");
+}
+
+TEST(EmbeddingLimits, TimeBudgetStopsAnEndlessLoop) {
+  Session s({.time_limit_seconds = 0.2});
+  auto start = std::chrono::steady_clock::now();
+  s.run("while True:\n    pass\n");
+  EXPECT_EQ(s.last.exception_type(), "TimeoutError");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 20s);
+  EXPECT_EQ(s.run("print('again')"), "again\n");
+  // check mode runs host code too, under the same budget.
+  auto diagnostics = s.interpreter.check("while True:\n    pass\n");
+  ASSERT_FALSE(diagnostics.empty());
+  EXPECT_NE(diagnostics.back().message.find("time limit of 0.2 seconds"), std::string::npos);
+}
+
+TEST(EmbeddingLimits, InterruptFromAnotherThread) {
+  Session s;
+  std::atomic<bool> done{false};
+  std::thread host([&] {
+    std::this_thread::sleep_for(100ms);
+    while (!done.load()) {
+      s.interpreter.interrupt();
+      std::this_thread::sleep_for(10ms);
+    }
+  });
+  s.run("while True:\n    pass\n");
+  done.store(true);
+  host.join();
+  EXPECT_EQ(s.last.exception_type(), "KeyboardInterrupt");
+  EXPECT_EQ(s.run("print('usable')"), "usable\n");
+  EXPECT_TRUE(s.last.ok());
+}
+
+TEST(EmbeddingLimits, InterruptRacingTheEndOfChecks) {
+  // interrupt() while check mode's own evaluators come and go.
+  shardlang::Interpreter interpreter;
+  std::atomic<bool> done{false};
+  std::thread host([&] {
+    while (!done.load()) interpreter.interrupt();
+  });
+  for (int i = 0; i < 200; ++i) (void)interpreter.check("x = 1\n");
+  done.store(true);
+  host.join();
+}
+
+TEST(EmbeddingLimits, HostMemoryBudgetIsPerInterpreter) {
+  Session small({.platform = "cpu", .devices = 1, .host_memory_bytes = std::int64_t{16} << 20});
+  Session other({.platform = "cpu", .devices = 1});
+  const char* allocate = "import jax.numpy as jnp\nx = jnp.ones((8 << 20,))\nprint(x.sum())\n";  // 32 MiB
+  small.run(allocate);
+  EXPECT_EQ(small.last.exception_type(), "MemoryError");
+  EXPECT_EQ(other.run(allocate), "8388608.0\n");
+  // What fits the budget still runs, after the failure.
+  EXPECT_EQ(small.run("y = jnp.ones((1024,))\nprint(y.sum())"), "1024.0\n");
+}
+
+TEST(EmbeddingLimits, DeviceMemoryBudgetIsEachTpusHbm) {
+  Session s({.platform = "tpu", .devices = 2, .device_memory_bytes = std::int64_t{1} << 20});
+  s.run("import jax.numpy as jnp\nx = jnp.ones((1 << 19,))\n");  // 2 MiB on one TPU
+  EXPECT_EQ(s.last.exception_type(), "MemoryError");
+  ASSERT_FALSE(s.last.diagnostics().empty());
+  EXPECT_NE(s.last.diagnostics().back().message.find("RESOURCE_EXHAUSTED"), std::string::npos);
+}
+
+TEST(EmbeddingLimits, FilesOnlyInsideAllowedDirectories) {
+  Session s;
+  s.run("import numpy as np\nnp.save('/tmp/shardlang_not_allowed.npy', np.ones(3))\n");
+  EXPECT_EQ(s.last.exception_type(), "ValueError");
+  s.run("import numpy as np\nnp.load('/etc/passwd')\n");
+  EXPECT_EQ(s.last.exception_type(), "ValueError");
+  // No other way to the file system, the network or processes exists.
+  for (const char* module : {"os", "sys.os", "subprocess", "socket", "io", "pathlib", "shutil"}) {
+    s.run(std::string("import ") + module);
+    EXPECT_FALSE(s.last.ok()) << module;
+  }
+  s.run("open('/etc/passwd')");
+  EXPECT_EQ(s.last.exception_type(), "NameError");
+}
+
+// Two interpreters at once on two threads: each its own devices, meshes,
+// memory and traces; the results are those of one alone.
+TEST(EmbeddingLimits, TwoInterpretersOnTwoThreads) {
+  const char* script =
+      "import jax\nimport jax.numpy as jnp\nfrom jax.sharding import PartitionSpec as P\n"
+      "jax.set_mesh(jax.make_mesh((2, 2), ('x', 'y')))\n"
+      "total = 0.0\n"
+      "for i in range(5):\n"
+      "    a = jnp.arange(64.0, out_sharding=P('x')).reshape(8, 8)\n"
+      "    b = jax.jit(lambda m: jnp.tanh(m) @ m.T)(a)\n"
+      "    g = jax.grad(lambda m: jnp.sum(jnp.sin(m) * m))(a)\n"
+      "    s = jax.shard_map(lambda v: jax.lax.psum(v, 'x'), in_specs=P('x'), out_specs=P())(a)\n"
+      "    total += float(b.sum()) + float(g.sum()) + float(s.sum())\n"
+      "print(round(total, 1))\n";
+  std::string alone = Session({.platform = "cpu", .devices = 4}).run(script);
+  ASSERT_FALSE(alone.empty());
+  std::string first, second;
+  std::thread one([&] { first = Session({.platform = "cpu", .devices = 4}).run(script); });
+  std::thread two([&] { second = Session({.platform = "tpu", .devices = 4}).run(script); });
+  one.join();
+  two.join();
+  EXPECT_EQ(first, alone);
+  EXPECT_EQ(second, alone);
+}
+
+}  // namespace
