@@ -133,13 +133,6 @@ std::vector<int> ints(Evaluator& evaluator, const Value& value) {
   return out;
 }
 
-// A shape as the user wrote it: 64-bit sizes (an int or a sequence of them).
-typecheck::Shape shape_argument(Evaluator& evaluator, const Value& value) {
-  if (value.is_integral()) return {value.as_int()};
-  typecheck::Shape out;
-  for (const auto& v : evaluator.to_vector(value)) out.push_back(evaluator.index_of(v));
-  return out;
-}
 
 DeviceMeshRef context_device_mesh(Evaluator& evaluator) {
   auto& rt = runtime_of(evaluator);
@@ -437,7 +430,7 @@ void install_filled_creation(ModuleObject& module, const std::string& placement,
   auto sized = [&](const char* name, double value) {
     module.add_function(std::string(name) + "(shape, dtype=None" + placement + ")", [value, is_jnp, name](Evaluator& ev, Arguments& a) {
       DType dtype = optional_dtype(ev, a[1], DType::float32);
-      typecheck::Shape shape = shape_argument(ev, a[0]);
+      typecheck::Shape shape = int_values(ev, a[0]);
       Value none;
       return create(ev, name, dtype, shape, is_jnp ? a[2] : none, is_jnp ? a[3] : none,
                     [&]() { return filled(ev, dtype, shape, value); });
@@ -448,7 +441,7 @@ void install_filled_creation(ModuleObject& module, const std::string& placement,
   module.add_function("full(shape, fill_value, dtype=None" + placement + ")", [is_jnp](Evaluator& ev, Arguments& a) {
     ArrayRef fill = to_array(ev, a[1]);
     DType dtype = optional_dtype(ev, a[2], fill->aval.dtype);
-    typecheck::Shape shape = shape_argument(ev, a[0]);
+    typecheck::Shape shape = int_values(ev, a[0]);
     double v = fill->abstract() ? 0.0 : element_values(ev, *fill)[0];
     Value none;
     return create(ev, "full", dtype, shape, is_jnp ? a[3] : none, is_jnp ? a[4] : none, [&]() { return filled(ev, dtype, shape, v); });
@@ -595,7 +588,7 @@ void install_numpy_computation(ModuleObject& module) {
     });
   }
   module.add_function("reshape(a, shape)", [](Evaluator& ev, Arguments& a) {
-    return apply_reshape(ev, a[0], shape_argument(ev, a[1]));
+    return apply_reshape(ev, a[0], int_values(ev, a[1]));
   });
   module.add_function("transpose(a, axes=None)", [](Evaluator& ev, Arguments& a) {
     ArrayRef array = to_array(ev, a[0]);

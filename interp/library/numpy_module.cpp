@@ -18,14 +18,14 @@ namespace interp {
 
 using typecheck::DType;
 
-namespace {
-
 std::vector<std::int64_t> int_values(Evaluator& evaluator, const Value& value) {
   if (value.is_integral()) return {value.as_int()};
   std::vector<std::int64_t> out;
   for (const auto& v : evaluator.to_vector(value)) out.push_back(evaluator.index_of(v));
   return out;
 }
+
+namespace {
 
 std::int64_t normalized_axis(std::int64_t axis, std::size_t ndim) {
   auto n = static_cast<std::int64_t>(ndim);
