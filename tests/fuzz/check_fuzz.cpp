@@ -149,14 +149,10 @@ class ProgramGenerator {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0 || size > max_input_bytes) return -1;
-  std::string source;
-  if (data[0] % 2 == 0) {
-    source.assign(reinterpret_cast<const char*>(data) + 1, size - 1);
-    if (source.find("except") != std::string::npos) return -1;
-  } else {
-    fuzz::Choices choices(data + 1, size - 1);
-    source = ProgramGenerator(choices).generate();
-  }
+  std::optional<std::string> script =
+      fuzz::script_of(data, size, [](fuzz::Choices& choices) { return ProgramGenerator(choices).generate(); });
+  if (!script) return -1;
+  const std::string& source = *script;
   shardlang::Interpreter interpreter;
   std::vector<shardlang::Diagnostic> diagnostics;
   {

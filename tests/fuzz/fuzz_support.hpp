@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 
 namespace fuzz {
@@ -32,6 +34,21 @@ class Choices {
   std::size_t size_;
   std::size_t position_ = 0;
 };
+
+// The script an input stands for: bit 0 of the first byte clear, the rest of
+// the input as text (none when it has `except`: a bare `except:` could
+// swallow the watchdog's KeyboardInterrupt forever); set, what `generate`
+// makes of the rest read as choices.
+template <class Generate>
+std::optional<std::string> script_of(const std::uint8_t* data, std::size_t size, Generate generate) {
+  if (data[0] % 2 == 0) {
+    std::string source(reinterpret_cast<const char*>(data) + 1, size - 1);
+    if (source.find("except") != std::string::npos) return std::nullopt;
+    return source;
+  }
+  Choices choices(data + 1, size - 1);
+  return generate(choices);
+}
 
 // Calls interpreter.interrupt() (KeyboardInterrupt in the script) from its
 // own thread after `allowed`, and again every 10 ms, until destroyed.

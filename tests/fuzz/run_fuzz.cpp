@@ -50,14 +50,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0 || size > max_input_bytes) return -1;
   static const int device_counts[] = {1, 2, 4, 8};
   const int devices = device_counts[(data[0] >> 1) % 4];
-  std::string source;
-  if (data[0] % 2 == 0) {
-    source.assign(reinterpret_cast<const char*>(data) + 1, size - 1);
-    if (source.find("except") != std::string::npos) return -1;
-  } else {
-    fuzz::Choices choices(data + 1, size - 1);
-    source = fuzz::RunProgramGenerator(choices, devices).generate();
-  }
+  std::optional<std::string> script = fuzz::script_of(
+      data, size, [devices](fuzz::Choices& choices) { return fuzz::RunProgramGenerator(choices, devices).generate(); });
+  if (!script) return -1;
+  const std::string& source = *script;
   std::string output;
   shardlang::Options options;
   options.platform = data[0] & 0x20 ? "cpu" : "tpu";

@@ -10,31 +10,12 @@
 #include <string>
 #include <thread>
 
+#include "session.hpp"
 #include "shardlang/shardlang.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
-
-// An interpreter whose print output is collected.
-struct Session {
-  explicit Session(shardlang::Options options = {}) : interpreter(with_output(std::move(options), output)) {}
-
-  static shardlang::Options with_output(shardlang::Options options, std::string& sink) {
-    options.output = [&sink](std::string_view text) { sink += text; };
-    return options;
-  }
-
-  std::string run(std::string_view source) {
-    output.clear();
-    last = interpreter.run(source, "test.shl");
-    return output;
-  }
-
-  std::string output;
-  shardlang::Interpreter interpreter;
-  shardlang::Result last;
-};
 
 TEST(EmbeddingLimits, StepBudgetStopsAnEndlessLoop) {
   Session s({.max_steps = 100000});
