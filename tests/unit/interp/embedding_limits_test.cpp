@@ -17,8 +17,16 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// Options with the fields `set` sets, the others at their defaults.
+template <class Set>
+shardlang::Options options_with(Set set) {
+  shardlang::Options options;
+  set(options);
+  return options;
+}
+
 TEST(EmbeddingLimits, StepBudgetStopsAnEndlessLoop) {
-  Session s({.max_steps = 100000});
+  Session s(options_with([](shardlang::Options& o) { o.max_steps = 100000; }));
   s.run("while True:\n    pass\n");
   EXPECT_EQ(s.last.exception_type(), "TimeoutError");
   ASSERT_FALSE(s.last.diagnostics().empty());
@@ -29,7 +37,7 @@ TEST(EmbeddingLimits, StepBudgetStopsAnEndlessLoop) {
 }
 
 TEST(EmbeddingLimits, ExhaustedBudgetCannotBeCaught) {
-  Session s({.max_steps = 100000});
+  Session s(options_with([](shardlang::Options& o) { o.max_steps = 100000; }));
   // Every step after the budget raises again, so `except` cannot keep the
   // script running; the handler itself runs and is stopped in its turn.
   s.run("n = 0\nwhile True:\n    try:\n        while True:\n            pass\n    except Exception as e:\n"
@@ -39,7 +47,7 @@ TEST(EmbeddingLimits, ExhaustedBudgetCannotBeCaught) {
 }
 
 TEST(EmbeddingLimits, TimeBudgetStopsAnEndlessLoop) {
-  Session s({.time_limit_seconds = 0.2});
+  Session s(options_with([](shardlang::Options& o) { o.time_limit_seconds = 0.2; }));
   auto start = std::chrono::steady_clock::now();
   s.run("while True:\n    pass\n");
   EXPECT_EQ(s.last.exception_type(), "TimeoutError");
@@ -82,8 +90,15 @@ TEST(EmbeddingLimits, InterruptRacingTheEndOfChecks) {
 }
 
 TEST(EmbeddingLimits, HostMemoryBudgetIsPerInterpreter) {
-  Session small({.platform = "cpu", .devices = 1, .host_memory_bytes = std::int64_t{16} << 20});
-  Session other({.platform = "cpu", .devices = 1});
+  Session small(options_with([](shardlang::Options& o) {
+    o.platform = "cpu";
+    o.devices = 1;
+    o.host_memory_bytes = std::int64_t{16} << 20;
+  }));
+  Session other(options_with([](shardlang::Options& o) {
+    o.platform = "cpu";
+    o.devices = 1;
+  }));
   const char* allocate = "import jax.numpy as jnp\nx = jnp.ones((8 << 20,))\nprint(x.sum())\n";  // 32 MiB
   small.run(allocate);
   EXPECT_EQ(small.last.exception_type(), "MemoryError");
@@ -93,7 +108,11 @@ TEST(EmbeddingLimits, HostMemoryBudgetIsPerInterpreter) {
 }
 
 TEST(EmbeddingLimits, DeviceMemoryBudgetIsEachTpusHbm) {
-  Session s({.platform = "tpu", .devices = 2, .device_memory_bytes = std::int64_t{1} << 20});
+  Session s(options_with([](shardlang::Options& o) {
+    o.platform = "tpu";
+    o.devices = 2;
+    o.device_memory_bytes = std::int64_t{1} << 20;
+  }));
   s.run("import jax.numpy as jnp\nx = jnp.ones((1 << 19,))\n");  // 2 MiB on one TPU
   EXPECT_EQ(s.last.exception_type(), "MemoryError");
   ASSERT_FALSE(s.last.diagnostics().empty());
@@ -129,11 +148,17 @@ TEST(EmbeddingLimits, TwoInterpretersOnTwoThreads) {
       "    s = jax.shard_map(lambda v: jax.lax.psum(v, 'x'), in_specs=P('x'), out_specs=P())(a)\n"
       "    total += float(b.sum()) + float(g.sum()) + float(s.sum())\n"
       "print(round(total, 1))\n";
-  std::string alone = Session({.platform = "cpu", .devices = 4}).run(script);
+  auto on = [](const char* platform) {
+    return options_with([platform](shardlang::Options& o) {
+      o.platform = platform;
+      o.devices = 4;
+    });
+  };
+  std::string alone = Session(on("cpu")).run(script);
   ASSERT_FALSE(alone.empty());
   std::string first, second;
-  std::thread one([&] { first = Session({.platform = "cpu", .devices = 4}).run(script); });
-  std::thread two([&] { second = Session({.platform = "tpu", .devices = 4}).run(script); });
+  std::thread one([&] { first = Session(on("cpu")).run(script); });
+  std::thread two([&] { second = Session(on("tpu")).run(script); });
   one.join();
   two.join();
   EXPECT_EQ(first, alone);
