@@ -34,7 +34,8 @@ TEST(SyntaxErrors, StrayClauses) {
 }
 
 TEST(SyntaxErrors, UnsupportedStatements) {
-  EXPECT_EQ(error_of("class A:\n  pass\n"), "1:1: `class` is not supported in shardlang (language.md lists the statements)");
+  EXPECT_EQ(error_of("async def f():\n  pass\n"), "1:1: `async` is not supported in shardlang (language.md lists the statements)");
+  EXPECT_EQ(error_of("await x\n"), "1:1: `await` is not supported in shardlang (language.md lists the statements)");
 }
 
 TEST(SyntaxErrors, InvalidTargets) {
