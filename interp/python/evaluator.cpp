@@ -7,6 +7,7 @@
 
 #include "interp/python/annotations.hpp"
 #include "interp/python/builtins.hpp"
+#include "interp/python/generators.hpp"
 #include "interp/transforms/check_mode.hpp"
 
 namespace interp {
@@ -146,6 +147,7 @@ Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
   const ScopeInfo& scope = *function.scope;
   Frame frame;
   frame.scope = &scope;
+  frame.function = &function;
   frame.program = &function.program;
   frame.resolution = &function.program->resolution;
   frame.fast.resize(scope.fast_names.size());
@@ -168,7 +170,16 @@ Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
     if (ref.kind == NameRef::Kind::fast) frame.fast[ref.index] = std::move(bound.values[i]);
     else if (ref.kind == NameRef::Kind::cell) frame.cells[ref.index]->value = std::move(bound.values[i]);
   }
+  if (scope.is_generator)
+    return Value(std::make_shared<Generator>(std::static_pointer_cast<FunctionObject>(function.self()), std::move(frame), *this));
   ++depth_;
+  Frame* caller_frame = current_frame_;
+  current_frame_ = &frame;
+  struct Restore {
+    Frame*& current;
+    Frame* saved;
+    ~Restore() { current = saved; }
+  } restore{current_frame_, caller_frame};
   try {
     Value result;
     if (function.lambda_body) {

@@ -36,6 +36,9 @@ using CellRef = std::shared_ptr<Cell>;
 // has scope == nullptr and uses the global namespace.
 struct Frame {
   const ScopeInfo* scope = nullptr;
+  class FunctionObject* function = nullptr;  // the function running here (zero-argument super())
+  // A class body's namespace, in definition order (its class_body names).
+  std::vector<std::pair<std::string, Value>>* class_namespace = nullptr;
   const std::shared_ptr<const Program>* program = nullptr;  // owner of the code running here
   const Resolution* resolution = nullptr;
   std::vector<std::optional<Value>> fast;
@@ -62,7 +65,10 @@ class FunctionObject : public Object {
   const lang::ast::Expr* returns = nullptr;     // the return annotation, unevaluated
   Signature signature;                          // with the defaults evaluated at def time
   std::vector<CellRef> closure;                 // the free variables
+  std::weak_ptr<Object> owner_class;            // the class whose body defined it (super())
 };
+
+class Generator;  // generators.hpp
 
 // A generator expression: evaluated lazily, one item per next(), in its own
 // frame. Holds its program so the AST outlives the function that made it.
@@ -183,6 +189,19 @@ class Evaluator {
   Value call_function(FunctionObject& function, CallArgs& args);
   // The next item of a generator expression (used by GeneratorObject::next).
   std::optional<Value> resume_generator(GeneratorObject& generator);
+  // The innermost running function's frame (null at module level).
+  Frame* current_frame() const { return current_frame_; }
+  // Runs a generator function's body (generators.cpp), from its entry to its
+  // end, on the generator's own stack.
+  Value run_generator_body(FunctionObject& function, Frame& frame);
+  // Swaps in the stack limit of the stack the evaluator now runs on (a
+  // generator's, or back); returns the previous one.
+  StackLimit swap_stack_limit(StackLimit limit) {
+    std::swap(limit, stack_limit_);
+    return limit;
+  }
+  Generator* running_generator = nullptr;  // the generator whose body runs now
+  int& call_depth() { return depth_; }
 
  private:
   enum class Flow { normal, break_, continue_, return_ };
@@ -206,6 +225,9 @@ class Evaluator {
   Value eval_joined_str(const lang::ast::JoinedStr& node, Frame& frame);
 
   Flow exec_try(const lang::ast::Try& node, Frame& frame);
+  Flow exec_class_def(const lang::ast::ClassDef& node, const lang::ast::Stmt& stmt, Frame& frame);  // classes.cpp
+  Value eval_yield(const lang::ast::Expr* value, Frame& frame);                                     // generators.cpp
+  Value eval_yield_from(const lang::ast::Expr& iterable, Frame& frame);
   Flow exec_with(const lang::ast::With& node, Frame& frame);
   void exec_raise(const lang::ast::Raise& node, Frame& frame);
   void exec_import(const lang::ast::Import& node, Frame& frame);
@@ -220,6 +242,7 @@ class Evaluator {
   std::vector<std::weak_ptr<Cell>> cells_made_;  // see new_cell()
   std::size_t cells_prune_at_ = 64;
   int depth_ = 0;
+  Frame* current_frame_ = nullptr;
   std::shared_ptr<const Program> current_program_;
   std::set<const Object*> repr_in_progress_;
 };

@@ -226,6 +226,10 @@ Value Evaluator::eval_node(const ast::Expr& expr, Frame& frame) {
           Value function = make_function(&expr, node.params, frame);
           function.as<FunctionObject>()->lambda_body = node.body.get();
           return function;
+        } else if constexpr (std::is_same_v<T, ast::Yield>) {
+          return eval_yield(node.value.get(), frame);
+        } else if constexpr (std::is_same_v<T, ast::YieldFrom>) {
+          return eval_yield_from(*node.value, frame);
         }
       },
       expr.node);

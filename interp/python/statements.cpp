@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "interp/python/annotations.hpp"
+#include "interp/python/classes.hpp"
 #include "interp/transforms/check_mode.hpp"
 
 namespace interp {
@@ -66,6 +67,8 @@ Value Evaluator::load_name(const ast::Expr& expr, const std::string& id, Frame& 
         raise(exc::UnboundLocalError(), "cannot access local variable '" + id + unbound_local_message);
       raise(exc::NameError(), "cannot access free variable '" + id + unbound_local_message + " in enclosing scope");
     }
+    if (ref.kind == NameRef::Kind::class_body)
+      if (const Value* v = find_attribute_in(*frame.class_namespace, id)) return *v;
   }
   if (const Value* v = lookup_global(id)) return *v;
   raise(exc::NameError(), "name '" + id + "' is not defined");
@@ -82,6 +85,10 @@ void Evaluator::store_name(const void* site, const std::string& id, Value value,
       frame.cells[ref.index]->value = std::move(value);
       return;
     }
+    if (ref.kind == NameRef::Kind::class_body) {
+      set_attribute_in(*frame.class_namespace, id, std::move(value));
+      return;
+    }
   }
   globals[id] = std::move(value);
 }
@@ -95,6 +102,13 @@ void Evaluator::delete_name(const ast::Expr& expr, const std::string& id, Frame&
     if (slot != nullptr) {
       if (!*slot) raise(exc::UnboundLocalError(), "cannot access local variable '" + id + unbound_local_message);
       slot->reset();
+      return;
+    }
+    if (ref.kind == NameRef::Kind::class_body) {
+      AttributeList& names = *frame.class_namespace;
+      auto at = std::find_if(names.begin(), names.end(), [&](const auto& entry) { return entry.first == id; });
+      if (at == names.end()) raise(exc::NameError(), "name '" + id + "' is not defined");
+      names.erase(at);
       return;
     }
   }
@@ -165,6 +179,18 @@ void Evaluator::delete_target(const ast::Expr& target, Frame& frame) {
   }
   if (auto* attribute = std::get_if<ast::Attribute>(&target.node)) {
     Value object = eval(*attribute->value, frame);
+    AttributeList* attributes = nullptr;
+    if (auto* instance = object.as<InstanceObject>()) attributes = &instance->attributes;
+    if (auto* exception = object.as<ExceptionObject>()) attributes = &exception->attributes;
+    if (auto* cls = object.as<ClassObject>()) attributes = &cls->namespace_entries();
+    if (attributes) {
+      auto at = std::find_if(attributes->begin(), attributes->end(),
+                             [&](const auto& entry) { return entry.first == attribute->attr; });
+      if (at == attributes->end())
+        raise(exc::AttributeError(), (object.as<ClassObject>() ? "type object '" + type_name(Value(object)) : "'" + type_name(object) + "' object") + " has no attribute '" + attribute->attr + "'");
+      attributes->erase(at);
+      return;
+    }
     raise(exc::AttributeError(), "'" + type_name(object) + "' object attribute '" + attribute->attr + "' cannot be deleted");
   }
   raise(exc::SyntaxError(), "cannot delete expression");
@@ -247,6 +273,8 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
             f->returns = node.returns.get();
             for (auto d = decorators.rbegin(); d != decorators.rend(); ++d) function = call(*d, {function});
             store_name(&stmt, node.name.name, std::move(function), frame);
+          } else if constexpr (std::is_same_v<T, ast::ClassDef>) {
+            return exec_class_def(node, stmt, frame);
           } else if constexpr (std::is_same_v<T, ast::Return>) {
             frame.return_value = node.value ? eval(*node.value, frame) : Value::none();
             return Flow::return_;

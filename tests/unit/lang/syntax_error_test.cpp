@@ -82,7 +82,7 @@ TEST(SyntaxErrors, DanglingOperatorsAndMissingParts) {
   EXPECT_EQ(error_of("x = y if z\n"), "1:11: expected `else` in the conditional expression");
   EXPECT_EQ(error_of("import\n"), "1:7: expected a module name after `import`");
   EXPECT_EQ(error_of("x[]\n"), "1:3: expected an index or slice");
-  EXPECT_EQ(error_of("@dec\nx = 1\n"), "2:1: expected `def` after the decorators");
+  EXPECT_EQ(error_of("@dec\nx = 1\n"), "2:1: expected `def` or `class` after the decorators");
 }
 
 TEST(SyntaxErrors, ParametersAndArguments) {
