@@ -14,11 +14,14 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace shardlang {
+
+class Array;  // an array value: see "Arrays" below
 
 enum class Severity { error, warning, note };
 
@@ -74,8 +77,8 @@ class Result {
 };
 
 // A host-side copy of a shardlang value, for get/set and host functions.
-// Scalars, strings, None, lists/tuples of values; arrays arrive with the
-// mesh-runtime work.
+// Scalars, strings, None, lists/tuples of values, and arrays (shared with
+// the interpreter, not copied: arrays are immutable; see "Arrays" below).
 class Value {
  public:
   Value();  // None
@@ -86,14 +89,16 @@ class Value {
   static Value string(std::string s);
   static Value list(std::vector<Value> items);
   static Value tuple(std::vector<Value> items);
+  static Value array(Array array);
 
-  enum class Kind { none, boolean, integer, number, string, list, tuple, other };
+  enum class Kind { none, boolean, integer, number, string, list, tuple, array, other };
   Kind kind() const;
   bool as_bool() const;
   std::int64_t as_int() const;
   double as_double() const;  // also converts an integer
   const std::string& as_string() const;
   const std::vector<Value>& items() const;  // list or tuple
+  const Array& as_array() const;            // an array; else an empty Array
   // Python's repr() of the value, as the script would print it.
   std::string repr() const;
 
@@ -130,6 +135,83 @@ struct HostResult {
 
 using HostFunction = std::function<HostResult(const Args&)>;
 
+// What Options::display receives: a value echoed by run_interactive (a
+// notebook's Out[n]), or a picture (visualize_array_sharding's table), as
+// text and, where there is one, as an HTML fragment.
+struct Display {
+  enum class Kind { value, picture };
+  Kind kind = Kind::value;
+  std::string text;  // what `output` would have received
+  std::string html;  // empty when there is no HTML form
+};
+
+// ==================================================================== Arrays
+//
+// An array crosses the API without a copy where its layout allows: an Array
+// read from the interpreter shares the shards' bytes (bytes() shows them in
+// place when one buffer holds the whole array), and make_array copies a
+// host buffer once, each block straight into its shard.
+
+// The element types. ORDER DType (typecheck/dtype.hpp). Storage: bool is one
+// byte (0 or 1); float16 and bfloat16 are their 16 bits (the layout of
+// NumPy's float16 and ml_dtypes' bfloat16).
+enum class DType { bool_, int8, int32, uint32, float16, bfloat16, float32 };
+std::string_view dtype_name(DType dtype);  // "float32", as NumPy names it
+std::size_t dtype_size(DType dtype);       // bytes per element
+std::optional<DType> parse_dtype(std::string_view name);  // "float32" or "f32"
+
+// How an array's dimensions are split over the mesh's axes: one entry per
+// leading dimension, each the axes splitting it (major first), empty for
+// None. P('X', None) is {{"X"}, {}}; P(('X', 'Y')) is {{"X", "Y"}}.
+using PartitionSpec = std::vector<std::vector<std::string>>;
+
+// A host buffer to make an array from. Its bytes are read during the call
+// only.
+struct HostArray {
+  DType dtype = DType::float32;
+  std::vector<std::int64_t> shape;
+  const void* data = nullptr;
+  // Byte strides per dimension (NumPy's); empty: row-major (C order).
+  std::vector<std::int64_t> strides;
+};
+
+// An array held by an interpreter, as get() and host functions see it. A
+// handle: copies share the array; it stays valid after the interpreter is
+// gone. An empty Array (default) is no array.
+class Array {
+ public:
+  Array();
+  explicit operator bool() const;
+  DType dtype() const;
+  const std::vector<std::int64_t>& shape() const;
+  std::int64_t size() const;       // elements
+  std::size_t byte_size() const;   // size() * dtype_size(dtype())
+  // Its type with its sharding, as jax.typeof prints it: "float32[8@X,2]".
+  std::string type() const;
+  // The partition spec of its layout on its mesh (Auto axes included).
+  PartitionSpec spec() const;
+  // The elements in row-major order, without a copy, when one buffer holds
+  // the whole array (one device, or replicated); empty otherwise. Valid
+  // while this Array or a copy of it lives.
+  std::span<const std::byte> bytes() const;
+  // Copies the elements in row-major order into `out` (byte_size() bytes),
+  // each shard once, straight to its place. False when `size` differs.
+  bool read(void* out, std::size_t size) const;
+
+  struct Impl;
+  explicit Array(std::shared_ptr<const Impl> impl);
+  const std::shared_ptr<const Impl>& impl() const { return impl_; }
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
+// Interpreter::make_array's answer: the array, or the diagnostics of why not.
+struct ArrayResult {
+  Result result;
+  Array array;
+};
+
 struct Options {
   std::string platform = "tpu";  // "tpu" or "cpu"
   int devices = 8;
@@ -143,6 +225,10 @@ struct Options {
   // Keep every charge of the TPU cost model (runs and checks) for
   // profile_report() and trace_json(): `--profile`, `--trace OUT.json`.
   bool profile = false;
+  // Rich output, for hosts that show more than text (a notebook): when set,
+  // run_interactive's echoed value and jax.debug.visualize_array_sharding's
+  // picture come here (see Display below) instead of to `output`.
+  std::function<void(const Display&)> display;
 };
 
 class Interpreter {
@@ -171,6 +257,15 @@ class Interpreter {
   std::optional<Value> get(const std::string& name) const;
   void set(const std::string& name, Value value);
   void def(const std::string& name, HostFunction function);
+
+  // An array on this interpreter's devices from a host buffer (see "Arrays"
+  // below), to set() or to return from a host function. Without `spec` it
+  // is placed as jnp.asarray places a NumPy array: uncommitted, on device 0
+  // (replicated on the context mesh when jax.set_mesh set one); with it,
+  // as jax.device_put(x, NamedSharding(context mesh, P(*spec))) places it.
+  // An error (no context mesh, an unknown axis, an indivisible dimension,
+  // device memory) is a diagnostic of the result.
+  ArrayResult make_array(const HostArray& data, const std::optional<PartitionSpec>& spec = std::nullopt);
 
   // REPL support: does this text need more lines before it can run?
   static bool is_complete(std::string_view source);

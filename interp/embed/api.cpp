@@ -30,6 +30,7 @@ struct Value::Impl {
   double number = 0;
   std::string text;          // a string's value, or the repr of an `other`
   std::vector<Value> items;  // list or tuple
+  Array array;               // an array
   interp::Value original;    // an `other` value, to hand back to the same interpreter
 };
 
@@ -99,6 +100,14 @@ Value Value::tuple(std::vector<Value> items) {
   return Value(std::move(impl));
 }
 
+Value Value::array(Array array) {
+  if (!array) return Value();
+  auto impl = std::make_shared<Impl>();
+  impl->kind = Kind::array;
+  impl->array = std::move(array);
+  return Value(std::move(impl));
+}
+
 Value::Kind Value::kind() const { return impl_->kind; }
 bool Value::as_bool() const { return impl_->kind == Kind::boolean ? impl_->boolean : impl_->integer != 0; }
 std::int64_t Value::as_int() const {
@@ -116,6 +125,11 @@ const std::vector<Value>& Value::items() const {
   return impl_->kind == Kind::list || impl_->kind == Kind::tuple ? impl_->items : empty_items();
 }
 
+const Array& Value::as_array() const {
+  static const Array empty;
+  return impl_->kind == Kind::array ? impl_->array : empty;
+}
+
 std::string Value::repr() const {
   switch (impl_->kind) {
     case Kind::none: return "None";
@@ -131,6 +145,7 @@ std::string Value::repr() const {
       if (!is_list && impl_->items.size() == 1) out += ",";
       return out + (is_list ? "]" : ")");
     }
+    case Kind::array: return impl_->text;
     case Kind::other: return impl_->text;
   }
   return {};
@@ -227,6 +242,10 @@ Value to_host(interp::Evaluator& evaluator, const interp::Value& value, int dept
   }
   auto impl = std::make_shared<Value::Impl>();
   impl->kind = Value::Kind::other;
+  if (auto array = array_to_host(value)) {
+    impl->kind = Value::Kind::array;
+    impl->array = std::move(*array);
+  }
   impl->original = value;
   try {
     impl->text = evaluator.repr(value);
@@ -236,7 +255,7 @@ Value to_host(interp::Evaluator& evaluator, const interp::Value& value, int dept
   return Value(std::move(impl));
 }
 
-interp::Value from_host(const Value& value) {
+interp::Value from_host(interp::Evaluator& evaluator, const Value& value) {
   switch (value.kind()) {
     case Value::Kind::none: return interp::Value::none();
     case Value::Kind::boolean: return interp::Value::boolean(value.as_bool());
@@ -246,9 +265,10 @@ interp::Value from_host(const Value& value) {
     case Value::Kind::list:
     case Value::Kind::tuple: {
       std::vector<interp::Value> items;
-      for (const auto& item : value.items()) items.push_back(from_host(item));
+      for (const auto& item : value.items()) items.push_back(from_host(evaluator, item));
       return value.kind() == Value::Kind::list ? interp::make_list(std::move(items)) : interp::make_tuple(std::move(items));
     }
+    case Value::Kind::array: return array_from_host(evaluator, value.as_array());
     case Value::Kind::other: return value.impl()->original;
   }
   return interp::Value::none();
@@ -275,7 +295,7 @@ class HostFunctionObject : public interp::Object {
     } catch (...) {
       interp::raise(interp::exc::RuntimeError(), name_ + "() failed in the host");
     }
-    if (result->value) return from_host(*result->value);
+    if (result->value) return from_host(evaluator, *result->value);
     interp::TypeRef cls = interp::exc::find(result->error_type);
     if (!cls) {
       interp::raise(interp::exc::RuntimeError(),
@@ -363,6 +383,8 @@ std::string diagnostic_code(const std::string& type, const std::string& message)
   return lang::code::runtime;
 }
 
+}  // namespace
+
 Diagnostic from_exception(interp::Evaluator& evaluator, interp::ExceptionObject& exception) {
   Diagnostic d;
   d.severity = Severity::error;
@@ -392,6 +414,8 @@ Diagnostic from_exception(interp::Evaluator& evaluator, interp::ExceptionObject&
   return d;
 }
 
+namespace {
+
 // Check mode's warning where it stopped following a function.
 Diagnostic data_dependent_branch(const lang::Span& span) {
   Diagnostic d;
@@ -404,14 +428,14 @@ Diagnostic data_dependent_branch(const lang::Span& span) {
   return d;
 }
 
+}  // namespace
+
 Diagnostic internal_error(std::string message) {
   Diagnostic d;
   d.code = lang::code::runtime;
   d.message = std::move(message);
   return d;
 }
-
-}  // namespace
 
 // ------------------------------------------------------------ Interpreter
 
@@ -619,9 +643,10 @@ std::optional<Value> Interpreter::get(const std::string& name) const {
 
 void Interpreter::set(const std::string& name, Value value) {
   try {
-    state_->evaluator->globals[name] = from_host(value);
+    state_->evaluator->globals[name] = from_host(*state_->evaluator, value);
   } catch (...) {
-    // Out of memory while storing: the variable stays unset.
+    // Out of memory, or an array another interpreter's devices could not
+    // take: the variable stays unset.
   }
 }
 

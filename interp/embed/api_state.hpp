@@ -16,6 +16,7 @@
 #include "interp/python/evaluator.hpp"
 #include "interp/library/npy_io.hpp"
 #include "interp/python/objects.hpp"
+#include "interp/ops/array.hpp"
 #include "interp/ops/runtime.hpp"
 #include "lang/source.hpp"
 #include "shardlang/shardlang.hpp"
@@ -46,7 +47,15 @@ struct Interpreter::State {
   std::unique_ptr<interp::Evaluator> make_evaluator(interp::Evaluator::Mode mode) const {
     auto evaluator = std::make_unique<interp::Evaluator>();
     evaluator->mode = mode;
-    if (mode == interp::Evaluator::Mode::run) evaluator->output = options.output;
+    if (mode == interp::Evaluator::Mode::run) {
+      evaluator->output = options.output;
+      if (options.display)
+        evaluator->display = [display = options.display](interp::Shown kind, std::string_view text,
+                                                          std::string_view html) {
+          display(Display{kind == interp::Shown::picture ? Display::Kind::picture : Display::Kind::value,
+                          std::string(text), std::string(html)});
+        };
+    }
     interp::RuntimeOptions runtime;
     if (auto platform = devices::parse_platform(options.platform)) runtime.platform = *platform;
     if (auto chip = devices::parse_chip(options.chip)) runtime.chip = *chip;
@@ -71,5 +80,18 @@ enum class RunKind { script, interactive };
 // `retained` when given.
 Result execute(interp::Evaluator& evaluator, std::string_view source, std::string_view name, RunKind kind,
                RetainedSources* retained = nullptr);
+
+// An uncaught exception of a script as a diagnostic (its traceback, notes,
+// hint and stable code); an error outside any script.
+Diagnostic from_exception(interp::Evaluator& evaluator, interp::ExceptionObject& exception);
+Diagnostic internal_error(std::string message);
+
+// Arrays (api_arrays.cpp): an array value as the host sees it (nothing for
+// an abstract one), and the array a host Array or buffer becomes in
+// `evaluator` (raises in the script's terms when it cannot be placed).
+std::optional<Array> array_to_host(const interp::Value& value);
+interp::Value array_from_host(interp::Evaluator& evaluator, const Array& array);
+interp::ArrayRef array_from_host(interp::Evaluator& evaluator, const HostArray& data,
+                                 const std::optional<PartitionSpec>& spec);
 
 }  // namespace shardlang

@@ -86,6 +86,12 @@ void Evaluator::write(std::string_view text) {
   output(text);
 }
 
+void Evaluator::show(Shown kind, std::string_view text, std::string_view html) {
+  if (mode == Mode::check) return;
+  if (display) display(kind, text, html);
+  else write(text);
+}
+
 void Evaluator::poll_interrupt() {
   if (interrupt_requested.load(std::memory_order_relaxed) && interrupt_requested.exchange(false))
     throw PyError{std::make_shared<ExceptionObject>(exc::KeyboardInterrupt(), std::vector<Value>{})};

@@ -84,6 +84,9 @@ class GeneratorObject : public Iterator {
   bool finished = false;
 };
 
+// What Evaluator::show displays: an interactive entry's value, or a picture.
+enum class Shown { value, picture };
+
 class Evaluator {
  public:
   // run: execute everything. check: the program runs for its host-level
@@ -98,6 +101,9 @@ class Evaluator {
 
   Mode mode = Mode::run;
   std::function<void(std::string_view)> output;  // where print writes; may be empty
+  // Rich output (the public Options::display): an echoed value, or a picture
+  // with an HTML form; `show` sends it here, or its text to `output`.
+  std::function<void(Shown kind, std::string_view text, std::string_view html)> display;
   // Called after %timeit prints its host-time line, with the %timeit
   // statement and a function that runs the timed statement once more: the
   // cost model measures that run and adds the simulated TPU time line.
@@ -164,6 +170,7 @@ class Evaluator {
   std::int64_t index_of(const Value& value);  // __index__: an int or bool, else TypeError
 
   void write(std::string_view text);
+  void show(Shown kind, std::string_view text, std::string_view html = {});
   // Raises KeyboardInterrupt when Ctrl-C was requested.
   void poll_interrupt();
   // Raises RecursionError when the C++ stack is nearly used up.

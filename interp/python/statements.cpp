@@ -228,7 +228,7 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
           if constexpr (std::is_same_v<T, ast::ExprStmt>) {
             Value value = eval(*node.value, frame);
             if (echo_expression_statements && frame.scope == nullptr && !value.is_none()) {
-              write(repr(value) + "\n");
+              show(Shown::value, repr(value) + "\n");
               globals["_"] = std::move(value);
             }
           } else if constexpr (std::is_same_v<T, ast::Assign>) {
