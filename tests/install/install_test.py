@@ -4,9 +4,15 @@ embedding example (examples/embed) against that prefix as an outside project
 would, once with find_package(shardlang CONFIG) and once with pkg-config, and
 run both. Each must print what the in-tree build of the example prints.
 
+With --python-dir (where the install puts the Python package, when the
+build has the Python module), the installed module must import from the
+prefix and run a script, and the installed kernel spec must name it.
+
 Usage: install_test.py --build BUILD_DIR --example EMBED_EXAMPLE_BINARY
                        [--cxx CXX] [--launcher CCACHE] [--generator NINJA]
+                       [--python PYTHON --python-dir RELATIVE_DIR]
 """
+import json
 import argparse
 import os
 import shlex
@@ -46,6 +52,8 @@ def main():
     parser.add_argument("--cxx", default=os.environ.get("CXX", "c++"))
     parser.add_argument("--launcher", default="", help="a compiler launcher such as ccache")
     parser.add_argument("--generator", default="")
+    parser.add_argument("--python", default="")
+    parser.add_argument("--python-dir", default="")
     args = parser.parse_args()
     expected = run([args.example])
 
@@ -78,7 +86,24 @@ def main():
         compiler = ([args.launcher] if args.launcher else []) + [args.cxx]
         run(compiler + ["-std=c++20", "-O1", EXAMPLE / "main.cpp", "-o", binary] + flags)
         same_output("pkg-config consumer", binary, expected)
+        if args.python_dir:
+            check_python(args.python, prefix, prefix / args.python_dir)
     print("2 consumers built and run against the installed prefix")
+
+
+def check_python(python, prefix, package_parent):
+    script = ("import shardlang, numpy as np\n"
+              "i = shardlang.Interpreter(output=lambda t: None)\n"
+              "i.set('x', np.arange(4, dtype=np.int32))\n"
+              "i.run('y = x * 2')\n"
+              "print(shardlang.__file__, i.get('y').tolist())\n")
+    printed = run([python, "-c", script], env=dict(os.environ, PYTHONPATH=str(package_parent)), cwd="/")
+    if not printed.startswith(str(package_parent)) or not printed.rstrip().endswith("[0, 2, 4, 6]"):
+        sys.exit(f"FAIL: the installed Python module printed {printed!r}")
+    spec = json.loads((prefix / "share" / "jupyter" / "kernels" / "shardlang" / "kernel.json").read_text())
+    if spec["env"]["PYTHONPATH"] != str(package_parent) or spec["argv"][:3] != [python, "-m", "shardlang.kernel"]:
+        sys.exit(f"FAIL: the installed kernel spec is {spec!r}")
+    print("ok: the installed Python module and kernel spec")
 
 
 if __name__ == "__main__":
