@@ -38,6 +38,15 @@ struct DiagnosticNote {
   std::string message;
 };
 
+// An edit that resolves a diagnostic (an editor's quick fix): replace the
+// text of `where` by `replacement`; a range that ends where it begins is an
+// insertion there.
+struct Fix {
+  std::string title;  // "out_sharding=P('X', 'Y')  reduce-scatter over Y  20.5 µs"
+  Location where;
+  std::string replacement;
+};
+
 // One diagnostic: a syntax error, a name error, a sharding error, or an
 // uncaught exception of a script (then `traceback` lists the shardlang frames,
 // outermost first, as "file:line, in function").
@@ -50,6 +59,9 @@ struct Diagnostic {
   std::string hint;
   std::vector<std::string> traceback;
   std::string source_line;  // the text of line `where.line`, for the caret
+  // The edits the hint proposes, in its order: each legal out_sharding= of
+  // an ambiguous contraction, cheapest first. Empty for most diagnostics.
+  std::vector<Fix> fixes;
 
   // The text form of cli.md (traceback first, then file:line:col: error: ...,
   // the source line with a caret, notes, hint). `color` adds ANSI colours.
@@ -229,6 +241,117 @@ struct Options {
   // run_interactive's echoed value and jax.debug.visualize_array_sharding's
   // picture come here (see Display below) instead of to `output`.
   std::function<void(const Display&)> display;
+  // Wall-clock seconds each call that runs source (run, run_interactive,
+  // check, analyze, type_of, ...) may take: past them every statement and
+  // loop iteration raises TimeoutError (code "limit/time"), so a script that
+  // loops forever, or catches the error and goes on, still stops and the
+  // interpreter stays usable. 0: no limit.
+  double time_limit_seconds = 0;
+};
+
+// ------------------------------------------------------------ editor support
+// What an editor shows of check mode (`shardlang lsp`, repl/lsp/): besides
+// the diagnostics, the sharded type of every expression and assigned name
+// the checker saw hold an array, the cost model's estimate of each line, and
+// the names a program's namespace offers for completion.
+
+// An expression, or a name an assignment binds, that held an array.
+struct TypedSpan {
+  Location where;
+  bool assignment = false;  // the name an assignment binds (an inlay hint goes after it)
+  // Its types as diagnostics print them ("bf16[256@fsdp,8192]",
+  // "f32[8]{V:i}", "f32[8@X]{U:Y}"), in the order first seen: more than one
+  // when the code ran several times with different types (at most four
+  // are kept; `more_types` says some were left out).
+  std::vector<std::string> types;
+  bool more_types = false;
+  // One device's shard of the last type: its shape and bytes.
+  std::vector<std::int64_t> shard_shape;
+  std::int64_t shard_bytes = 0;
+};
+
+// The cost model's estimate of one source line of the analysed program on
+// the chosen chip: each operation it charged, summed over every time the
+// line ran.
+struct LineCost {
+  struct Operation {
+    std::string name;  // "dot_general", "all-gather", "dispatch"
+    int count = 0;     // how many times it was charged
+    double seconds = 0;
+    std::int64_t bytes_moved = 0;  // over the interconnect, per device
+  };
+  int line = 0;
+  double seconds = 0;
+  std::vector<Operation> operations;  // in the order first charged
+};
+
+// A name for completion: a module member, an attribute or a global.
+struct Member {
+  std::string name;
+  // "function", "class", "module", "array", "value" for a module's members;
+  // "attribute" for another object's (not looked up: some are computed)
+  std::string kind;
+  std::string signature;  // a function's, Python-style: "zeros(shape, dtype=None, *, out_sharding=None)"
+};
+
+// A mesh axis (name and size) of a context mesh given by the host.
+struct MeshAxis {
+  std::string name;
+  int size = 1;
+};
+
+struct AnalysisOptions {
+  // When not empty: made and set as the context mesh before the source
+  // runs, with Explicit axes, as jax.set_mesh(jax.make_mesh(sizes, names,
+  // axis_types=Explicit)) would. An error making it is a diagnostic
+  // without a location.
+  std::vector<MeshAxis> context_mesh;
+  // Charge the cost model for line_costs() (the check then takes about half
+  // as long again); false leaves line_costs() empty.
+  bool line_costs = true;
+};
+
+// What Interpreter::analyze saw. Keeps the checked program's module
+// namespace (abstract arrays only) for the completion queries.
+class Analysis {
+ public:
+  Analysis();
+  ~Analysis();
+  Analysis(Analysis&&) noexcept;
+  Analysis& operator=(Analysis&&) noexcept;
+  Analysis(const Analysis&) = delete;
+  Analysis& operator=(const Analysis&) = delete;
+
+  // What `check` reports for the same source.
+  const std::vector<Diagnostic>& diagnostics() const;
+  // In the analysed file only, sorted by start position (outer spans before
+  // the spans they contain).
+  const std::vector<TypedSpan>& types() const;
+  // Sorted by line; lines that charged nothing are absent. Empty unless
+  // AnalysisOptions::line_costs.
+  const std::vector<LineCost>& line_costs() const;
+  // The chip of the estimates ("v5e").
+  const std::string& chip() const;
+
+  // The program's globals and the builtins, sorted.
+  std::vector<std::string> global_names() const;
+  // The members of what a dotted name ("jnp", "jax.sharding", "x") names in
+  // the program's namespace, sorted; empty when it names nothing. Looks
+  // names up only: no code of the program runs.
+  std::vector<Member> members(std::string_view dotted_name) const;
+  // The signature of the function a dotted name names ("jnp.einsum"), else empty.
+  std::string signature(std::string_view dotted_name) const;
+  // The axis names of the meshes the program made or used (the context
+  // mesh, meshes it bound to names, the meshes of its arrays), each once,
+  // in the order first met.
+  std::vector<std::string> mesh_axis_names() const;
+
+  struct Impl;
+
+ private:
+  explicit Analysis(std::unique_ptr<Impl> impl);
+  friend class Interpreter;
+  std::unique_ptr<Impl> impl_;
 };
 
 class Interpreter {
@@ -253,6 +376,9 @@ class Interpreter {
   // program output discarded. Runs in a fresh namespace.
   std::vector<Diagnostic> check(std::string_view source, std::string_view name = "<string>");
   std::vector<Diagnostic> check_file(const std::string& path);
+  // Editor support: checks `source` as `check` does, in a fresh namespace,
+  // and keeps what the checker saw (Analysis).
+  Analysis analyze(std::string_view source, std::string_view name = "<string>", const AnalysisOptions& options = {});
 
   std::optional<Value> get(const std::string& name) const;
   void set(const std::string& name, Value value);

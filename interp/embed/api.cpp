@@ -2,6 +2,8 @@
 // evaluator. No C++ exception leaves these functions: errors become
 // Diagnostics at this boundary.
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <new>
 #include <set>
@@ -338,6 +340,7 @@ std::string exception_line(interp::Evaluator& evaluator, interp::ExceptionObject
 // JAX's message text, which is fixed (the messages are JAX's own so that
 // they can be searched for). The first row that matches wins.
 std::string diagnostic_code(const std::string& type, const std::string& message) {
+  if (type == "TimeoutError") return lang::code::time_limit;
   if (type == "NameError" || type == "UnboundLocalError") {
     if (message.find("unbound axis name") != std::string::npos) return "sharding/unbound-axis";
     return lang::code::name;
@@ -409,6 +412,8 @@ Diagnostic from_exception(interp::Evaluator& evaluator, interp::ExceptionObject&
   };
   for (const auto& [span, message] : exception.notes) d.notes.push_back(DiagnosticNote{to_location(lang::resolve(span)), message});
   d.hint = exception.hint;
+  for (const auto& fix : exception.fixes)
+    d.fixes.push_back(Fix{fix.title, to_location(lang::resolve(fix.where)), fix.replacement});
   if (!exception.cause.is_none()) add_chained(exception.cause, "the direct cause of this error: ");
   else add_chained(exception.context, "raised while handling: ");
   return d;
@@ -441,20 +446,31 @@ Diagnostic internal_error(std::string message) {
 
 namespace {
 
-// Marks which evaluator interrupt() should reach while a run is under way.
-struct RunningScope {
-  RunningScope(std::atomic<interp::Evaluator*>& slot, interp::Evaluator& evaluator) : slot_(slot) {
-    previous_ = slot_.exchange(&evaluator);
+// Sets the evaluator's deadline for one call (Options::time_limit_seconds)
+// and clears it afterwards.
+class TimeLimitScope {
+ public:
+  TimeLimitScope(interp::Evaluator& evaluator, double seconds) : evaluator_(evaluator) {
+    if (seconds <= 0) return;
+    auto limit = std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+    evaluator.deadline = std::chrono::steady_clock::now() + limit;
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", seconds);
+    evaluator.deadline_message = std::string(evaluator.mode == interp::Evaluator::Mode::check ? "check" : "the script") +
+                                 " ran past its time limit of " + text + " s";
   }
-  ~RunningScope() { slot_.store(previous_); }
-  std::atomic<interp::Evaluator*>& slot_;
-  interp::Evaluator* previous_;
+  ~TimeLimitScope() { evaluator_.deadline = std::chrono::steady_clock::time_point::max(); }
+  TimeLimitScope(const TimeLimitScope&) = delete;
+  TimeLimitScope& operator=(const TimeLimitScope&) = delete;
+
+ private:
+  interp::Evaluator& evaluator_;
 };
 
 }  // namespace
 
 Result execute(interp::Evaluator& evaluator, std::string_view source, std::string_view name, RunKind kind,
-               RetainedSources* retained) {
+               double time_limit_seconds, RetainedSources* retained) {
   if (auto argv = evaluator.modules.find("sys"); argv != evaluator.modules.end())
     if (const interp::Value* list = argv->second->find("argv"))
       if (auto* items = list->as<interp::ListObject>(); items && !items->items.empty())
@@ -462,6 +478,7 @@ Result execute(interp::Evaluator& evaluator, std::string_view source, std::strin
   std::vector<Diagnostic> diagnostics;
   std::string exception_type;
   evaluator.interrupt_requested.store(false);  // a Ctrl-C that arrived after the last run ended is stale
+  TimeLimitScope time_limit(evaluator, time_limit_seconds);
   interp::run_with_large_stack([&]() {
     try {
       evaluator.measure_stack();
@@ -555,7 +572,7 @@ Diagnostic io_error(const std::string& path) {
 
 Interpreter::Interpreter(Options options) : state_(std::make_unique<State>()) {
   state_->options = std::move(options);
-  state_->evaluator = state_->make_evaluator(interp::Evaluator::Mode::run);
+  state_->evaluator = state_->make_evaluator(interp::Evaluator::Mode::run, state_->options.profile);
 }
 
 Interpreter::~Interpreter() {
@@ -568,7 +585,7 @@ Interpreter& Interpreter::operator=(Interpreter&&) noexcept = default;
 Result Interpreter::run(std::string_view source, std::string_view name) {
   state_->check_costs.reset();
   RunningScope running(state_->running, *state_->evaluator);
-  return execute(*state_->evaluator, source, name, RunKind::script, &state_->sources);
+  return execute(*state_->evaluator, source, name, RunKind::script, state_->options.time_limit_seconds, &state_->sources);
 }
 
 Result Interpreter::run_file(const std::string& path) {
@@ -580,16 +597,17 @@ Result Interpreter::run_file(const std::string& path) {
 Result Interpreter::run_interactive(std::string_view source, std::string_view name) {
   state_->check_costs.reset();
   RunningScope running(state_->running, *state_->evaluator);
-  return execute(*state_->evaluator, source, name, RunKind::interactive, &state_->sources);
+  return execute(*state_->evaluator, source, name, RunKind::interactive, state_->options.time_limit_seconds,
+                 &state_->sources);
 }
 
 std::vector<Diagnostic> Interpreter::check(std::string_view source, std::string_view name) {
   try {
-    auto evaluator = state_->make_evaluator(interp::Evaluator::Mode::check);
+    auto evaluator = state_->make_evaluator(interp::Evaluator::Mode::check, state_->options.profile);
     std::vector<Diagnostic> diagnostics;
     {
       RunningScope running(state_->running, *evaluator);
-      diagnostics = execute(*evaluator, source, name, RunKind::script).diagnostics();
+      diagnostics = execute(*evaluator, source, name, RunKind::script, state_->options.time_limit_seconds).diagnostics();
     }
     state_->check_costs = evaluator->runtime->costs;
     interp::run_with_large_stack([&]() { evaluator.reset(); });  // deep values free recursively
@@ -679,36 +697,41 @@ std::vector<std::string> Interpreter::global_names() const {
   return names;
 }
 
+std::optional<interp::Value> resolve_dotted_name(interp::Evaluator& evaluator, std::string_view dotted_name) {
+  evaluator.measure_stack();
+  std::vector<std::string> parts;
+  std::string current;
+  for (char c : dotted_name) {
+    if (c == '.') {
+      parts.push_back(current);
+      current.clear();
+    } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || static_cast<unsigned char>(c) >= 0x80) {
+      current += c;
+    } else {
+      return std::nullopt;
+    }
+  }
+  parts.push_back(current);
+  for (const auto& part : parts)
+    if (part.empty() || std::isdigit(static_cast<unsigned char>(part[0]))) return std::nullopt;
+  const interp::Value* root = evaluator.lookup_global(parts[0]);
+  if (!root) return std::nullopt;
+  interp::Value value = *root;
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    auto next = evaluator.find_attribute(value, parts[i]);
+    if (!next) return std::nullopt;
+    value = *next;
+  }
+  return value;
+}
+
 std::vector<std::string> Interpreter::member_names(std::string_view expression) const {
   try {
-    interp::Evaluator& evaluator = *state_->evaluator;
-    evaluator.measure_stack();
     // Only a dotted name is looked up, so completing never runs code.
-    std::vector<std::string> parts;
-    std::string current;
-    for (char c : expression) {
-      if (c == '.') {
-        parts.push_back(current);
-        current.clear();
-      } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || static_cast<unsigned char>(c) >= 0x80) {
-        current += c;
-      } else {
-        return {};
-      }
-    }
-    parts.push_back(current);
-    for (const auto& part : parts)
-      if (part.empty() || std::isdigit(static_cast<unsigned char>(part[0]))) return {};
-    const interp::Value* root = evaluator.lookup_global(parts[0]);
-    if (!root) return {};
-    interp::Value value = *root;
-    for (std::size_t i = 1; i < parts.size(); ++i) {
-      auto next = evaluator.find_attribute(value, parts[i]);
-      if (!next) return {};
-      value = *next;
-    }
-    if (value.is_object()) return value.object()->attribute_names();
-    return interp::type_of(value)->attribute_names();
+    auto value = resolve_dotted_name(*state_->evaluator, expression);
+    if (!value) return {};
+    if (value->is_object()) return value->object()->attribute_names();
+    return interp::type_of(*value)->attribute_names();
   } catch (...) {
     return {};
   }

@@ -95,7 +95,8 @@ Interpreter::TypeOf Interpreter::type_of(std::string_view expression) {
     AbstractEvaluation abstract(evaluator);
     // The closing brackets on their own line, so that a trailing comment in
     // the expression does not swallow them.
-    answer.result = execute(evaluator, prefix + std::string(expression) + "\n))\n", script_name, RunKind::script);
+    answer.result = execute(evaluator, prefix + std::string(expression) + "\n))\n", script_name, RunKind::script,
+                            state_->options.time_limit_seconds);
     locate_in_expression(answer.result, prefix.size(), expression);
     if (answer.result.ok()) {
       auto found = evaluator.globals.find(result_name);
@@ -124,7 +125,7 @@ std::vector<Interpreter::Variable> Interpreter::variables() {
   script += "]\n";
   try {
     AbstractEvaluation scratch(*state_->evaluator);
-    if (execute(*state_->evaluator, script, script_name, RunKind::script).ok()) {
+    if (execute(*state_->evaluator, script, script_name, RunKind::script, state_->options.time_limit_seconds).ok()) {
       if (auto value = get(result_name); value && value->items().size() == found.size())
         for (std::size_t i = 0; i < found.size(); ++i) found[i].type = value->items()[i].as_string();
     }
@@ -142,7 +143,7 @@ Interpreter::MeshDescription Interpreter::mesh_description() {
                        ".devices()]]\n";
   try {
     AbstractEvaluation scratch(*state_->evaluator);
-    answer.result = execute(*state_->evaluator, script, script_name, RunKind::script);
+    answer.result = execute(*state_->evaluator, script, script_name, RunKind::script, state_->options.time_limit_seconds);
     if (auto value = answer.result.ok() ? get(result_name) : std::nullopt; value && value->items().size() == 4) {
       const std::vector<Value>& parts = value->items();
       // get_abstract_mesh() with no mesh set is the empty mesh.

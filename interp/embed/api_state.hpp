@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -44,7 +45,8 @@ struct Interpreter::State {
     return costs ? costs->profile() : nullptr;
   }
 
-  std::unique_ptr<interp::Evaluator> make_evaluator(interp::Evaluator::Mode mode) const {
+  // `profile`: keep the cost model's charges (Options::profile, or an analysis).
+  std::unique_ptr<interp::Evaluator> make_evaluator(interp::Evaluator::Mode mode, bool profile) const {
     auto evaluator = std::make_unique<interp::Evaluator>();
     evaluator->mode = mode;
     if (mode == interp::Evaluator::Mode::run) {
@@ -60,7 +62,7 @@ struct Interpreter::State {
     if (auto platform = devices::parse_platform(options.platform)) runtime.platform = *platform;
     if (auto chip = devices::parse_chip(options.chip)) runtime.chip = *chip;
     runtime.device_count = options.devices;
-    runtime.profile = options.profile;
+    runtime.profile = profile;
     evaluator->runtime = std::make_shared<interp::Runtime>(runtime);
     interp::install_costing(*evaluator);
     // sys.argv: the script name is filled in by each run.
@@ -75,11 +77,35 @@ struct Interpreter::State {
 enum class RunKind { script, interactive };
 
 // Parses and runs one source text on `evaluator`, on a thread with a large
-// stack; every failure becomes a diagnostic. `interactive` echoes
-// expression statements and binds `_`. The text's source file is kept in
-// `retained` when given.
+// stack, within `time_limit_seconds` (0: none; Options::time_limit_seconds);
+// every failure becomes a diagnostic. `interactive` echoes expression
+// statements and binds `_`. The text's source file is kept in `retained`
+// when given (and taken from there when it is already).
 Result execute(interp::Evaluator& evaluator, std::string_view source, std::string_view name, RunKind kind,
-               RetainedSources* retained = nullptr);
+               double time_limit_seconds, RetainedSources* retained = nullptr);
+
+// Marks which evaluator interrupt() should reach while a run is under way.
+class RunningScope {
+ public:
+  RunningScope(std::atomic<interp::Evaluator*>& slot, interp::Evaluator& evaluator) : slot_(slot) {
+    previous_ = slot_.exchange(&evaluator);
+  }
+  ~RunningScope() { slot_.store(previous_); }
+  RunningScope(const RunningScope&) = delete;
+  RunningScope& operator=(const RunningScope&) = delete;
+
+ private:
+  std::atomic<interp::Evaluator*>& slot_;
+  interp::Evaluator* previous_;
+};
+
+// The value a dotted name ("jnp", "jax.sharding", "x") names in the
+// evaluator's globals and builtins, by attribute lookups only (no code
+// runs); nullopt when a part is missing or the text is not a dotted name.
+std::optional<interp::Value> resolve_dotted_name(interp::Evaluator& evaluator, std::string_view dotted_name);
+
+// Interpreter::State's and Analysis's internal error diagnostic.
+Diagnostic internal_error(std::string message);
 
 // An uncaught exception of a script as a diagnostic (its traceback, notes,
 // hint and stable code); an error outside any script.

@@ -95,6 +95,17 @@ void Evaluator::show(Shown kind, std::string_view text, std::string_view html) {
 void Evaluator::poll_interrupt() {
   if (interrupt_requested.load(std::memory_order_relaxed) && interrupt_requested.exchange(false))
     throw PyError{std::make_shared<ExceptionObject>(exc::KeyboardInterrupt(), std::vector<Value>{})};
+  if (deadline == std::chrono::steady_clock::time_point::max() || --deadline_countdown_ > 0) return;
+  // The clock is read every 32nd poll until the deadline passes, then at every one.
+  constexpr int polls_between_clock_reads = 32;
+  deadline_countdown_ = polls_between_clock_reads;
+  if (std::chrono::steady_clock::now() < deadline) return;
+  deadline_countdown_ = 0;
+  // At the statement running (a loop: its header line), not the whole block.
+  auto timeout = std::make_shared<ExceptionObject>(exc::TimeoutError(), std::vector<Value>{make_str(deadline_message)});
+  timeout->frame_span = lang::first_line(statement_span);
+  timeout->frame_span_set = !timeout->frame_span.empty();
+  throw PyError{std::move(timeout)};
 }
 
 void Evaluator::raise_recursion() { raise(exc::RecursionError(), "maximum recursion depth exceeded"); }
@@ -178,6 +189,8 @@ Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
   }
   if (scope.is_generator)
     return Value(std::make_shared<Generator>(std::static_pointer_cast<FunctionObject>(function.self()), std::move(frame), *this));
+  RestoreOnExit restore_call(running_call);
+  running_call = {};
   ++depth_;
   Frame* caller_frame = current_frame_;
   current_frame_ = &frame;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -109,6 +110,12 @@ class Evaluator {
   // cost model measures that run and adds the simulated TPU time line.
   std::function<void(Evaluator&, const lang::ast::Stmt&, const std::function<void()>& run_once)> after_timeit;
   std::atomic<bool> interrupt_requested{false};
+  // The time limit of the call running now (the embedding API's
+  // Options::time_limit_seconds): once past it, every statement and loop
+  // iteration raises TimeoutError(deadline_message), so that a script that
+  // catches the error still stops. time_point::max(): no limit.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  std::string deadline_message;
   int recursion_limit = 1000;
   // The devices, meshes and context mesh of this interpreter (runtime.hpp).
   std::shared_ptr<Runtime> runtime;
@@ -132,6 +139,25 @@ class Evaluator {
   };
   std::unordered_map<const Object*, ShardingOrigin> sharding_origins;
   std::size_t sharding_origins_prune_at = 64;
+
+  // Watches an evaluation for an editor (the embedding API's analysis): told
+  // the value of each expression evaluated and of each name an assignment
+  // (or augmented assignment) binds. Null, as usual: nobody watches.
+  class Observer {
+   public:
+    virtual ~Observer() = default;
+    virtual void evaluated(const lang::ast::Expr& expression, const Value& value) = 0;
+    virtual void assigned(const lang::ast::Expr& target, const Value& value) = 0;
+  };
+  Observer* observer = nullptr;
+  // The call expression whose callee runs now and that callee, while a
+  // built-in one runs (a user function's body runs with none): where an
+  // operation's error can propose a keyword argument (check_mode.hpp).
+  struct RunningCall {
+    const lang::ast::Expr* expression = nullptr;
+    const Object* callee = nullptr;
+  };
+  RunningCall running_call;
 
   // Runs a module's statements in the global namespace; throws PyError.
   void execute(const std::shared_ptr<const Program>& program);
@@ -224,7 +250,7 @@ class Evaluator {
   void assign(const lang::ast::Expr& target, Value value, Frame& frame);
   void delete_target(const lang::ast::Expr& target, Frame& frame);
 
-  Value eval_call(const lang::ast::Call& call, Frame& frame);
+  Value eval_call(const lang::ast::Expr& expression, const lang::ast::Call& call, Frame& frame);
   void eval_elements(const lang::ast::ExprList& elements, Frame& frame, std::vector<Value>& out);
   Value eval_subscript_key(const lang::ast::Expr& slice, Frame& frame);
   Value eval_comprehension(const lang::ast::Expr& expr, Frame& frame);
@@ -246,6 +272,7 @@ class Evaluator {
   std::shared_ptr<ModuleObject> import_module(const std::string& name);
 
   StackLimit stack_limit_;
+  int deadline_countdown_ = 0;  // polls until the clock is read again (poll_interrupt)
   std::vector<std::weak_ptr<Cell>> cells_made_;  // see new_cell()
   std::size_t cells_prune_at_ = 64;
   int depth_ = 0;
@@ -256,5 +283,20 @@ class Evaluator {
 
 // Formats a function's name for errors and repr: its qualified name.
 std::string qualified_name(const Value& callable);
+
+// Puts a variable back as it was when the scope ends: the evaluator's
+// statement and running call while a statement or call runs.
+template <class T>
+class RestoreOnExit {
+ public:
+  explicit RestoreOnExit(T& slot) : slot_(slot), saved_(slot) {}
+  ~RestoreOnExit() { slot_ = saved_; }
+  RestoreOnExit(const RestoreOnExit&) = delete;
+  RestoreOnExit& operator=(const RestoreOnExit&) = delete;
+
+ private:
+  T& slot_;
+  T saved_;
+};
 
 }  // namespace interp

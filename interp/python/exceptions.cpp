@@ -107,11 +107,13 @@ SHARDLANG_EXCEPTION(ModuleNotFoundError, ImportError())
 SHARDLANG_EXCEPTION(NameError, Exception())
 SHARDLANG_EXCEPTION(RuntimeError, Exception())
 SHARDLANG_EXCEPTION(NotImplementedError, RuntimeError())
+SHARDLANG_EXCEPTION(OSError, Exception())
 SHARDLANG_EXCEPTION(OverflowError, ArithmeticError())
 SHARDLANG_EXCEPTION(RecursionError, RuntimeError())
 SHARDLANG_EXCEPTION(StopIteration, Exception())
 SHARDLANG_EXCEPTION(GeneratorExit, BaseException())
 SHARDLANG_EXCEPTION(SyntaxError, Exception())
+SHARDLANG_EXCEPTION(TimeoutError, OSError())
 SHARDLANG_EXCEPTION(TypeError, Exception())
 SHARDLANG_EXCEPTION(UnboundLocalError, NameError())
 SHARDLANG_EXCEPTION(ValueError, Exception())
@@ -123,10 +125,10 @@ const std::vector<TypeRef>& all() {
   static const std::vector<TypeRef> classes = {
       BaseException(),     Exception(),     ArithmeticError(),    AssertionError(),      AttributeError(),
       ImportError(),       IndexError(),    KeyError(),           KeyboardInterrupt(),   LookupError(),
-      MemoryError(),       ModuleNotFoundError(), NameError(),    NotImplementedError(), OverflowError(),
-      RecursionError(),    RuntimeError(),  StopIteration(),      GeneratorExit(),       SyntaxError(),
-      TypeError(),
-      UnboundLocalError(), ValueError(),    ZeroDivisionError()};
+      MemoryError(),       ModuleNotFoundError(), NameError(),    NotImplementedError(), OSError(),
+      OverflowError(),     RecursionError(), RuntimeError(),      StopIteration(),       GeneratorExit(),
+      SyntaxError(),       TimeoutError(),  TypeError(),          UnboundLocalError(),   ValueError(),
+      ZeroDivisionError()};
   return classes;
 }
 

@@ -48,6 +48,14 @@ class ExceptionObject : public Object {
   // diagnostic: notes (an empty span: a note without a location) and a hint.
   std::vector<std::pair<lang::Span, std::string>> notes;
   std::string hint;
+  // The edits the hint proposes, in its order: replace `where` (an empty
+  // range: insert at its start) by `replacement`.
+  struct Fix {
+    std::string title;
+    lang::Span where;
+    std::string replacement;
+  };
+  std::vector<Fix> fixes;
 
   // Clears the unwinding record (a fresh `raise e`).
   void reset_traceback() {
@@ -81,12 +89,14 @@ const TypeRef& MemoryError();
 const TypeRef& ModuleNotFoundError();
 const TypeRef& NameError();
 const TypeRef& NotImplementedError();
+const TypeRef& OSError();
 const TypeRef& OverflowError();
 const TypeRef& RecursionError();
 const TypeRef& RuntimeError();
 const TypeRef& StopIteration();
 const TypeRef& GeneratorExit();
 const TypeRef& SyntaxError();
+const TypeRef& TimeoutError();
 const TypeRef& TypeError();
 const TypeRef& UnboundLocalError();
 const TypeRef& ValueError();

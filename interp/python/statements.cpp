@@ -117,6 +117,7 @@ void Evaluator::delete_name(const ast::Expr& expr, const std::string& id, Frame&
 
 void Evaluator::assign(const ast::Expr& target, Value value, Frame& frame) {
   if (auto* name = std::get_if<ast::Name>(&target.node)) {
+    if (observer) observer->assigned(target, value);
     store_name(&target, name->id, std::move(value), frame);
     return;
   }
@@ -209,16 +210,8 @@ Evaluator::Flow Evaluator::exec_body(const ast::Body& body, Frame& frame) {
 Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
   guard_stack();
   poll_interrupt();
-  struct RestoreSpan {
-    lang::Span& span;
-    lang::Span saved;
-    ~RestoreSpan() { span = saved; }
-  } restore_span{statement_span, statement_span};
-  struct RestoreStatement {
-    const ast::Stmt*& statement;
-    const ast::Stmt* saved;
-    ~RestoreStatement() { statement = saved; }
-  } restore_statement{statement, statement};
+  RestoreOnExit restore_span(statement_span);
+  RestoreOnExit restore_statement(statement);
   statement_span = stmt.span;
   statement = &stmt;
   try {
@@ -239,7 +232,9 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
             if (auto* name = std::get_if<ast::Name>(&target.node)) {
               Value current = load_name(target, name->id, frame);
               Value operand = eval(*node.value, frame);
-              store_name(&target, name->id, inplace(node.op, current, operand), frame);
+              Value result = inplace(node.op, current, operand);
+              if (observer) observer->assigned(target, result);
+              store_name(&target, name->id, std::move(result), frame);
             } else if (auto* attribute = std::get_if<ast::Attribute>(&target.node)) {
               Value object = eval(*attribute->value, frame);
               Value current = get_attribute(object, attribute->attr);

@@ -205,6 +205,7 @@ class BoundMethod : public Object {
   std::string repr(Evaluator& evaluator) const override;
   bool callable() const override { return true; }
   Value call(Evaluator& evaluator, CallArgs& args) override;
+  const ObjectRef& function() const { return function_; }
 
  private:
   Value self_;
