@@ -1,12 +1,17 @@
 #include "repl/cli.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 
 #include "repl/console.hpp"
 #include "repl/repl.hpp"
+#ifdef SHARDLANG_LSP
+#include "repl/lsp/config.hpp"
+#include "repl/lsp/server.hpp"
+#endif
 #include "shardlang/shardlang.hpp"
 
 namespace repl {
@@ -16,6 +21,7 @@ namespace {
 constexpr const char* usage = R"(usage: shardlang [flags] run FILE [ARGS...]   run a script (also: shardlang FILE)
        shardlang [flags] check FILE...        types and shardings only; no data is computed
        shardlang [flags] [repl]               the interactive prompt
+       shardlang [flags] lsp                  a Language Server Protocol server on stdio
        shardlang --version | --help
 
 flags (before or after the command word, before the file):
@@ -27,6 +33,8 @@ flags (before or after the command word, before the file):
   --profile                 run: print where the time went
   --trace OUT.json          run: write a trace of the run
   --format text|json        check: how diagnostics are printed (default text)
+  --mesh NAME=SIZE,...      lsp: a context mesh set before each file is checked
+  --time-limit SECONDS      lsp: how long one check may run (default 5)
 
 exit status: 0 success; 1 an uncaught error (run) or diagnostics found (check);
 2 a usage or I/O error.
@@ -73,6 +81,8 @@ class ArgumentParser {
     if (line_.profile && line_.command != Command::run && line_.command != Command::check)
       return UsageError{"--profile is an option of `run` and `check`"};
     if (format_given_ && line_.command != Command::check) return UsageError{"--format is an option of `check`"};
+    if ((line_.mesh || line_.time_limit_seconds) && line_.command != Command::lsp)
+      return UsageError{std::string(line_.mesh ? "--mesh" : "--time-limit") + " is an option of `lsp`"};
     return line_;
   }
 
@@ -104,13 +114,12 @@ class ArgumentParser {
       line_.profile = true;
     } else if (name == "--platform") {
       if (auto value = value_of(name, inline_value)) {
-        if (!is_one_of(*value, {"tpu", "cpu"})) fail("--platform must be tpu or cpu, not '" + *value + "'");
+        if (auto problem = platform_problem(*value)) fail("--" + *problem);
         line_.platform = *value;
       }
     } else if (name == "--chip") {
       if (auto value = value_of(name, inline_value)) {
-        if (!is_one_of(*value, {"v2", "v3", "v4", "v5e", "v5p", "v6e"}))
-          fail("--chip must be one of v2 v3 v4 v5e v5p v6e, not '" + *value + "'");
+        if (auto problem = chip_problem(*value)) fail("--" + *problem);
         line_.chip = *value;
       }
     } else if (name == "--devices") {
@@ -127,6 +136,17 @@ class ArgumentParser {
         line_.host_memory_bytes = parse_size(*value);
         if (!line_.host_memory_bytes || *line_.host_memory_bytes == 0)
           fail("--host-memory needs a size such as 4G or 512M, not '" + *value + "'");
+      }
+    } else if (name == "--mesh") {
+      if (auto value = value_of(name, inline_value)) line_.mesh = *value;
+    } else if (name == "--time-limit") {
+      if (auto value = value_of(name, inline_value)) {
+        char* end = nullptr;
+        double seconds = std::strtod(value->c_str(), &end);
+        if (value->empty() || *end != '\0' || !(seconds > 0) || seconds > 1e9)
+          fail("--time-limit needs a positive number of seconds, not '" + *value + "'");
+        else
+          line_.time_limit_seconds = seconds;
       }
     } else if (name == "--trace") {
       if (auto value = value_of(name, inline_value)) line_.trace_path = *value;
@@ -161,6 +181,10 @@ class ArgumentParser {
         line_.command = Command::repl;
         return false;
       }
+      if (argument == "lsp") {
+        line_.command = Command::lsp;
+        return false;
+      }
       if (!is_file_(argument) && !argument.ends_with(".shl")) {
         fail("unknown command '" + argument + "' (and no such file)");
         return false;
@@ -174,6 +198,9 @@ class ArgumentParser {
         return true;
       case Command::check:
         line_.files.push_back(argument);
+        return false;
+      case Command::lsp:
+        fail("lsp takes no file: the editor opens them");
         return false;
       default:
         fail("repl takes no file; to run one: shardlang run " + argument);
@@ -263,7 +290,43 @@ int check_files(const CommandLine& line) {
   return found_errors ? exit_failure : exit_success;
 }
 
+// `shardlang lsp`: the flags become the server's settings, which win over
+// configuration files (repl/lsp/config.hpp).
+int run_language_server(const CommandLine& line) {
+#ifdef SHARDLANG_LSP
+  lsp::Settings flags;
+  flags.platform = line.platform;
+  flags.chip = line.chip;
+  flags.devices = line.devices;
+  flags.time_limit_seconds = line.time_limit_seconds;
+  if (line.mesh) {
+    auto mesh = lsp::parse_mesh(*line.mesh);
+    if (auto* problem = std::get_if<std::string>(&mesh)) {
+      print_error("--mesh: " + *problem);
+      return exit_usage;
+    }
+    flags.mesh = std::get<std::vector<shardlang::MeshAxis>>(mesh);
+  }
+  return lsp::run_server(flags);
+#else
+  (void)line;
+  print_error("this shardlang was built without the language server (it needs the Debian packages "
+              "nlohmann-json3-dev and libtomlplusplus-dev at build time)");
+  return exit_usage;
+#endif
+}
+
 }  // namespace
+
+std::optional<std::string> platform_problem(const std::string& value) {
+  if (is_one_of(value, {"tpu", "cpu"})) return std::nullopt;
+  return "platform must be tpu or cpu, not '" + value + "'";
+}
+
+std::optional<std::string> chip_problem(const std::string& value) {
+  if (is_one_of(value, {"v2", "v3", "v4", "v5e", "v5p", "v6e"})) return std::nullopt;
+  return "chip must be one of v2 v3 v4 v5e v5p v6e, not '" + value + "'";
+}
 
 std::optional<std::uint64_t> parse_size(const std::string& text) {
   if (text.empty() || text[0] < '0' || text[0] > '9') return std::nullopt;
@@ -320,6 +383,8 @@ int run_command_line(const std::vector<std::string>& arguments) {
       return check_files(line);
     case Command::repl:
       return run_repl(options_for(line));
+    case Command::lsp:
+      return run_language_server(line);
   }
   return exit_usage;
 }

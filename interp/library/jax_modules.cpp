@@ -263,7 +263,7 @@ DType optional_dtype(Evaluator& evaluator, const Value& value, DType otherwise) 
   return value.is_none() ? otherwise : dtype_argument(evaluator, value);
 }
 
-std::string picture(Evaluator& evaluator, const ArrayObject& array) {
+std::string picture(Evaluator& evaluator, const ArrayObject& array, devices::PictureFormat format) {
   std::vector<devices::ShardPlacement> placements;
   typecheck::Shape local = array.layout.shard_shape(array.aval.shape);
   for (std::size_t p = 0; p < array.layout.position_count(); ++p) {
@@ -274,7 +274,9 @@ std::string picture(Evaluator& evaluator, const ArrayObject& array) {
     }
     placements.push_back(placement);
   }
-  auto text = devices::sharding_picture(array.aval.shape, placements, array.layout.mesh->devices[0].platform);
+  devices::PictureOptions options;
+  options.format = format;
+  auto text = devices::sharding_picture(array.aval.shape, placements, array.layout.mesh->devices[0].platform, options);
   if (!text) raise_devices_error(text.error());
   (void)evaluator;
   return *text;
@@ -420,7 +422,9 @@ void install_jax_module(Evaluator& evaluator) {
   debug->add_function("visualize_array_sharding(arr, *, use_color=False, scale=1.0, min_width=9, max_width=80)",
                       [](Evaluator& ev, Arguments& a) {
                         ArrayRef array = to_array(ev, a[0]);
-                        ev.write(picture(ev, *array));
+                        // The text for terminals; an HTML table for a host that shows it (a notebook).
+                        std::string html = ev.display ? picture(ev, *array, devices::PictureFormat::html) : "";
+                        ev.show(Shown::picture, picture(ev, *array, devices::PictureFormat::text), html);
                         return Value();
                       });
 }

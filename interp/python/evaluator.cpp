@@ -8,6 +8,7 @@
 #include "interp/python/annotations.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/python/format.hpp"
+#include "interp/python/generators.hpp"
 #include "interp/transforms/check_mode.hpp"
 
 namespace interp {
@@ -86,6 +87,12 @@ void Evaluator::write(std::string_view text) {
   output(text);
 }
 
+void Evaluator::show(Shown kind, std::string_view text, std::string_view html) {
+  if (mode == Mode::check) return;
+  if (display) display(kind, text, html);
+  else write(text);
+}
+
 void Evaluator::poll_interrupt() {
   if (interrupt_requested.load(std::memory_order_relaxed) && interrupt_requested.exchange(false))
     throw PyError{std::make_shared<ExceptionObject>(exc::KeyboardInterrupt(), std::vector<Value>{})};
@@ -98,9 +105,16 @@ void Evaluator::poll_interrupt() {
     budget.exhausted = true;
   if (budget.max_steps > 0 && budget.steps > budget.max_steps) budget.exhausted = true;
   if (!budget.exhausted) return;
+  std::string message = mode == Mode::check ? "check" : "the script";
   if (budget.max_steps > 0 && budget.steps > budget.max_steps)
-    raise(exc::TimeoutError(), "the script ran past its budget of " + std::to_string(budget.max_steps) + " steps");
-  raise(exc::TimeoutError(), "the script ran past its time limit of " + float_repr(budget.seconds) + " seconds");
+    message += " ran past its budget of " + std::to_string(budget.max_steps) + " steps";
+  else
+    message += " ran past its time limit of " + float_repr(budget.seconds) + " seconds";
+  // At the statement running (a loop: its header line), not the whole block.
+  auto timeout = std::make_shared<ExceptionObject>(exc::TimeoutError(), std::vector<Value>{make_str(message)});
+  timeout->frame_span = lang::first_line(statement_span);
+  timeout->frame_span_set = !timeout->frame_span.empty();
+  throw PyError{std::move(timeout)};
 }
 
 void Evaluator::raise_recursion() { raise(exc::RecursionError(), "maximum recursion depth exceeded"); }
@@ -159,6 +173,7 @@ Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
   const ScopeInfo& scope = *function.scope;
   Frame frame;
   frame.scope = &scope;
+  frame.function = &function;
   frame.program = &function.program;
   frame.resolution = &function.program->resolution;
   frame.fast.resize(scope.fast_names.size());
@@ -181,7 +196,18 @@ Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
     if (ref.kind == NameRef::Kind::fast) frame.fast[ref.index] = std::move(bound.values[i]);
     else if (ref.kind == NameRef::Kind::cell) frame.cells[ref.index]->value = std::move(bound.values[i]);
   }
+  if (scope.is_generator)
+    return Value(std::make_shared<Generator>(std::static_pointer_cast<FunctionObject>(function.self()), std::move(frame), *this));
+  RestoreOnExit restore_call(running_call);
+  running_call = {};
   ++depth_;
+  Frame* caller_frame = current_frame_;
+  current_frame_ = &frame;
+  struct Restore {
+    Frame*& current;
+    Frame* saved;
+    ~Restore() { current = saved; }
+  } restore{current_frame_, caller_frame};
   try {
     Value result;
     if (function.lambda_body) {
