@@ -36,12 +36,13 @@ MemoryLedger::MemoryLedger(std::vector<DeviceMemory> devices, std::int64_t host_
 }
 
 std::shared_ptr<MemoryLedger> MemoryLedger::for_devices(const std::vector<Device>& devices,
-                                                        std::int64_t host_budget, Processes processes) {
+                                                        std::int64_t host_budget,
+                                                        std::optional<std::int64_t> hbm_bytes, Processes processes) {
   std::vector<DeviceMemory> memories;
   memories.reserve(devices.size());
   for (const Device& device : devices) {
     std::optional<std::int64_t> capacity;
-    if (device.platform == Platform::tpu && device.chip) capacity = chip_spec(*device.chip).hbm_bytes;
+    if (device.platform == Platform::tpu && device.chip) capacity = hbm_bytes.value_or(chip_spec(*device.chip).hbm_bytes);
     memories.push_back(DeviceMemory{device_label(device), capacity});
   }
   return std::make_shared<MemoryLedger>(std::move(memories), host_budget, std::move(processes));

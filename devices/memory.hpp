@@ -34,9 +34,11 @@ class MemoryLedger {
   };
 
   MemoryLedger(std::vector<DeviceMemory> devices, std::int64_t host_budget, Processes processes = {});
-  // The devices' HBM from the chip table, indexed by device id (ids are 0..N-1).
+  // The devices' HBM from the chip table (or `hbm_bytes` for every device
+  // that has HBM), indexed by device id (ids are 0..N-1).
   static std::shared_ptr<MemoryLedger> for_devices(const std::vector<Device>& devices,
                                                    std::int64_t host_budget = default_host_memory_budget(),
+                                                   std::optional<std::int64_t> hbm_bytes = std::nullopt,
                                                    Processes processes = {});
 
   // Where the devices' memory is: the processes of the run and the one

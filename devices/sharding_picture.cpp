@@ -1,6 +1,7 @@
 #include "devices/sharding_picture.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -179,8 +180,9 @@ std::string rule_line(std::string_view left, std::string_view middle, std::strin
   return line;
 }
 
-// The table of `cells` (rows x columns) as rich draws it.
-std::string render_table(const std::vector<std::vector<Cell>>& cells, int console_width) {
+// The widths rich gives the columns of `cells` (rows x columns) in a
+// console `console_width` characters wide.
+std::vector<int> column_widths(const std::vector<std::vector<Cell>>& cells, int console_width) {
   std::size_t column_count = cells.front().size();
   // A column is as wide as its widest cell (label plus left/right padding),
   // each measured as at most the room the console leaves.
@@ -194,8 +196,13 @@ std::string render_table(const std::vector<std::vector<Cell>>& cells, int consol
       widths[column] = std::max(widths[column], measured);
     }
   }
-  widths = fit_widths(widths, room);
+  return fit_widths(widths, room);
+}
 
+// The table of `cells` (rows x columns) as rich draws it.
+std::string render_table(const std::vector<std::vector<Cell>>& cells, int console_width) {
+  std::size_t column_count = cells.front().size();
+  std::vector<int> widths = column_widths(cells, console_width);
   std::string text = rule_line("┌", "┬", "┐", widths);
   for (std::size_t row_index = 0; row_index < cells.size(); ++row_index) {
     if (row_index > 0) text += rule_line("├", "┼", "┤", widths);
@@ -219,6 +226,70 @@ std::string render_table(const std::vector<std::vector<Cell>>& cells, int consol
   }
   text += rule_line("└", "┴", "┘", widths);
   return text;
+}
+
+// matplotlib's tab20b, the colour map visualize_sharding draws tiles with.
+constexpr std::array<std::uint32_t, 20> tab20b = {
+    0x393b79, 0x5254a3, 0x6b6ecf, 0x9c9ede, 0x637939, 0x8ca252, 0xb5cf6b, 0xcedb9c, 0x8c6d31, 0xbd9e39,
+    0xe7ba52, 0xe7cb94, 0x843c39, 0xad494a, 0xd6616b, 0xe7969c, 0x7b4173, 0xa55194, 0xce6dbd, 0xde9ed6};
+
+// The colours of `count` tiles in row-major order, as JAX's make_color_iter
+// takes them from np.linspace(0, 1, count) through the colour map: each
+// next one about half the range further on.
+std::vector<std::uint32_t> tile_colors(int count) {
+  std::vector<std::uint32_t> colors;
+  int index = 0;
+  for (int tile = 0; tile < count; ++tile) {
+    double value = count == 1 ? 0.0 : static_cast<double>(index) / (count - 1);
+    int slot = std::min(static_cast<int>(value * static_cast<int>(tab20b.size())), static_cast<int>(tab20b.size()) - 1);
+    colors.push_back(tab20b[static_cast<std::size_t>(slot)]);
+    index = (index + count / 2 + (count % 2 == 0 ? 1 : 0)) % count;
+  }
+  return colors;
+}
+
+// JAX's _get_text_color: black on light tiles, white on dark ones.
+std::string_view text_color(std::uint32_t rgb) {
+  double luminance = ((rgb >> 16) & 0xff) * 0.299 + ((rgb >> 8) & 0xff) * 0.587 + (rgb & 0xff) * 0.114;
+  return luminance > 186 ? "#000000" : "#ffffff";
+}
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '&') out += "&amp;";
+    else if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else out += c;
+  }
+  return out;
+}
+
+// The table of `cells` as HTML: each cell as wide and as high as the text
+// form draws it, coloured per tile.
+std::string render_html(const std::vector<std::vector<Cell>>& cells, int console_width) {
+  std::vector<int> widths = column_widths(cells, console_width);
+  std::vector<std::uint32_t> colors = tile_colors(static_cast<int>(cells.size() * widths.size()));
+  constexpr double line_height = 1.25;  // em
+  std::string html = fmt::format(
+      "<table style=\"border-collapse:collapse;font-family:monospace;line-height:{}em;margin:0\">\n", line_height);
+  std::size_t tile = 0;
+  for (const std::vector<Cell>& row : cells) {
+    std::size_t lines = 1;
+    for (std::size_t column = 0; column < row.size(); ++column)
+      lines = std::max(lines, render_cell(row[column], widths[column]).size());
+    html += "<tr>";
+    for (std::size_t column = 0; column < row.size(); ++column) {
+      std::uint32_t color = colors[tile++];
+      html += fmt::format(
+          "<td style=\"border:1px solid #000000;padding:0;width:{}ch;height:{}em;text-align:center;"
+          "vertical-align:middle;background-color:#{:06x};color:{}\">{}</td>",
+          widths[column], static_cast<double>(lines) * line_height, color, text_color(color),
+          html_escape(row[column].label));
+    }
+    html += "</tr>\n";
+  }
+  return html + "</table>\n";
 }
 
 // One shard seen through the last (at most two) dimensions.
@@ -284,7 +355,8 @@ Expected<std::string> planar_picture(std::int64_t rows, std::int64_t columns, co
       cells[static_cast<std::size_t>(row)].push_back(std::move(cell));
     }
   }
-  return render_table(cells, options.max_width);
+  return options.format == PictureFormat::html ? render_html(cells, options.max_width)
+                                               : render_table(cells, options.max_width);
 }
 
 // "[0:4, :, :]": the block of the leading dimensions a picture shows.
@@ -362,7 +434,9 @@ Expected<std::string> sharding_picture(std::span<const std::int64_t> global_shap
     for (const auto& [begin, end] : key) leading.push_back({begin, end});
     Expected<std::string> picture = planar_picture(rows, columns, planar_shards, platform_label, options);
     if (!picture) return picture.error();
-    text += block_title(leading, global_shape);
+    std::string title = block_title(leading, global_shape);
+    text += options.format == PictureFormat::html ? "<pre>" + html_escape(title.substr(0, title.size() - 1)) + "</pre>\n"
+                                                  : title;
     text += *picture;
   }
   return text;

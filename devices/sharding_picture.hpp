@@ -24,6 +24,13 @@
 //
 // The text ends with the newline after the last box line, as rich prints it
 // to a file or pipe; the caller prints it as is.
+//
+// PictureFormat::html draws the same tables for a notebook, as JAX's picture
+// shows there: an HTML <table> per picture whose cells are as wide (in ch)
+// and as high (in lines) as the text's, each tile coloured as
+// visualize_sharding colours it (matplotlib's tab20b, visited in the order
+// of JAX's make_color_iter) with black or white text; a rank > 2 array's
+// titles are <pre> lines before their tables.
 #pragma once
 
 #include <cstdint>
@@ -48,11 +55,14 @@ struct ShardPlacement {
   std::vector<IndexRange> ranges;
 };
 
+enum class PictureFormat { text, html };
+
 // visualize_sharding's keyword arguments that change the layout.
 struct PictureOptions {
   double scale = 1.0;
   int min_width = 9;
   int max_width = 80;  // also the console width the table must fit
+  PictureFormat format = PictureFormat::text;
 };
 
 // The picture of an array of `global_shape` whose shards are `shards` on

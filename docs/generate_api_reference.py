@@ -124,8 +124,12 @@ MODULES = [
     ("builtins", "(always there)", [
         "Python's semantics for what exists: ints are 64-bit (overflow is an `OverflowError`), floats are "
         "doubles, scoping is Python's, recursion depth is limited (`RecursionError`).",
-        "Not in the language: `class`, `with`, `yield`, `async`, imports of modules other than the ones "
-        "on this page (`ImportError`).",
+        "Classes have Python's semantics (C3 MRO, `super()`, descriptors, the dunder protocol); a class "
+        "derives from `object`, other classes or the built-in exceptions, not from other built-in types. "
+        "Generators (`yield`, `yield from`) and `with` over user context managers work.",
+        "Not in the language: `async`, `exec`/`eval` of strings, complex numbers, arbitrary-precision "
+        "integers (each a clear error naming it), imports of modules other than the ones on this page "
+        "(`ImportError`).",
         "IPython's `%timeit [-n N] [-r R] STMT` works at statement start: it prints the host time line "
         "and then the simulated TPU time of one run on the chosen chip.",
     ]),

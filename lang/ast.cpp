@@ -217,6 +217,12 @@ class Dumper {
             line(depth, "Lambda", span);
             parameters(depth + 1, node.params);
             field(depth + 1, "body", node.body);
+          } else if constexpr (std::is_same_v<Node, Yield>) {
+            line(depth, "Yield", span);
+            field(depth + 1, "value", node.value);
+          } else if constexpr (std::is_same_v<Node, YieldFrom>) {
+            line(depth, "YieldFrom", span);
+            field(depth + 1, "value", node.value);
           }
         },
         expr.node);
@@ -248,6 +254,15 @@ class Dumper {
             field(depth + 1, "decorators", node.decorators);
             parameters(depth + 1, node.params);
             field(depth + 1, "returns", node.returns);
+            field(depth + 1, "body", node.body);
+          } else if constexpr (std::is_same_v<Node, ClassDef>) {
+            line(depth, "ClassDef " + node.name.name, span);
+            field(depth + 1, "decorators", node.decorators);
+            field(depth + 1, "bases", node.bases);
+            for (const Keyword& keyword : node.keywords) {
+              line(depth + 1, keyword.name ? "keyword " + keyword.name->name : std::string("keyword **"), keyword.span);
+              this->expr(depth + 2, *keyword.value);
+            }
             field(depth + 1, "body", node.body);
           } else if constexpr (std::is_same_v<Node, Return>) {
             line(depth, "Return", span);

@@ -152,11 +152,15 @@ struct Lambda {
   ExprPtr body;
 };
 
+// `yield value` (value may be null) and `yield from iterable`.
+struct Yield { ExprPtr value; };
+struct YieldFrom { ExprPtr value; };
+
 struct Expr {
   Span span;
   std::variant<Constant, Name, JoinedStr, Tuple, List, Set, Dict, ListComp, SetComp, DictComp,
                GeneratorExp, BinOp, UnaryOp, BoolOp, Compare, IfExp, Starred, Call, Attribute,
-               Subscript, Slice, Lambda>
+               Subscript, Slice, Lambda, Yield, YieldFrom>
       node;
 };
 
@@ -177,6 +181,15 @@ struct FunctionDef {
   Body body;
   ExprList decorators;  // outermost first, as written
   ExprPtr returns;      // may be null
+};
+
+// class Name(Base1, Base2, metaclass=M): body
+struct ClassDef {
+  Identifier name;
+  ExprList bases;                 // may contain Starred
+  std::vector<Keyword> keywords;
+  Body body;
+  ExprList decorators;  // outermost first, as written
 };
 
 struct Return { ExprPtr value; };  // value may be null
@@ -232,9 +245,9 @@ struct LineMagic {
 
 struct Stmt {
   Span span;
-  std::variant<ExprStmt, Assign, AugAssign, AnnAssign, FunctionDef, Return, If, For, While, Break,
-               Continue, Pass, Try, Raise, Assert, Import, ImportFrom, Global, Nonlocal, Delete,
-               With, LineMagic>
+  std::variant<ExprStmt, Assign, AugAssign, AnnAssign, FunctionDef, ClassDef, Return, If, For, While,
+               Break, Continue, Pass, Try, Raise, Assert, Import, ImportFrom, Global, Nonlocal,
+               Delete, With, LineMagic>
       node;
 };
 

@@ -20,6 +20,7 @@ inline constexpr const char* syntax = "syntax";
 inline constexpr const char* name = "name";
 inline constexpr const char* runtime = "runtime";  // an uncaught Python exception
 inline constexpr const char* io = "io";
+inline constexpr const char* time_limit = "limit/time";  // TimeoutError: a call ran past its time limit
 }  // namespace code
 
 struct DiagnosticNote {

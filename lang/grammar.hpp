@@ -126,19 +126,23 @@ using or_expression_rule = x3::rule<class or_expression_id>;
 using bit_or_expression_rule = x3::rule<class bit_or_expression_id>;
 using expression_list_rule = x3::rule<class expression_list_id>;
 using target_list_rule = x3::rule<class target_list_id>;
+using arguments_rule = x3::rule<class arguments_id>;
+using yield_expression_rule = x3::rule<class yield_expression_id>;
 BOOST_SPIRIT_DECLARE(expression_rule, star_or_expression_rule, or_expression_rule, bit_or_expression_rule,
-                     expression_list_rule, target_list_rule)
+                     expression_list_rule, target_list_rule, arguments_rule, yield_expression_rule)
 }  // namespace expression_grammar
 namespace statement_grammar {
 using file_input_rule = x3::rule<class file_input_id>;
 BOOST_SPIRIT_DECLARE(file_input_rule)
 }  // namespace statement_grammar
+using expression_grammar::arguments_rule;
 using expression_grammar::bit_or_expression_rule;
 using expression_grammar::expression_list_rule;
 using expression_grammar::expression_rule;
 using expression_grammar::or_expression_rule;
 using expression_grammar::star_or_expression_rule;
 using expression_grammar::target_list_rule;
+using expression_grammar::yield_expression_rule;
 using statement_grammar::file_input_rule;
 
 // Parses the whole scanned text; on success the builder holds one ast::Body

@@ -605,6 +605,16 @@ void make_except_handler(Builder& builder, const Match& match) {
   builder.push(std::move(handler));
 }
 
+void make_yield(Builder& builder, const Match& match) {
+  ast::ExprPtr value = builder.size() > match.first_item ? builder.pop<ast::ExprPtr>() : nullptr;
+  builder.push(ast::make_expr(match_span(builder, match), ast::Yield{std::move(value)}));
+}
+
+void make_yield_from(Builder& builder, const Match& match) {
+  ast::ExprPtr value = builder.pop<ast::ExprPtr>();
+  builder.push(ast::make_expr(match_span(builder, match), ast::YieldFrom{std::move(value)}));
+}
+
 void make_with_item(Builder& builder, const Match& match) {
   std::vector<Item> items = builder.take_from(match.first_item);
   ast::ExprList parts = expressions(items);
@@ -637,10 +647,29 @@ void make_function_def(Builder& builder, const Match& match) {
   builder.push(ast::make_stmt(match_span(builder, match), std::move(function)));
 }
 
+void make_class_def(Builder& builder, const Match& match) {
+  std::vector<Item> items = builder.take_from(match.first_item);
+  ast::ClassDef definition;
+  definition.name = take<ast::Identifier>(items.front());
+  definition.body = take<ast::Body>(items.back());
+  for (std::size_t i = 1; i + 1 < items.size(); ++i) {
+    if (holds<ast::Keyword>(items[i])) {
+      definition.keywords.push_back(take<ast::Keyword>(items[i]));
+      continue;
+    }
+    ast::ExprPtr base = take<ast::ExprPtr>(items[i]);
+    if (!definition.keywords.empty() && !holds_alternative<ast::Starred>(base->node))
+      fail(base->span, "positional argument follows keyword argument");
+    definition.bases.push_back(std::move(base));
+  }
+  builder.push(ast::make_stmt(match_span(builder, match), std::move(definition)));
+}
+
 void make_decorated(Builder& builder, const Match& match) {
   ast::StmtPtr definition = builder.pop<ast::StmtPtr>();
   std::vector<Item> items = builder.take_from(match.first_item);
-  std::get<ast::FunctionDef>(definition->node).decorators = expressions(items);
+  if (auto* function = std::get_if<ast::FunctionDef>(&definition->node)) function->decorators = expressions(items);
+  else std::get<ast::ClassDef>(definition->node).decorators = expressions(items);
   builder.push(std::move(definition));
 }
 

@@ -39,6 +39,8 @@ void make_plain_parameter(Builder&, const Match&);
 void make_varargs_parameter(Builder&, const Match&);
 void make_kwargs_parameter(Builder&, const Match&);
 void keyword_used_as_name(Builder&, const Match&);
+void make_yield(Builder&, const Match&);
+void make_yield_from(Builder&, const Match&);
 
 // ---------------------------------------------------------------- statements
 void make_body(Builder&, const Match&);
@@ -67,6 +69,7 @@ void make_except_handler(Builder&, const Match&);
 void make_with_item(Builder&, const Match&);
 void make_with(Builder&, const Match&);
 void make_function_def(Builder&, const Match&);
+void make_class_def(Builder&, const Match&);
 void make_decorated(Builder&, const Match&);
 void make_line_magic(Builder&, const Match&);
 void unexpected_indent(Builder&, const Match&);

@@ -10,6 +10,8 @@ BOOST_SPIRIT_INSTANTIATE(or_expression_rule, Iterator, context_type)
 BOOST_SPIRIT_INSTANTIATE(bit_or_expression_rule, Iterator, context_type)
 BOOST_SPIRIT_INSTANTIATE(expression_list_rule, Iterator, context_type)
 BOOST_SPIRIT_INSTANTIATE(target_list_rule, Iterator, context_type)
+BOOST_SPIRIT_INSTANTIATE(arguments_rule, Iterator, context_type)
+BOOST_SPIRIT_INSTANTIATE(yield_expression_rule, Iterator, context_type)
 }  // namespace expression_grammar
 
 void parse_fstring_expression(Builder& builder, Iterator first, Iterator last) {

@@ -35,7 +35,8 @@ star_or_expression_rule const star_or_expression = "an expression";
 expression_list_rule const expression_list = "an expression";
 target_list_rule const target_list = "a target";
 x3::rule<class comprehension_id> const comprehension = "a comprehension";
-x3::rule<class arguments_id> const arguments = "arguments";
+arguments_rule const arguments = "arguments";
+yield_expression_rule const yield_expression = "a yield expression";
 x3::rule<class subscript_item_id> const subscript_item = "an index or slice";
 
 // A comma in a display, kept so that `(a,)` is a tuple and `(a)` is not.
@@ -52,10 +53,11 @@ auto const display_items =
 auto const brace_item = act(make_dict_unpacking)[op("**") > named("an expression after '**'")[bit_or]] |
                         act(make_brace_item)[star_or_expression >> -(op(":") > named("a value after ':'")[expression])];
 
-// atom: '(' [display_items] ')' | '[' [display_items] ']'
+// atom: '(' yield_expression ')' | '(' [display_items] ')' | '[' [display_items] ']'
 //     | '{' [brace_item (comp_for+ | (',' brace_item)* [','])] '}'
 //     | STRING+ | NUMBER | '...' | NAME | None | True | False
 auto const atom_def =
+    (op("(") >> yield_expression > named("')' after the yield expression")[op(")")]) |
     act(make_parenthesized)[op("(") >> -display_items > named("',' or ')'")[op(")")]] |
     act(make_list)[op("[") >> -display_items > named("',' or ']'")[op("]")]] |
     act(make_braces)[op("{") >> -(brace_item >> (+comprehension | (*act(keep)[comma >> brace_item] >> -comma))) >
@@ -194,7 +196,12 @@ auto const comprehension_def =
                             named("an iterable after `in`")[or_test] >
                             *(kw("if") > named("a condition after `if`")[or_test])];
 
-BOOST_SPIRIT_DEFINE(atom, postfix, power, factor, term, arith, shift, bit_and, bit_xor, bit_or, comparison, not_test,
+// yield_expression: 'yield' 'from' test | 'yield' [expression_list]
+auto const yield_expression_def =
+    act(make_yield_from)[kw("yield") >> kw("from") > named("an expression after `yield from`")[expression]] |
+    act(make_yield)[kw("yield") >> -expression_list];
+
+BOOST_SPIRIT_DEFINE(yield_expression, atom, postfix, power, factor, term, arith, shift, bit_and, bit_xor, bit_or, comparison, not_test,
                     and_test, or_test, expression, lambda, lambda_parameters, star_or_expression, expression_list,
                     target_list, comprehension, arguments, subscript_item)
 

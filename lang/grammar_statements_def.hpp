@@ -19,11 +19,14 @@ expression_rule const expression = "an expression";
 bit_or_expression_rule const bit_or = "an expression";
 expression_list_rule const expression_list = "an expression";
 target_list_rule const target_list = "a target";
+arguments_rule const arguments = "arguments";
+yield_expression_rule const yield_expression = "a yield expression";
 
 x3::rule<class statement_id> const statement = "a statement";
 x3::rule<class simple_statement_id> const simple_statement = "a statement";
 x3::rule<class small_statement_id> const small_statement = "a statement";
 x3::rule<class function_def_id> const function_def = "a function definition";
+x3::rule<class class_def_id> const class_def = "a class definition";
 x3::rule<class parameters_id> const parameters = "parameters";
 file_input_rule const file_input = "a statement";
 
@@ -80,10 +83,10 @@ auto const from_statement =
                           named("`import` after the module name")[kw("import")] >
                           named("the names to import")[(op("(") > from_names > named("',' or ')'")[op(")")]) | from_names]];
 
-// expression_statement: expression_list
-//     ( augmented_operator expression_list
-//     | ':' test ['=' expression_list]
-//     | ('=' expression_list)* )
+// expression_statement: (yield_expression | expression_list)
+//     ( augmented_operator (yield_expression | expression_list)
+//     | ':' test ['=' (yield_expression | expression_list)]
+//     | ('=' (yield_expression | expression_list))* )
 template <BinaryOperator Op>
 void push_augmented(Builder& builder, const Match&) {
   builder.push(AugmentedTail{Op});
@@ -93,12 +96,13 @@ auto const augmented_operator =
     act(push_augmented<BinaryOperator::mult>)[op("*=")] | act(push_augmented<BinaryOperator::div>)[op("/=")] |
     act(push_augmented<BinaryOperator::floordiv>)[op("//=")] | act(push_augmented<BinaryOperator::mod>)[op("%=")] |
     act(push_augmented<BinaryOperator::matmult>)[op("@=")] | act(push_augmented<BinaryOperator::pow>)[op("**=")];
+auto const assigned_value = yield_expression | expression_list;
 auto const expression_statement = act(make_expression_statement)[
-    expression_list >>
-    -((augmented_operator > named("an expression after the augmented assignment")[expression_list]) |
+    assigned_value >>
+    -((augmented_operator > named("an expression after the augmented assignment")[assigned_value]) |
       (act(push_default<AnnotationTail>)[op(":")] > named("an annotation after ':'")[expression] >
-       -(op("=") > named("a value after '='")[expression_list])) |
-      +(op("=") > named("a value after '='")[expression_list]))];
+       -(op("=") > named("a value after '='")[assigned_value])) |
+      +(op("=") > named("a value after '='")[assigned_value]))];
 
 // line_magic: '%' NAME option* small_statement   (IPython's %timeit)
 auto const line_magic = act(make_line_magic)[op("%") > named("a magic name after '%'")[identifier_token{}] >
@@ -184,23 +188,30 @@ auto const function_def_def =
                              named("a return annotation after '->'")[expression]) >
                            named("':' after the function signature")[op(":")] > suite("an indented block after `def`")];
 
-// decorated: ('@' test NEWLINE)+ function_def
+// class_def: 'class' NAME ['(' [arguments] ')'] ':' suite
+auto const class_def_def =
+    act(make_class_def)[kw("class") > named("a class name after `class`")[name] >
+                        -(op("(") >> -arguments > named("',' or ')' in the bases")[op(")")]) >
+                        named("':' after the class name")[op(":")] > suite("an indented block after `class`")];
+
+// decorated: ('@' test NEWLINE)+ (function_def | class_def)
 auto const decorated =
     act(make_decorated)[+(op("@") > named("a decorator after '@'")[expression] >
                           named("a newline after the decorator")[newline]) >
-                        named("`def` after the decorators")[function_def]];
+                        named("`def` or `class` after the decorators")[function_def | class_def]];
 
 // statement: compound_statement | simple_statement
 // (an INDENT here, an else/elif/except/finally with no statement to belong
 // to, or a statement of Python that shardlang leaves out is an error)
 auto const statement_def = if_statement | while_statement | for_statement | try_statement | with_statement |
-                           function_def | decorated | simple_statement | act(unexpected_indent)[indent] |
+                           function_def | class_def | decorated | simple_statement |
+                           act(unexpected_indent)[indent] |
                            act(stray_clause)[kw("else") | kw("elif") | kw("except") | kw("finally")] |
-                           act(unsupported_statement)[kw("class") | kw("async") | kw("yield") | kw("await")];
+                           act(unsupported_statement)[kw("async") | kw("await")];
 
 // file_input: (NEWLINE | statement)* end-of-input
 auto const file_input_def = act(make_body)[*(newline | statement)] > named("a statement")[x3::eoi];
 
-BOOST_SPIRIT_DEFINE(statement, simple_statement, small_statement, function_def, parameters, file_input)
+BOOST_SPIRIT_DEFINE(statement, simple_statement, small_statement, function_def, class_def, parameters, file_input)
 
 }  // namespace lang::grammar::statement_grammar

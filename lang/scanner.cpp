@@ -36,6 +36,48 @@ bool is_string_prefix(std::string_view word) {
          lower == "fr" || lower == "rb" || lower == "br";
 }
 
+// The length of the well-formed UTF-8 sequence at text[i] (Unicode's table
+// 3-7: no overlong forms, no surrogates, nothing past U+10FFFF), or 0.
+std::size_t utf8_sequence_at(std::string_view text, std::size_t i) {
+  auto byte = [&](std::size_t k) { return k < text.size() ? static_cast<unsigned char>(text[k]) : 0; };
+  auto continuation = [&](std::size_t k, unsigned char low = 0x80, unsigned char high = 0xBF) {
+    return byte(k) >= low && byte(k) <= high;
+  };
+  unsigned char lead = byte(i);
+  if (lead < 0x80) return 1;
+  if (lead >= 0xC2 && lead <= 0xDF) return continuation(i + 1) ? 2 : 0;
+  if (lead >= 0xE0 && lead <= 0xEF) {
+    unsigned char low = lead == 0xE0 ? 0xA0 : 0x80, high = lead == 0xED ? 0x9F : 0xBF;
+    return continuation(i + 1, low, high) && continuation(i + 2) ? 3 : 0;
+  }
+  if (lead >= 0xF0 && lead <= 0xF4) {
+    unsigned char low = lead == 0xF0 ? 0x90 : 0x80, high = lead == 0xF4 ? 0x8F : 0xBF;
+    return continuation(i + 1, low, high) && continuation(i + 2) && continuation(i + 3) ? 4 : 0;
+  }
+  return 0;
+}
+
+// CPython's errors for a source that is not UTF-8 text: the offset of the
+// first byte that does not begin a well-formed sequence, or of a NUL.
+std::optional<ScanError> encoding_error(std::string_view text, std::size_t from) {
+  for (std::size_t i = from; i < text.size();) {
+    if (text[i] == '\0') return ScanError{static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i + 1),
+                                          "source code cannot contain null bytes"};
+    std::size_t length = utf8_sequence_at(text, i);
+    if (length == 0) {
+      static constexpr char hex[] = "0123456789abcdef";
+      auto bad = static_cast<unsigned char>(text[i]);
+      auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(i), '\n') + 1;
+      return ScanError{static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i + 1),
+                       std::string("Non-UTF-8 code starting with '\\x") + hex[bad >> 4] + hex[bad & 15] + "' on line " +
+                           std::to_string(line) +
+                           ", but no encoding declared; see https://peps.python.org/pep-0263/ for details"};
+    }
+    i += length;
+  }
+  return std::nullopt;
+}
+
 const char* closing_for(char open) {
   switch (open) {
     case '(': return ")";
@@ -49,7 +91,9 @@ class Scanner {
   explicit Scanner(std::string_view source) : source_(source) {}
 
   ScannedText run() {
-    std::size_t i = 0;
+    // A UTF-8 byte order mark is accepted and skipped, as CPython does.
+    std::size_t i = source_.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+    out_.error = encoding_error(source_, i);
     while (i < source_.size() && !out_.error) i = at_line_start_ && brackets_.empty() ? line_start(i) : token(i);
     if (!out_.error) finish();
     // The end of the text stands for the end of the last code, so errors

@@ -10,6 +10,8 @@
 //     so the grammar's skipper only skips ' ';
 //   - string literals (all quote forms, prefixes, f-strings) are copied as
 //     units, so a '#' or a bracket inside a string means nothing here.
+// The source must be UTF-8 without NUL bytes (a leading byte order mark is
+// skipped); otherwise the error is CPython's, at the offending byte.
 // Every output byte keeps the source offset it came from (the offset map),
 // so spans found in the output are turned back into source spans.
 #pragma once

@@ -51,4 +51,13 @@ SourceRange resolve(const Span& span) {
   return span.file->resolve(span);
 }
 
+Span first_line(const Span& span) {
+  if (span.empty()) return span;
+  const std::string& text = span.file->text();
+  auto newline = text.find('\n', span.begin);
+  Span out = span;
+  if (newline != std::string::npos && newline < span.end) out.end = static_cast<std::uint32_t>(newline);
+  return out;
+}
+
 }  // namespace lang

@@ -66,4 +66,7 @@ class SourceFile : public std::enable_shared_from_this<SourceFile> {
 // Resolves a span that may be empty (then the range is unknown).
 SourceRange resolve(const Span& span);
 
+// The part of `span` on its first line: a compound statement's header.
+Span first_line(const Span& span);
+
 }  // namespace lang

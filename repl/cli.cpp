@@ -1,6 +1,7 @@
 #include "repl/cli.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -9,6 +10,10 @@
 
 #include "repl/console.hpp"
 #include "repl/repl.hpp"
+#ifdef SHARDLANG_LSP
+#include "repl/lsp/config.hpp"
+#include "repl/lsp/server.hpp"
+#endif
 #include "shardlang/shardlang.hpp"
 
 namespace repl {
@@ -18,6 +23,7 @@ namespace {
 constexpr const char* usage = R"(usage: shardlang [flags] run FILE [ARGS...]   run a script (also: shardlang FILE)
        shardlang [flags] check FILE...        types and shardings only; no data is computed
        shardlang [flags] [repl]               the interactive prompt
+       shardlang [flags] lsp                  a Language Server Protocol server on stdio
        shardlang --version | --help
 
 flags (before or after the command word, before the file):
@@ -29,6 +35,8 @@ flags (before or after the command word, before the file):
   --profile                 run: print where the time went
   --trace OUT.json          run: write a trace of the run
   --format text|json        check: how diagnostics are printed (default text)
+  --mesh NAME=SIZE,...      lsp: a context mesh set before each file is checked
+  --time-limit SECONDS      lsp: how long one check may run (default 5)
 
 exit status: 0 success; 1 an uncaught error (run) or diagnostics found (check);
 2 a usage or I/O error.
@@ -78,6 +86,8 @@ class ArgumentParser {
     if (line_.profile && line_.command != Command::run && line_.command != Command::check)
       return UsageError{"--profile is an option of `run` and `check`"};
     if (format_given_ && line_.command != Command::check) return UsageError{"--format is an option of `check`"};
+    if ((line_.mesh || line_.time_limit_seconds) && line_.command != Command::lsp)
+      return UsageError{std::string(line_.mesh ? "--mesh" : "--time-limit") + " is an option of `lsp`"};
     return line_;
   }
 
@@ -109,13 +119,12 @@ class ArgumentParser {
       line_.profile = true;
     } else if (name == "--platform") {
       if (auto value = value_of(name, inline_value)) {
-        if (!is_one_of(*value, {"tpu", "cpu"})) fail("--platform must be tpu or cpu, not '" + *value + "'");
+        if (auto problem = platform_problem(*value)) fail("--" + *problem);
         line_.platform = *value;
       }
     } else if (name == "--chip") {
       if (auto value = value_of(name, inline_value)) {
-        if (!is_one_of(*value, {"v2", "v3", "v4", "v5e", "v5p", "v6e"}))
-          fail("--chip must be one of v2 v3 v4 v5e v5p v6e, not '" + *value + "'");
+        if (auto problem = chip_problem(*value)) fail("--" + *problem);
         line_.chip = *value;
       }
     } else if (name == "--devices") {
@@ -132,6 +141,17 @@ class ArgumentParser {
         line_.host_memory_bytes = parse_size(*value);
         if (!line_.host_memory_bytes || *line_.host_memory_bytes == 0)
           fail("--host-memory needs a size such as 4G or 512M, not '" + *value + "'");
+      }
+    } else if (name == "--mesh") {
+      if (auto value = value_of(name, inline_value)) line_.mesh = *value;
+    } else if (name == "--time-limit") {
+      if (auto value = value_of(name, inline_value)) {
+        char* end = nullptr;
+        double seconds = std::strtod(value->c_str(), &end);
+        if (value->empty() || *end != '\0' || !(seconds > 0) || seconds > 1e9)
+          fail("--time-limit needs a positive number of seconds, not '" + *value + "'");
+        else
+          line_.time_limit_seconds = seconds;
       }
     } else if (name == "--trace") {
       if (auto value = value_of(name, inline_value)) line_.trace_path = *value;
@@ -166,6 +186,10 @@ class ArgumentParser {
         line_.command = Command::repl;
         return false;
       }
+      if (argument == "lsp") {
+        line_.command = Command::lsp;
+        return false;
+      }
       if (!is_file_(argument) && !argument.ends_with(".shl")) {
         fail("unknown command '" + argument + "' (and no such file)");
         return false;
@@ -179,6 +203,9 @@ class ArgumentParser {
         return true;
       case Command::check:
         line_.files.push_back(argument);
+        return false;
+      case Command::lsp:
+        fail("lsp takes no file: the editor opens them");
         return false;
       default:
         fail("repl takes no file; to run one: shardlang run " + argument);
@@ -206,6 +233,9 @@ shardlang::Options options_for(const CommandLine& line) {
   options.script_arguments = line.script_arguments;
   options.processes = line.processes;
   options.profile = line.profile || line.trace_path.has_value();
+  if (line.host_memory_bytes)
+    options.host_memory_bytes = static_cast<std::int64_t>(
+        std::min<std::uint64_t>(*line.host_memory_bytes, std::numeric_limits<std::int64_t>::max()));
   // The CLI lets np.load/np.save reach the working directory (cli.md).
   std::error_code error;
   std::filesystem::path working_directory = std::filesystem::current_path(error);
@@ -217,19 +247,12 @@ shardlang::Options options_for(const CommandLine& line) {
 // over the processes, in equal blocks.
 std::optional<std::string> job_usage_error(const CommandLine& line, const shardlang::ProcessGroup& group) {
   if (group.count() == 1) return std::nullopt;
-  if (line.command == Command::check || line.command == Command::repl)
-    return "under mpirun with several processes only `run` works: start `check` and the REPL without mpirun";
+  if (line.command == Command::check || line.command == Command::repl || line.command == Command::lsp)
+    return "under mpirun with several processes only `run` works: start `check`, `lsp` and the REPL without mpirun";
   int devices = line.devices.value_or(shardlang::Options{}.devices);
   if (devices % group.count() != 0)
     return "--devices " + std::to_string(devices) + " cannot be split evenly over " + std::to_string(group.count()) +
            " processes: the device count must be a multiple of mpirun's -np";
-  return std::nullopt;
-}
-
-// Flags the public API cannot carry yet: refusing them is better than
-// silently running without what the user asked for.
-std::optional<std::string> unsupported_flag(const CommandLine& line) {
-  if (line.host_memory_bytes) return "--host-memory";
   return std::nullopt;
 }
 
@@ -286,7 +309,43 @@ int check_files(const CommandLine& line) {
   return found_errors ? exit_failure : exit_success;
 }
 
+// `shardlang lsp`: the flags become the server's settings, which win over
+// configuration files (repl/lsp/config.hpp).
+int run_language_server(const CommandLine& line) {
+#ifdef SHARDLANG_LSP
+  lsp::Settings flags;
+  flags.platform = line.platform;
+  flags.chip = line.chip;
+  flags.devices = line.devices;
+  flags.time_limit_seconds = line.time_limit_seconds;
+  if (line.mesh) {
+    auto mesh = lsp::parse_mesh(*line.mesh);
+    if (auto* problem = std::get_if<std::string>(&mesh)) {
+      print_error("--mesh: " + *problem);
+      return exit_usage;
+    }
+    flags.mesh = std::get<std::vector<shardlang::MeshAxis>>(mesh);
+  }
+  return lsp::run_server(flags);
+#else
+  (void)line;
+  print_error("this shardlang was built without the language server (it needs the Debian packages "
+              "nlohmann-json3-dev and libtomlplusplus-dev at build time)");
+  return exit_usage;
+#endif
+}
+
 }  // namespace
+
+std::optional<std::string> platform_problem(const std::string& value) {
+  if (is_one_of(value, {"tpu", "cpu"})) return std::nullopt;
+  return "platform must be tpu or cpu, not '" + value + "'";
+}
+
+std::optional<std::string> chip_problem(const std::string& value) {
+  if (is_one_of(value, {"v2", "v3", "v4", "v5e", "v5p", "v6e"})) return std::nullopt;
+  return "chip must be one of v2 v3 v4 v5e v5p v6e, not '" + value + "'";
+}
 
 std::optional<std::uint64_t> parse_size(const std::string& text) {
   if (text.empty() || text[0] < '0' || text[0] > '9') return std::nullopt;
@@ -330,10 +389,6 @@ int run_command_line(const std::vector<std::string>& arguments) {
     return exit_usage;
   }
   CommandLine line = std::get<CommandLine>(parsed);
-  if (auto flag = unsupported_flag(line)) {
-    print_error(*flag + " is not yet supported");
-    return exit_usage;
-  }
   // Under mpirun: this process's part of the job (docs/scale-out.md).
   std::shared_ptr<shardlang::ProcessGroup> group;
   if (shardlang::ProcessGroup::launched_process_count() > 0) {
@@ -366,6 +421,8 @@ int run_command_line(const std::vector<std::string>& arguments) {
       return check_files(line);
     case Command::repl:
       return run_repl(options_for(line));
+    case Command::lsp:
+      return run_language_server(line);
   }
   return exit_usage;
 }

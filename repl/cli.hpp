@@ -1,4 +1,4 @@
-// The command line of cli.md: `shardlang run|check|repl`, `shardlang FILE`,
+// The command line of cli.md: `shardlang run|check|repl|lsp`, `shardlang FILE`,
 // `--version`, `--help`. Written against the public API only
 // (include/shardlang/shardlang.hpp), as lua.c is written against lua.h.
 #pragma once
@@ -15,7 +15,7 @@
 
 namespace repl {
 
-enum class Command { run, check, repl, version, help };
+enum class Command { run, check, repl, lsp, version, help };
 enum class DiagnosticFormat { text, json };
 
 struct CommandLine {
@@ -30,6 +30,9 @@ struct CommandLine {
   std::optional<std::string> trace_path;
   // `check` only.
   DiagnosticFormat format = DiagnosticFormat::text;
+  // `lsp` only: a context mesh ("data=2,model=4") and a check's time limit.
+  std::optional<std::string> mesh;
+  std::optional<double> time_limit_seconds;
   // `run`: exactly one; `check`: one or more; otherwise none.
   std::vector<std::string> files;
   std::vector<std::string> script_arguments;  // `run`: what follows the file
@@ -50,6 +53,11 @@ std::variant<CommandLine, UsageError> parse_command_line(const std::vector<std::
 // "4G", "512M", "64K", "1024": a byte count (binary multiples); nullopt when
 // the text is not one.
 std::optional<std::uint64_t> parse_size(const std::string& text);
+
+// Whether a --platform / --chip value (or a configuration's) is one the
+// interpreter accepts: nullopt when it is, else the message.
+std::optional<std::string> platform_problem(const std::string& value);
+std::optional<std::string> chip_problem(const std::string& value);
 
 // The --help text.
 const char* usage_text();

@@ -59,7 +59,7 @@ class Expectations:
 
 def read_expectations(path):
     expected = Expectations()
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(path.read_bytes().decode("utf-8", "replace").splitlines(), 1):
         matches = list(DIRECTIVE.finditer(line))
         # Several directives may share a line; each one's text ends where the next begins.
         for match, following in zip(matches, matches[1:] + [None]):
@@ -164,7 +164,7 @@ def update_expectations(binary, path, expected, timeout):
     """Rewrites the file's one block of `# expect:` lines with run's stdout; a reason when it cannot."""
     if expected.run_error is not None:
         return "it expects an error"
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = path.read_bytes().decode("utf-8", "replace").splitlines()
     block = [i for i, line in enumerate(lines) if re.fullmatch(r"#\s*expect:.*", line)]
     if not block or block != list(range(block[0], block[0] + len(block))) or len(block) != len(expected.stdout):
         return "its `# expect:` lines are not one block of whole lines"

@@ -4,6 +4,7 @@
 
 #include "typecheck/python_repr.hpp"
 #include "typecheck/rule_support.hpp"
+#include "typecheck/shape_arithmetic.hpp"
 
 namespace typecheck {
 
@@ -202,7 +203,9 @@ Checked<ArrayType> all_gather_rule(const ArrayType& operand, const AxisList& axe
   ArrayType out = std::move(prepared).value();
   const std::int64_t size = total_size(axes, context);
   if (tiled) {
-    out.shape[dim.value()] *= size;
+    Checked<std::int64_t> gathered = scaled_dimension(out.shape[dim.value()], size);
+    if (!gathered) return gathered.error();
+    out.shape[dim.value()] = gathered.value();
   } else {
     out.shape.insert(out.shape.begin() + static_cast<std::ptrdiff_t>(dim.value()), size);
     if (out.sharding.dims.size() + 1 == out.shape.size())
@@ -303,7 +306,9 @@ Checked<ArrayType> all_to_all_rule(const ArrayType& operand, const AxisList& axe
   out.manual.varying = varying.value();
   if (tiled) {
     out.shape[split.value()] /= size;
-    out.shape[concat.value()] *= size;
+    Checked<std::int64_t> concatenated = scaled_dimension(out.shape[concat.value()], size);
+    if (!concatenated) return concatenated.error();
+    out.shape[concat.value()] = concatenated.value();
     return out;
   }
   // np.insert(np.delete(shape, split_axis), concat_axis, axis_size)

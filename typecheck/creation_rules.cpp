@@ -117,7 +117,10 @@ Checked<ArrayType> like_rule(std::string_view api_name, const ArrayType& like, E
 Checked<Shape> arange_shape(double start, double stop, double step) {
   if (step == 0) return Error{ErrorClass::ValueError, "arange: step cannot be zero"};
   const double count = std::ceil((stop - start) / step);
-  return Shape{count > 0 ? static_cast<std::int64_t>(count) : 0};
+  if (!(count > 0)) return Shape{0};  // also NaN
+  // 2^63: the first double past every int64.
+  if (!(count < 9223372036854775808.0)) return Error{ErrorClass::ValueError, "Maximum allowed size exceeded"};
+  return Shape{static_cast<std::int64_t>(count)};
 }
 
 Shape eye_shape(std::int64_t rows, std::optional<std::int64_t> columns) { return {rows, columns.value_or(rows)}; }

@@ -6,6 +6,7 @@
 
 #include "typecheck/python_repr.hpp"
 #include "typecheck/rule_support.hpp"
+#include "typecheck/shape_arithmetic.hpp"
 
 namespace typecheck {
 
@@ -24,9 +25,11 @@ std::optional<Shape> broadcast_shapes(std::span<const Shape> shapes) {
 
 namespace {
 
-std::int64_t product(std::span<const std::int64_t> sizes) {
-  return std::accumulate(sizes.begin(), sizes.end(), std::int64_t{1}, std::multiplies<>());
-}
+// The size of a shape: an existing array's, so it fits.
+std::int64_t product(std::span<const std::int64_t> sizes) { return checked_product(sizes).value_or(-1); }
+
+// Whether `sizes`, which a user wrote, hold exactly `size` elements.
+bool has_size(std::span<const std::int64_t> sizes, std::int64_t size) { return checked_product(sizes) == size; }
 
 Error unsupported_reshape(const ArrayType& operand, std::span<const std::int64_t> new_sizes) {
   return Error{ErrorClass::ShardingTypeError,
@@ -96,22 +99,22 @@ Checked<Shape> resolve_reshape_sizes(std::span<const std::int64_t> operand_shape
     if (each < -1)
       return Error{ErrorClass::TypeError, "reshape new_sizes must all be positive, got " + python_shape_repr(sizes) + "."};
   if (unknowns == 1) {
-    std::int64_t known = 1;
-    for (std::int64_t each : sizes)
-      if (each != -1) known *= each;
+    Shape known_sizes;
+    std::copy_if(sizes.begin(), sizes.end(), std::back_inserter(known_sizes), [](std::int64_t each) { return each != -1; });
+    std::optional<std::int64_t> product_of_known = checked_product(known_sizes);
+    const std::int64_t known = product_of_known.value_or(0);
     if (known == 0 || size % known != 0)
       return Error{ErrorClass::TypeError, "cannot reshape array of shape " + python_shape_repr(operand_shape) +
                                               " (size " + std::to_string(size) + ") into shape " +
                                               python_shape_repr(sizes) +
                                               " because the product of specified axis sizes (" +
-                                              std::to_string(known) + ") does not evenly divide " +
+                                              exact_product_text(known_sizes) + ") does not evenly divide " +
                                               std::to_string(size)};
     *std::find(resolved.begin(), resolved.end(), -1) = size / known;
-  } else if (product(sizes) != size) {
+  } else if (!has_size(sizes, size)) {
     return Error{ErrorClass::TypeError, "cannot reshape array of shape " + python_shape_repr(operand_shape) +
                                             " (size " + std::to_string(size) + ") into shape " +
-                                            python_shape_repr(sizes) + " (size " + std::to_string(product(sizes)) +
-                                            ")"};
+                                            python_shape_repr(sizes) + " (size " + exact_product_text(sizes) + ")"};
   }
   return resolved;
 }
@@ -123,10 +126,10 @@ Checked<ArrayType> reshape_rule(const ArrayType& operand, std::span<const std::i
     if (each < 0)
       return Error{ErrorClass::TypeError,
                    "reshape new_sizes must all be positive, got " + python_shape_repr(new_sizes) + "."};
-  if (product(new_sizes) != product(operand.shape))
+  if (!has_size(new_sizes, product(operand.shape)))
     return Error{ErrorClass::TypeError, "reshape total size must be unchanged, got new_sizes " +
                                             python_shape_repr(new_sizes) + " (of total " +
-                                            std::to_string(product(new_sizes)) + ") for shape " +
+                                            exact_product_text(new_sizes) + ") for shape " +
                                             python_shape_repr(operand.shape) + " (of total " +
                                             std::to_string(product(operand.shape)) + ")."};
   if (dimensions) {

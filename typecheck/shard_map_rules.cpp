@@ -4,6 +4,7 @@
 
 #include "typecheck/python_repr.hpp"
 #include "typecheck/rule_support.hpp"
+#include "typecheck/shape_arithmetic.hpp"
 
 namespace typecheck {
 
@@ -425,8 +426,11 @@ Checked<ArrayType> shard_map_output_type(const ShardMapSignature& signature, con
                                                  " and out_aval=" + body.short_str()};
 
   Shape global = body.shape;
-  for (std::size_t dim = 0; dim < spec.partitions().size() && dim < global.size(); ++dim)
-    global[dim] *= product_of_sizes(*signature.mesh, spec.partitions()[dim]);
+  for (std::size_t dim = 0; dim < spec.partitions().size() && dim < global.size(); ++dim) {
+    Checked<std::int64_t> size = scaled_dimension(global[dim], product_of_sizes(*signature.mesh, spec.partitions()[dim]));
+    if (!size) return size.error();
+    global[dim] = size.value();
+  }
 
   // Per dimension: the out_spec's axes, then the Explicit axes still in the body's spec.
   std::vector<SpecEntry> entries(body.ndim());

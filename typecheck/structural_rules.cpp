@@ -5,6 +5,7 @@
 
 #include "typecheck/python_repr.hpp"
 #include "typecheck/rule_support.hpp"
+#include "typecheck/shape_arithmetic.hpp"
 #include "typecheck/shape_rules.hpp"
 
 namespace typecheck {
@@ -100,7 +101,9 @@ Checked<ArrayType> concatenate_rule(std::span<const ArrayType> operands, std::in
                                             "than the one being concatenated: concatenating along dimension " +
                                                 std::to_string(dimension) + " for shapes " + shapes_joined(operands) +
                                                 "."};
-    shape[dim] += each.shape[dim];
+    std::optional<std::int64_t> joined = checked_add(shape[dim], each.shape[dim]);
+    if (!joined) return array_too_big();
+    shape[dim] = *joined;
   }
   if (auto error = mesh_error(operands)) return *error;
   std::vector<const ArrayType*> all;
@@ -201,7 +204,12 @@ Checked<ArrayType> pad_rule(const ArrayType& operand, const ArrayType& padding_v
       return Error{ErrorClass::ValueError,
                    "interior padding in padding_config must be nonnegative, got padding_config " + config_repr()};
     const std::int64_t size = operand.shape[dim];
-    shape.push_back(config[dim].low + config[dim].high + size + std::max<std::int64_t>(size - 1, 0) * config[dim].interior);
+    // low + high + size + (size - 1) * interior, each step checked.
+    std::optional<std::int64_t> padded = checked_multiply(std::max<std::int64_t>(size - 1, 0), config[dim].interior);
+    for (std::int64_t term : {config[dim].low, config[dim].high, size})
+      if (padded) padded = checked_add(*padded, term);
+    if (!padded) return array_too_big();
+    shape.push_back(*padded);
   }
   if (std::any_of(shape.begin(), shape.end(), [](std::int64_t s) { return s < 0; }))
     return Error{ErrorClass::ValueError, "Dimension size after padding is not at least 0, got result shape " +
@@ -224,7 +232,11 @@ Checked<ArrayType> tile_rule(const ArrayType& operand, std::span<const std::int6
       return Error{ErrorClass::ShardingTypeError, "Operand cannot be sharded on dimension " + std::to_string(dim) +
                                                       " when the tiling is non-trivial. Got input type: " +
                                                       long_str(operand) + " with reps: " + ints_tuple_repr(reps)};
-  for (std::size_t dim = 0; dim < padded.ndim(); ++dim) padded.shape[dim] *= full_reps[dim];
+  for (std::size_t dim = 0; dim < padded.ndim(); ++dim) {
+    std::optional<std::int64_t> tiled = checked_multiply(padded.shape[dim], full_reps[dim]);
+    if (!tiled) return array_too_big();
+    padded.shape[dim] = *tiled;
+  }
   return padded;
 }
 

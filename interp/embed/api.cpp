@@ -2,10 +2,13 @@
 // evaluator. No C++ exception leaves these functions: errors become
 // Diagnostics at this boundary.
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <new>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "devices/chrome_trace.hpp"
 #include "interp/embed/api_state.hpp"
@@ -30,6 +33,7 @@ struct Value::Impl {
   double number = 0;
   std::string text;          // a string's value, or the repr of an `other`
   std::vector<Value> items;  // list or tuple
+  Array array;               // an array
   interp::Value original;    // an `other` value, to hand back to the same interpreter
 };
 
@@ -99,6 +103,14 @@ Value Value::tuple(std::vector<Value> items) {
   return Value(std::move(impl));
 }
 
+Value Value::array(Array array) {
+  if (!array) return Value();
+  auto impl = std::make_shared<Impl>();
+  impl->kind = Kind::array;
+  impl->array = std::move(array);
+  return Value(std::move(impl));
+}
+
 Value::Kind Value::kind() const { return impl_->kind; }
 bool Value::as_bool() const { return impl_->kind == Kind::boolean ? impl_->boolean : impl_->integer != 0; }
 std::int64_t Value::as_int() const {
@@ -116,6 +128,11 @@ const std::vector<Value>& Value::items() const {
   return impl_->kind == Kind::list || impl_->kind == Kind::tuple ? impl_->items : empty_items();
 }
 
+const Array& Value::as_array() const {
+  static const Array empty;
+  return impl_->kind == Kind::array ? impl_->array : empty;
+}
+
 std::string Value::repr() const {
   switch (impl_->kind) {
     case Kind::none: return "None";
@@ -131,6 +148,7 @@ std::string Value::repr() const {
       if (!is_list && impl_->items.size() == 1) out += ",";
       return out + (is_list ? "]" : ")");
     }
+    case Kind::array: return impl_->text;
     case Kind::other: return impl_->text;
   }
   return {};
@@ -227,6 +245,10 @@ Value to_host(interp::Evaluator& evaluator, const interp::Value& value, int dept
   }
   auto impl = std::make_shared<Value::Impl>();
   impl->kind = Value::Kind::other;
+  if (auto array = array_to_host(value)) {
+    impl->kind = Value::Kind::array;
+    impl->array = std::move(*array);
+  }
   impl->original = value;
   try {
     impl->text = evaluator.repr(value);
@@ -236,7 +258,7 @@ Value to_host(interp::Evaluator& evaluator, const interp::Value& value, int dept
   return Value(std::move(impl));
 }
 
-interp::Value from_host(const Value& value) {
+interp::Value from_host(interp::Evaluator& evaluator, const Value& value) {
   switch (value.kind()) {
     case Value::Kind::none: return interp::Value::none();
     case Value::Kind::boolean: return interp::Value::boolean(value.as_bool());
@@ -246,9 +268,10 @@ interp::Value from_host(const Value& value) {
     case Value::Kind::list:
     case Value::Kind::tuple: {
       std::vector<interp::Value> items;
-      for (const auto& item : value.items()) items.push_back(from_host(item));
+      for (const auto& item : value.items()) items.push_back(from_host(evaluator, item));
       return value.kind() == Value::Kind::list ? interp::make_list(std::move(items)) : interp::make_tuple(std::move(items));
     }
+    case Value::Kind::array: return array_from_host(evaluator, value.as_array());
     case Value::Kind::other: return value.impl()->original;
   }
   return interp::Value::none();
@@ -275,7 +298,7 @@ class HostFunctionObject : public interp::Object {
     } catch (...) {
       interp::raise(interp::exc::RuntimeError(), name_ + "() failed in the host");
     }
-    if (result->value) return from_host(*result->value);
+    if (result->value) return from_host(evaluator, *result->value);
     interp::TypeRef cls = interp::exc::find(result->error_type);
     if (!cls) {
       interp::raise(interp::exc::RuntimeError(),
@@ -318,6 +341,7 @@ std::string exception_line(interp::Evaluator& evaluator, interp::ExceptionObject
 // JAX's message text, which is fixed (the messages are JAX's own so that
 // they can be searched for). The first row that matches wins.
 std::string diagnostic_code(const std::string& type, const std::string& message) {
+  if (type == "TimeoutError") return lang::code::time_limit;
   if (type == "NameError" || type == "UnboundLocalError") {
     if (message.find("unbound axis name") != std::string::npos) return "sharding/unbound-axis";
     return lang::code::name;
@@ -363,6 +387,8 @@ std::string diagnostic_code(const std::string& type, const std::string& message)
   return lang::code::runtime;
 }
 
+}  // namespace
+
 Diagnostic from_exception(interp::Evaluator& evaluator, interp::ExceptionObject& exception) {
   Diagnostic d;
   d.severity = Severity::error;
@@ -387,10 +413,14 @@ Diagnostic from_exception(interp::Evaluator& evaluator, interp::ExceptionObject&
   };
   for (const auto& [span, message] : exception.notes) d.notes.push_back(DiagnosticNote{to_location(lang::resolve(span)), message});
   d.hint = exception.hint;
+  for (const auto& fix : exception.fixes)
+    d.fixes.push_back(Fix{fix.title, to_location(lang::resolve(fix.where)), fix.replacement});
   if (!exception.cause.is_none()) add_chained(exception.cause, "the direct cause of this error: ");
   else add_chained(exception.context, "raised while handling: ");
   return d;
 }
+
+namespace {
 
 // Check mode's warning where it stopped following a function.
 Diagnostic data_dependent_branch(const lang::Span& span) {
@@ -404,6 +434,8 @@ Diagnostic data_dependent_branch(const lang::Span& span) {
   return d;
 }
 
+}  // namespace
+
 Diagnostic internal_error(std::string message) {
   Diagnostic d;
   d.code = lang::code::runtime;
@@ -411,19 +443,25 @@ Diagnostic internal_error(std::string message) {
   return d;
 }
 
-}  // namespace
-
 // ------------------------------------------------------------ Interpreter
 
 namespace {
 
 // Marks which evaluator interrupt() should reach while a run is under way.
+// interrupt() may run on another thread (or in a signal handler) while the
+// scope ends and check mode's evaluator is freed: it counts itself in
+// `interrupting` before reading the slot, and the scope waits, after putting
+// the previous evaluator back, until no interrupt() can still hold its own.
 struct RunningScope {
-  RunningScope(std::atomic<interp::Evaluator*>& slot, interp::Evaluator& evaluator) : slot_(slot) {
-    previous_ = slot_.exchange(&evaluator);
+  RunningScope(std::atomic<interp::Evaluator*>& running, const std::atomic<int>& interrupting,
+               interp::Evaluator& evaluator)
+      : running_(running), interrupting_(interrupting), previous_(running.exchange(&evaluator)) {}
+  ~RunningScope() {
+    running_.store(previous_);
+    while (interrupting_.load() != 0) std::this_thread::yield();
   }
-  ~RunningScope() { slot_.store(previous_); }
-  std::atomic<interp::Evaluator*>& slot_;
+  std::atomic<interp::Evaluator*>& running_;
+  const std::atomic<int>& interrupting_;
   interp::Evaluator* previous_;
 };
 
@@ -438,6 +476,7 @@ Result execute(interp::Evaluator& evaluator, std::string_view source, std::strin
   std::vector<Diagnostic> diagnostics;
   std::string exception_type;
   evaluator.interrupt_requested.store(false);  // a Ctrl-C that arrived after the last run ended is stale
+  evaluator.budget.start();  // the budget is per call
   interp::run_with_large_stack([&]() {
     try {
       evaluator.measure_stack();
@@ -531,7 +570,7 @@ Diagnostic io_error(const std::string& path) {
 
 Interpreter::Interpreter(Options options) : state_(std::make_unique<State>()) {
   state_->options = std::move(options);
-  state_->evaluator = state_->make_evaluator(interp::Evaluator::Mode::run);
+  state_->evaluator = state_->make_evaluator(interp::Evaluator::Mode::run, state_->options.profile);
 }
 
 Interpreter::~Interpreter() {
@@ -543,7 +582,7 @@ Interpreter& Interpreter::operator=(Interpreter&&) noexcept = default;
 
 Result Interpreter::run(std::string_view source, std::string_view name) {
   state_->check_costs.reset();
-  RunningScope running(state_->running, *state_->evaluator);
+  RunningScope running(state_->running, state_->interrupting, *state_->evaluator);
   return execute(*state_->evaluator, source, name, RunKind::script, &state_->sources);
 }
 
@@ -555,16 +594,16 @@ Result Interpreter::run_file(const std::string& path) {
 
 Result Interpreter::run_interactive(std::string_view source, std::string_view name) {
   state_->check_costs.reset();
-  RunningScope running(state_->running, *state_->evaluator);
+  RunningScope running(state_->running, state_->interrupting, *state_->evaluator);
   return execute(*state_->evaluator, source, name, RunKind::interactive, &state_->sources);
 }
 
 std::vector<Diagnostic> Interpreter::check(std::string_view source, std::string_view name) {
   try {
-    auto evaluator = state_->make_evaluator(interp::Evaluator::Mode::check);
+    auto evaluator = state_->make_evaluator(interp::Evaluator::Mode::check, state_->options.profile);
     std::vector<Diagnostic> diagnostics;
     {
-      RunningScope running(state_->running, *evaluator);
+      RunningScope running(state_->running, state_->interrupting, *evaluator);
       diagnostics = execute(*evaluator, source, name, RunKind::script).diagnostics();
     }
     state_->check_costs = evaluator->runtime->costs;
@@ -619,9 +658,10 @@ std::optional<Value> Interpreter::get(const std::string& name) const {
 
 void Interpreter::set(const std::string& name, Value value) {
   try {
-    state_->evaluator->globals[name] = from_host(value);
+    state_->evaluator->globals[name] = from_host(*state_->evaluator, value);
   } catch (...) {
-    // Out of memory while storing: the variable stays unset.
+    // Out of memory, or an array another interpreter's devices could not
+    // take: the variable stays unset.
   }
 }
 
@@ -654,44 +694,51 @@ std::vector<std::string> Interpreter::global_names() const {
   return names;
 }
 
+std::optional<interp::Value> resolve_dotted_name(interp::Evaluator& evaluator, std::string_view dotted_name) {
+  evaluator.measure_stack();
+  std::vector<std::string> parts;
+  std::string current;
+  for (char c : dotted_name) {
+    if (c == '.') {
+      parts.push_back(current);
+      current.clear();
+    } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || static_cast<unsigned char>(c) >= 0x80) {
+      current += c;
+    } else {
+      return std::nullopt;
+    }
+  }
+  parts.push_back(current);
+  for (const auto& part : parts)
+    if (part.empty() || std::isdigit(static_cast<unsigned char>(part[0]))) return std::nullopt;
+  const interp::Value* root = evaluator.lookup_global(parts[0]);
+  if (!root) return std::nullopt;
+  interp::Value value = *root;
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    auto next = evaluator.find_attribute(value, parts[i]);
+    if (!next) return std::nullopt;
+    value = *next;
+  }
+  return value;
+}
+
 std::vector<std::string> Interpreter::member_names(std::string_view expression) const {
   try {
-    interp::Evaluator& evaluator = *state_->evaluator;
-    evaluator.measure_stack();
     // Only a dotted name is looked up, so completing never runs code.
-    std::vector<std::string> parts;
-    std::string current;
-    for (char c : expression) {
-      if (c == '.') {
-        parts.push_back(current);
-        current.clear();
-      } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || static_cast<unsigned char>(c) >= 0x80) {
-        current += c;
-      } else {
-        return {};
-      }
-    }
-    parts.push_back(current);
-    for (const auto& part : parts)
-      if (part.empty() || std::isdigit(static_cast<unsigned char>(part[0]))) return {};
-    const interp::Value* root = evaluator.lookup_global(parts[0]);
-    if (!root) return {};
-    interp::Value value = *root;
-    for (std::size_t i = 1; i < parts.size(); ++i) {
-      auto next = evaluator.find_attribute(value, parts[i]);
-      if (!next) return {};
-      value = *next;
-    }
-    if (value.is_object()) return value.object()->attribute_names();
-    return interp::type_of(value)->attribute_names();
+    auto value = resolve_dotted_name(*state_->evaluator, expression);
+    if (!value) return {};
+    if (value->is_object()) return value->object()->attribute_names();
+    return interp::type_of(*value)->attribute_names();
   } catch (...) {
     return {};
   }
 }
 
 void Interpreter::interrupt() {
+  state_->interrupting.fetch_add(1);
   interp::Evaluator* running = state_->running.load();
   (running ? running : state_->evaluator.get())->interrupt_requested.store(true);
+  state_->interrupting.fetch_sub(1);
 }
 
 std::string Interpreter::version() { return "0.1.0"; }

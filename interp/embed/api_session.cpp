@@ -71,13 +71,6 @@ class AbstractEvaluation {
   devices::ThreefryMode threefry_mode_;
 };
 
-Diagnostic internal_error(std::string message) {
-  Diagnostic diagnostic;
-  diagnostic.code = lang::code::runtime;
-  diagnostic.message = std::move(message);
-  return diagnostic;
-}
-
 // Diagnostics of the one-line script `prefix + expression` point into the
 // expression as the user typed it.
 void locate_in_expression(Result& result, std::size_t prefix_length, std::string_view expression) {

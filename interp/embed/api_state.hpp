@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -16,6 +17,7 @@
 #include "interp/python/evaluator.hpp"
 #include "interp/library/npy_io.hpp"
 #include "interp/python/objects.hpp"
+#include "interp/ops/array.hpp"
 #include "interp/ops/runtime.hpp"
 #include "lang/source.hpp"
 #include "shardlang/shardlang.hpp"
@@ -35,8 +37,10 @@ struct Interpreter::State {
   Options options;
   RetainedSources sources;  // of the texts run on `evaluator`, which it outlives
   std::unique_ptr<interp::Evaluator> evaluator;
-  // The evaluator running now (the main one, or check mode's own), for interrupt().
+  // The evaluator running now (the main one, or check mode's own), for
+  // interrupt(), and how many interrupt() calls are reading it (RunningScope).
   std::atomic<interp::Evaluator*> running{nullptr};
+  std::atomic<int> interrupting{0};
   // The cost model's charges of the last check, when it ran after the last run.
   std::shared_ptr<interp::CostRecorder> check_costs;
 
@@ -46,15 +50,28 @@ struct Interpreter::State {
     return costs ? costs->profile() : nullptr;
   }
 
-  std::unique_ptr<interp::Evaluator> make_evaluator(interp::Evaluator::Mode mode) const {
+  // `profile`: keep the cost model's charges (Options::profile, or an analysis).
+  std::unique_ptr<interp::Evaluator> make_evaluator(interp::Evaluator::Mode mode, bool profile) const {
     auto evaluator = std::make_unique<interp::Evaluator>();
     evaluator->mode = mode;
-    if (mode == interp::Evaluator::Mode::run) evaluator->output = options.output;
+    if (mode == interp::Evaluator::Mode::run) {
+      evaluator->output = options.output;
+      if (options.display)
+        evaluator->display = [display = options.display](interp::Shown kind, std::string_view text,
+                                                          std::string_view html) {
+          display(Display{kind == interp::Shown::picture ? Display::Kind::picture : Display::Kind::value,
+                          std::string(text), std::string(html)});
+        };
+    }
+    evaluator->budget.max_steps = options.max_steps;
+    evaluator->budget.seconds = options.time_limit_seconds;
     interp::RuntimeOptions runtime;
     if (auto platform = devices::parse_platform(options.platform)) runtime.platform = *platform;
     if (auto chip = devices::parse_chip(options.chip)) runtime.chip = *chip;
     runtime.device_count = options.devices;
-    runtime.profile = options.profile;
+    runtime.profile = profile;
+    if (options.host_memory_bytes > 0) runtime.host_memory_bytes = options.host_memory_bytes;
+    if (options.device_memory_bytes > 0) runtime.device_memory_bytes = options.device_memory_bytes;
     if (options.processes) runtime.processes = processes_of(*options.processes);
     evaluator->runtime = std::make_shared<interp::Runtime>(runtime);
     interp::install_costing(*evaluator);
@@ -70,10 +87,47 @@ struct Interpreter::State {
 enum class RunKind { script, interactive };
 
 // Parses and runs one source text on `evaluator`, on a thread with a large
-// stack; every failure becomes a diagnostic. `interactive` echoes
-// expression statements and binds `_`. The text's source file is kept in
-// `retained` when given.
+// stack, within the evaluator's budget (Options::max_steps and
+// time_limit_seconds, counted afresh for each call); every failure becomes a diagnostic. `interactive` echoes expression
+// statements and binds `_`. The text's source file is kept in `retained`
+// when given (and taken from there when it is already).
 Result execute(interp::Evaluator& evaluator, std::string_view source, std::string_view name, RunKind kind,
                RetainedSources* retained = nullptr);
+
+// Marks which evaluator interrupt() should reach while a run is under way.
+class RunningScope {
+ public:
+  RunningScope(std::atomic<interp::Evaluator*>& slot, interp::Evaluator& evaluator) : slot_(slot) {
+    previous_ = slot_.exchange(&evaluator);
+  }
+  ~RunningScope() { slot_.store(previous_); }
+  RunningScope(const RunningScope&) = delete;
+  RunningScope& operator=(const RunningScope&) = delete;
+
+ private:
+  std::atomic<interp::Evaluator*>& slot_;
+  interp::Evaluator* previous_;
+};
+
+// The value a dotted name ("jnp", "jax.sharding", "x") names in the
+// evaluator's globals and builtins, by attribute lookups only (no code
+// runs); nullopt when a part is missing or the text is not a dotted name.
+std::optional<interp::Value> resolve_dotted_name(interp::Evaluator& evaluator, std::string_view dotted_name);
+
+// Interpreter::State's and Analysis's internal error diagnostic.
+Diagnostic internal_error(std::string message);
+
+// An uncaught exception of a script as a diagnostic (its traceback, notes,
+// hint and stable code); an error outside any script.
+Diagnostic from_exception(interp::Evaluator& evaluator, interp::ExceptionObject& exception);
+Diagnostic internal_error(std::string message);
+
+// Arrays (api_arrays.cpp): an array value as the host sees it (nothing for
+// an abstract one), and the array a host Array or buffer becomes in
+// `evaluator` (raises in the script's terms when it cannot be placed).
+std::optional<Array> array_to_host(const interp::Value& value);
+interp::Value array_from_host(interp::Evaluator& evaluator, const Array& array);
+interp::ArrayRef array_from_host(interp::Evaluator& evaluator, const HostArray& data,
+                                 const std::optional<PartitionSpec>& spec);
 
 }  // namespace shardlang

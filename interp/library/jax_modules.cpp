@@ -22,6 +22,7 @@
 #include "interp/transforms/trace.hpp"
 #include "interp/library/tree_module.hpp"
 #include "typecheck/creation_rules.hpp"
+#include "typecheck/shape_arithmetic.hpp"
 #include "typecheck/shape_rules.hpp"
 
 namespace interp {
@@ -127,17 +128,12 @@ std::vector<typecheck::AxisType> axis_types(Evaluator& evaluator, const Value& v
 }
 
 std::vector<int> ints(Evaluator& evaluator, const Value& value) {
-  if (value.is_integral()) return {static_cast<int>(value.as_int())};
+  if (value.is_integral()) return {c_int(value.as_int())};
   std::vector<int> out;
-  for (const auto& v : evaluator.to_vector(value)) out.push_back(static_cast<int>(evaluator.index_of(v)));
+  for (const auto& v : evaluator.to_vector(value)) out.push_back(c_int(evaluator.index_of(v)));
   return out;
 }
 
-typecheck::Shape shape_argument(Evaluator& evaluator, const Value& value) {
-  typecheck::Shape out;
-  for (int s : ints(evaluator, value)) out.push_back(s);
-  return out;
-}
 
 DeviceMeshRef context_device_mesh(Evaluator& evaluator) {
   auto& rt = runtime_of(evaluator);
@@ -230,8 +226,7 @@ Value create(Evaluator& evaluator, std::string_view api, DType dtype, const type
   aval.dtype = dtype;
   aval.shape = shape;
   aval.sharding = typecheck::Sharding::replicated(nullptr, shape.size());
-  for (auto s : shape)
-    if (s < 0) raise(exc::ValueError(), "negative dimensions are not allowed");
+  if (auto error = typecheck::check_array_size(shape, dtype)) raise_error(*error);
   ArrayRef array = host_array(evaluator, aval, fill);
   if (!out_sharding.is_none()) {
     // The requested sharding checked as JAX types a created array.
@@ -269,7 +264,7 @@ DType optional_dtype(Evaluator& evaluator, const Value& value, DType otherwise) 
   return value.is_none() ? otherwise : dtype_argument(evaluator, value);
 }
 
-std::string picture(Evaluator& evaluator, const ArrayObject& array) {
+std::string picture(Evaluator& evaluator, const ArrayObject& array, devices::PictureFormat format) {
   std::vector<devices::ShardPlacement> placements;
   typecheck::Shape local = array.layout.shard_shape(array.aval.shape);
   for (std::size_t p = 0; p < array.layout.position_count(); ++p) {
@@ -280,7 +275,9 @@ std::string picture(Evaluator& evaluator, const ArrayObject& array) {
     }
     placements.push_back(placement);
   }
-  auto text = devices::sharding_picture(array.aval.shape, placements, array.layout.mesh->devices[0].platform);
+  devices::PictureOptions options;
+  options.format = format;
+  auto text = devices::sharding_picture(array.aval.shape, placements, array.layout.mesh->devices[0].platform, options);
   if (!text) raise_devices_error(text.error());
   (void)evaluator;
   return *text;
@@ -400,7 +397,7 @@ void install_jax_module(Evaluator& evaluator) {
       rt.threefry_mode = ev.truthy(a[1]) ? devices::ThreefryMode::partitionable : devices::ThreefryMode::stable;
     } else if (*name == "jax_num_cpu_devices" || *name == "jax_platforms") {
       if (rt.started()) raise(exc::RuntimeError(), *name + " must be set before the devices are first used");
-      if (*name == "jax_num_cpu_devices") rt.options().device_count = static_cast<int>(ev.index_of(a[1]));
+      if (*name == "jax_num_cpu_devices") rt.options().device_count = c_int(ev.index_of(a[1]));
       else if (auto platform = devices::parse_platform(ev.str(a[1]))) rt.options().platform = *platform;
       else raise(exc::ValueError(), "unknown platform " + ev.repr(a[1]));
     } else {
@@ -425,7 +422,9 @@ void install_jax_module(Evaluator& evaluator) {
   debug->add_function("visualize_array_sharding(arr, *, use_color=False, scale=1.0, min_width=9, max_width=80)",
                       [](Evaluator& ev, Arguments& a) {
                         ArrayRef array = to_array(ev, a[0]);
-                        ev.write(picture(ev, *array));
+                        // The text for terminals; an HTML table for a host that shows it (a notebook).
+                        std::string html = ev.display ? picture(ev, *array, devices::PictureFormat::html) : "";
+                        ev.show(Shown::picture, picture(ev, *array, devices::PictureFormat::text), html);
                         return Value();
                       });
 }
@@ -435,7 +434,7 @@ void install_filled_creation(ModuleObject& module, const std::string& placement,
   auto sized = [&](const char* name, double value) {
     module.add_function(std::string(name) + "(shape, dtype=None" + placement + ")", [value, is_jnp, name](Evaluator& ev, Arguments& a) {
       DType dtype = optional_dtype(ev, a[1], DType::float32);
-      typecheck::Shape shape = shape_argument(ev, a[0]);
+      typecheck::Shape shape = int_values(ev, a[0]);
       Value none;
       return create(ev, name, dtype, shape, is_jnp ? a[2] : none, is_jnp ? a[3] : none,
                     [&]() { return filled(ev, dtype, shape, value); });
@@ -446,7 +445,7 @@ void install_filled_creation(ModuleObject& module, const std::string& placement,
   module.add_function("full(shape, fill_value, dtype=None" + placement + ")", [is_jnp](Evaluator& ev, Arguments& a) {
     ArrayRef fill = to_array(ev, a[1]);
     DType dtype = optional_dtype(ev, a[2], fill->aval.dtype);
-    typecheck::Shape shape = shape_argument(ev, a[0]);
+    typecheck::Shape shape = int_values(ev, a[0]);
     double v = fill->abstract() ? 0.0 : element_values(ev, *fill)[0];
     Value none;
     return create(ev, "full", dtype, shape, is_jnp ? a[3] : none, is_jnp ? a[4] : none, [&]() { return filled(ev, dtype, shape, v); });
@@ -593,9 +592,7 @@ void install_numpy_computation(ModuleObject& module) {
     });
   }
   module.add_function("reshape(a, shape)", [](Evaluator& ev, Arguments& a) {
-    std::vector<std::int64_t> sizes;
-    for (int s : ints(ev, a[1])) sizes.push_back(s);
-    return apply_reshape(ev, a[0], sizes);
+    return apply_reshape(ev, a[0], int_values(ev, a[1]));
   });
   module.add_function("transpose(a, axes=None)", [](Evaluator& ev, Arguments& a) {
     ArrayRef array = to_array(ev, a[0]);

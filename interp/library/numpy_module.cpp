@@ -18,14 +18,14 @@ namespace interp {
 
 using typecheck::DType;
 
-namespace {
-
 std::vector<std::int64_t> int_values(Evaluator& evaluator, const Value& value) {
   if (value.is_integral()) return {value.as_int()};
   std::vector<std::int64_t> out;
   for (const auto& v : evaluator.to_vector(value)) out.push_back(evaluator.index_of(v));
   return out;
 }
+
+namespace {
 
 std::int64_t normalized_axis(std::int64_t axis, std::size_t ndim) {
   auto n = static_cast<std::int64_t>(ndim);
@@ -87,6 +87,17 @@ Value concatenate_arrays(Evaluator& evaluator, std::vector<ArrayRef> operands, s
   Params params;
   params.set("dimension", axis);
   return bind(evaluator, primitive("concatenate"), std::move(operands), std::move(params));
+}
+
+// `copies` (> 0) copies of `operand` side by side along `axis`, by doubling:
+// O(log copies) concatenations, whatever the count.
+ArrayRef repeated_along(Evaluator& evaluator, const ArrayRef& operand, std::int64_t axis, std::int64_t copies) {
+  ArrayRef result, power = operand;
+  for (std::int64_t left = copies; left > 0; left >>= 1) {
+    if (left & 1) result = result ? array_of(concatenate_arrays(evaluator, {result, power}, axis)) : power;
+    if (left > 1) power = array_of(concatenate_arrays(evaluator, {power, power}, axis));
+  }
+  return result;
 }
 
 std::vector<ArrayRef> arrays_of(Evaluator& evaluator, const Value& sequence) {
@@ -332,8 +343,7 @@ void install_joining_operations(ModuleObject& module) {
       if (full_reps[d] < 0) raise(exc::ValueError(), "negative dimensions are not allowed");
       else if (full_reps[d] == 0) out = array_of(slice_along(ev, out, d, 0, 0));
       else if (full_reps[d] != 1)
-        out = array_of(concatenate_arrays(ev, std::vector<ArrayRef>(static_cast<std::size_t>(full_reps[d]), out),
-                                          static_cast<std::int64_t>(d)));
+        out = repeated_along(ev, out, static_cast<std::int64_t>(d), full_reps[d]);
     return Value(out);
   });
 }

@@ -4,9 +4,16 @@
 // and lax.broadcast_in_dim / convert_element_type / concatenate / rev.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "interp/ops/array.hpp"
 
 namespace interp {
+
+// An int or a sequence of ints as 64-bit values: a shape as the user wrote
+// it (sizes past a C int included), reps, axes.
+std::vector<std::int64_t> int_values(Evaluator& evaluator, const Value& value);
 
 // x.astype(dtype) through the convert_element_type primitive.
 Value apply_astype(Evaluator& evaluator, const ArrayRef& operand, typecheck::DType dtype);

@@ -139,7 +139,7 @@ std::int64_t canonical_axis(std::int64_t axis, std::size_t rank) {
 
 std::vector<int> int_list(Evaluator& evaluator, const Value& value) {
   std::vector<int> out;
-  for (const auto& item : evaluator.to_vector(value)) out.push_back(static_cast<int>(evaluator.index_of(item)));
+  for (const auto& item : evaluator.to_vector(value)) out.push_back(c_int(evaluator.index_of(item)));
   return out;
 }
 

@@ -2,6 +2,7 @@
 #include "interp/ops/runtime.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "devices/device_mesh.hpp"
@@ -120,7 +121,9 @@ const std::vector<devices::Device>& Runtime::devices() {
       raise(exc::ValueError(), "the " + std::to_string(options_.device_count) + " devices cannot be split evenly over the " +
                                    std::to_string(processes) + " processes of this run");
     devices_ = std::move(*made);
-    ledger_ = devices::MemoryLedger::for_devices(devices_, devices::default_host_memory_budget(), options_.processes);
+    ledger_ = devices::MemoryLedger::for_devices(
+        devices_, options_.host_memory_bytes.value_or(devices::default_host_memory_budget()),
+        options_.device_memory_bytes, options_.processes);
     single_meshes_.resize(devices_.size());
   }
   return devices_;
@@ -263,8 +266,8 @@ Value shape_tuple(const std::vector<int>& shape) {
 
 std::vector<int> int_list(Evaluator& evaluator, const Value& value) {
   std::vector<int> out;
-  if (value.is_integral()) return {static_cast<int>(value.as_int())};
-  for (const auto& v : evaluator.to_vector(value)) out.push_back(static_cast<int>(evaluator.index_of(v)));
+  if (value.is_integral()) return {c_int(value.as_int())};
+  for (const auto& v : evaluator.to_vector(value)) out.push_back(c_int(evaluator.index_of(v)));
   return out;
 }
 
@@ -293,11 +296,17 @@ std::vector<int> shape_arguments(Evaluator& evaluator, Arguments& a, std::size_t
   const auto& rest = a[index].as<TupleObject>()->items;
   if (rest.size() == 1 && !rest[0].is_integral()) return int_list(evaluator, rest[0]);
   std::vector<int> out;
-  for (const auto& v : rest) out.push_back(static_cast<int>(evaluator.index_of(v)));
+  for (const auto& v : rest) out.push_back(c_int(evaluator.index_of(v)));
   return out;
 }
 
 }  // namespace
+
+int c_int(std::int64_t value) {
+  if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max())
+    raise(exc::OverflowError(), "Python int too large to convert to C int");
+  return static_cast<int>(value);
+}
 
 const TypeRef& DeviceArrayObject::type() const {
   static const TypeRef type = make_type("numpy.ndarray");

@@ -19,6 +19,7 @@
 #include "devices/threefry.hpp"
 #include "interp/python/evaluator.hpp"
 #include "typecheck/array_type.hpp"
+#include "typecheck/shape_arithmetic.hpp"
 #include "typecheck/error.hpp"
 
 namespace interp {
@@ -69,6 +70,11 @@ struct RuntimeOptions {
   // The processes the run spans (devices/processes.hpp): the devices are
   // split over them in contiguous blocks.
   devices::Processes processes;
+  // The host memory budget (MemoryError past it); none: the default,
+  // devices::default_host_memory_budget().
+  std::optional<std::int64_t> host_memory_bytes;
+  // Each TPU's HBM instead of its chip's (MemoryLedger::for_devices).
+  std::optional<std::int64_t> device_memory_bytes;
 };
 
 class MeshObject;
@@ -126,6 +132,19 @@ T checked(typecheck::Checked<T> result) {
   if (!result) raise_error(result.error());
   return std::move(result).value();
 }
+// A type rule's result is the type of an array about to exist, in run and
+// check alike: its size must fit (typecheck::check_array_size), so that no
+// kernel, stride or byte count is computed from a size that wrapped.
+template <>
+inline typecheck::ArrayType checked(typecheck::Checked<typecheck::ArrayType> result) {
+  if (!result) raise_error(result.error());
+  if (auto error = typecheck::check_array_size(result.value().shape, result.value().dtype)) raise_error(*error);
+  return std::move(result).value();
+}
+
+// A Python int that must fit a C int (a mesh size, an axis): CPython's
+// OverflowError otherwise, never a silent truncation.
+int c_int(std::int64_t value);
 
 // ------------------------------------------------------------ script objects
 

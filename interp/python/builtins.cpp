@@ -8,6 +8,8 @@
 #include <cstdlib>
 
 #include "interp/python/builtin_types.hpp"
+#include "interp/python/classes.hpp"
+#include "interp/python/generators.hpp"
 #include "interp/python/format.hpp"
 
 namespace interp {
@@ -36,6 +38,18 @@ Value min_max(Evaluator& evaluator, Arguments& a, bool is_max) {
     }
   }
   return best;
+}
+
+// The attribute, or nullopt when it is missing or looking it up raised
+// AttributeError (a class's __getattr__ or property may), as getattr with a
+// default and hasattr see it.
+std::optional<Value> find_attribute_or_none(Evaluator& evaluator, const Value& object, const std::string& name) {
+  try {
+    return evaluator.find_attribute(object, name);
+  } catch (PyError& error) {
+    if (!error.exception->type()->is_subclass_of(*exc::AttributeError())) throw;
+    return std::nullopt;
+  }
 }
 
 // Binds a native function to its name in the builtins namespace.
@@ -213,10 +227,24 @@ void define_iteration_functions(Evaluator& evaluator) {
   define(evaluator, "iter(object, /)", [](Evaluator& ev, Arguments& a) { return Value(ev.iterate(a[0])); });
   define(evaluator, "next(iterator, default=?, /)", [](Evaluator& ev, Arguments& a) -> Value {
     auto* it = a[0].as<Iterator>();
-    if (!it) raise(exc::TypeError(), "'" + type_name(a[0]) + "' object is not an iterator");
+    if (!it) {
+      // A user iterator: its __next__, whose StopIteration the default replaces.
+      if (!find_class_member(*type_of(a[0]), "__next__"))
+        raise(exc::TypeError(), "'" + type_name(a[0]) + "' object is not an iterator");
+      try {
+        return *call_special(ev, a[0], "__next__", {});
+      } catch (PyError& error) {
+        if (!a.has(1) || !error.exception->type()->is_subclass_of(*exc::StopIteration())) throw;
+        return a[1];
+      }
+    }
     if (auto v = it->next(ev)) return *v;
     if (a.has(1)) return a[1];
-    throw PyError{std::make_shared<ExceptionObject>(exc::StopIteration(), std::vector<Value>{})};
+    // A generator's return value rides on its StopIteration.
+    std::vector<Value> stop_args;
+    if (auto* generator = dynamic_cast<Generator*>(it); generator && !generator->return_value().is_none())
+      stop_args.push_back(generator->return_value());
+    throw PyError{std::make_shared<ExceptionObject>(exc::StopIteration(), std::move(stop_args))};
   });
 }
 
@@ -313,13 +341,13 @@ void define_object_functions(Evaluator& evaluator) {
   define(evaluator, "getattr(object, name, default=?, /)", [](Evaluator& ev, Arguments& a) -> Value {
     const std::string& name = text_of(a[1], "attribute name");
     if (a.has(2)) {
-      auto v = ev.find_attribute(a[0], name);
+      auto v = find_attribute_or_none(ev, a[0], name);
       return v ? *v : a[2];
     }
     return ev.get_attribute(a[0], name);
   });
   define(evaluator, "hasattr(obj, name, /)", [](Evaluator& ev, Arguments& a) {
-    return Value::boolean(ev.find_attribute(a[0], text_of(a[1], "attribute name")).has_value());
+    return Value::boolean(find_attribute_or_none(ev, a[0], text_of(a[1], "attribute name")).has_value());
   });
   define(evaluator, "setattr(obj, name, value, /)", [](Evaluator& ev, Arguments& a) {
     const std::string& name = text_of(a[1], "attribute name");
@@ -333,6 +361,22 @@ void define_object_functions(Evaluator& evaluator) {
   define(evaluator, "id(obj, /)", [](Evaluator&, Arguments& a) {
     if (a[0].is_object()) return Value::integer(static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(a[0].object().get())));
     return Value::integer(static_cast<std::int64_t>(hash_value(a[0]) & 0x7fffffffffffULL));
+  });
+}
+
+// What the language leaves out (language.md), each a clear error naming it.
+void define_left_out(Evaluator& evaluator) {
+  define(evaluator, "exec(source, /, globals=None, locals=None)", [](Evaluator&, Arguments&) -> Value {
+    raise(exc::NotImplementedError(), "exec() of a string is not supported in shardlang");
+  });
+  define(evaluator, "eval(source, /, globals=None, locals=None)", [](Evaluator&, Arguments&) -> Value {
+    raise(exc::NotImplementedError(), "eval() of a string is not supported in shardlang");
+  });
+  define(evaluator, "compile(*args, **kwargs)", [](Evaluator&, Arguments&) -> Value {
+    raise(exc::NotImplementedError(), "compile() is not supported in shardlang");
+  });
+  define(evaluator, "complex(*args, **kwargs)", [](Evaluator&, Arguments&) -> Value {
+    raise(exc::NotImplementedError(), "complex numbers are not supported in shardlang");
   });
 }
 
@@ -351,6 +395,8 @@ void install_builtins(Evaluator& evaluator) {
   define_iteration_functions(evaluator);
   define_number_functions(evaluator);
   define_object_functions(evaluator);
+  install_class_builtins(evaluator);
+  define_left_out(evaluator);
 }
 
 }  // namespace interp

@@ -7,6 +7,8 @@
 
 #include "interp/python/annotations.hpp"
 #include "interp/python/builtins.hpp"
+#include "interp/python/format.hpp"
+#include "interp/python/generators.hpp"
 #include "interp/transforms/check_mode.hpp"
 
 namespace interp {
@@ -85,9 +87,34 @@ void Evaluator::write(std::string_view text) {
   output(text);
 }
 
+void Evaluator::show(Shown kind, std::string_view text, std::string_view html) {
+  if (mode == Mode::check) return;
+  if (display) display(kind, text, html);
+  else write(text);
+}
+
 void Evaluator::poll_interrupt() {
   if (interrupt_requested.load(std::memory_order_relaxed) && interrupt_requested.exchange(false))
     throw PyError{std::make_shared<ExceptionObject>(exc::KeyboardInterrupt(), std::vector<Value>{})};
+  if (budget.max_steps == 0 && budget.seconds <= 0) return;
+  ++budget.steps;
+  // The clock is read every 64 steps; past the deadline or the step count,
+  // every step raises.
+  if (!budget.exhausted && budget.seconds > 0 && (budget.steps & 63) == 0 &&
+      std::chrono::steady_clock::now() > budget.deadline)
+    budget.exhausted = true;
+  if (budget.max_steps > 0 && budget.steps > budget.max_steps) budget.exhausted = true;
+  if (!budget.exhausted) return;
+  std::string message = mode == Mode::check ? "check" : "the script";
+  if (budget.max_steps > 0 && budget.steps > budget.max_steps)
+    message += " ran past its budget of " + std::to_string(budget.max_steps) + " steps";
+  else
+    message += " ran past its time limit of " + float_repr(budget.seconds) + " seconds";
+  // At the statement running (a loop: its header line), not the whole block.
+  auto timeout = std::make_shared<ExceptionObject>(exc::TimeoutError(), std::vector<Value>{make_str(message)});
+  timeout->frame_span = lang::first_line(statement_span);
+  timeout->frame_span_set = !timeout->frame_span.empty();
+  throw PyError{std::move(timeout)};
 }
 
 void Evaluator::raise_recursion() { raise(exc::RecursionError(), "maximum recursion depth exceeded"); }
@@ -146,6 +173,7 @@ Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
   const ScopeInfo& scope = *function.scope;
   Frame frame;
   frame.scope = &scope;
+  frame.function = &function;
   frame.program = &function.program;
   frame.resolution = &function.program->resolution;
   frame.fast.resize(scope.fast_names.size());
@@ -168,7 +196,18 @@ Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
     if (ref.kind == NameRef::Kind::fast) frame.fast[ref.index] = std::move(bound.values[i]);
     else if (ref.kind == NameRef::Kind::cell) frame.cells[ref.index]->value = std::move(bound.values[i]);
   }
+  if (scope.is_generator)
+    return Value(std::make_shared<Generator>(std::static_pointer_cast<FunctionObject>(function.self()), std::move(frame), *this));
+  RestoreOnExit restore_call(running_call);
+  running_call = {};
   ++depth_;
+  Frame* caller_frame = current_frame_;
+  current_frame_ = &frame;
+  struct Restore {
+    Frame*& current;
+    Frame* saved;
+    ~Restore() { current = saved; }
+  } restore{current_frame_, caller_frame};
   try {
     Value result;
     if (function.lambda_body) {

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -36,6 +38,9 @@ using CellRef = std::shared_ptr<Cell>;
 // has scope == nullptr and uses the global namespace.
 struct Frame {
   const ScopeInfo* scope = nullptr;
+  class FunctionObject* function = nullptr;  // the function running here (zero-argument super())
+  // A class body's namespace, in definition order (its class_body names).
+  std::vector<std::pair<std::string, Value>>* class_namespace = nullptr;
   const std::shared_ptr<const Program>* program = nullptr;  // owner of the code running here
   const Resolution* resolution = nullptr;
   std::vector<std::optional<Value>> fast;
@@ -62,7 +67,10 @@ class FunctionObject : public Object {
   const lang::ast::Expr* returns = nullptr;     // the return annotation, unevaluated
   Signature signature;                          // with the defaults evaluated at def time
   std::vector<CellRef> closure;                 // the free variables
+  std::weak_ptr<Object> owner_class;            // the class whose body defined it (super())
 };
+
+class Generator;  // generators.hpp
 
 // A generator expression: evaluated lazily, one item per next(), in its own
 // frame. Holds its program so the AST outlives the function that made it.
@@ -78,6 +86,9 @@ class GeneratorObject : public Iterator {
   bool finished = false;
 };
 
+// What Evaluator::show displays: an interactive entry's value, or a picture.
+enum class Shown { value, picture };
+
 class Evaluator {
  public:
   // run: execute everything. check: the program runs for its host-level
@@ -92,11 +103,32 @@ class Evaluator {
 
   Mode mode = Mode::run;
   std::function<void(std::string_view)> output;  // where print writes; may be empty
+  // Rich output (the public Options::display): an echoed value, or a picture
+  // with an HTML form; `show` sends it here, or its text to `output`.
+  std::function<void(Shown kind, std::string_view text, std::string_view html)> display;
   // Called after %timeit prints its host-time line, with the %timeit
   // statement and a function that runs the timed statement once more: the
   // cost model measures that run and adds the simulated TPU time line.
   std::function<void(Evaluator&, const lang::ast::Stmt&, const std::function<void()>& run_once)> after_timeit;
   std::atomic<bool> interrupt_requested{false};
+  // The limits of one call of the embedding API (Options::max_steps and
+  // time_limit_seconds; 0: none): poll_interrupt counts the steps; start()
+  // begins a call's count and clock.
+  struct Budget {
+    std::uint64_t max_steps = 0;
+    double seconds = 0;
+    std::uint64_t steps = 0;
+    std::chrono::steady_clock::time_point deadline{};
+    bool exhausted = false;  // once past, every later step raises again
+    void start() {
+      steps = 0;
+      exhausted = false;
+      if (seconds > 0)
+        deadline = std::chrono::steady_clock::now() +
+                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+    }
+  };
+  Budget budget;
   int recursion_limit = 1000;
   // The devices, meshes and context mesh of this interpreter (runtime.hpp).
   std::shared_ptr<Runtime> runtime;
@@ -120,6 +152,25 @@ class Evaluator {
   };
   std::unordered_map<const Object*, ShardingOrigin> sharding_origins;
   std::size_t sharding_origins_prune_at = 64;
+
+  // Watches an evaluation for an editor (the embedding API's analysis): told
+  // the value of each expression evaluated and of each name an assignment
+  // (or augmented assignment) binds. Null, as usual: nobody watches.
+  class Observer {
+   public:
+    virtual ~Observer() = default;
+    virtual void evaluated(const lang::ast::Expr& expression, const Value& value) = 0;
+    virtual void assigned(const lang::ast::Expr& target, const Value& value) = 0;
+  };
+  Observer* observer = nullptr;
+  // The call expression whose callee runs now and that callee, while a
+  // built-in one runs (a user function's body runs with none): where an
+  // operation's error can propose a keyword argument (check_mode.hpp).
+  struct RunningCall {
+    const lang::ast::Expr* expression = nullptr;
+    const Object* callee = nullptr;
+  };
+  RunningCall running_call;
 
   // Runs a module's statements in the global namespace; throws PyError.
   void execute(const std::shared_ptr<const Program>& program);
@@ -158,7 +209,9 @@ class Evaluator {
   std::int64_t index_of(const Value& value);  // __index__: an int or bool, else TypeError
 
   void write(std::string_view text);
-  // Raises KeyboardInterrupt when Ctrl-C was requested.
+  void show(Shown kind, std::string_view text, std::string_view html = {});
+  // Raises KeyboardInterrupt when Ctrl-C was requested, TimeoutError past
+  // the budget. Called at every statement and loop iteration: one step.
   void poll_interrupt();
   // Raises RecursionError when the C++ stack is nearly used up.
   // Measures the stack of the calling thread: call first on each thread
@@ -183,6 +236,19 @@ class Evaluator {
   Value call_function(FunctionObject& function, CallArgs& args);
   // The next item of a generator expression (used by GeneratorObject::next).
   std::optional<Value> resume_generator(GeneratorObject& generator);
+  // The innermost running function's frame (null at module level).
+  Frame* current_frame() const { return current_frame_; }
+  // Runs a generator function's body (generators.cpp), from its entry to its
+  // end, on the generator's own stack.
+  Value run_generator_body(FunctionObject& function, Frame& frame);
+  // Swaps in the stack limit of the stack the evaluator now runs on (a
+  // generator's, or back); returns the previous one.
+  StackLimit swap_stack_limit(StackLimit limit) {
+    std::swap(limit, stack_limit_);
+    return limit;
+  }
+  Generator* running_generator = nullptr;  // the generator whose body runs now
+  int& call_depth() { return depth_; }
 
  private:
   enum class Flow { normal, break_, continue_, return_ };
@@ -198,7 +264,7 @@ class Evaluator {
   void assign(const lang::ast::Expr& target, Value value, Frame& frame);
   void delete_target(const lang::ast::Expr& target, Frame& frame);
 
-  Value eval_call(const lang::ast::Call& call, Frame& frame);
+  Value eval_call(const lang::ast::Expr& expression, const lang::ast::Call& call, Frame& frame);
   void eval_elements(const lang::ast::ExprList& elements, Frame& frame, std::vector<Value>& out);
   Value eval_subscript_key(const lang::ast::Expr& slice, Frame& frame);
   Value eval_comprehension(const lang::ast::Expr& expr, Frame& frame);
@@ -206,6 +272,9 @@ class Evaluator {
   Value eval_joined_str(const lang::ast::JoinedStr& node, Frame& frame);
 
   Flow exec_try(const lang::ast::Try& node, Frame& frame);
+  Flow exec_class_def(const lang::ast::ClassDef& node, const lang::ast::Stmt& stmt, Frame& frame);  // classes.cpp
+  Value eval_yield(const lang::ast::Expr* value, Frame& frame);                                     // generators.cpp
+  Value eval_yield_from(const lang::ast::Expr& iterable, Frame& frame);
   Flow exec_with(const lang::ast::With& node, Frame& frame);
   void exec_raise(const lang::ast::Raise& node, Frame& frame);
   void exec_import(const lang::ast::Import& node, Frame& frame);
@@ -220,11 +289,27 @@ class Evaluator {
   std::vector<std::weak_ptr<Cell>> cells_made_;  // see new_cell()
   std::size_t cells_prune_at_ = 64;
   int depth_ = 0;
+  Frame* current_frame_ = nullptr;
   std::shared_ptr<const Program> current_program_;
   std::set<const Object*> repr_in_progress_;
 };
 
 // Formats a function's name for errors and repr: its qualified name.
 std::string qualified_name(const Value& callable);
+
+// Puts a variable back as it was when the scope ends: the evaluator's
+// statement and running call while a statement or call runs.
+template <class T>
+class RestoreOnExit {
+ public:
+  explicit RestoreOnExit(T& slot) : slot_(slot), saved_(slot) {}
+  ~RestoreOnExit() { slot_ = saved_; }
+  RestoreOnExit(const RestoreOnExit&) = delete;
+  RestoreOnExit& operator=(const RestoreOnExit&) = delete;
+
+ private:
+  T& slot_;
+  T saved_;
+};
 
 }  // namespace interp

@@ -1,11 +1,32 @@
 #include "interp/python/exceptions.hpp"
 
+#include "interp/python/classes.hpp"
 #include "interp/python/evaluator.hpp"
 #include "interp/python/objects.hpp"
 
 namespace interp {
 
+namespace {
+// The text a user exception class's own __str__ or __repr__ gives, if it has one.
+std::optional<std::string> class_text(Evaluator& evaluator, const ExceptionObject& exception, const char* method) {
+  if (!find_class_member(*exception.type(), method)) return std::nullopt;
+  Value result = *call_special(evaluator, Value(const_cast<ExceptionObject&>(exception).self()), method, {});
+  if (const std::string* text = string_of(result)) return *text;
+  raise(exc::TypeError(), std::string(method) + " returned non-string (type " + type_name(result) + ")");
+}
+}  // namespace
+
 std::string ExceptionObject::repr(Evaluator& evaluator) const {
+  if (auto text = class_text(evaluator, *this, "__repr__")) return *text;
+  return builtin_repr(evaluator);
+}
+
+std::string ExceptionObject::str(Evaluator& evaluator) const {
+  if (auto text = class_text(evaluator, *this, "__str__")) return *text;
+  return builtin_str(evaluator);
+}
+
+std::string ExceptionObject::builtin_repr(Evaluator& evaluator) const {
   std::string out = cls_->name() + "(";
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (i) out += ", ";
@@ -14,7 +35,7 @@ std::string ExceptionObject::repr(Evaluator& evaluator) const {
   return out + ")";
 }
 
-std::string ExceptionObject::str(Evaluator& evaluator) const {
+std::string ExceptionObject::builtin_str(Evaluator& evaluator) const {
   if (args.empty()) return "";
   if (args.size() == 1) {
     // KeyError shows its key as repr, as Python does.
@@ -29,7 +50,22 @@ std::optional<Value> ExceptionObject::get_attribute(Evaluator& evaluator, const 
   if (name == "__cause__") return cause;
   if (name == "__context__") return context;
   if (name == "__class__") return Value(cls_);
-  return Object::get_attribute(evaluator, name);
+  if (name == "__traceback__") return Value::none();
+  if (name == "value" && cls_->is_subclass_of(*exc::StopIteration())) return args.empty() ? Value::none() : args[0];
+  return instance_attribute(evaluator, Value(self()), attributes, name);
+}
+
+bool ExceptionObject::set_attribute(Evaluator& evaluator, const std::string& name, const Value& value) {
+  if (name == "args") {
+    args = evaluator.to_vector(value);
+  } else if (name == "__cause__") {
+    cause = value;
+  } else if (name == "__context__") {
+    context = value;
+  } else {
+    set_instance_attribute(evaluator, Value(self()), attributes, name, value);
+  }
+  return true;
 }
 
 std::vector<std::string> ExceptionObject::attribute_names() const { return {"__cause__", "__context__", "args"}; }
@@ -71,10 +107,13 @@ SHARDLANG_EXCEPTION(ModuleNotFoundError, ImportError())
 SHARDLANG_EXCEPTION(NameError, Exception())
 SHARDLANG_EXCEPTION(RuntimeError, Exception())
 SHARDLANG_EXCEPTION(NotImplementedError, RuntimeError())
+SHARDLANG_EXCEPTION(OSError, Exception())
 SHARDLANG_EXCEPTION(OverflowError, ArithmeticError())
 SHARDLANG_EXCEPTION(RecursionError, RuntimeError())
 SHARDLANG_EXCEPTION(StopIteration, Exception())
+SHARDLANG_EXCEPTION(GeneratorExit, BaseException())
 SHARDLANG_EXCEPTION(SyntaxError, Exception())
+SHARDLANG_EXCEPTION(TimeoutError, OSError())
 SHARDLANG_EXCEPTION(TypeError, Exception())
 SHARDLANG_EXCEPTION(UnboundLocalError, NameError())
 SHARDLANG_EXCEPTION(ValueError, Exception())
@@ -86,9 +125,10 @@ const std::vector<TypeRef>& all() {
   static const std::vector<TypeRef> classes = {
       BaseException(),     Exception(),     ArithmeticError(),    AssertionError(),      AttributeError(),
       ImportError(),       IndexError(),    KeyError(),           KeyboardInterrupt(),   LookupError(),
-      MemoryError(),       ModuleNotFoundError(), NameError(),    NotImplementedError(), OverflowError(),
-      RecursionError(),    RuntimeError(),  StopIteration(),      SyntaxError(),         TypeError(),
-      UnboundLocalError(), ValueError(),    ZeroDivisionError()};
+      MemoryError(),       ModuleNotFoundError(), NameError(),    NotImplementedError(), OSError(),
+      OverflowError(),     RecursionError(), RuntimeError(),      StopIteration(),       GeneratorExit(),
+      SyntaxError(),       TimeoutError(),  TypeError(),          UnboundLocalError(),   ValueError(),
+      ZeroDivisionError()};
   return classes;
 }
 

@@ -25,9 +25,15 @@ class ExceptionObject : public Object {
   std::string repr(Evaluator& evaluator) const override;
   std::string str(Evaluator& evaluator) const override;
   std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  bool set_attribute(Evaluator& evaluator, const std::string& name, const Value& value) override;
   std::vector<std::string> attribute_names() const override;
+  // The built-in str and repr, under a class's own __str__/__repr__.
+  std::string builtin_str(Evaluator& evaluator) const;
+  std::string builtin_repr(Evaluator& evaluator) const;
 
   std::vector<Value> args;
+  // The attributes an instance of a user exception class was given (self.code = ...).
+  std::vector<std::pair<std::string, Value>> attributes;
   Value cause;    // __cause__ (raise ... from ...)
   Value context;  // __context__ (raised while handling another)
 
@@ -42,6 +48,14 @@ class ExceptionObject : public Object {
   // diagnostic: notes (an empty span: a note without a location) and a hint.
   std::vector<std::pair<lang::Span, std::string>> notes;
   std::string hint;
+  // The edits the hint proposes, in its order: replace `where` (an empty
+  // range: insert at its start) by `replacement`.
+  struct Fix {
+    std::string title;
+    lang::Span where;
+    std::string replacement;
+  };
+  std::vector<Fix> fixes;
 
   // Clears the unwinding record (a fresh `raise e`).
   void reset_traceback() {
@@ -75,11 +89,14 @@ const TypeRef& MemoryError();
 const TypeRef& ModuleNotFoundError();
 const TypeRef& NameError();
 const TypeRef& NotImplementedError();
+const TypeRef& OSError();
 const TypeRef& OverflowError();
 const TypeRef& RecursionError();
 const TypeRef& RuntimeError();
 const TypeRef& StopIteration();
+const TypeRef& GeneratorExit();
 const TypeRef& SyntaxError();
+const TypeRef& TimeoutError();
 const TypeRef& TypeError();
 const TypeRef& UnboundLocalError();
 const TypeRef& ValueError();

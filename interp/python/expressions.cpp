@@ -12,7 +12,10 @@ namespace ast = lang::ast;
 Value Evaluator::eval(const ast::Expr& expr, Frame& frame) {
   guard_stack();
   try {
-    return eval_node(expr, frame);
+    if (!observer) return eval_node(expr, frame);
+    Value value = eval_node(expr, frame);
+    observer->evaluated(expr, value);
+    return value;
   } catch (PyError& error) {
     ExceptionObject& exception = *error.exception;
     if (!exception.frame_span_set) {
@@ -45,7 +48,7 @@ Value Evaluator::eval_subscript_key(const ast::Expr& slice, Frame& frame) {
   return eval(slice, frame);
 }
 
-Value Evaluator::eval_call(const ast::Call& call, Frame& frame) {
+Value Evaluator::eval_call(const ast::Expr& expression, const ast::Call& call, Frame& frame) {
   Value callee = eval(*call.func, frame);
   CallArgs args;
   for (const auto& e : call.args) {
@@ -82,6 +85,8 @@ Value Evaluator::eval_call(const ast::Call& call, Frame& frame) {
       add(*key, entry.value);
     }
   }
+  RestoreOnExit restore_call(running_call);
+  running_call = {&expression, callee.is_object() ? callee.object().get() : nullptr};
   return this->call(callee, args);
 }
 
@@ -210,7 +215,7 @@ Value Evaluator::eval_node(const ast::Expr& expr, Frame& frame) {
         } else if constexpr (std::is_same_v<T, ast::Starred>) {
           raise(exc::SyntaxError(), "can't use starred expression here");
         } else if constexpr (std::is_same_v<T, ast::Call>) {
-          return eval_call(node, frame);
+          return eval_call(expr, node, frame);
         } else if constexpr (std::is_same_v<T, ast::Attribute>) {
           return get_attribute(eval(*node.value, frame), node.attr);
         } else if constexpr (std::is_same_v<T, ast::Subscript>) {
@@ -226,6 +231,10 @@ Value Evaluator::eval_node(const ast::Expr& expr, Frame& frame) {
           Value function = make_function(&expr, node.params, frame);
           function.as<FunctionObject>()->lambda_body = node.body.get();
           return function;
+        } else if constexpr (std::is_same_v<T, ast::Yield>) {
+          return eval_yield(node.value.get(), frame);
+        } else if constexpr (std::is_same_v<T, ast::YieldFrom>) {
+          return eval_yield_from(*node.value, frame);
         }
       },
       expr.node);

@@ -496,4 +496,38 @@ std::string percent_format(Evaluator& evaluator, std::string_view format, const 
   return out;
 }
 
+// ------------------------------------------------------------ signatures
+
+std::string signature_text(Evaluator& evaluator, const Signature& signature) {
+  using Kind = Parameter::Kind;
+  std::vector<std::string> parts;
+  bool keyword_marker_needed = true;
+  const auto& parameters = signature.parameters;
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    const Parameter& parameter = parameters[i];
+    if (parameter.kind == Kind::keyword_only && keyword_marker_needed) {
+      parts.emplace_back("*");
+      keyword_marker_needed = false;
+    }
+    std::string text = parameter.name;
+    if (parameter.kind == Kind::varargs) {
+      text = "*" + text;
+      keyword_marker_needed = false;
+    } else if (parameter.kind == Kind::kwargs) {
+      text = "**" + text;
+    } else if (parameter.default_value) {
+      text += "=" + evaluator.repr(*parameter.default_value);
+    } else if (!parameter.required) {
+      text += "=<optional>";  // may be left out; no default value stands for it
+    }
+    parts.push_back(text);
+    bool last_positional_only = parameter.kind == Kind::positional_only &&
+                                (i + 1 == parameters.size() || parameters[i + 1].kind != Kind::positional_only);
+    if (last_positional_only) parts.emplace_back("/");
+  }
+  std::string out = signature.name + "(";
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  return out + ")";
+}
+
 }  // namespace interp

@@ -1,5 +1,6 @@
 // Python's text forms of values: float repr, string repr, the format-spec
-// mini-language of format()/f-strings/str.format, and str.format itself.
+// mini-language of format()/f-strings/str.format, str.format itself, and
+// the text of a function's signature.
 #pragma once
 
 #include <cstdint>
@@ -23,5 +24,10 @@ std::string format_string(Evaluator& evaluator, std::string_view format, const C
 // printf-style `str % args` for %s %r %d %i %f %e %g %x %o %% with flags,
 // width and precision.
 std::string percent_format(Evaluator& evaluator, std::string_view format, const Value& args);
+
+// A built-in's or a def's signature as Python writes it:
+// "sorted(iterable, /, *, key=None, reverse=False)"; a parameter that may be
+// left out without a default value shows as `name=<optional>`.
+std::string signature_text(Evaluator& evaluator, const Signature& signature);
 
 }  // namespace interp

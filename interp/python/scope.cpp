@@ -16,7 +16,9 @@ namespace {
 struct ScopeData {
   const void* node = nullptr;
   ScopeData* parent = nullptr;
-  bool is_function = false;  // false only for the module
+  bool is_function = false;  // false for the module and class bodies
+  bool is_class = false;
+  bool is_generator = false;
   std::string name, qualname;
   std::vector<std::string> parameters;
   std::set<std::string> assigned, globals, nonlocals;
@@ -64,6 +66,16 @@ class Analyzer {
         for (ScopeData* s = &scope; s != definer; s = s->parent) s->add_unique(s->frees, n);
         definer->add_unique(definer->cells, n);
       }
+    } else if (scope.is_class) {
+      // A class body's own names live in the class namespace; the others
+      // come from the enclosing functions (as free variables) or globals.
+      for (const auto& [site, n] : scope.sites) {
+        if (scope.assigned.count(n)) continue;
+        ScopeData* definer = find_definer(scope.parent, n);
+        if (definer == nullptr) continue;
+        for (ScopeData* s = &scope; s != definer; s = s->parent) s->add_unique(s->frees, n);
+        definer->add_unique(definer->cells, n);
+      }
     } else {
       for (const auto& [n, span] : scope.nonlocal_spans)
         errors_.push_back(lang::Diagnostic::error(lang::code::syntax, span,
@@ -72,8 +84,36 @@ class Analyzer {
     for (auto& child : scope.children) resolve(*child);
   }
 
+  // For each free variable of `scope`: its index in the cells of the
+  // enclosing function or class body, where the closure is created.
+  static std::vector<std::uint32_t> free_sources(const ScopeData& scope) {
+    std::vector<std::uint32_t> sources;
+    if (scope.parent == nullptr || !(scope.parent->is_function || scope.parent->is_class)) return sources;
+    std::vector<std::string> parent_cells = scope.parent->cells;
+    for (const auto& n : scope.parent->frees) parent_cells.push_back(n);
+    for (const auto& n : scope.frees) {
+      auto at = std::find(parent_cells.begin(), parent_cells.end(), n);
+      sources.push_back(static_cast<std::uint32_t>(at - parent_cells.begin()));
+    }
+    return sources;
+  }
+
   void assign_slots(const ScopeData& scope, Resolution& out) {
-    if (scope.is_function) {
+    if (scope.is_class) {
+      ScopeInfo info;
+      info.name = scope.name;
+      info.qualname = scope.qualname;
+      info.is_class = true;
+      info.cell_names = scope.frees;
+      for (const auto& [site, n] : scope.sites) {
+        auto cell = std::find(info.cell_names.begin(), info.cell_names.end(), n);
+        out.names[site] = cell != info.cell_names.end() && !scope.assigned.count(n)
+                              ? NameRef{NameRef::Kind::cell, static_cast<std::uint32_t>(cell - info.cell_names.begin())}
+                              : NameRef{NameRef::Kind::class_body, 0};
+      }
+      info.free_sources = free_sources(scope);
+      out.scopes[scope.node] = std::move(info);
+    } else if (scope.is_function) {
       ScopeInfo info;
       info.name = scope.name;
       info.qualname = scope.qualname;
@@ -93,14 +133,8 @@ class Analyzer {
       };
       for (const auto& [site, n] : scope.sites) out.names[site] = ref_of(n);
       for (const auto& p : scope.parameters) info.parameters.push_back(ref_of(p));
-      if (scope.parent != nullptr && scope.parent->is_function) {
-        std::vector<std::string> parent_cells = scope.parent->cells;
-        for (const auto& n : scope.parent->frees) parent_cells.push_back(n);
-        for (const auto& n : scope.frees) {
-          auto at = std::find(parent_cells.begin(), parent_cells.end(), n);
-          info.free_sources.push_back(static_cast<std::uint32_t>(at - parent_cells.begin()));
-        }
-      }
+      info.free_sources = free_sources(scope);
+      info.is_generator = scope.is_generator;
       out.scopes[scope.node] = std::move(info);
     } else {
       for (const auto& [site, n] : scope.sites) out.names[site] = NameRef{};
@@ -109,9 +143,12 @@ class Analyzer {
   }
 
  private:
-  // The nearest enclosing function scope where `n` is a local variable.
+  // The nearest enclosing function scope where `n` is a local variable
+  // (class bodies in between are skipped: their names are not visible to
+  // the functions inside them).
   static ScopeData* find_definer(ScopeData* scope, const std::string& n) {
-    for (; scope != nullptr && scope->is_function; scope = scope->parent) {
+    for (; scope != nullptr && (scope->is_function || scope->is_class); scope = scope->parent) {
+      if (scope->is_class) continue;
       if (scope->globals.count(n)) return nullptr;
       if (scope->is_local(n)) return scope;
     }
@@ -123,7 +160,9 @@ class Analyzer {
     child->node = node;
     child->parent = &parent;
     child->is_function = true;
-    child->qualname = parent.is_function ? parent.qualname + ".<locals>." + name : name;
+    child->qualname = parent.is_function ? parent.qualname + ".<locals>." + name
+                      : parent.is_class  ? parent.qualname + "." + name
+                                         : name;
     child->name = std::move(name);
     parent.children.push_back(std::move(child));
     return *parent.children.back();
@@ -252,6 +291,10 @@ class Analyzer {
             ScopeData& inner = open_scope(scope, &expr, "<lambda>");
             visit_parameters(node.params, scope, inner);
             visit(*node.body, inner);
+          } else if constexpr (std::is_same_v<T, ast::Yield> || std::is_same_v<T, ast::YieldFrom>) {
+            if (node.value) visit(*node.value, scope);
+            if (!scope.is_function) syntax_error(expr.span, "'yield' outside function");
+            scope.is_generator = true;
           }
         },
         expr.node);
@@ -279,6 +322,18 @@ class Analyzer {
             visit_parameters(node.params, scope, inner);
             int enclosing_loops = loop_depth_;
             loop_depth_ = 0;  // a loop around the def does not contain its body
+            visit_body(node.body, inner);
+            loop_depth_ = enclosing_loops;
+            bind(scope, &stmt, node.name.name);
+          } else if constexpr (std::is_same_v<T, ast::ClassDef>) {
+            for (const auto& d : node.decorators) visit(*d, scope);
+            for (const auto& b : node.bases) visit(*b, scope);
+            for (const auto& k : node.keywords) visit(*k.value, scope);
+            ScopeData& inner = open_scope(scope, &stmt, node.name.name);
+            inner.is_function = false;
+            inner.is_class = true;
+            int enclosing_loops = loop_depth_;
+            loop_depth_ = 0;
             visit_body(node.body, inner);
             loop_depth_ = enclosing_loops;
             bind(scope, &stmt, node.name.name);

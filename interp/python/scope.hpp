@@ -16,13 +16,16 @@
 
 namespace interp {
 
+// Where a name lives: a function's slot, a captured cell, the module's
+// globals, or (in a class body) the class namespace, read with the globals
+// and builtins behind it.
 struct NameRef {
-  enum class Kind : std::uint8_t { fast, cell, global };
+  enum class Kind : std::uint8_t { fast, cell, global, class_body };
   Kind kind = Kind::global;
   std::uint32_t index = 0;  // into Frame::fast or Frame::cells
 };
 
-// One function, lambda or comprehension scope.
+// One function, lambda, comprehension or class-body scope.
 struct ScopeInfo {
   std::string name;      // "f", "<lambda>", "<listcomp>"
   std::string qualname;  // "counter.<locals>.bump", used in TypeErrors
@@ -34,12 +37,15 @@ struct ScopeInfo {
   std::vector<std::uint32_t> free_sources;
   // Where each parameter lands, in order: positional, *args, keyword-only, **kwargs.
   std::vector<NameRef> parameters;
+  bool is_generator = false;  // a function whose body yields
+  bool is_class = false;      // a class body: its names live in the class namespace
 };
 
 // The resolution of one parsed module. Sites are keyed by node address: a
 // Name expression, a FunctionDef statement (its name), an import Alias, an
-// ExceptHandler (its `as` name). Scopes are keyed by the FunctionDef
-// statement, the Lambda expression or the comprehension expression.
+// ExceptHandler (its `as` name), a ClassDef statement (its name). Scopes are
+// keyed by the FunctionDef or ClassDef statement, the Lambda expression or
+// the comprehension expression.
 class Resolution {
  public:
   // Diagnostics are Python's compile-time SyntaxErrors (nonlocal without a binding).

@@ -12,11 +12,17 @@ class StackLimit {
  public:
   // Measures the current thread's stack; keeps `reserve` bytes untouched.
   explicit StackLimit(std::size_t reserve = 256 * 1024);
+  // A stack of our own making (a generator's): `lowest` is its last usable byte.
+  static StackLimit at(const char* lowest) {
+    StackLimit limit(0, lowest);
+    return limit;
+  }
   bool exhausted() const {
     return static_cast<const char*>(__builtin_frame_address(0)) < lowest_;
   }
 
  private:
+  StackLimit(int, const char* lowest) : lowest_(lowest) {}
   const char* lowest_ = nullptr;
 };
 

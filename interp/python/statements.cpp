@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "interp/python/annotations.hpp"
+#include "interp/python/classes.hpp"
 #include "interp/transforms/check_mode.hpp"
 
 namespace interp {
@@ -66,6 +67,8 @@ Value Evaluator::load_name(const ast::Expr& expr, const std::string& id, Frame& 
         raise(exc::UnboundLocalError(), "cannot access local variable '" + id + unbound_local_message);
       raise(exc::NameError(), "cannot access free variable '" + id + unbound_local_message + " in enclosing scope");
     }
+    if (ref.kind == NameRef::Kind::class_body)
+      if (const Value* v = find_attribute_in(*frame.class_namespace, id)) return *v;
   }
   if (const Value* v = lookup_global(id)) return *v;
   raise(exc::NameError(), "name '" + id + "' is not defined");
@@ -80,6 +83,10 @@ void Evaluator::store_name(const void* site, const std::string& id, Value value,
     }
     if (ref.kind == NameRef::Kind::cell) {
       frame.cells[ref.index]->value = std::move(value);
+      return;
+    }
+    if (ref.kind == NameRef::Kind::class_body) {
+      set_attribute_in(*frame.class_namespace, id, std::move(value));
       return;
     }
   }
@@ -97,12 +104,20 @@ void Evaluator::delete_name(const ast::Expr& expr, const std::string& id, Frame&
       slot->reset();
       return;
     }
+    if (ref.kind == NameRef::Kind::class_body) {
+      AttributeList& names = *frame.class_namespace;
+      auto at = std::find_if(names.begin(), names.end(), [&](const auto& entry) { return entry.first == id; });
+      if (at == names.end()) raise(exc::NameError(), "name '" + id + "' is not defined");
+      names.erase(at);
+      return;
+    }
   }
   if (globals.erase(id) == 0) raise(exc::NameError(), "name '" + id + "' is not defined");
 }
 
 void Evaluator::assign(const ast::Expr& target, Value value, Frame& frame) {
   if (auto* name = std::get_if<ast::Name>(&target.node)) {
+    if (observer) observer->assigned(target, value);
     store_name(&target, name->id, std::move(value), frame);
     return;
   }
@@ -165,6 +180,18 @@ void Evaluator::delete_target(const ast::Expr& target, Frame& frame) {
   }
   if (auto* attribute = std::get_if<ast::Attribute>(&target.node)) {
     Value object = eval(*attribute->value, frame);
+    AttributeList* attributes = nullptr;
+    if (auto* instance = object.as<InstanceObject>()) attributes = &instance->attributes;
+    if (auto* exception = object.as<ExceptionObject>()) attributes = &exception->attributes;
+    if (auto* cls = object.as<ClassObject>()) attributes = &cls->namespace_entries();
+    if (attributes) {
+      auto at = std::find_if(attributes->begin(), attributes->end(),
+                             [&](const auto& entry) { return entry.first == attribute->attr; });
+      if (at == attributes->end())
+        raise(exc::AttributeError(), (object.as<ClassObject>() ? "type object '" + type_name(Value(object)) : "'" + type_name(object) + "' object") + " has no attribute '" + attribute->attr + "'");
+      attributes->erase(at);
+      return;
+    }
     raise(exc::AttributeError(), "'" + type_name(object) + "' object attribute '" + attribute->attr + "' cannot be deleted");
   }
   raise(exc::SyntaxError(), "cannot delete expression");
@@ -183,16 +210,8 @@ Evaluator::Flow Evaluator::exec_body(const ast::Body& body, Frame& frame) {
 Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
   guard_stack();
   poll_interrupt();
-  struct RestoreSpan {
-    lang::Span& span;
-    lang::Span saved;
-    ~RestoreSpan() { span = saved; }
-  } restore_span{statement_span, statement_span};
-  struct RestoreStatement {
-    const ast::Stmt*& statement;
-    const ast::Stmt* saved;
-    ~RestoreStatement() { statement = saved; }
-  } restore_statement{statement, statement};
+  RestoreOnExit restore_span(statement_span);
+  RestoreOnExit restore_statement(statement);
   statement_span = stmt.span;
   statement = &stmt;
   try {
@@ -202,7 +221,7 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
           if constexpr (std::is_same_v<T, ast::ExprStmt>) {
             Value value = eval(*node.value, frame);
             if (echo_expression_statements && frame.scope == nullptr && !value.is_none()) {
-              write(repr(value) + "\n");
+              show(Shown::value, repr(value) + "\n");
               globals["_"] = std::move(value);
             }
           } else if constexpr (std::is_same_v<T, ast::Assign>) {
@@ -213,7 +232,9 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
             if (auto* name = std::get_if<ast::Name>(&target.node)) {
               Value current = load_name(target, name->id, frame);
               Value operand = eval(*node.value, frame);
-              store_name(&target, name->id, inplace(node.op, current, operand), frame);
+              Value result = inplace(node.op, current, operand);
+              if (observer) observer->assigned(target, result);
+              store_name(&target, name->id, std::move(result), frame);
             } else if (auto* attribute = std::get_if<ast::Attribute>(&target.node)) {
               Value object = eval(*attribute->value, frame);
               Value current = get_attribute(object, attribute->attr);
@@ -247,6 +268,8 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
             f->returns = node.returns.get();
             for (auto d = decorators.rbegin(); d != decorators.rend(); ++d) function = call(*d, {function});
             store_name(&stmt, node.name.name, std::move(function), frame);
+          } else if constexpr (std::is_same_v<T, ast::ClassDef>) {
+            return exec_class_def(node, stmt, frame);
           } else if constexpr (std::is_same_v<T, ast::Return>) {
             frame.return_value = node.value ? eval(*node.value, frame) : Value::none();
             return Flow::return_;

@@ -278,6 +278,8 @@ ObjectRef native(std::string_view signature, NativeFunctionBody body) {
 const TypeRef& BoundMethod::type() const { return types::method(); }
 
 std::string BoundMethod::repr(Evaluator& evaluator) const {
+  if (!dynamic_cast<const NativeFunction*>(function_.get()))
+    return "<bound method " + qualified_name(Value(function_)) + " of " + evaluator.repr(self_) + ">";
   char address[32];
   std::snprintf(address, sizeof address, "%p", static_cast<const void*>(self_.is_object() ? self_.object().get() : this));
   std::string name = qualified_name(Value(function_));
@@ -298,15 +300,19 @@ std::string TypeObject::repr(Evaluator&) const { return "<class '" + name_ + "'>
 std::optional<Value> TypeObject::get_attribute(Evaluator& evaluator, const std::string& name) {
   if (name == "__name__" || name == "__qualname__") return make_str(name_);
   if (name == "__base__") return base_ ? Value(base_) : Value::none();
-  for (const TypeObject* t = this; t != nullptr; t = t->base_.get())
+  if (const ObjectRef* method = find_method(name)) return Value(*method);
+  for (const TypeObject* t : ancestors_)
     if (const ObjectRef* method = t->find_method(name)) return Value(*method);
   return Object::get_attribute(evaluator, name);
 }
 
 std::vector<std::string> TypeObject::attribute_names() const {
+  // The dunder methods of object and the exceptions (classes.hpp) are left
+  // out, as Python's completion leaves them out until `_` is typed.
   std::vector<std::string> names;
   for (const TypeObject* t = this; t != nullptr; t = t->base_.get())
-    for (const auto& [name, method] : t->methods_) names.push_back(name);
+    for (const auto& [name, method] : t->methods_)
+      if (name.rfind("__", 0) != 0) names.push_back(name);
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   return names;
@@ -318,9 +324,7 @@ Value TypeObject::call(Evaluator& evaluator, CallArgs& args) {
 }
 
 bool TypeObject::is_subclass_of(const TypeObject& other) const {
-  for (const TypeObject* t = this; t != nullptr; t = t->base_.get())
-    if (t == &other) return true;
-  return false;
+  return this == &other || std::find(ancestors_.begin(), ancestors_.end(), &other) != ancestors_.end();
 }
 
 void TypeObject::add_method(std::string_view signature, NativeFunctionBody body) {

@@ -205,6 +205,7 @@ class BoundMethod : public Object {
   std::string repr(Evaluator& evaluator) const override;
   bool callable() const override { return true; }
   Value call(Evaluator& evaluator, CallArgs& args) override;
+  const ObjectRef& function() const { return function_; }
 
  private:
   Value self_;
@@ -217,7 +218,12 @@ class TypeObject : public Object {
  public:
   // `constructor` receives the call's arguments (without the class).
   TypeObject(std::string name, TypeRef base, std::function<Value(Evaluator&, CallArgs&)> constructor = {})
-      : name_(std::move(name)), base_(std::move(base)), constructor_(std::move(constructor)) {}
+      : name_(std::move(name)), base_(std::move(base)), constructor_(std::move(constructor)) {
+    if (base_) {
+      ancestors_.push_back(base_.get());
+      ancestors_.insert(ancestors_.end(), base_->ancestors_.begin(), base_->ancestors_.end());
+    }
+  }
   const TypeRef& type() const override;
   std::string repr(Evaluator& evaluator) const override;
   std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
@@ -228,6 +234,9 @@ class TypeObject : public Object {
   const std::string& name() const { return name_; }
   const TypeRef& base() const { return base_; }
   bool is_subclass_of(const TypeObject& other) const;
+  // The method resolution order after this type: C3 over a class's bases
+  // (classes.hpp), the base chain for a built-in type.
+  const std::vector<TypeObject*>& ancestors() const { return ancestors_; }
   // Methods looked up on instances (and as unbound functions on the class).
   void add_method(std::string_view signature, NativeFunctionBody body);
   const ObjectRef* find_method(const std::string& name) const;
@@ -235,9 +244,15 @@ class TypeObject : public Object {
     constructor_ = std::move(constructor);
   }
 
+ protected:
+  // A class statement's type (classes.hpp): its MRO is computed by the caller.
+  TypeObject(std::string name, TypeRef base, std::vector<TypeObject*> ancestors)
+      : name_(std::move(name)), base_(std::move(base)), ancestors_(std::move(ancestors)) {}
+
  private:
   std::string name_;
   TypeRef base_;
+  std::vector<TypeObject*> ancestors_;  // kept alive by the bases
   std::function<Value(Evaluator&, CallArgs&)> constructor_;
   std::vector<std::pair<std::string, ObjectRef>> methods_;  // sorted by name
 };

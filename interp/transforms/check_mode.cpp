@@ -102,23 +102,10 @@ std::optional<Value> host_scalar_of(Evaluator& evaluator, const Value& value, Ho
 
 // ------------------------------------------------------------ the check-stop signal
 
-namespace {
-
-// The first line of `span`: a compound statement's header.
-lang::Span first_line(const lang::Span& span) {
-  if (span.empty()) return span;
-  const std::string& text = span.file->text();
-  auto newline = text.find('\n', span.begin);
-  lang::Span out = span;
-  if (newline != std::string::npos && newline < span.end) out.end = static_cast<std::uint32_t>(newline);
-  return out;
-}
-
-}  // namespace
 
 void stop_checking(Evaluator& evaluator) {
   auto stop = make_exception(check_stop_type(), data_dependent_branch_message);
-  stop->frame_span = first_line(evaluator.statement_span);
+  stop->frame_span = lang::first_line(evaluator.statement_span);
   stop->frame_span_set = true;
   throw PyError{stop};
 }
@@ -127,7 +114,7 @@ bool is_check_stop(const ExceptionObject& exception) { return exception.type() =
 
 Value end_checking(Evaluator& evaluator, const ExceptionObject& stop) {
   lang::Span where = stop.traceback.empty() ? stop.frame_span : stop.traceback.back().span;
-  where = first_line(where);
+  where = lang::first_line(where);
   bool seen = std::any_of(evaluator.check_warnings.begin(), evaluator.check_warnings.end(), [&](const lang::Span& s) {
     return s.file == where.file && s.begin == where.begin;
   });
@@ -256,6 +243,66 @@ std::string contraction_hint(Evaluator& evaluator, const std::vector<Choice>& ch
   return hint;
 }
 
+// What the program calls jax.sharding.PartitionSpec: "P" when that global
+// is it, else another global bound to it (the shortest name), else
+// "jax.sharding.PartitionSpec" when `jax` is the module; empty when the
+// program cannot name it.
+std::string partition_spec_name(Evaluator& evaluator) {
+  auto sharding = evaluator.modules.find("jax.sharding");
+  const Value* spec_class = sharding == evaluator.modules.end() ? nullptr : sharding->second->find("PartitionSpec");
+  if (!spec_class || !spec_class->is_object()) return {};
+  auto is_spec_class = [&](const Value& value) { return value.is_object() && value.object() == spec_class->object(); };
+  if (auto p = evaluator.globals.find("P"); p != evaluator.globals.end() && is_spec_class(p->second)) return "P";
+  std::string best;
+  for (const auto& [name, value] : evaluator.globals)
+    if (is_spec_class(value) && (best.empty() || name.size() < best.size() || (name.size() == best.size() && name < best)))
+      best = name;
+  if (!best.empty()) return best;
+  auto jax = evaluator.globals.find("jax");
+  auto jax_module = evaluator.modules.find("jax");
+  if (jax != evaluator.globals.end() && jax_module != evaluator.modules.end() && jax->second.is_object() &&
+      jax->second.object() == jax_module->second)
+    return "jax.sharding.PartitionSpec";
+  return {};
+}
+
+// The hint's choices as edits of the call that ran the contraction
+// (jnp.einsum(...), jnp.matmul(...), lax.dot_general(...)): its
+// out_sharding= argument added, or its value replaced when the call passed
+// one (None). None when the contraction came from an operator (`a @ b`) or
+// a function that takes no out_sharding.
+std::vector<ExceptionObject::Fix> contraction_fixes(Evaluator& evaluator, const std::vector<Choice>& choices) {
+  const Evaluator::RunningCall& running = evaluator.running_call;
+  const auto* function = dynamic_cast<const NativeFunction*>(running.callee);
+  const auto* call = running.expression ? std::get_if<lang::ast::Call>(&running.expression->node) : nullptr;
+  if (!function || !call) return {};
+  const auto& parameters = function->signature().parameters;
+  if (std::none_of(parameters.begin(), parameters.end(), [](const Parameter& p) { return p.name == "out_sharding"; }))
+    return {};
+  std::string spec_name = partition_spec_name(evaluator);
+  if (spec_name.empty()) return {};
+  lang::Span where;
+  std::string prefix;
+  for (const auto& keyword : call->keywords)
+    if (keyword.name && keyword.name->name == "out_sharding") where = keyword.value->span;
+  if (where.empty()) {
+    // After the last argument (before a trailing comma or comment).
+    std::uint32_t end = 0;
+    for (const auto& argument : call->args) end = std::max(end, argument->span.end);
+    for (const auto& keyword : call->keywords) end = std::max(end, keyword.value->span.end);
+    if (end == 0) return {};
+    where = lang::Span{running.expression->span.file, end, end};
+    prefix = ", out_sharding=";
+  }
+  std::vector<ExceptionObject::Fix> fixes;
+  for (const auto& choice : choices) {
+    std::string spec = spec_name + choice.spec.repr().substr(1);
+    fixes.push_back({"out_sharding=" + spec + ": " + choice.collective + ", " + estimate_text(choice.seconds), where,
+                     prefix + spec});
+  }
+  return fixes;
+}
+
 }  // namespace
 
 void track_sharding_origin(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
@@ -263,7 +310,7 @@ void track_sharding_origin(Evaluator& evaluator, const Primitive& primitive, con
   if (!result || !sharded(result->aval)) return;
   Evaluator::ShardingOrigin origin{result, {}, {}};
   if (primitive.name == "device_put" || params.get<typecheck::ShardingArg>("out_sharding")) {
-    origin.span = first_line(evaluator.statement_span);
+    origin.span = lang::first_line(evaluator.statement_span);
     origin.name = assigned_name(evaluator.statement);
   } else {
     const Evaluator::ShardingOrigin* inherited = nullptr;
@@ -299,7 +346,9 @@ void enrich_operation_error(Evaluator& evaluator, const Primitive& primitive, co
   const std::string* message = string_of(error.args[0]);
   if (!message || message->find("Contracting dimensions are sharded and it is ambiguous") == std::string::npos) return;
   auto choices = contraction_choices(evaluator, primitive, operands, params);
-  if (!choices.empty()) error.hint = contraction_hint(evaluator, choices);
+  if (choices.empty()) return;
+  error.hint = contraction_hint(evaluator, choices);
+  error.fixes = contraction_fixes(evaluator, choices);
 }
 
 }  // namespace interp

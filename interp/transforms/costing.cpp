@@ -441,6 +441,7 @@ devices::SourceId CostRecorder::line_source(const lang::Span& span) {
 
 void CostRecorder::add(devices::Charge charge, const std::vector<int>& devices, const lang::Span& span) {
   clock_seconds_ += charge.seconds;
+  if (watcher_) watcher_(charge, span);
   if (!profile_ || devices.empty()) return;
   charge.source = source_of(span);
   (void)profile_->add(std::move(charge), devices);  // device ids come from the runtime's own meshes
@@ -450,6 +451,10 @@ void CostRecorder::add_overlapped(devices::Charge compute, const lang::Span& com
                                   devices::Charge communication, const lang::Span& communication_span,
                                   const std::vector<int>& devices) {
   clock_seconds_ += devices::CostModel::overlapped_seconds(compute.seconds, communication.seconds);
+  if (watcher_) {
+    watcher_(compute, compute_span);
+    watcher_(communication, communication_span);
+  }
   if (!profile_) return;
   compute.source = source_of(compute_span);
   communication.source = source_of(communication_span);

@@ -95,9 +95,15 @@ class CostRecorder {
   CostRecorder& operator=(const CostRecorder&) = delete;
 
   const devices::CostModel& model() const { return model_; }
-  // Whether applications are charged now: when profiling, or while %timeit
-  // measures (charging costs host time that an unprofiled run need not pay).
-  bool charging() const { return profile_.has_value() || measuring_ > 0; }
+  // Whether applications are charged now: when profiling, while %timeit
+  // measures, or while watched (charging costs host time that an unprofiled
+  // run need not pay).
+  bool charging() const { return profile_.has_value() || measuring_ > 0 || watcher_; }
+  // Tells `watcher` every charge as it is made (after the overlap window)
+  // with the statement that caused it: an editor's per-line estimates,
+  // without the cost of keeping a profile's timelines.
+  using Watcher = std::function<void(const devices::Charge&, const lang::Span&)>;
+  void watch(Watcher watcher) { watcher_ = std::move(watcher); }
   // Simulated seconds of everything charged so far.
   double clock_seconds() {
     window_.flush();
@@ -136,6 +142,7 @@ class CostRecorder {
   double clock_seconds_ = 0;
   int measuring_ = 0;
   std::optional<devices::Profile> profile_;
+  Watcher watcher_;
   OverlapWindow window_;
   std::map<std::pair<const void*, int>, devices::SourceId> source_ids_;  // (file, line) -> id
   std::map<std::pair<const void*, std::uint32_t>, devices::SourceId> span_ids_;  // (file, offset) -> id

@@ -265,7 +265,8 @@ Value ShardMapObject::call(Evaluator& evaluator, CallArgs& args) {
           const auto& entries = out_specs[i].spec.partitions();
           for (std::size_t d = 0; d < entries.size() && d < type.shape.size(); ++d)
             for (const auto& axis : entries[d])
-              if (const auto* found = mesh->find(axis)) type.shape[d] *= found->size;
+              if (const auto* found = mesh->find(axis))
+                type.shape[d] = checked(typecheck::scaled_dimension(type.shape[d], found->size));
           Layout layout = checked(make_layout(devices, out_specs[i].spec, type.shape));
           ArrayRef guess = make_abstract_array(type, layout, true);
           guess->poisoned = true;
@@ -286,7 +287,7 @@ Value ShardMapObject::call(Evaluator& evaluator, CallArgs& args) {
     const auto& entries = out_specs[i].spec.partitions();
     for (std::size_t d = 0; d < entries.size() && d < global.size(); ++d)
       for (const auto& axis : entries[d])
-        if (const auto* found = mesh->find(axis)) global[d] *= found->size;
+        if (const auto* found = mesh->find(axis)) global[d] = checked(typecheck::scaled_dimension(global[d], found->size));
     params.set("out_spec", checked(make_layout(devices, out_specs[i].spec, global)));
     params.set("mesh", body_layout).set("check_vma", options.check_vma);
     exited.push_back(bind(evaluator, primitive("shard_map_exit"), {outputs[i].array}, std::move(params)));

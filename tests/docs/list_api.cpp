@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "interp/python/evaluator.hpp"
+#include "interp/python/format.hpp"
 #include "interp/python/objects.hpp"
 #include "interp/ops/primitives.hpp"
 #include "interp/python/value.hpp"
@@ -23,45 +24,13 @@
 
 namespace {
 
-std::string signature_text(interp::Evaluator& evaluator, const interp::Signature& signature) {
-  using Kind = interp::Parameter::Kind;
-  std::vector<std::string> parts;
-  bool keyword_marker_needed = true;
-  const auto& parameters = signature.parameters;
-  for (std::size_t i = 0; i < parameters.size(); ++i) {
-    const interp::Parameter& parameter = parameters[i];
-    if (parameter.kind == Kind::keyword_only && keyword_marker_needed) {
-      parts.emplace_back("*");
-      keyword_marker_needed = false;
-    }
-    std::string text = parameter.name;
-    if (parameter.kind == Kind::varargs) {
-      text = "*" + text;
-      keyword_marker_needed = false;
-    } else if (parameter.kind == Kind::kwargs) {
-      text = "**" + text;
-    } else if (parameter.default_value) {
-      text += "=" + evaluator.repr(*parameter.default_value);
-    } else if (!parameter.required) {
-      text += "=<optional>";  // may be left out; no default value stands for it
-    }
-    parts.push_back(text);
-    bool last_positional_only = parameter.kind == Kind::positional_only &&
-                                (i + 1 == parameters.size() || parameters[i + 1].kind != Kind::positional_only);
-    if (last_positional_only) parts.emplace_back("/");
-  }
-  std::string out = signature.name + "(";
-  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
-  return out + ")";
-}
-
 void print_member(interp::Evaluator& evaluator, const std::string& module, const std::string& name,
                   const interp::Value& value) {
   std::string kind = "value";
   std::string detail = interp::type_name(value);
   if (auto* function = value.as<interp::NativeFunction>()) {
     kind = "function";
-    detail = signature_text(evaluator, function->signature());
+    detail = interp::signature_text(evaluator, function->signature());
   } else if (auto* submodule = value.as<interp::ModuleObject>()) {
     kind = "module";
     detail = submodule->name();

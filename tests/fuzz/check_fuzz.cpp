@@ -15,67 +15,19 @@
 #include <shardlang/shardlang.hpp>
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
-#include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
+
+#include "fuzz_support.hpp"
 
 namespace {
 
 constexpr std::size_t max_input_bytes = 4096;
 constexpr auto time_allowed = std::chrono::milliseconds(200);
-constexpr auto interrupt_every = std::chrono::milliseconds(10);
-
-// Interrupts `interpreter` after time_allowed, and again every
-// interrupt_every, until destroyed.
-class Watchdog {
- public:
-  explicit Watchdog(shardlang::Interpreter& interpreter)
-      : thread_([this, &interpreter] {
-          std::unique_lock lock(mutex_);
-          if (done_changed_.wait_for(lock, time_allowed, [this] { return done_; })) return;
-          while (!done_changed_.wait_for(lock, interrupt_every, [this] { return done_; })) interpreter.interrupt();
-        }) {}
-
-  ~Watchdog() {
-    {
-      std::lock_guard lock(mutex_);
-      done_ = true;
-    }
-    done_changed_.notify_one();
-    thread_.join();
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable done_changed_;
-  bool done_ = false;
-  std::thread thread_;
-};
-
-
-// Reads choices from the fuzzer's bytes; zeros once they run out.
-class Choices {
- public:
-  Choices(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
-  bool more() const { return position_ < size_; }
-  std::size_t pick(std::size_t count) { return count == 0 ? 0 : next() % count; }
-  template <class T, std::size_t N>
-  const T& one_of(const T (&items)[N]) {
-    return items[pick(N)];
-  }
-
- private:
-  std::uint8_t next() { return position_ < size_ ? data_[position_++] : 0; }
-  const std::uint8_t* data_;
-  std::size_t size_;
-  std::size_t position_ = 0;
-};
 
 struct MeshChoice {
   const char* setup;
@@ -85,7 +37,7 @@ struct MeshChoice {
 // A program of up to max_statements statements over arrays v0, v1, ...
 class ProgramGenerator {
  public:
-  explicit ProgramGenerator(Choices& choices) : choices_(choices) {}
+  explicit ProgramGenerator(fuzz::Choices& choices) : choices_(choices) {}
 
   std::string generate() {
     static const MeshChoice meshes[] = {
@@ -186,7 +138,7 @@ class ProgramGenerator {
     }
   }
 
-  Choices& choices_;
+  fuzz::Choices& choices_;
   std::vector<const char*> axes_;
   std::string out_;
   std::size_t arrays_ = 0;
@@ -197,18 +149,14 @@ class ProgramGenerator {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0 || size > max_input_bytes) return -1;
-  std::string source;
-  if (data[0] % 2 == 0) {
-    source.assign(reinterpret_cast<const char*>(data) + 1, size - 1);
-    if (source.find("except") != std::string::npos) return -1;
-  } else {
-    Choices choices(data + 1, size - 1);
-    source = ProgramGenerator(choices).generate();
-  }
+  std::optional<std::string> script =
+      fuzz::script_of(data, size, [](fuzz::Choices& choices) { return ProgramGenerator(choices).generate(); });
+  if (!script) return -1;
+  const std::string& source = *script;
   shardlang::Interpreter interpreter;
   std::vector<shardlang::Diagnostic> diagnostics;
   {
-    Watchdog watchdog(interpreter);
+    fuzz::Watchdog watchdog(interpreter, time_allowed);
     diagnostics = interpreter.check(source, "fuzz.shl");
   }
   for (const shardlang::Diagnostic& diagnostic : diagnostics) {

@@ -145,15 +145,20 @@ def main():
         term.expect(r"\n10\r?\n", "_ holds the last value")
         term.expect(r">>> ", "the prompt")
 
-        # Ctrl-C interrupts a long computation; the session goes on.
-        # (the empty line ends the block where a one-line compound statement
-        # waits for one, as Python's REPL does)
-        term.send("for i in range(10**9): pass\r\r")
-        time.sleep(1.0)
+        # Ctrl-C interrupts a long computation; the session goes on. The loop
+        # says when it runs, so Ctrl-C is sent then, not after a guessed
+        # delay (the empty line ends the block, as in Python's REPL; the
+        # printed words differ from the echoed source).
+        term.send("for i in range(10**9):\r")
+        term.expect(r"\.\.\. ", "a continuation prompt in the loop")
+        term.send("    if i == 0: print('loop', 'started')\r")
+        term.expect(r"\.\.\. ", "a continuation prompt after the loop's body")
+        term.send("\r")
+        term.expect(r"loop started", "the loop running")
         term.send("\x03")
         term.expect(r"KeyboardInterrupt", "KeyboardInterrupt from the running loop")
         term.expect(r">>> ", "the prompt after the interrupted loop")
-        term.send("i > 0, twice(x.shape[0])\r")
+        term.send("i >= 0, twice(x.shape[0])\r")
         term.expect(r"\(True, 16\)", "the session keeps its variables after the interrupt")
         term.expect(r">>> ", "the prompt")
 

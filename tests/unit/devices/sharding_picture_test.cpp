@@ -389,5 +389,39 @@ TEST(ShardingPicture, RefusesWhatItCannotDraw) {
   EXPECT_EQ(picture.error().kind, ErrorKind::invalid_argument);
 }
 
+// The HTML form (notebooks): the text's grid as a <table>, one row per row of
+// blocks, each cell as wide and high as the text draws it, coloured as
+// JAX's make_color_iter colours a 4 x 2 grid from tab20b (tiles take the
+// map at 0/7, 5/7, 2/7, 7/7, ...: 0x393b79, 0xd6616b, 0x8ca252, ...).
+TEST(ShardingPicture, HtmlTableOfTheSameGrid) {
+  std::vector<std::int64_t> shape = {8192, 8192};
+  std::vector<ShardPlacement> shards = grid(8192, 8192, 4, 2, each(ring_order));
+  PictureOptions options;
+  options.format = PictureFormat::html;
+  Expected<std::string> html = sharding_picture(shape, shards, Platform::tpu, options);
+  ASSERT_TRUE(html.ok());
+  EXPECT_EQ(html->rfind("<table ", 0), 0u);
+  std::size_t rows = 0, cells = 0;
+  for (std::size_t at = html->find("<tr>"); at != std::string::npos; at = html->find("<tr>", at + 1)) ++rows;
+  for (std::size_t at = html->find("<td "); at != std::string::npos; at = html->find("<td ", at + 1)) ++cells;
+  EXPECT_EQ(rows, 4u);
+  EXPECT_EQ(cells, 8u);
+  // The text's tiles are 10 characters wide and 1 line high (1.25em lines).
+  EXPECT_NE(html->find("width:10ch;height:1.25em;text-align:center;vertical-align:middle;background-color:#393b79;"
+                       "color:#ffffff\">TPU 0</td>"),
+            std::string::npos)
+      << *html;
+  EXPECT_NE(html->find("background-color:#d6616b;color:#ffffff\">TPU 1</td>"), std::string::npos) << *html;
+  EXPECT_NE(html->find(">TPU 5</td></tr>\n</table>\n"), std::string::npos) << *html;
+
+  // A rank-3 array: each picture after its title.
+  std::vector<std::int64_t> cube = {2, 8, 8};
+  std::vector<ShardPlacement> halves = {{0, {{0, 1}, {0, 8}, {0, 8}}}, {1, {{1, 2}, {0, 8}, {0, 8}}}};
+  Expected<std::string> titled = sharding_picture(cube, halves, Platform::tpu, options);
+  ASSERT_TRUE(titled.ok());
+  EXPECT_EQ(titled->rfind("<pre>[0:1, :, :]</pre>\n<table ", 0), 0u) << *titled;
+  EXPECT_NE(titled->find("<pre>[1:2, :, :]</pre>\n<table "), std::string::npos);
+}
+
 }  // namespace
 }  // namespace devices

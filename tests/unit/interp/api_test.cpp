@@ -5,30 +5,10 @@
 #include <regex>
 #include <string>
 
+#include "session.hpp"
 #include "shardlang/shardlang.hpp"
 
 namespace {
-
-// An interpreter whose print output is collected.
-struct Session {
-  std::string output;
-  shardlang::Interpreter interpreter;
-
-  Session() : interpreter(options(output)) {}
-
-  static shardlang::Options options(std::string& sink) {
-    shardlang::Options o;
-    o.output = [&sink](std::string_view text) { sink += text; };
-    return o;
-  }
-
-  std::string run(std::string_view source) {
-    output.clear();
-    last = interpreter.run(source, "test.shl");
-    return output;
-  }
-  shardlang::Result last;
-};
 
 bool contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();

@@ -132,6 +132,11 @@ std::string sexpr(const ast::Expr& expr) {
             out += " " + parameter.name.name + (parameter.default_ ? "=" + sexpr(*parameter.default_) : "");
           if (node.params.kwargs) out += " **" + node.params.kwargs->name.name;
           return out + ": " + sexpr(*node.body) + ")";
+        } else if constexpr (std::is_same_v<Node, ast::Yield>) {
+          return "(yield" + (node.value ? " " + sexpr(*node.value) : std::string()) + ")";
+        } else {
+          static_assert(std::is_same_v<Node, ast::YieldFrom>);
+          return "(yield-from " + sexpr(*node.value) + ")";
         }
       },
       expr.node);

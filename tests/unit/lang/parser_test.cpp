@@ -163,6 +163,24 @@ TEST(ParserStatements, FunctionDefinitions) {
   EXPECT_EQ(dump_of("def g(*, k): pass\n"), "Module\n  FunctionDef g 1:1\n    kwonlyarg k 1:10\n    body:\n      Pass 1:14\n");
 }
 
+TEST(ParserStatements, ClassDefinitions) {
+  std::string dump = dump_of("@register\nclass A(Base, Mixin, metaclass=M):\n    x = 1\n    def f(self): pass\n");
+  EXPECT_NE(dump.find("ClassDef A"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("decorators:\n      Name register"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("bases:\n      Name Base"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("keyword metaclass"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("FunctionDef f"), std::string::npos) << dump;
+  EXPECT_NE(dump_of("class A: pass\n").find("ClassDef A 1:1"), std::string::npos);
+  EXPECT_NE(dump_of("class A(): pass\n").find("ClassDef A 1:1"), std::string::npos);
+}
+
+TEST(ParserStatements, YieldExpressions) {
+  std::string dump = dump_of("def g():\n    yield\n    x = yield 1, 2\n    y = yield from h()\n    print((yield))\n");
+  EXPECT_NE(dump.find("Yield"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("YieldFrom"), std::string::npos) << dump;
+  EXPECT_EQ(dump.find("error"), std::string::npos) << dump;
+}
+
 TEST(ParserStatements, IfElifElse) {
   EXPECT_EQ(dump_of("if a:\n    x\nelif b:\n    y\nelse:\n    z\n"),
             "Module\n  If 1:1\n    test:\n      Name a 1:4\n    body:\n      Expr 2:5\n        Name x 2:5\n"

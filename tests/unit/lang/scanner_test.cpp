@@ -96,5 +96,31 @@ TEST(Scanner, RejectsStrayCharacters) {
   EXPECT_EQ(markers("x = \xc3\xa9\n"), "error: invalid character '\xc3\xa9' outside a string");
 }
 
+
+// Where the scanner stops, and why: "offset: message".
+std::string error_at(std::string_view source) {
+  ScannedText scanned = scan(source);
+  if (!scanned.error) return "no error";
+  return std::to_string(scanned.error->begin) + ": " + scanned.error->message;
+}
+
+TEST(Scanner, RefusesSourceThatIsNotUtf8) {
+  const std::string tail = ", but no encoding declared; see https://peps.python.org/pep-0263/ for details";
+  EXPECT_EQ(error_at("x = 1\ny\xff = 2\n"), "7: Non-UTF-8 code starting with '\\xff' on line 2" + tail);
+  EXPECT_EQ(error_at("s = 'caf\xe9'\n"), "8: Non-UTF-8 code starting with '\\xe9' on line 1" + tail);
+  EXPECT_EQ(error_at("# \xc0\xaf overlong\n"), "2: Non-UTF-8 code starting with '\\xc0' on line 1" + tail);
+  EXPECT_EQ(error_at("s = '\xed\xa0\x80'\n"), "5: Non-UTF-8 code starting with '\\xed' on line 1" + tail);  // a surrogate
+  EXPECT_EQ(error_at("s = '\xf4\x90\x80\x80'\n"), "5: Non-UTF-8 code starting with '\\xf4' on line 1" + tail);  // past U+10FFFF
+  EXPECT_EQ(error_at("s = '\x80'\n"), "5: Non-UTF-8 code starting with '\\x80' on line 1" + tail);
+  EXPECT_EQ(error_at("s = 1 # \xe2\x82"), "8: Non-UTF-8 code starting with '\\xe2' on line 1" + tail);  // cut short
+  EXPECT_EQ(error_at("s = '\xe2\x82\xac \xf0\x9f\x98\x80 \xc3\xa9'\n"), "no error");
+}
+
+TEST(Scanner, AcceptsByteOrderMarkRefusesNul) {
+  EXPECT_EQ(markers("\xEF\xBB\xBFx = 1\n"), "x = 1|");
+  EXPECT_EQ(error_at("x = 1\nbom = '\xEF\xBB\xBF'\n"), "no error");  // inside, a U+FEFF like any other
+  EXPECT_EQ(error_at(std::string_view("x = 1\ns = 'a\0b'\n", 16)), "12: source code cannot contain null bytes");
+}
+
 }  // namespace
 }  // namespace lang

@@ -34,7 +34,8 @@ TEST(SyntaxErrors, StrayClauses) {
 }
 
 TEST(SyntaxErrors, UnsupportedStatements) {
-  EXPECT_EQ(error_of("class A:\n  pass\n"), "1:1: `class` is not supported in shardlang (language.md lists the statements)");
+  EXPECT_EQ(error_of("async def f():\n  pass\n"), "1:1: `async` is not supported in shardlang (language.md lists the statements)");
+  EXPECT_EQ(error_of("await x\n"), "1:1: `await` is not supported in shardlang (language.md lists the statements)");
 }
 
 TEST(SyntaxErrors, InvalidTargets) {
@@ -81,7 +82,7 @@ TEST(SyntaxErrors, DanglingOperatorsAndMissingParts) {
   EXPECT_EQ(error_of("x = y if z\n"), "1:11: expected `else` in the conditional expression");
   EXPECT_EQ(error_of("import\n"), "1:7: expected a module name after `import`");
   EXPECT_EQ(error_of("x[]\n"), "1:3: expected an index or slice");
-  EXPECT_EQ(error_of("@dec\nx = 1\n"), "2:1: expected `def` after the decorators");
+  EXPECT_EQ(error_of("@dec\nx = 1\n"), "2:1: expected `def` or `class` after the decorators");
 }
 
 TEST(SyntaxErrors, ParametersAndArguments) {

@@ -1,0 +1,549 @@
+// User classes: the class object, C3 MRO, attribute lookup with Python's
+// descriptors (functions bind, property, staticmethod, classmethod), the
+// `class` statement, and super().
+
+#include "interp/python/classes.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "interp/python/evaluator.hpp"
+
+namespace interp {
+
+namespace ast = lang::ast;
+
+// ------------------------------------------------------------ attribute lists
+
+Value* find_attribute_in(AttributeList& list, const std::string& name) {
+  for (auto& [key, value] : list)
+    if (key == name) return &value;
+  return nullptr;
+}
+
+void set_attribute_in(AttributeList& list, const std::string& name, Value value) {
+  if (Value* existing = find_attribute_in(list, name)) *existing = std::move(value);
+  else list.emplace_back(name, std::move(value));
+}
+
+namespace {
+
+const ClassObject* as_class(const TypeObject* type) { return dynamic_cast<const ClassObject*>(type); }
+
+// ------------------------------------------------------------ descriptors
+
+const TypeRef& property_type();
+const TypeRef& staticmethod_type();
+const TypeRef& classmethod_type();
+
+class PropertyObject : public Object {
+ public:
+  PropertyObject(Value getter, Value setter, Value deleter)
+      : getter(std::move(getter)), setter(std::move(setter)), deleter(std::move(deleter)) {}
+  const TypeRef& type() const override { return property_type(); }
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override {
+    if (name == "fget") return getter;
+    if (name == "fset") return setter;
+    if (name == "fdel") return deleter;
+    if (name == "__doc__") return Value::none();
+    if (name == "getter" || name == "setter" || name == "deleter") {
+      auto self_ref = std::static_pointer_cast<PropertyObject>(self());
+      return Value(native(name + "(function, /)", [self_ref, name](Evaluator&, Arguments& a) {
+        Value g = self_ref->getter, s = self_ref->setter, d = self_ref->deleter;
+        (name == "getter" ? g : name == "setter" ? s : d) = a[0];
+        return Value(std::make_shared<PropertyObject>(g, s, d));
+      }));
+    }
+    return Object::get_attribute(evaluator, name);
+  }
+  Value getter, setter, deleter;
+};
+
+// staticmethod(f) and classmethod(f): a function wrapped for how the class binds it.
+class WrappedFunction : public Object {
+ public:
+  WrappedFunction(Value function, bool is_classmethod) : function(std::move(function)), is_classmethod(is_classmethod) {}
+  const TypeRef& type() const override { return is_classmethod ? classmethod_type() : staticmethod_type(); }
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override {
+    if (name == "__func__") return function;
+    if (name == "__name__" || name == "__qualname__" || name == "__doc__") return evaluator.get_attribute(function, name);
+    return Object::get_attribute(evaluator, name);
+  }
+  bool callable() const override { return !is_classmethod; }
+  Value call(Evaluator& evaluator, CallArgs& args) override { return evaluator.call(function, args); }
+  Value function;
+  bool is_classmethod;
+};
+
+TypeRef descriptor_type(const char* name, std::function<Value(Evaluator&, CallArgs&)> constructor) {
+  auto type = make_type(name, types::object());
+  type->set_constructor(std::move(constructor));
+  return type;
+}
+
+const TypeRef& property_type() {
+  static const TypeRef type = descriptor_type("property", [](Evaluator& evaluator, CallArgs& args) {
+    static const Signature signature = Signature::parse("property(fget=None, fset=None, fdel=None, doc=None)");
+    Arguments a = bind_arguments(evaluator, signature, args);
+    return Value(std::make_shared<PropertyObject>(a[0], a[1], a[2]));
+  });
+  return type;
+}
+
+const TypeRef& staticmethod_type() {
+  static const TypeRef type = descriptor_type("staticmethod", [](Evaluator& evaluator, CallArgs& args) {
+    static const Signature signature = Signature::parse("staticmethod(function, /)");
+    Arguments a = bind_arguments(evaluator, signature, args);
+    return Value(std::make_shared<WrappedFunction>(a[0], false));
+  });
+  return type;
+}
+
+const TypeRef& classmethod_type() {
+  static const TypeRef type = descriptor_type("classmethod", [](Evaluator& evaluator, CallArgs& args) {
+    static const Signature signature = Signature::parse("classmethod(function, /)");
+    Arguments a = bind_arguments(evaluator, signature, args);
+    return Value(std::make_shared<WrappedFunction>(a[0], true));
+  });
+  return type;
+}
+
+// A class member as seen through an instance (`self` not None) or through
+// the class: functions bind to the instance, classmethods to the class,
+// properties run their getter on an instance.
+Value bind_member(Evaluator& evaluator, const Value& member, const Value& self, const TypeRef& cls) {
+  if (!member.is_object()) return member;
+  Object* object = member.object().get();
+  if (auto* wrapped = dynamic_cast<WrappedFunction*>(object)) {
+    if (!wrapped->is_classmethod) return wrapped->function;
+    return Value(std::make_shared<BoundMethod>(Value(cls), wrapped->function.object()));
+  }
+  if (self.is_none()) return member;
+  if (dynamic_cast<FunctionObject*>(object) || dynamic_cast<NativeFunction*>(object))
+    return Value(std::make_shared<BoundMethod>(self, member.object()));
+  if (auto* property = dynamic_cast<PropertyObject*>(object)) {
+    if (property->getter.is_none()) raise(exc::AttributeError(), "unreadable attribute");
+    return evaluator.call(property->getter, {self});
+  }
+  return member;
+}
+
+// `name` along the MRO of `cls`: user namespaces and the built-in types' methods.
+std::optional<Value> lookup_in_mro(const TypeObject& cls, const std::string& name) {
+  auto look = [&](const TypeObject& type) -> std::optional<Value> {
+    if (const ClassObject* user = as_class(&type)) {
+      if (Value* found = find_attribute_in(const_cast<ClassObject*>(user)->namespace_entries(), name)) return *found;
+    } else if (const ObjectRef* method = type.find_method(name)) {
+      return Value(*method);
+    }
+    return std::nullopt;
+  };
+  if (auto found = look(cls)) return found;
+  for (const TypeObject* type : cls.ancestors())
+    if (auto found = look(*type)) return found;
+  return std::nullopt;
+}
+
+std::string default_repr(const Value& self) {
+  char address[32];
+  std::snprintf(address, sizeof address, "%p", static_cast<const void*>(self.object().get()));
+  const TypeRef& cls = type_of(self);
+  std::string module = as_class(cls.get()) ? "__main__." : "";
+  const auto* user = as_class(cls.get());
+  return "<" + module + (user ? user->qualname() : cls->name()) + " object at " + address + ">";
+}
+
+}  // namespace
+
+// ------------------------------------------------------------ MRO
+
+std::vector<TypeObject*> class_mro(const std::vector<TypeRef>& bases) {
+  std::vector<std::vector<TypeObject*>> sequences;
+  for (const TypeRef& base : bases) {
+    std::vector<TypeObject*> sequence{base.get()};
+    sequence.insert(sequence.end(), base->ancestors().begin(), base->ancestors().end());
+    sequences.push_back(std::move(sequence));
+  }
+  std::vector<TypeObject*> direct;
+  for (const TypeRef& base : bases) direct.push_back(base.get());
+  sequences.push_back(direct);
+  std::vector<TypeObject*> result;
+  while (true) {
+    std::erase_if(sequences, [](const auto& s) { return s.empty(); });
+    if (sequences.empty()) return result;
+    TypeObject* chosen = nullptr;
+    for (const auto& sequence : sequences) {
+      TypeObject* head = sequence.front();
+      bool in_tail = std::any_of(sequences.begin(), sequences.end(), [&](const auto& other) {
+        return std::find(other.begin() + 1, other.end(), head) != other.end();
+      });
+      if (!in_tail) {
+        chosen = head;
+        break;
+      }
+    }
+    if (chosen == nullptr) {
+      std::string names;
+      for (const TypeRef& base : bases) names += (names.empty() ? "" : ", ") + base->name();
+      raise(exc::TypeError(), "Cannot create a consistent method resolution\norder (MRO) for bases " + names);
+    }
+    result.push_back(chosen);
+    for (auto& sequence : sequences)
+      if (sequence.front() == chosen) sequence.erase(sequence.begin());
+  }
+}
+
+const Value* find_class_member(const TypeObject& cls, const std::string& name) {
+  if (const ClassObject* user = as_class(&cls))
+    if (Value* found = find_attribute_in(const_cast<ClassObject*>(user)->namespace_entries(), name)) return found;
+  for (const TypeObject* type : cls.ancestors())
+    if (const ClassObject* user = as_class(type))
+      if (Value* found = find_attribute_in(const_cast<ClassObject*>(user)->namespace_entries(), name)) return found;
+  return nullptr;
+}
+
+std::optional<Value> call_special(Evaluator& evaluator, const Value& self, const std::string& name,
+                                  std::vector<Value> arguments) {
+  const TypeRef& cls = type_of(self);
+  const Value* member = find_class_member(*cls, name);
+  if (member == nullptr) return std::nullopt;
+  Value bound = bind_member(evaluator, *member, self, cls);
+  return evaluator.call(bound, std::move(arguments));
+}
+
+const Value& not_implemented() {
+  class NotImplementedObject : public Object {
+   public:
+    const TypeRef& type() const override {
+      static const TypeRef type = make_type("NotImplementedType", types::object());
+      return type;
+    }
+    std::string repr(Evaluator&) const override { return "NotImplemented"; }
+  };
+  static const Value value(std::make_shared<NotImplementedObject>());
+  return value;
+}
+
+// ------------------------------------------------------------ instances' attributes
+
+std::optional<Value> instance_attribute(Evaluator& evaluator, const Value& self, AttributeList& attributes,
+                                        const std::string& name) {
+  const TypeRef& cls = type_of(self);
+  std::optional<Value> member = lookup_in_mro(*cls, name);
+  if (member && member->as<PropertyObject>()) return bind_member(evaluator, *member, self, cls);
+  if (Value* own = find_attribute_in(attributes, name)) return *own;
+  if (member) return bind_member(evaluator, *member, self, cls);
+  if (name == "__class__") return Value(cls);
+  if (name == "__dict__") {
+    auto dict = make_dict();
+    for (const auto& [key, value] : attributes) dict->table.insert(make_str(key), value);
+    return Value(dict);
+  }
+  if (name != "__getattr__")
+    if (const Value* getattr = find_class_member(*cls, "__getattr__"))
+      return evaluator.call(bind_member(evaluator, *getattr, self, cls), {make_str(name)});
+  return std::nullopt;
+}
+
+void set_instance_attribute(Evaluator& evaluator, const Value& self, AttributeList& attributes,
+                            const std::string& name, const Value& value) {
+  const TypeRef& cls = type_of(self);
+  if (const Value* setattr = find_class_member(*cls, "__setattr__")) {
+    evaluator.call(bind_member(evaluator, *setattr, self, cls), {make_str(name), value});
+    return;
+  }
+  if (const Value* member = find_class_member(*cls, name)) {
+    if (auto* property = member->as<PropertyObject>()) {
+      if (property->setter.is_none())
+        raise(exc::AttributeError(), "property '" + name + "' of '" + cls->name() + "' object has no setter");
+      evaluator.call(property->setter, {self, value});
+      return;
+    }
+  }
+  set_attribute_in(attributes, name, value);
+}
+
+// ------------------------------------------------------------ classes
+
+ClassObject::ClassObject(std::string name, std::string qualname, std::vector<TypeRef> bases,
+                         std::vector<TypeObject*> ancestors, AttributeList namespace_entries)
+    : TypeObject(std::move(name), bases.front(), std::move(ancestors)),
+      qualname_(std::move(qualname)),
+      bases_(std::move(bases)),
+      namespace_(std::move(namespace_entries)) {
+  makes_exceptions_ = is_subclass_of(*exc::BaseException());
+  // A class that defines __eq__ without __hash__ is unhashable (Python sets __hash__ = None).
+  if (find_attribute_in(namespace_, "__eq__") && !find_attribute_in(namespace_, "__hash__"))
+    namespace_.emplace_back("__hash__", Value::none());
+}
+
+std::string ClassObject::repr(Evaluator&) const { return "<class '__main__." + qualname_ + "'>"; }
+
+std::optional<Value> ClassObject::get_attribute(Evaluator& evaluator, const std::string& name) {
+  if (name == "__name__") return make_str(this->name());
+  if (name == "__qualname__") return make_str(qualname_);
+  if (name == "__module__") return make_str("__main__");
+  if (name == "__bases__") {
+    std::vector<Value> items(bases_.begin(), bases_.end());
+    return make_tuple(std::move(items));
+  }
+  if (name == "__mro__") {
+    std::vector<Value> items{Value(self())};
+    for (TypeObject* type : ancestors()) items.push_back(Value(type->self()));
+    return make_tuple(std::move(items));
+  }
+  if (name == "__dict__") {
+    auto dict = make_dict();
+    for (const auto& [key, value] : namespace_) dict->table.insert(make_str(key), value);
+    return Value(dict);
+  }
+  TypeRef cls = std::static_pointer_cast<TypeObject>(self());
+  if (auto member = lookup_in_mro(*this, name)) return bind_member(evaluator, *member, Value::none(), cls);
+  if (name == "__doc__") return Value::none();
+  return std::nullopt;
+}
+
+bool ClassObject::set_attribute(Evaluator&, const std::string& name, const Value& value) {
+  set_attribute_in(namespace_, name, value);
+  return true;
+}
+
+std::vector<std::string> ClassObject::attribute_names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : namespace_) names.push_back(name);
+  for (const TypeObject* type : ancestors())
+    for (const auto& name : type->attribute_names()) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+Value ClassObject::call(Evaluator& evaluator, CallArgs& args) {
+  TypeRef cls = std::static_pointer_cast<TypeObject>(self());
+  if (find_class_member(*this, "__new__"))
+    raise(exc::NotImplementedError(), "a class's own __new__ is not supported in shardlang (class " + qualname_ + ")");
+  Value instance;
+  if (makes_exceptions_) {
+    if (!args.keywords.empty() && !find_class_member(*this, "__init__"))
+      raise(exc::TypeError(), name() + "() takes no keyword arguments");
+    instance = Value(std::make_shared<ExceptionObject>(cls, args.positional));
+  } else {
+    instance = Value(std::make_shared<InstanceObject>(cls, evaluator));
+  }
+  if (const Value* init = find_class_member(*this, "__init__")) {
+    Value result = evaluator.call(bind_member(evaluator, *init, instance, cls), args);
+    if (!result.is_none())
+      raise(exc::TypeError(), "__init__() should return None, not '" + type_name(result) + "'");
+  } else if (!makes_exceptions_ && (!args.positional.empty() || !args.keywords.empty())) {
+    raise(exc::TypeError(), qualname_ + "() takes no arguments");
+  }
+  return instance;
+}
+
+// ------------------------------------------------------------ super()
+
+namespace {
+
+const TypeRef& super_type() {
+  static const TypeRef type = make_type("super", types::object());
+  return type;
+}
+
+// super(cls, obj): attribute lookup along type(obj)'s MRO after cls.
+class SuperObject : public Object {
+ public:
+  SuperObject(TypeRef start, Value instance) : start_(std::move(start)), instance_(std::move(instance)) {}
+  const TypeRef& type() const override { return super_type(); }
+  std::string repr(Evaluator&) const override { return "<super: <class '" + start_->name() + "'>, <object>>"; }
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override {
+    // super() in a classmethod gets the class itself as its object.
+    auto* instance_class = instance_.as<TypeObject>();
+    TypeRef owner = instance_class ? std::static_pointer_cast<TypeObject>(instance_.object()) : type_of(instance_);
+    std::vector<TypeObject*> mro{owner.get()};
+    mro.insert(mro.end(), owner->ancestors().begin(), owner->ancestors().end());
+    auto at = std::find(mro.begin(), mro.end(), start_.get());
+    if (at != mro.end()) ++at;
+    Value self = instance_class ? Value::none() : instance_;
+    for (; at != mro.end(); ++at) {
+      std::optional<Value> member;
+      if (const ClassObject* user = as_class(*at)) {
+        if (Value* found = find_attribute_in(const_cast<ClassObject*>(user)->namespace_entries(), name)) member = *found;
+      } else if (const ObjectRef* method = (*at)->find_method(name)) {
+        member = Value(*method);
+      }
+      if (!member) continue;
+      if (instance_class) {
+        if (member->as<WrappedFunction>()) return bind_member(evaluator, *member, Value::none(), owner);
+        return *member;
+      }
+      return bind_member(evaluator, *member, self, owner);
+    }
+    if (name == "__class__") return Value(super_type());
+    raise(exc::AttributeError(), "'super' object has no attribute '" + name + "'");
+  }
+
+ private:
+  TypeRef start_;
+  Value instance_;
+};
+
+// The zero-argument form: the class whose body defined the running function,
+// and the function's first argument.
+Value zero_argument_super(Evaluator& evaluator) {
+  Frame* frame = evaluator.current_frame();
+  if (frame == nullptr || frame->function == nullptr) raise(exc::RuntimeError(), "super(): no arguments");
+  ObjectRef owner = frame->function->owner_class.lock();
+  if (!owner) raise(exc::RuntimeError(), "super(): __class__ cell not found");
+  const ScopeInfo& scope = *frame->scope;
+  if (scope.parameters.empty()) raise(exc::RuntimeError(), "super(): no arguments");
+  const NameRef& first = scope.parameters.front();
+  std::optional<Value> instance;
+  if (first.kind == NameRef::Kind::fast) instance = frame->fast[first.index];
+  else if (first.kind == NameRef::Kind::cell) instance = frame->cells[first.index]->value;
+  if (!instance) raise(exc::RuntimeError(), "super(): arg[0] deleted");
+  return Value(std::make_shared<SuperObject>(std::static_pointer_cast<TypeObject>(owner), *instance));
+}
+
+// object's and BaseException's methods, reached through super() and the class.
+void install_root_methods() {
+  TypeObject& object = *types::object();
+  object.add_method("__init__(self, /, *args, **kwargs)", [](Evaluator&, Arguments& a) {
+    if (!a[1].as<TupleObject>()->items.empty() || a[2].as<DictObject>()->table.size() != 0)
+      raise(exc::TypeError(), "object.__init__() takes exactly one argument (the instance to initialize)");
+    return Value::none();
+  });
+  object.add_method("__repr__(self, /)", [](Evaluator&, Arguments& a) { return make_str(default_repr(a[0])); });
+  object.add_method("__str__(self, /)", [](Evaluator& ev, Arguments& a) { return make_str(ev.repr(a[0])); });
+  object.add_method("__eq__(self, value, /)", [](Evaluator&, Arguments& a) {
+    return a[0].is_same(a[1]) ? Value::boolean(true) : not_implemented();
+  });
+  object.add_method("__ne__(self, value, /)", [](Evaluator& ev, Arguments& a) {
+    return Value::boolean(!ev.compare_bool(ast::CompareOperator::eq, a[0], a[1]));
+  });
+  object.add_method("__hash__(self, /)", [](Evaluator&, Arguments& a) {
+    return Value::integer(static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(a[0].object().get()) >> 4));
+  });
+  object.add_method("__setattr__(self, name, value, /)", [](Evaluator& ev, Arguments& a) {
+    const std::string* name = string_of(a[1]);
+    if (!name) raise(exc::TypeError(), "attribute name must be string, not '" + type_name(a[1]) + "'");
+    if (auto* instance = a[0].as<InstanceObject>()) set_attribute_in(instance->attributes, *name, a[2]);
+    else if (auto* exception = a[0].as<ExceptionObject>()) set_attribute_in(exception->attributes, *name, a[2]);
+    else if (!a[0].is_object() || !a[0].object()->set_attribute(ev, *name, a[2]))
+      raise(exc::AttributeError(), "'" + type_name(a[0]) + "' object has no attribute '" + *name + "'");
+    return Value::none();
+  });
+  TypeObject& base_exception = *exc::BaseException();
+  base_exception.add_method("__init__(self, /, *args)", [](Evaluator&, Arguments& a) {
+    if (auto* exception = a[0].as<ExceptionObject>()) exception->args = a[1].as<TupleObject>()->items;
+    return Value::none();
+  });
+  base_exception.add_method("__str__(self, /)", [](Evaluator& ev, Arguments& a) {
+    auto* exception = a[0].as<ExceptionObject>();
+    return make_str(exception ? exception->builtin_str(ev) : ev.str(a[0]));
+  });
+  base_exception.add_method("__repr__(self, /)", [](Evaluator& ev, Arguments& a) {
+    auto* exception = a[0].as<ExceptionObject>();
+    return make_str(exception ? exception->builtin_repr(ev) : ev.repr(a[0]));
+  });
+}
+
+void define(Evaluator& evaluator, std::string_view signature, NativeFunctionBody body) {
+  ObjectRef function = native(signature, std::move(body));
+  evaluator.builtins[static_cast<NativeFunction&>(*function).name()] = Value(function);
+}
+
+bool is_subclass(const Value& cls, const Value& class_or_tuple) {
+  if (auto* t = class_or_tuple.as<TypeObject>()) return cls.as<TypeObject>()->is_subclass_of(*t);
+  if (auto* tuple = class_or_tuple.as<TupleObject>())
+    return std::any_of(tuple->items.begin(), tuple->items.end(), [&](const Value& c) { return is_subclass(cls, c); });
+  raise(exc::TypeError(), "issubclass() arg 2 must be a class, a tuple of classes, or a union");
+}
+
+}  // namespace
+
+void install_class_builtins(Evaluator& evaluator) {
+  static const bool installed = (install_root_methods(), true);
+  (void)installed;
+  auto& b = evaluator.builtins;
+  b["property"] = Value(property_type());
+  b["staticmethod"] = Value(staticmethod_type());
+  b["classmethod"] = Value(classmethod_type());
+  b["NotImplemented"] = not_implemented();
+  define(evaluator, "super(type=?, object_or_type=?, /)", [](Evaluator& ev, Arguments& a) -> Value {
+    if (!a.has(0)) return zero_argument_super(ev);
+    auto* start = a[0].as<TypeObject>();
+    if (!start) raise(exc::TypeError(), "super() argument 1 must be a type, not " + type_name(a[0]));
+    if (!a.has(1)) raise(exc::RuntimeError(), "super() with one argument is not supported in shardlang");
+    auto* as_type = a[1].as<TypeObject>();
+    if (!(as_type ? as_type->is_subclass_of(*start) : type_of(a[1])->is_subclass_of(*start)))
+      raise(exc::TypeError(), "super(type, obj): obj must be an instance or subtype of type");
+    return Value(std::make_shared<SuperObject>(std::static_pointer_cast<TypeObject>(a[0].object()), a[1]));
+  });
+  define(evaluator, "issubclass(cls, class_or_tuple, /)", [](Evaluator&, Arguments& a) {
+    if (!a[0].as<TypeObject>()) raise(exc::TypeError(), "issubclass() arg 1 must be a class");
+    return Value::boolean(is_subclass(a[0], a[1]));
+  });
+  define(evaluator, "vars(object, /)", [](Evaluator& ev, Arguments& a) { return ev.get_attribute(a[0], "__dict__"); });
+}
+
+// ------------------------------------------------------------ the class statement
+
+Evaluator::Flow Evaluator::exec_class_def(const ast::ClassDef& node, const ast::Stmt& stmt, Frame& frame) {
+  std::vector<Value> decorators;
+  for (const auto& d : node.decorators) decorators.push_back(eval(*d, frame));
+  std::vector<Value> base_values;
+  eval_elements(node.bases, frame, base_values);
+  for (const auto& keyword : node.keywords)
+    raise(exc::NotImplementedError(), "class keyword arguments (" + (keyword.name ? keyword.name->name : "**") +
+                                          "=) are not supported in shardlang");
+  std::vector<TypeRef> bases;
+  for (const Value& base : base_values) {
+    auto* type = base.as<TypeObject>();
+    if (!type) raise(exc::TypeError(), "bases must be types");
+    TypeRef ref = std::static_pointer_cast<TypeObject>(base.object());
+    if (std::find(bases.begin(), bases.end(), ref) != bases.end())
+      raise(exc::TypeError(), "duplicate base class " + type->name());
+    bool exception = type->is_subclass_of(*exc::BaseException());
+    if (!as_class(type) && !exception && ref != types::object())
+      raise(exc::NotImplementedError(), "subclassing the built-in type '" + type->name() +
+                                            "' is not supported in shardlang (only object and the exceptions)");
+    bases.push_back(std::move(ref));
+  }
+  if (bases.empty()) bases.push_back(types::object());
+  std::vector<TypeObject*> ancestors = class_mro(bases);
+
+  const ScopeInfo& scope = frame.resolution->scope(&stmt);
+  AttributeList namespace_entries{{"__module__", make_str("__main__")}, {"__qualname__", make_str(scope.qualname)}};
+  // A string as the body's first statement is the class's docstring.
+  if (!node.body.empty())
+    if (auto* expression = std::get_if<ast::ExprStmt>(&node.body.front()->node))
+      if (auto* constant = std::get_if<ast::Constant>(&expression->value->node))
+        if (auto* text = std::get_if<std::string>(&constant->value)) namespace_entries.emplace_back("__doc__", make_str(*text));
+  Frame body;
+  body.scope = &scope;
+  body.function = frame.function;
+  body.program = frame.program;
+  body.resolution = frame.resolution;
+  body.class_namespace = &namespace_entries;
+  for (std::uint32_t source : scope.free_sources) body.cells.push_back(frame.cells.at(source));
+  exec_body(node.body, body);
+
+  auto cls = std::make_shared<ClassObject>(node.name.name, scope.qualname, std::move(bases), std::move(ancestors),
+                                           std::move(namespace_entries));
+  // Methods remember their class, for super() without arguments.
+  for (auto& [name, value] : cls->namespace_entries()) {
+    Value function = value;
+    if (auto* wrapped = value.as<WrappedFunction>()) function = wrapped->function;
+    if (auto* property = value.as<PropertyObject>()) {
+      for (const Value* part : {&property->getter, &property->setter, &property->deleter})
+        if (auto* f = part->as<FunctionObject>()) f->owner_class = cls;
+    }
+    if (auto* f = function.as<FunctionObject>()) f->owner_class = cls;
+  }
+  Value result(cls);
+  for (auto d = decorators.rbegin(); d != decorators.rend(); ++d) result = call(*d, {result});
+  store_name(&stmt, node.name.name, std::move(result), frame);
+  return Flow::normal;
+}
+
+}  // namespace interp

@@ -1,0 +1,117 @@
+// User classes (the `class` statement) with Python's semantics: the class
+// object and its namespace, C3 method resolution order, instances and their
+// attributes, the dunder protocol, and the descriptors property,
+// staticmethod, classmethod and super. Instances of a class deriving from a
+// built-in exception are ExceptionObjects (so `raise` and `except` take
+// them); every other class makes InstanceObjects.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "interp/python/value.hpp"
+
+namespace interp {
+
+// Attributes in definition order (a class namespace, an instance's __dict__).
+using AttributeList = std::vector<std::pair<std::string, Value>>;
+Value* find_attribute_in(AttributeList& list, const std::string& name);
+void set_attribute_in(AttributeList& list, const std::string& name, Value value);
+
+class ClassObject : public TypeObject {
+ public:
+  // `ancestors` is the C3 linearisation of the bases (class_mro()).
+  ClassObject(std::string name, std::string qualname, std::vector<TypeRef> bases,
+              std::vector<TypeObject*> ancestors, AttributeList namespace_entries);
+  std::string repr(Evaluator& evaluator) const override;
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  bool set_attribute(Evaluator& evaluator, const std::string& name, const Value& value) override;
+  std::vector<std::string> attribute_names() const override;
+  bool callable() const override { return true; }
+  Value call(Evaluator& evaluator, CallArgs& args) override;
+
+  const std::string& qualname() const { return qualname_; }
+  const std::vector<TypeRef>& bases() const { return bases_; }
+  AttributeList& namespace_entries() { return namespace_; }
+  // Whether instances are exceptions (a built-in exception is among the ancestors).
+  bool makes_exceptions() const { return makes_exceptions_; }
+
+ private:
+  std::string qualname_;
+  std::vector<TypeRef> bases_;
+  AttributeList namespace_;
+  bool makes_exceptions_ = false;
+};
+
+// C3 linearisation of a class with these bases (without the class itself);
+// TypeError when the bases admit none.
+std::vector<TypeObject*> class_mro(const std::vector<TypeRef>& bases);
+
+// `name` along the MRO of `cls` (itself first) in the namespaces of user
+// classes only: the dunder methods a class defines. Null when none does.
+const Value* find_class_member(const TypeObject& cls, const std::string& name);
+
+// An instance of a user class that is not an exception.
+class InstanceObject : public Object {
+ public:
+  InstanceObject(TypeRef cls, Evaluator& evaluator) : cls_(std::move(cls)), evaluator_(&evaluator) {}
+  const TypeRef& type() const override { return cls_; }
+  std::string repr(Evaluator& evaluator) const override;
+  std::string str(Evaluator& evaluator) const override;
+  std::optional<std::string> format(Evaluator& evaluator, std::string_view spec) const override;
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  bool set_attribute(Evaluator& evaluator, const std::string& name, const Value& value) override;
+  std::vector<std::string> attribute_names() const override;
+  bool callable() const override;
+  Value call(Evaluator& evaluator, CallArgs& args) override;
+  std::optional<Value> binary_op(Evaluator& evaluator, lang::ast::BinaryOperator op, const Value& other,
+                                 bool reflected) override;
+  std::optional<Value> binary_inplace(Evaluator& evaluator, lang::ast::BinaryOperator op,
+                                      const Value& other) override;
+  std::optional<Value> unary_op(Evaluator& evaluator, lang::ast::UnaryOperator op) override;
+  std::optional<Value> compare(Evaluator& evaluator, lang::ast::CompareOperator op, const Value& other,
+                               bool reflected) override;
+  std::optional<Value> get_item(Evaluator& evaluator, const Value& key) override;
+  bool set_item(Evaluator& evaluator, const Value& key, const Value& value) override;
+  bool delete_item(Evaluator& evaluator, const Value& key) override;
+  IteratorRef iterate(Evaluator& evaluator) override;
+  std::optional<std::int64_t> length(Evaluator& evaluator) const override;
+  std::optional<bool> contains(Evaluator& evaluator, const Value& item) override;
+  bool truthy(Evaluator& evaluator) const override;
+  std::optional<std::size_t> hash() const override;
+  bool equals(const Value& other) const override;
+  std::optional<Value> enter(Evaluator& evaluator) override;
+  bool exit(Evaluator& evaluator, const Value* pending) override;
+
+  AttributeList attributes;  // the instance's __dict__
+
+ private:
+  TypeRef cls_;
+  // Dict keys hash and compare without an evaluator in hand: the one that
+  // made the instance runs its __hash__ and __eq__.
+  Evaluator* evaluator_;
+};
+
+// Python's object.__getattribute__ and __getattr__ for an instance of a
+// user class (`self` is an InstanceObject or ExceptionObject with these
+// attributes); nullopt when it has no such attribute.
+std::optional<Value> instance_attribute(Evaluator& evaluator, const Value& self, AttributeList& attributes,
+                                        const std::string& name);
+// object.__setattr__ with the class's properties and __setattr__.
+void set_instance_attribute(Evaluator& evaluator, const Value& self, AttributeList& attributes,
+                            const std::string& name, const Value& value);
+// Calls the dunder method `name` a user class of `self` defines; nullopt
+// when none does.
+std::optional<Value> call_special(Evaluator& evaluator, const Value& self, const std::string& name,
+                                  std::vector<Value> arguments);
+
+// The NotImplemented singleton that binary dunders return.
+const Value& not_implemented();
+
+// Installs object's and the exceptions' methods reached through super() and
+// the class (object.__init__, Exception.__str__, ...), and the builtins
+// property, staticmethod, classmethod, super, issubclass, NotImplemented, vars.
+void install_class_builtins(Evaluator& evaluator);
+
+}  // namespace interp

@@ -1,0 +1,61 @@
+// Generators: calling a function whose body yields makes a Generator, whose
+// body then runs on a stack of its own (a coroutine switched with
+// swapcontext), suspended at each `yield` and resumed by next(), send(),
+// throw() and close(), with Python's StopIteration and GeneratorExit rules.
+#pragma once
+
+#include <ucontext.h>
+
+#include <exception>
+#include <memory>
+#include <optional>
+
+#include "interp/python/evaluator.hpp"
+
+namespace interp {
+
+class Generator : public Iterator {
+ public:
+  Generator(std::shared_ptr<FunctionObject> function, Frame frame, Evaluator& evaluator);
+  ~Generator() override;
+  Generator(const Generator&) = delete;
+  Generator& operator=(const Generator&) = delete;
+
+  const TypeRef& type() const override { return types::generator(); }
+  std::string repr(Evaluator& evaluator) const override;
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  std::optional<Value> next(Evaluator& evaluator) override { return resume(evaluator, Value::none(), nullptr); }
+
+  // Runs the body until its next yield (its value) or its end (nullopt; the
+  // return value is then return_value()). `thrown` is raised at the yield.
+  std::optional<Value> resume(Evaluator& evaluator, const Value& sent, std::shared_ptr<ExceptionObject> thrown);
+  // Called by the body at a yield: hands `value` to the resumer and waits;
+  // returns what send() passed, or raises what throw() passed.
+  Value suspend(Value value);
+  // generator.close(): GeneratorExit at the paused yield.
+  void close(Evaluator& evaluator);
+  const Value& return_value() const { return return_value_; }
+  // The frame of whoever resumed the body last: current again while it pauses.
+  Frame* resumer_frame = nullptr;
+
+ private:
+  enum class State { created, suspended, running, finished };
+  static void entry(unsigned int high, unsigned int low);
+  void switch_in(Evaluator& evaluator);
+
+  std::shared_ptr<FunctionObject> function_;
+  Frame frame_;
+  Evaluator* evaluator_;
+  State state_ = State::created;
+  ucontext_t caller_{};
+  ucontext_t body_{};
+  char* stack_ = nullptr;
+  Value transfer_;                              // the yielded value out, the sent value in
+  std::shared_ptr<ExceptionObject> thrown_;     // raised in the body when it resumes
+  std::optional<PyError> error_;                // the body's uncaught exception
+  std::exception_ptr foreign_error_;            // any other C++ exception leaving the body
+  bool abandoned_ = false;                      // being destroyed while paused: unwind, run nothing
+  Value return_value_;
+};
+
+}  // namespace interp

@@ -1,0 +1,5 @@
+class Opaque:
+    pass
+
+
+len(Opaque())

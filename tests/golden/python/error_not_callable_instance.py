@@ -1,0 +1,6 @@
+class Thing:
+    pass
+
+
+t = Thing()
+t()

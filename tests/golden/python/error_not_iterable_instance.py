@@ -1,0 +1,6 @@
+class Opaque:
+    pass
+
+
+for item in Opaque():
+    print(item)

@@ -1,0 +1,5 @@
+class NotAnError:
+    pass
+
+
+raise NotAnError()

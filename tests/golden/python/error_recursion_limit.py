@@ -1,0 +1,6 @@
+def forever(n):
+    return forever(n + 1)
+
+
+print("go")
+forever(0)

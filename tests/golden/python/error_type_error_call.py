@@ -1,0 +1,4 @@
+def f(a, b):
+    return a + b
+
+f(1, 2, 3)

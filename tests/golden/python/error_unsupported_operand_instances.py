@@ -1,0 +1,5 @@
+class A:
+    pass
+
+
+A() + 1

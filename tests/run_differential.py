@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Differential host-language tests: every .py script under the given folders
+(recursively) is run by shardlang and by CPython (`python3`, or --python), and
+the two must behave alike:
+
+  - the same stdout, byte for byte;
+  - the same exit status class (0, or an uncaught exception);
+  - for an uncaught exception, CPython's last traceback line
+    (`ValueError: bad`) equals the error line of shardlang's diagnostic
+    (`file:line:col: error: ValueError: bad`), and both point at the same line.
+
+The scripts carry no expectations of their own: CPython is the expectation
+(language.md: where this page and CPython disagree on host semantics, CPython
+is right). Scripts must not depend on set order of strings or on timing.
+
+Usage: run_differential.py --bin build/shardlang [--python python3] PATH...
+
+Prints `ok`/`FAIL` per script and `N passed, M failed`; exits 1 on any failure.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+# shardlang: "script.py:12:5: error: ValueError: bad"
+SHARDLANG_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<column>\d+): error: (?P<message>.*)$")
+# CPython: '  File "/path/script.py", line 12, in <module>'
+CPYTHON_FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+)')
+
+
+def execute(command, cwd, timeout):
+    environment = dict(os.environ, PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8", PYTHONDONTWRITEBYTECODE="1")
+    try:
+        done = subprocess.run(command, cwd=cwd, capture_output=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL, env=environment)
+    except subprocess.TimeoutExpired:
+        return None, b"", b"timed out after %d s" % timeout
+    return done.returncode, done.stdout, done.stderr
+
+
+def cpython_error(script, stderr):
+    """(line, last traceback line) of CPython's uncaught exception, or None."""
+    lines = stderr.decode("utf-8", "replace").rstrip("\n").splitlines()
+    if not lines:
+        return None
+    line = None
+    for text in lines:
+        match = CPYTHON_FRAME.match(text)
+        if match and Path(match.group("file")).name == script.name:
+            line = int(match.group("line"))
+    return line, lines[-1].strip()
+
+
+def shardlang_error(script, stderr):
+    """(line, error message) of shardlang's uncaught error, or None."""
+    for text in stderr.decode("utf-8", "replace").splitlines():
+        match = SHARDLANG_ERROR.match(text)
+        if match and Path(match.group("file")).name == script.name:
+            return int(match.group("line")), match.group("message").strip()
+    return None
+
+
+def compare(binary, python, script, timeout):
+    """The differences between the two runs, as lines; empty when alike."""
+    cwd = script.parent
+    ours = execute([binary, "run", script.name], cwd, timeout)
+    theirs = execute([python, "-X", "utf8", script.name], cwd, timeout)
+    problems = []
+    if ours[0] is None or theirs[0] is None:
+        return [("shardlang" if ours[0] is None else "python3") + " timed out"]
+    if ours[1] != theirs[1]:
+        ours_lines = ours[1].decode("utf-8", "replace").splitlines()
+        theirs_lines = theirs[1].decode("utf-8", "replace").splitlines()
+        for number, (a, b) in enumerate(zip(ours_lines + [None] * len(theirs_lines),
+                                            theirs_lines + [None] * len(ours_lines)), 1):
+            if a != b:
+                problems.append(f"stdout line {number}: shardlang {a!r}, python3 {b!r}")
+                break
+    if (ours[0] == 0) != (theirs[0] == 0):
+        problems.append(f"exit status: shardlang {ours[0]}, python3 {theirs[0]}")
+        problems.append("shardlang stderr: " + ours[2].decode("utf-8", "replace").strip()[-600:])
+        problems.append("python3 stderr: " + theirs[2].decode("utf-8", "replace").strip()[-600:])
+    elif theirs[0] != 0:
+        expected = cpython_error(script, theirs[2])
+        actual = shardlang_error(script, ours[2])
+        if actual is None:
+            problems.append("shardlang's stderr has no located error: "
+                            + ours[2].decode("utf-8", "replace").strip()[-600:])
+        elif expected is None or expected[1] != actual[1]:
+            problems.append(f"error: shardlang {actual[1]!r}, python3 {expected and expected[1]!r}")
+        elif expected[0] is not None and expected[0] != actual[0]:
+            problems.append(f"error line: shardlang {actual[0]}, python3 {expected[0]}")
+    return problems
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bin", required=True, help="the shardlang binary")
+    parser.add_argument("--python", default="python3", help="the CPython to compare with")
+    parser.add_argument("--timeout", type=int, default=60)
+    parser.add_argument("--quiet", action="store_true", help="print failures only")
+    parser.add_argument("paths", nargs="+", type=Path)
+    arguments = parser.parse_args()
+    binary = str(Path(arguments.bin).resolve())
+
+    scripts = []
+    for path in arguments.paths:
+        scripts.extend(sorted(path.rglob("*.py")) if path.is_dir() else [path])
+    if not scripts:
+        print("no scripts found")
+        return 1
+    failed = 0
+    for script in scripts:
+        problems = compare(binary, arguments.python, script.resolve(), arguments.timeout)
+        if problems:
+            failed += 1
+            print(f"FAIL {script}")
+            for problem in problems:
+                print("    " + problem)
+        elif not arguments.quiet:
+            print(f"ok   {script}")
+    print(f"{len(scripts) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
