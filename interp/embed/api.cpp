@@ -8,7 +8,6 @@
 #include <new>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "devices/chrome_trace.hpp"
 #include "interp/embed/api_state.hpp"
@@ -444,28 +443,6 @@ Diagnostic internal_error(std::string message) {
 }
 
 // ------------------------------------------------------------ Interpreter
-
-namespace {
-
-// Marks which evaluator interrupt() should reach while a run is under way.
-// interrupt() may run on another thread (or in a signal handler) while the
-// scope ends and check mode's evaluator is freed: it counts itself in
-// `interrupting` before reading the slot, and the scope waits, after putting
-// the previous evaluator back, until no interrupt() can still hold its own.
-struct RunningScope {
-  RunningScope(std::atomic<interp::Evaluator*>& running, const std::atomic<int>& interrupting,
-               interp::Evaluator& evaluator)
-      : running_(running), interrupting_(interrupting), previous_(running.exchange(&evaluator)) {}
-  ~RunningScope() {
-    running_.store(previous_);
-    while (interrupting_.load() != 0) std::this_thread::yield();
-  }
-  std::atomic<interp::Evaluator*>& running_;
-  const std::atomic<int>& interrupting_;
-  interp::Evaluator* previous_;
-};
-
-}  // namespace
 
 Result execute(interp::Evaluator& evaluator, std::string_view source, std::string_view name, RunKind kind,
                RetainedSources* retained) {

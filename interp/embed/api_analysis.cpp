@@ -214,7 +214,7 @@ Analysis Interpreter::analyze(std::string_view source, std::string_view name, co
   impl->chip = state_->options.chip;
   try {
     auto evaluator = state_->make_evaluator(interp::Evaluator::Mode::check, false);
-    RunningScope running(state_->running, *evaluator);
+    RunningScope running(state_->running, state_->interrupting, *evaluator);
     // The file is made here so that the recorders know it; execute finds it.
     RetainedSources sources;
     auto file = lang::SourceFile::from_text(std::string(name), std::string(source));

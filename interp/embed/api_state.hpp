@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -95,17 +96,25 @@ Result execute(interp::Evaluator& evaluator, std::string_view source, std::strin
                RetainedSources* retained = nullptr);
 
 // Marks which evaluator interrupt() should reach while a run is under way.
+// interrupt() may run on another thread (or in a signal handler) while the
+// scope ends and check mode's evaluator is freed: it counts itself in
+// `interrupting` before reading the slot, and the scope waits, after putting
+// the previous evaluator back, until no interrupt() can still hold its own.
 class RunningScope {
  public:
-  RunningScope(std::atomic<interp::Evaluator*>& slot, interp::Evaluator& evaluator) : slot_(slot) {
-    previous_ = slot_.exchange(&evaluator);
+  RunningScope(std::atomic<interp::Evaluator*>& running, const std::atomic<int>& interrupting,
+               interp::Evaluator& evaluator)
+      : running_(running), interrupting_(interrupting), previous_(running.exchange(&evaluator)) {}
+  ~RunningScope() {
+    running_.store(previous_);
+    while (interrupting_.load() != 0) std::this_thread::yield();
   }
-  ~RunningScope() { slot_.store(previous_); }
   RunningScope(const RunningScope&) = delete;
   RunningScope& operator=(const RunningScope&) = delete;
 
  private:
-  std::atomic<interp::Evaluator*>& slot_;
+  std::atomic<interp::Evaluator*>& running_;
+  const std::atomic<int>& interrupting_;
   interp::Evaluator* previous_;
 };
 
