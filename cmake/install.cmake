@@ -39,6 +39,11 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/cmake/shardlangConfigVers
 install(FILES ${PROJECT_BINARY_DIR}/cmake/shardlangConfig.cmake ${PROJECT_BINARY_DIR}/cmake/shardlangConfigVersion.cmake
         DESTINATION ${shardlang_cmake_dir})
 
+# The MPI build's devices library needs MPI's wherever it is linked.
+set(SHARDLANG_PC_REQUIRES "fmt openblas sleef")
+if(SHARDLANG_MPI)
+  string(APPEND SHARDLANG_PC_REQUIRES " mpi-cxx")
+endif()
 # The .pc file finds the prefix relative to its own folder (${pcfiledir}).
 file(RELATIVE_PATH SHARDLANG_PC_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 string(JOIN " " SHARDLANG_EXPORTED_LINK_FLAGS ${SHARDLANG_EXPORTED_LINK_FLAGS})
