@@ -42,9 +42,14 @@ MODULES = [
         "`donate_argnums`, `keep_unused`, `inline` are accepted and have no effect.",
         "`jax.grad` / `value_and_grad` differentiate through the primitives that have a VJP rule (the "
         "`grad` column of the primitive table below).",
+        "`jax.vmap` batches every primitive through its batching rule (ops/batching.hpp); random "
+        "sampling, scatters, debug prints and indexing with mapped indices apply the primitive once per "
+        "mapped index and stack the results. `axis_name` serves `psum pmean pmax pmin all_gather "
+        "psum_scatter ppermute axis_index axis_size` inside; `all_to_all` over a vmap axis is not "
+        "supported. Axis specs are ints and None (no `MappingSpec`).",
         "`jax.shard_map` errors name the user's function and the line that returned a wrongly varying "
         "value, in eager calls too, and say which collective would fix it.",
-        "Not there: `pmap`, `vmap`, `checkpoint`, `custom_vjp`, `jax.Array` as a class, "
+        "Not there: `pmap`, `checkpoint`, `custom_vjp`, `jax.Array` as a class, "
         "`ShapeDtypeStruct`, host callbacks, `with` blocks (`with mesh:`): use `jax.set_mesh(mesh)`.",
     ]),
     ("jax.numpy", "import jax.numpy as jnp", [

@@ -19,6 +19,7 @@
 #include "interp/ops/primitives.hpp"
 #include "interp/library/random_module.hpp"
 #include "interp/transforms/trace.hpp"
+#include "interp/transforms/vmap.hpp"
 #include "interp/library/tree_module.hpp"
 #include "typecheck/creation_rules.hpp"
 #include "typecheck/shape_rules.hpp"
@@ -641,6 +642,7 @@ void install_array_members(Evaluator& evaluator) {
   install_random_module(evaluator);
   install_tree_module(evaluator);
   install_grad(evaluator);
+  install_vmap(evaluator);
   install_numpy_members(evaluator, *evaluator.module("jax.numpy"), true);
   install_numpy_members(evaluator, *evaluator.module("numpy"), false);
   install_array_operations(evaluator, *evaluator.module("jax.numpy"), true);
