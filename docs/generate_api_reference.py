@@ -111,7 +111,19 @@ MODULES = [
     ]),
     ("functools", "import functools", []),
     ("typing", "from typing import Optional", ["Annotations only: the names exist so that annotations "
-                                               "using them are accepted and ignored."]),
+                                               "using them are accepted and ignored; `NamedTuple` is a "
+                                               "class base (and a function) as in Python."]),
+    ("collections", "from collections import namedtuple, defaultdict", [
+        "`OrderedDict` equality is a dict's (order is not compared)."]),
+    ("contextlib", "from contextlib import contextmanager", []),
+    ("itertools", "import itertools", [
+        "`groupby` materialises each group when its key is reached."]),
+    ("math", "import math", ["Integers are 64-bit: `factorial`, `comb`, `perm`, `lcm` raise `OverflowError` "
+                             "beyond that."]),
+    ("operator", "import operator", []),
+    ("string", "import string", ["The constants and `capwords`; no `Template` or `Formatter`."]),
+    ("__future__", "from __future__ import annotations", [
+        "Every feature is already the language's behaviour; the names exist so that the imports run."]),
     ("textwrap", "import textwrap", []),
     ("termcolor", "from termcolor import colored", []),
     ("builtins", "(always there)", [
