@@ -42,12 +42,17 @@ MODULES = [
         "`donate_argnums`, `keep_unused`, `inline` are accepted and have no effect.",
         "`jax.grad` / `value_and_grad` differentiate through the primitives that have a VJP rule (the "
         "`grad` column of the primitive table below).",
+        "`jax.vmap` batches every primitive through its batching rule (ops/batching.hpp); random "
+        "sampling, scatters, debug prints and indexing with mapped indices apply the primitive once per "
+        "mapped index and stack the results. `axis_name` serves `psum pmean pmax pmin all_gather "
+        "psum_scatter ppermute axis_index axis_size` inside; `all_to_all` over a vmap axis is not "
+        "supported. Axis specs are ints and None (no `MappingSpec`).",
         "`jax.shard_map` errors name the user's function and the line that returned a wrongly varying "
         "value, in eager calls too, and say which collective would fix it.",
         "`process_count`, `process_index`, `local_devices` and an array's `addressable_shards` describe "
         "a run over several processes (`mpirun -np P shardlang run`, docs/scale-out.md); a device's repr "
         "shows the simulated slice's one host (`process_index=0`).",
-        "Not there: `pmap`, `vmap`, `checkpoint`, `custom_vjp`, `jax.Array` as a class, "
+        "Not there: `pmap`, `checkpoint`, `custom_vjp`, `jax.Array` as a class, "
         "`ShapeDtypeStruct`, host callbacks, `with` blocks (`with mesh:`): use `jax.set_mesh(mesh)`.",
     ]),
     ("jax.numpy", "import jax.numpy as jnp", [
@@ -118,7 +123,19 @@ MODULES = [
     ]),
     ("functools", "import functools", []),
     ("typing", "from typing import Optional", ["Annotations only: the names exist so that annotations "
-                                               "using them are accepted and ignored."]),
+                                               "using them are accepted and ignored; `NamedTuple` is a "
+                                               "class base (and a function) as in Python."]),
+    ("collections", "from collections import namedtuple, defaultdict", [
+        "`OrderedDict` equality is a dict's (order is not compared)."]),
+    ("contextlib", "from contextlib import contextmanager", []),
+    ("itertools", "import itertools", [
+        "`groupby` materialises each group when its key is reached."]),
+    ("math", "import math", ["Integers are 64-bit: `factorial`, `comb`, `perm`, `lcm` raise `OverflowError` "
+                             "beyond that."]),
+    ("operator", "import operator", []),
+    ("string", "import string", ["The constants and `capwords`; no `Template` or `Formatter`."]),
+    ("__future__", "from __future__ import annotations", [
+        "Every feature is already the language's behaviour; the names exist so that the imports run."]),
     ("textwrap", "import textwrap", []),
     ("termcolor", "from termcolor import colored", []),
     ("builtins", "(always there)", [

@@ -5,6 +5,7 @@
 // to those modules without touching the evaluator.
 #include <cstdio>
 
+#include "interp/library/host_modules.hpp"
 #include "interp/ops/array.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/python/format.hpp"
@@ -62,6 +63,7 @@ class PartialObject : public Object {
 };
 
 void install_functools(Evaluator&, ModuleObject& module) {
+  install_functools_wrappers(module);
   module.add_function("partial(func, /, *args, **keywords)", [](Evaluator&, Arguments& a) {
     if (!a[0].is_object() || !a[0].object()->callable())
       raise(exc::TypeError(), "the first argument must be callable");
@@ -112,7 +114,8 @@ class TypingObject : public Object {
   std::string name_;
 };
 
-void install_typing(Evaluator&, ModuleObject& module) {
+void install_typing(Evaluator& evaluator, ModuleObject& module) {
+  install_typing_named_tuple(evaluator, module);
   for (const char* name : {"Any", "Optional", "Sequence", "Union", "Callable", "Tuple", "List", "Dict"})
     module.add(name, Value(std::make_shared<TypingObject>(name)));
 }
@@ -238,7 +241,14 @@ void install_modules(Evaluator& evaluator) {
   install_array_members(evaluator);
   using Installer = void (*)(Evaluator&, ModuleObject&);
   const std::pair<const char*, Installer> installers[] = {
+      {"__future__", install_future},
+      {"collections", install_collections},
+      {"contextlib", install_contextlib},
       {"functools", install_functools},
+      {"itertools", install_itertools},
+      {"math", install_math},
+      {"operator", install_operator},
+      {"string", install_string},
       {"termcolor", install_termcolor},
       {"textwrap", install_textwrap},
       {"typing", install_typing},

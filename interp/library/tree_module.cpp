@@ -220,6 +220,94 @@ std::optional<TreeDef> tree_zip(Evaluator& evaluator, std::span<const Value> tre
   return first;
 }
 
+namespace {
+
+bool is_container(const Value& value) {
+  return value.as<TupleObject>() || value.as<ListObject>() || value.as<DictObject>();
+}
+
+// A dict's keys and values in flattening (sorted) order.
+std::pair<std::vector<Value>, std::vector<Value>> dict_children(Evaluator& evaluator, const Value& dict) {
+  TreeDef def;
+  std::vector<Value> leaves;
+  flatten_into(evaluator, dict, def, Value(), 0, leaves);  // for the keys in order
+  std::vector<Value> ordered;
+  for (const auto& key : def.keys) ordered.push_back(*dict.as<DictObject>()->table.find(key));
+  return {def.keys, ordered};
+}
+
+struct PrefixWalk {
+  Evaluator& evaluator;
+  const std::string& name;
+  std::vector<Value> out;
+  std::vector<std::string> errors;
+
+  void leaves_of(const Value& full, const Value& value) {
+    TreeDef def;
+    std::size_t count = tree_flatten(evaluator, full, def).size();
+    out.insert(out.end(), count, value);
+  }
+  std::string type_repr(const Value& value) { return evaluator.repr(Value(type_of(value))); }
+
+  void walk(const Value& prefix, const Value& full, const std::string& path, int depth) {
+    if (depth > max_tree_depth) raise(exc::RecursionError(), "pytree nested too deeply");
+    if (!is_container(prefix)) return leaves_of(full, prefix);
+    if (type_of(prefix) != type_of(full)) {
+      errors.push_back("pytree structure error: different types at key path\n    " + name + path +
+                       "\nAt that key path, the prefix pytree " + name + " has a subtree of type\n    " +
+                       type_repr(prefix) + "\nbut at the same key path the full pytree has a subtree of different type\n    " +
+                       type_repr(full) + ".");
+      return leaves_of(full, Value());
+    }
+    if (prefix.as<DictObject>()) {
+      auto [prefix_keys, prefix_values] = dict_children(evaluator, prefix);
+      auto [full_keys, full_values] = dict_children(evaluator, full);
+      bool same = prefix_keys.size() == full_keys.size();
+      for (std::size_t i = 0; same && i < prefix_keys.size(); ++i) same = evaluator.repr(prefix_keys[i]) == evaluator.repr(full_keys[i]);
+      if (!same) {
+        auto keys = [&](const std::vector<Value>& ks) {
+          std::string joined;
+          for (std::size_t i = 0; i < ks.size(); ++i) joined += (i ? " " : "") + evaluator.repr(ks[i]);
+          return joined;
+        };
+        errors.push_back("pytree structure error: different numbers of pytree children at key path\n    " + name + path +
+                         "\nAt that key path, the prefix pytree " + name + " has a subtree of type\n    <class 'dict'>\nwith " +
+                         std::to_string(prefix_keys.size()) + " child keys\n    " + keys(prefix_keys) +
+                         "\nbut at the same key path the full pytree has a subtree of the same type but with " +
+                         std::to_string(full_keys.size()) + " child keys\n    " + keys(full_keys));
+        return leaves_of(full, Value());
+      }
+      for (std::size_t i = 0; i < prefix_values.size(); ++i)
+        walk(prefix_values[i], full_values[i], path + "[" + evaluator.repr(prefix_keys[i]) + "]", depth + 1);
+      return;
+    }
+    const auto& prefix_items = prefix.as<TupleObject>() ? prefix.as<TupleObject>()->items : prefix.as<ListObject>()->items;
+    const auto& full_items = full.as<TupleObject>() ? full.as<TupleObject>()->items : full.as<ListObject>()->items;
+    if (prefix_items.size() != full_items.size()) {
+      std::string type = prefix.as<TupleObject>() ? "tuple" : "list";
+      errors.push_back("pytree structure error: different lengths of " + type + " at key path\n    " + name + path +
+                       "\nAt that key path, the prefix pytree " + name + " has a subtree of type " + type + " of length " +
+                       std::to_string(prefix_items.size()) + ", but the full pytree has a subtree of the same type but of length " +
+                       std::to_string(full_items.size()) + ".");
+      return leaves_of(full, Value());
+    }
+    for (std::size_t i = 0; i < prefix_items.size(); ++i)
+      walk(prefix_items[i], full_items[i], path + "[" + std::to_string(i) + "]", depth + 1);
+  }
+};
+
+}  // namespace
+
+std::vector<Value> broadcast_prefix(Evaluator& evaluator, const Value& prefix, const Value& full, const std::string& name) {
+  PrefixWalk walk{evaluator, name, {}, {}};
+  walk.walk(prefix, full, "", 0);
+  if (walk.errors.empty()) return std::move(walk.out);
+  std::string details;
+  for (const auto& error : walk.errors) details += "\n  " + error;
+  raise(exc::ValueError(), name + " specification must be a tree prefix of the corresponding value; \n  Mismatch details (" +
+                               std::to_string(walk.errors.size()) + " found):" + details);
+}
+
 void install_tree_module(Evaluator& evaluator) {
   auto tree = evaluator.module("jax.tree");
   tree->add_function("leaves(tree, is_leaf=None)", [](Evaluator& ev, Arguments& a) {

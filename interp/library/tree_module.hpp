@@ -50,6 +50,13 @@ Value tree_map(Evaluator& evaluator, const Value& tree, const std::function<Valu
 std::optional<TreeDef> tree_zip(Evaluator& evaluator, std::span<const Value> trees,
                                 std::vector<std::vector<Value>>& columns);
 
+// JAX's flatten_axes: `prefix` (a tree prefix of `full`, None a leaf) with
+// each of its leaves repeated for every leaf of `full` below it, one value
+// per leaf of `full` in flattening order. A prefix that does not match
+// raises JAX's ValueError ("<name> specification must be a tree prefix of
+// the corresponding value; ..." with its mismatch details).
+std::vector<Value> broadcast_prefix(Evaluator& evaluator, const Value& prefix, const Value& full, const std::string& name);
+
 // jax.tree and jax.tree_util.
 void install_tree_module(Evaluator& evaluator);
 

@@ -5,6 +5,7 @@
 
 #include "devices/collectives.hpp"
 #include "devices/host_values.hpp"
+#include "interp/ops/batching.hpp"
 #include "interp/transforms/trace.hpp"
 #include "typecheck/rule_support.hpp"
 #include "typecheck/shard_map_rules.hpp"
@@ -139,6 +140,7 @@ ArrayRef shard_map_exit_implementation(Evaluator& evaluator, const Primitive&, c
 // psum, pmean, pmax, pmin (api_name). params: axis_name, mesh, check_vma.
 ArrayRef psum_implementation(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                              const Params& params, bool execute) {
+  if (batching::over_vmap_axis(params)) return batching::vmap_collective_abstract(evaluator, primitive, operands, params);
   const DeviceMeshRef& mesh = body_mesh_of(params);
   ArrayRef operand = on_body(evaluator, operands[0], mesh);
   auto names = names_of(params);
@@ -167,8 +169,9 @@ ArrayRef psum_implementation(Evaluator& evaluator, const Primitive& primitive, c
 }
 
 // params: axis_name, axis, tiled, mesh, check_vma.
-ArrayRef all_gather_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+ArrayRef all_gather_implementation(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                                    const Params& params, bool execute) {
+  if (batching::over_vmap_axis(params)) return batching::vmap_collective_abstract(evaluator, primitive, operands, params);
   const DeviceMeshRef& mesh = body_mesh_of(params);
   ArrayRef operand = on_body(evaluator, operands[0], mesh);
   auto names = names_of(params);
@@ -186,8 +189,9 @@ ArrayRef all_gather_implementation(Evaluator& evaluator, const Primitive&, const
 }
 
 // params: axis_name, scatter_dimension, tiled, mesh, check_vma.
-ArrayRef psum_scatter_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+ArrayRef psum_scatter_implementation(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                                      const Params& params, bool execute) {
+  if (batching::over_vmap_axis(params)) return batching::vmap_collective_abstract(evaluator, primitive, operands, params);
   const DeviceMeshRef& mesh = body_mesh_of(params);
   ArrayRef operand = on_body(evaluator, operands[0], mesh);
   auto names = names_of(params);
@@ -204,8 +208,9 @@ ArrayRef psum_scatter_implementation(Evaluator& evaluator, const Primitive&, con
 }
 
 // params: axis_name, split_axis, concat_axis, tiled, mesh, check_vma.
-ArrayRef all_to_all_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+ArrayRef all_to_all_implementation(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                                    const Params& params, bool execute) {
+  if (batching::over_vmap_axis(params)) return batching::vmap_collective_abstract(evaluator, primitive, operands, params);
   const DeviceMeshRef& mesh = body_mesh_of(params);
   ArrayRef operand = on_body(evaluator, operands[0], mesh);
   auto names = names_of(params);
@@ -233,8 +238,9 @@ ArrayRef all_to_all_implementation(Evaluator& evaluator, const Primitive&, const
 }
 
 // params: axis_name, perm (source, destination pairs flattened), mesh, check_vma.
-ArrayRef ppermute_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+ArrayRef ppermute_implementation(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                                  const Params& params, bool execute) {
+  if (batching::over_vmap_axis(params)) return batching::vmap_collective_abstract(evaluator, primitive, operands, params);
   const DeviceMeshRef& mesh = body_mesh_of(params);
   ArrayRef operand = on_body(evaluator, operands[0], mesh);
   auto names = names_of(params);
@@ -252,8 +258,9 @@ ArrayRef ppermute_implementation(Evaluator& evaluator, const Primitive&, const s
 }
 
 // params: axis_name, mesh, check_vma. No operands.
-ArrayRef axis_index_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>&,
+ArrayRef axis_index_implementation(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                                    const Params& params, bool execute) {
+  if (batching::over_vmap_axis(params)) return batching::vmap_collective_abstract(evaluator, primitive, operands, params);
   const DeviceMeshRef& mesh = body_mesh_of(params);
   auto names = names_of(params);
   typecheck::ArrayType type = checked(typecheck::axis_index_rule(names, context_of(params)));
@@ -275,8 +282,9 @@ ArrayRef axis_index_implementation(Evaluator& evaluator, const Primitive&, const
 
 // params: axis_name, mesh, check_vma. The data does not move: the type says
 // that the value may now differ along the axes.
-ArrayRef pvary_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+ArrayRef pvary_implementation(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                               const Params& params, bool execute) {
+  if (batching::over_vmap_axis(params)) return batching::vmap_collective_abstract(evaluator, primitive, operands, params);
   const DeviceMeshRef& mesh = body_mesh_of(params);
   ArrayRef operand = on_body(evaluator, operands[0], mesh);
   typecheck::ArrayType type = checked(typecheck::pvary_rule(operand->aval, names_of(params), context_of(params)));

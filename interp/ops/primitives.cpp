@@ -11,6 +11,7 @@
 #include "interp/ops/contractions.hpp"
 #include "interp/ops/debug_ops.hpp"
 #include "interp/ops/sharding_constraint.hpp"
+#include "interp/ops/batching.hpp"
 #include "interp/ops/vjp_rules.hpp"
 #include "interp/library/random_module.hpp"
 #include "interp/ops/indexing_ops.hpp"
@@ -684,40 +685,40 @@ constexpr std::string_view lax_name_of(std::string_view name) {
   return name;
 }
 constexpr Primitive unary(std::string_view name, UnaryOp op, R result, VjpRule vjp) {
-  return {name, name, elementwise_implementation, elementwise_cost, vjp, lax_name_of(name), 1, op, no_binary, result};
+  return {name, name, elementwise_implementation, elementwise_cost, vjp, batching::elementwise, lax_name_of(name), 1, op, no_binary, result};
 }
 constexpr Primitive binary(std::string_view name, BinaryOp op, R result, VjpRule vjp) {
-  return {name, name, elementwise_implementation, elementwise_cost, vjp, lax_name_of(name), 2, no_unary, op, result};
+  return {name, name, elementwise_implementation, elementwise_cost, vjp, batching::elementwise, lax_name_of(name), 2, no_unary, op, result};
 }
 constexpr Primitive reduction(std::string_view name, std::string_view api_name, VjpRule vjp) {
-  return {name, api_name, reduction_implementation, reduction_cost, vjp};
+  return {name, api_name, reduction_implementation, reduction_cost, vjp, batching::reduction};
 }
 
 // Sorted by name.
 constexpr std::array primitive_table{
     unary("abs", UnaryOp::abs, R::promoted, vjp::abs_vjp),
     binary("add", BinaryOp::add, R::promoted, vjp::add_vjp),
-    Primitive{"all_gather", "all_gather", all_gather_implementation, collective_cost, vjp::all_gather_vjp},
-    Primitive{"all_to_all", "all_to_all", all_to_all_implementation, collective_cost, vjp::all_to_all_vjp},
+    Primitive{"all_gather", "all_gather", all_gather_implementation, collective_cost, vjp::all_gather_vjp, batching::collective},
+    Primitive{"all_to_all", "all_to_all", all_to_all_implementation, collective_cost, vjp::all_to_all_vjp, batching::collective},
     reduction("argmax", "argmax", vjp::zero_vjp),
     reduction("argmin", "argmin", vjp::zero_vjp),
-    Primitive{"axis_index", "axis_index", axis_index_implementation, collective_cost, vjp::zero_vjp},
-    Primitive{"broadcast_in_dim", "broadcast_in_dim", broadcast_in_dim_implementation, movement_cost, vjp::broadcast_in_dim_vjp},
-    Primitive{"concatenate", "concatenate", concatenate_implementation, movement_cost, vjp::concatenate_vjp},
-    Primitive{"convert_element_type", "astype", convert_implementation, elementwise_cost, vjp::convert_vjp},
+    Primitive{"axis_index", "axis_index", axis_index_implementation, collective_cost, vjp::zero_vjp, batching::collective},
+    Primitive{"broadcast_in_dim", "broadcast_in_dim", broadcast_in_dim_implementation, movement_cost, vjp::broadcast_in_dim_vjp, batching::broadcast_in_dim},
+    Primitive{"concatenate", "concatenate", concatenate_implementation, movement_cost, vjp::concatenate_vjp, batching::concatenate},
+    Primitive{"convert_element_type", "astype", convert_implementation, elementwise_cost, vjp::convert_vjp, batching::convert},
     unary("cos", UnaryOp::cos, R::floating, vjp::cos_vjp),
-    Primitive{"cumsum", "cumsum", cumsum_implementation, reduction_cost, vjp::cumsum_vjp},
-    Primitive{"debug_print", "debug.print", debug_print_implementation, movement_cost, vjp::zero_vjp},
-    Primitive{"device_put", "device_put", device_put_implementation, movement_cost, vjp::identity_vjp},
+    Primitive{"cumsum", "cumsum", cumsum_implementation, reduction_cost, vjp::cumsum_vjp, batching::cumsum},
+    Primitive{"debug_print", "debug.print", debug_print_implementation, movement_cost, vjp::zero_vjp, batching::loop},
+    Primitive{"device_put", "device_put", device_put_implementation, movement_cost, vjp::identity_vjp, batching::placement},
     binary("divide", BinaryOp::div, R::floating, vjp::divide_vjp),
-    Primitive{"dot_general", "dot", dot_implementation, dot_cost, vjp::dot_general_vjp},
-    Primitive{"dynamic_slice", "dynamic_slice", dynamic_slice_implementation, collective_cost, vjp::dynamic_slice_vjp},
-    Primitive{"dynamic_update_slice", "dynamic_update_slice", dynamic_update_slice_implementation, collective_cost, vjp::dynamic_update_slice_vjp},
+    Primitive{"dot_general", "dot", dot_implementation, dot_cost, vjp::dot_general_vjp, batching::dot_general},
+    Primitive{"dynamic_slice", "dynamic_slice", dynamic_slice_implementation, collective_cost, vjp::dynamic_slice_vjp, batching::dynamic_slice},
+    Primitive{"dynamic_update_slice", "dynamic_update_slice", dynamic_update_slice_implementation, collective_cost, vjp::dynamic_update_slice_vjp, batching::dynamic_update_slice},
     binary("equal", BinaryOp::eq, R::boolean, vjp::zero_vjp),
     unary("exp", UnaryOp::exp, R::floating, vjp::exp_vjp),
     unary("expm1", UnaryOp::expm1, R::floating, vjp::expm1_vjp),
     binary("floor_divide", BinaryOp::floor_divide, R::promoted, vjp::zero_vjp),
-    Primitive{"gather", "take", gather_implementation, movement_cost, vjp::gather_vjp},
+    Primitive{"gather", "take", gather_implementation, movement_cost, vjp::gather_vjp, batching::gather},
     binary("greater", BinaryOp::gt, R::boolean, vjp::zero_vjp),
     binary("greater_equal", BinaryOp::ge, R::boolean, vjp::zero_vjp),
     binary("less", BinaryOp::lt, R::boolean, vjp::zero_vjp),
@@ -732,42 +733,42 @@ constexpr std::array primitive_table{
     binary("multiply", BinaryOp::mul, R::promoted, vjp::multiply_vjp),
     unary("negative", UnaryOp::neg, R::promoted, vjp::negative_vjp),
     binary("not_equal", BinaryOp::ne, R::boolean, vjp::zero_vjp),
-    Primitive{"pmax", "pmax", psum_implementation, collective_cost, vjp::not_differentiable},
-    Primitive{"pmean", "pmean", psum_implementation, collective_cost, vjp::pmean_vjp},
-    Primitive{"pmin", "pmin", psum_implementation, collective_cost, vjp::not_differentiable},
+    Primitive{"pmax", "pmax", psum_implementation, collective_cost, vjp::not_differentiable, batching::collective},
+    Primitive{"pmean", "pmean", psum_implementation, collective_cost, vjp::pmean_vjp, batching::collective},
+    Primitive{"pmin", "pmin", psum_implementation, collective_cost, vjp::not_differentiable, batching::collective},
     binary("power", BinaryOp::pow, R::promoted, vjp::power_vjp),
-    Primitive{"ppermute", "ppermute", ppermute_implementation, collective_cost, vjp::ppermute_vjp},
-    Primitive{"psum", "psum", psum_implementation, collective_cost, vjp::psum_vjp},
-    Primitive{"psum_scatter", "psum_scatter", psum_scatter_implementation, collective_cost, vjp::psum_scatter_vjp},
-    Primitive{"pvary", "pvary", pvary_implementation, collective_cost, vjp::pvary_vjp},
-    Primitive{"random_fold_in", "fold_in", random_fold_in_implementation, random_cost, vjp::zero_vjp},
-    Primitive{"random_sample", "random", random_sample_implementation, random_cost, vjp::zero_vjp},
-    Primitive{"random_split", "split", random_split_implementation, random_cost, vjp::zero_vjp},
+    Primitive{"ppermute", "ppermute", ppermute_implementation, collective_cost, vjp::ppermute_vjp, batching::collective},
+    Primitive{"psum", "psum", psum_implementation, collective_cost, vjp::psum_vjp, batching::collective},
+    Primitive{"psum_scatter", "psum_scatter", psum_scatter_implementation, collective_cost, vjp::psum_scatter_vjp, batching::collective},
+    Primitive{"pvary", "pvary", pvary_implementation, collective_cost, vjp::pvary_vjp, batching::collective},
+    Primitive{"random_fold_in", "fold_in", random_fold_in_implementation, random_cost, vjp::zero_vjp, batching::loop},
+    Primitive{"random_sample", "random", random_sample_implementation, random_cost, vjp::zero_vjp, batching::loop},
+    Primitive{"random_split", "split", random_split_implementation, random_cost, vjp::zero_vjp, batching::loop},
     reduction("reduce_max", "max", vjp::reduce_extremum_vjp),
     reduction("reduce_mean", "mean", vjp::reduce_mean_vjp),
     reduction("reduce_min", "min", vjp::reduce_extremum_vjp),
     reduction("reduce_prod", "prod", vjp::reduce_prod_vjp),
     reduction("reduce_sum", "sum", vjp::reduce_sum_vjp),
     binary("remainder", BinaryOp::rem, R::promoted, vjp::remainder_vjp),
-    Primitive{"reshape", "reshape", reshape_implementation, movement_cost, vjp::reshape_vjp},
-    Primitive{"rev", "flip", rev_implementation, movement_cost, vjp::rev_vjp},
+    Primitive{"reshape", "reshape", reshape_implementation, movement_cost, vjp::reshape_vjp, batching::reshape},
+    Primitive{"rev", "flip", rev_implementation, movement_cost, vjp::rev_vjp, batching::rev},
     unary("rsqrt", UnaryOp::rsqrt, R::floating, vjp::rsqrt_vjp),
-    Primitive{"scatter", "scatter", scatter_implementation, movement_cost, vjp::scatter_vjp},
-    Primitive{"select_n", "where", select_n_implementation, elementwise_cost, vjp::select_n_vjp},
-    Primitive{"shard_map_enter", "shard_map", shard_map_enter_implementation, collective_cost, vjp::shard_map_enter_vjp},
-    Primitive{"shard_map_exit", "shard_map", shard_map_exit_implementation, collective_cost, vjp::shard_map_exit_vjp},
-    Primitive{"sharding_constraint", "with_sharding_constraint", sharding_constraint_implementation, movement_cost, vjp::identity_vjp},
+    Primitive{"scatter", "scatter", scatter_implementation, movement_cost, vjp::scatter_vjp, batching::loop},
+    Primitive{"select_n", "where", select_n_implementation, elementwise_cost, vjp::select_n_vjp, batching::select_n},
+    Primitive{"shard_map_enter", "shard_map", shard_map_enter_implementation, collective_cost, vjp::shard_map_enter_vjp, batching::shard_map_boundary},
+    Primitive{"shard_map_exit", "shard_map", shard_map_exit_implementation, collective_cost, vjp::shard_map_exit_vjp, batching::shard_map_boundary},
+    Primitive{"sharding_constraint", "with_sharding_constraint", sharding_constraint_implementation, movement_cost, vjp::identity_vjp, batching::placement},
     unary("sign", UnaryOp::sign, R::promoted, vjp::zero_vjp),
     unary("sin", UnaryOp::sin, R::floating, vjp::sin_vjp),
-    Primitive{"slice", "slice", static_slice_implementation, collective_cost, vjp::slice_vjp},
+    Primitive{"slice", "slice", static_slice_implementation, collective_cost, vjp::slice_vjp, batching::slice},
     unary("sqrt", UnaryOp::sqrt, R::floating, vjp::sqrt_vjp),
     unary("square", UnaryOp::square, R::promoted, vjp::square_vjp),
     binary("subtract", BinaryOp::sub, R::promoted, vjp::subtract_vjp),
     unary("tan", UnaryOp::tan, R::floating, vjp::tan_vjp),
     unary("tanh", UnaryOp::tanh, R::floating, vjp::tanh_vjp),
-    Primitive{"transpose", "transpose", transpose_implementation, movement_cost, vjp::transpose_vjp},
+    Primitive{"transpose", "transpose", transpose_implementation, movement_cost, vjp::transpose_vjp, batching::transpose},
     binary("true_divide", BinaryOp::div, R::floating, vjp::divide_vjp),
-    Primitive{"update_slice", "at.set", update_slice_implementation, movement_cost, vjp::update_slice_vjp},
+    Primitive{"update_slice", "at.set", update_slice_implementation, movement_cost, vjp::update_slice_vjp, batching::update_slice},
 };
 
 constexpr bool table_sorted() {

@@ -91,12 +91,33 @@ struct VjpCall {
 // vjp::not_differentiable, which raises JAX's NotImplementedError.
 using VjpRule = std::vector<ArrayRef> (*)(const VjpCall& call);
 
+// vmap's rule: the application on operands of which some carry the mapped
+// axis (BatchAxis, runtime.hpp) as an extra dimension. Built from bind()
+// like a VJP rule; the rules live in ops/batching*.cpp (declared in
+// ops/batching.hpp); vmap (transforms/vmap.cpp) walks the traced program
+// calling them.
+struct BatchCall {
+  Evaluator& evaluator;
+  const std::vector<ArrayRef>& operands;  // batched where dims[i] is a dimension
+  const std::vector<int>& dims;           // operand i's mapped dimension, or -1 (batching::not_mapped)
+  const Params& params;
+  const BatchAxis& axis;
+  const Primitive& primitive;
+};
+// The result and its mapped dimension (-1: the same for every index).
+struct Batched {
+  ArrayRef value;
+  int dim = -1;
+};
+using BatchRule = Batched (*)(const BatchCall& call);
+
 struct Primitive {
   std::string_view name;       // as a Jaxpr prints it: "add", "dot_general", "reduce_sum"
   std::string_view api_name;   // the jnp/jax name typecheck's rules and errors use: "add", "dot", "sum"
   Implementation implementation;
   CostRule cost;
   VjpRule vjp;
+  BatchRule batch;
   // Elementwise primitives only.
   std::string_view lax_name = {};  // JAX's lax primitive, as its sharding errors name it: "mul"
   int arity = 0;

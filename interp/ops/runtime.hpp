@@ -77,6 +77,16 @@ struct RuntimeOptions {
   std::optional<std::int64_t> device_memory_bytes;
 };
 
+// One jax.vmap in progress (innermost last in Runtime::batch_axes): its
+// axis_name (empty: none), its size, spmd_axis_name, and the Explicit mesh
+// axes the mapped inputs were split over (JAX's explicit_mesh_axis).
+struct BatchAxis {
+  std::string name;
+  std::int64_t size = 0;
+  typecheck::SpecEntry spmd_axis_name;
+  typecheck::SpecEntry explicit_mesh_axis;
+};
+
 class MeshObject;
 class Trace;
 class CostRecorder;
@@ -112,6 +122,9 @@ class Runtime {
   bool distributed_initialized = false;
   // Traces pushed above the mode's own (trace.hpp), innermost last.
   std::vector<Trace*> trace_stack;
+  // The vmaps whose function is being traced, innermost last: collectives
+  // name their axes (batching.hpp).
+  std::vector<BatchAxis> batch_axes;
   // The cost model's clock and profile (costing.hpp), made on first charge.
   std::shared_ptr<CostRecorder> costs;
 

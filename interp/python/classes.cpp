@@ -118,6 +118,7 @@ Value bind_member(Evaluator& evaluator, const Value& member, const Value& self, 
     if (!wrapped->is_classmethod) return wrapped->function;
     return Value(std::make_shared<BoundMethod>(Value(cls), wrapped->function.object()));
   }
+  if (auto bound = object->descriptor_get(evaluator, self, Value(cls))) return *bound;
   if (self.is_none()) return member;
   if (dynamic_cast<FunctionObject*>(object) || dynamic_cast<NativeFunction*>(object))
     return Value(std::make_shared<BoundMethod>(self, member.object()));
@@ -272,6 +273,11 @@ ClassObject::ClassObject(std::string name, std::string qualname, std::vector<Typ
       bases_(std::move(bases)),
       namespace_(std::move(namespace_entries)) {
   makes_exceptions_ = is_subclass_of(*exc::BaseException());
+  for (const TypeObject* type : this->ancestors())
+    if (const ClassObject* user = as_class(type); user && user->behaviour) {
+      behaviour = user->behaviour;
+      break;
+    }
   // A class that defines __eq__ without __hash__ is unhashable (Python sets __hash__ = None).
   if (find_attribute_in(namespace_, "__eq__") && !find_attribute_in(namespace_, "__hash__"))
     namespace_.emplace_back("__hash__", Value::none());
@@ -318,7 +324,25 @@ std::vector<std::string> ClassObject::attribute_names() const {
   return names;
 }
 
+IteratorRef ClassObject::iterate(Evaluator& evaluator) {
+  return behaviour ? behaviour->class_iterate(evaluator, *this) : nullptr;
+}
+
+std::optional<Value> ClassObject::get_item(Evaluator& evaluator, const Value& key) {
+  return behaviour ? behaviour->class_get_item(evaluator, *this, key) : TypeObject::get_item(evaluator, key);
+}
+
+std::optional<std::int64_t> ClassObject::length(Evaluator& evaluator) const {
+  return behaviour ? behaviour->class_length(evaluator, *this) : std::nullopt;
+}
+
+std::optional<bool> ClassObject::contains(Evaluator& evaluator, const Value& item) {
+  return behaviour ? behaviour->class_contains(evaluator, *this, item) : std::nullopt;
+}
+
 Value ClassObject::call(Evaluator& evaluator, CallArgs& args) {
+  if (behaviour)
+    if (auto made = behaviour->construct(evaluator, *this, args)) return *made;
   TypeRef cls = std::static_pointer_cast<TypeObject>(self());
   if (find_class_member(*this, "__new__"))
     raise(exc::NotImplementedError(), "a class's own __new__ is not supported in shardlang (class " + qualname_ + ")");
@@ -488,6 +512,24 @@ void install_class_builtins(Evaluator& evaluator) {
 
 // ------------------------------------------------------------ the class statement
 
+void Evaluator::record_class_annotation(const std::string& name, const ast::Expr& annotation, Frame& frame) {
+  Value value;
+  try {
+    value = eval(annotation, frame);
+  } catch (PyError&) {
+    // An annotation that is no value (an array type such as f32[8@X]) is kept as its text.
+    const lang::Span& span = annotation.span;
+    value = span.file ? make_str(span.file->text().substr(span.begin, span.end - span.begin)) : Value::none();
+  }
+  AttributeList& entries = *frame.class_namespace;
+  Value* annotations = find_attribute_in(entries, "__annotations__");
+  if (annotations == nullptr) {
+    entries.emplace_back("__annotations__", Value(make_dict()));
+    annotations = &entries.back().second;
+  }
+  annotations->as<DictObject>()->table.insert(make_str(name), std::move(value));
+}
+
 Evaluator::Flow Evaluator::exec_class_def(const ast::ClassDef& node, const ast::Stmt& stmt, Frame& frame) {
   std::vector<Value> decorators;
   for (const auto& d : node.decorators) decorators.push_back(eval(*d, frame));
@@ -497,6 +539,18 @@ Evaluator::Flow Evaluator::exec_class_def(const ast::ClassDef& node, const ast::
     raise(exc::NotImplementedError(), "class keyword arguments (" + (keyword.name ? keyword.name->name : "**") +
                                           "=) are not supported in shardlang");
   std::vector<TypeRef> bases;
+  std::shared_ptr<ClassBehaviour> behaviour;  // of a base that replaces itself (typing.NamedTuple)
+  for (std::size_t i = 0; i < base_values.size(); ++i) {
+    const ClassObject* user = base_values[i].as<ClassObject>();
+    if (user == nullptr || !user->behaviour) continue;
+    if (auto entries = user->behaviour->mro_entries(*user)) {
+      behaviour = user->behaviour;
+      base_values.erase(base_values.begin() + static_cast<std::ptrdiff_t>(i));
+      for (std::size_t k = 0; k < entries->size(); ++k)
+        base_values.insert(base_values.begin() + static_cast<std::ptrdiff_t>(i + k), Value((*entries)[k]));
+      i += entries->size() - 1;
+    }
+  }
   for (const Value& base : base_values) {
     auto* type = base.as<TypeObject>();
     if (!type) raise(exc::TypeError(), "bases must be types");
@@ -504,7 +558,7 @@ Evaluator::Flow Evaluator::exec_class_def(const ast::ClassDef& node, const ast::
     if (std::find(bases.begin(), bases.end(), ref) != bases.end())
       raise(exc::TypeError(), "duplicate base class " + type->name());
     bool exception = type->is_subclass_of(*exc::BaseException());
-    if (!as_class(type) && !exception && ref != types::object())
+    if (!as_class(type) && !exception && ref != types::object() && !behaviour)
       raise(exc::NotImplementedError(), "subclassing the built-in type '" + type->name() +
                                             "' is not supported in shardlang (only object and the exceptions)");
     bases.push_back(std::move(ref));
@@ -540,6 +594,8 @@ Evaluator::Flow Evaluator::exec_class_def(const ast::ClassDef& node, const ast::
     }
     if (auto* f = function.as<FunctionObject>()) f->owner_class = cls;
   }
+  if (!cls->behaviour) cls->behaviour = behaviour;
+  if (cls->behaviour) cls->behaviour->class_made(*this, *cls);
   Value result(cls);
   for (auto d = decorators.rbegin(); d != decorators.rend(); ++d) result = call(*d, {result});
   store_name(&stmt, node.name.name, std::move(result), frame);

@@ -19,6 +19,28 @@ using AttributeList = std::vector<std::pair<std::string, Value>>;
 Value* find_attribute_in(AttributeList& list, const std::string& name);
 void set_attribute_in(AttributeList& list, const std::string& name, Value value);
 
+class ClassObject;
+
+// What a built-in metaclass gives the classes made with it and their
+// subclasses (Enum's members, a named tuple's construction). Each hook's
+// "not handled" answer leaves Python's usual class behaviour.
+class ClassBehaviour {
+ public:
+  virtual ~ClassBehaviour() = default;
+  // Python's __mro_entries__: what a class statement naming `base` (a class
+  // with this behaviour) puts among its bases instead; nullopt: `base` itself.
+  virtual std::optional<std::vector<TypeRef>> mro_entries(const ClassObject&) { return std::nullopt; }
+  // A class statement made `cls`, a subclass of a class with this behaviour.
+  virtual void class_made(Evaluator&, ClassObject&) {}
+  // Calling the class; nullopt: a new instance and its __init__.
+  virtual std::optional<Value> construct(Evaluator&, ClassObject&, CallArgs&) { return std::nullopt; }
+  // The class object as a container: iter(Color), Color['RED'], len(Color), x in Color.
+  virtual IteratorRef class_iterate(Evaluator&, ClassObject&) { return nullptr; }
+  virtual std::optional<Value> class_get_item(Evaluator&, ClassObject&, const Value&) { return std::nullopt; }
+  virtual std::optional<std::int64_t> class_length(Evaluator&, const ClassObject&) { return std::nullopt; }
+  virtual std::optional<bool> class_contains(Evaluator&, ClassObject&, const Value&) { return std::nullopt; }
+};
+
 class ClassObject : public TypeObject {
  public:
   // `ancestors` is the C3 linearisation of the bases (class_mro()).
@@ -30,8 +52,15 @@ class ClassObject : public TypeObject {
   std::vector<std::string> attribute_names() const override;
   bool callable() const override { return true; }
   Value call(Evaluator& evaluator, CallArgs& args) override;
+  IteratorRef iterate(Evaluator& evaluator) override;
+  std::optional<Value> get_item(Evaluator& evaluator, const Value& key) override;
+  std::optional<std::int64_t> length(Evaluator& evaluator) const override;
+  std::optional<bool> contains(Evaluator& evaluator, const Value& item) override;
+  bool truthy(Evaluator&) const override { return true; }
 
   const std::string& qualname() const { return qualname_; }
+  // The metaclass behaviour, inherited from the first base along the MRO that has one.
+  std::shared_ptr<ClassBehaviour> behaviour;
   const std::vector<TypeRef>& bases() const { return bases_; }
   AttributeList& namespace_entries() { return namespace_; }
   // Whether instances are exceptions (a built-in exception is among the ancestors).
@@ -83,6 +112,7 @@ class InstanceObject : public Object {
   bool equals(const Value& other) const override;
   std::optional<Value> enter(Evaluator& evaluator) override;
   bool exit(Evaluator& evaluator, const Value* pending) override;
+  std::optional<Value> descriptor_get(Evaluator& evaluator, const Value& instance, const Value& owner) override;
 
   AttributeList attributes;  // the instance's __dict__
 

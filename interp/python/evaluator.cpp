@@ -20,17 +20,37 @@ namespace ast = lang::ast;
 std::string FunctionObject::repr(Evaluator&) const {
   char address[32];
   std::snprintf(address, sizeof address, "%p", static_cast<const void*>(this));
-  return "<function " + scope->qualname + " at " + address + ">";
+  std::string qualname = scope->qualname;
+  for (const auto& [key, value] : attributes)
+    if (key == "__qualname__" && string_of(value)) qualname = *string_of(value);
+  return "<function " + qualname + " at " + address + ">";
 }
 
 Value FunctionObject::call(Evaluator& evaluator, CallArgs& args) { return evaluator.call_function(*this, args); }
 
 std::optional<Value> FunctionObject::get_attribute(Evaluator& evaluator, const std::string& name) {
+  for (const auto& [key, value] : attributes)
+    if (key == name) return value;
+  if (name == "__dict__") {
+    auto dict = make_dict();
+    for (const auto& [key, value] : attributes) dict->table.insert(make_str(key), value);
+    return Value(dict);
+  }
   if (name == "__name__") return make_str(scope->name);
   if (name == "__qualname__") return make_str(scope->qualname);
   if (name == "__module__") return make_str("__main__");
   if (name == "__doc__") return Value::none();
   return Object::get_attribute(evaluator, name);
+}
+
+bool FunctionObject::set_attribute(Evaluator&, const std::string& name, const Value& value) {
+  for (auto& [key, existing] : attributes)
+    if (key == name) {
+      existing = value;
+      return true;
+    }
+  attributes.emplace_back(name, value);
+  return true;
 }
 
 std::string qualified_name(const Value& callable) {

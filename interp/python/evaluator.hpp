@@ -58,8 +58,10 @@ class FunctionObject : public Object {
   bool callable() const override { return true; }
   Value call(Evaluator& evaluator, CallArgs& args) override;
   std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  bool set_attribute(Evaluator& evaluator, const std::string& name, const Value& value) override;
 
   std::shared_ptr<const Program> program;  // keeps the AST alive
+  std::vector<std::pair<std::string, Value>> attributes;  // the function's __dict__ (__wrapped__, __name__ set by wraps)
   const ScopeInfo* scope = nullptr;
   const lang::ast::Parameters* parameters = nullptr;
   const lang::ast::Body* body = nullptr;        // def
@@ -275,6 +277,8 @@ class Evaluator {
   Flow exec_class_def(const lang::ast::ClassDef& node, const lang::ast::Stmt& stmt, Frame& frame);  // classes.cpp
   Value eval_yield(const lang::ast::Expr* value, Frame& frame);                                     // generators.cpp
   Value eval_yield_from(const lang::ast::Expr& iterable, Frame& frame);
+  // A class body's `name: annotation`, kept in its __annotations__ (classes.cpp).
+  void record_class_annotation(const std::string& name, const lang::ast::Expr& annotation, Frame& frame);
   Flow exec_with(const lang::ast::With& node, Frame& frame);
   void exec_raise(const lang::ast::Raise& node, Frame& frame);
   void exec_import(const lang::ast::Import& node, Frame& frame);

@@ -254,4 +254,8 @@ bool InstanceObject::exit(Evaluator& evaluator, const Value* pending) {
   return result && evaluator.truthy(*result);
 }
 
+std::optional<Value> InstanceObject::descriptor_get(Evaluator& evaluator, const Value& instance, const Value& owner) {
+  return call_special(evaluator, Value(self()), "__get__", {instance, owner});
+}
+
 }  // namespace interp

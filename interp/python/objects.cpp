@@ -224,16 +224,23 @@ IteratorRef SequenceObject::iterate(Evaluator&) {
       types::list_iterator());
 }
 
+namespace {
+// Tuples compare with tuples (a named tuple among them), lists with lists.
+bool same_sequence_kind(const SequenceObject& a, const SequenceObject& b) {
+  return (dynamic_cast<const TupleObject*>(&a) != nullptr) == (dynamic_cast<const TupleObject*>(&b) != nullptr);
+}
+}  // namespace
+
 std::optional<Value> SequenceObject::compare(Evaluator& evaluator, ast::CompareOperator op, const Value& other,
                                              bool reflected) {
   auto* seq = other.as<SequenceObject>();
-  if (!seq || &seq->type() != &type()) return std::nullopt;
+  if (!seq || !same_sequence_kind(*this, *seq)) return std::nullopt;
   return compare_sequences(evaluator, op, items, seq->items);  // `op` is already swapped when reflected
 }
 
 bool SequenceObject::equals(const Value& other) const {
   auto* seq = other.as<SequenceObject>();
-  if (!seq || seq->type() != type() || seq->items.size() != items.size()) return false;
+  if (!seq || !same_sequence_kind(*this, *seq) || seq->items.size() != items.size()) return false;
   for (std::size_t i = 0; i < items.size(); ++i)
     if (!items[i].is_same(seq->items[i]) && !values_equal(items[i], seq->items[i])) return false;
   return true;

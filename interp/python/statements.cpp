@@ -252,7 +252,11 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
               raise(exc::SyntaxError(), "illegal expression for augmented assignment");
             }
           } else if constexpr (std::is_same_v<T, ast::AnnAssign>) {
-            // The annotation is kept unevaluated (it may name shape variables).
+            // The annotation is kept unevaluated (it may name shape variables),
+            // except in a class body: dataclasses and NamedTuple read __annotations__.
+            if (frame.class_namespace != nullptr)
+              if (const auto* name = std::get_if<ast::Name>(&node.target->node))
+                record_class_annotation(name->id, *node.annotation, frame);
             if (node.value) {
               Value value = eval(*node.value, frame);
               if (const auto* name = std::get_if<ast::Name>(&node.target->node))

@@ -41,6 +41,8 @@ std::optional<Value> Object::get_attribute(Evaluator&, const std::string& name) 
 
 bool Object::set_attribute(Evaluator&, const std::string&, const Value&) { return false; }
 
+std::optional<Value> Object::descriptor_get(Evaluator&, const Value&, const Value&) { return std::nullopt; }
+
 std::vector<std::string> Object::attribute_names() const { return type()->attribute_names(); }
 
 Value Object::call(Evaluator&, CallArgs&) {

@@ -131,6 +131,11 @@ class Object : public std::enable_shared_from_this<Object> {
   virtual std::optional<Value> enter(Evaluator& evaluator);
   virtual bool exit(Evaluator& evaluator, const Value* pending);
 
+  // The descriptor protocol (__get__) for an object found in a class's
+  // namespace: what `instance.name` gives (instance is None when read
+  // through the class). nullopt: not a descriptor, the object itself.
+  virtual std::optional<Value> descriptor_get(Evaluator& evaluator, const Value& instance, const Value& owner);
+
   ObjectRef self() { return shared_from_this(); }
 };
 

@@ -340,6 +340,31 @@ Params collective_params(Evaluator& evaluator, const typecheck::AxisList& names)
   return params;
 }
 
+// The innermost vmap in progress (batching.hpp) whose axis_name is `name`, or null.
+const BatchAxis* vmap_axis(Evaluator& evaluator, const std::string& name) {
+  const auto& axes = runtime_of(evaluator).batch_axes;
+  for (auto it = axes.rbegin(); it != axes.rend(); ++it)
+    if (it->name == name) return &*it;
+  return nullptr;
+}
+
+Params vmap_axis_params(const BatchAxis& axis) {
+  Params params;
+  params.set("axis_name", axis.name).set("axis_size", axis.size);
+  return params;
+}
+
+// A collective over one vmap's axis, or over a shard_map body's axes.
+Params named_axis_params(Evaluator& evaluator, const typecheck::AxisList& names, std::string_view api_name) {
+  for (const auto& name : names)
+    if (const BatchAxis* axis = vmap_axis(evaluator, name)) {
+      if (names.size() != 1)
+        raise(exc::NotImplementedError(), std::string(api_name) + " over a vmap axis together with other axes is not supported");
+      return vmap_axis_params(*axis);
+    }
+  return collective_params(evaluator, names);
+}
+
 // Applies a one-operand collective to every leaf of `tree`.
 Value per_leaf(Evaluator& evaluator, const Value& tree, const std::function<Value(const ArrayRef&)>& f) {
   std::vector<ArrayLeaf> leaves = flatten(evaluator, tree);
@@ -370,28 +395,40 @@ void install_shard_map(Evaluator& evaluator) {
       });
 
   auto lax = evaluator.module("jax.lax");
+  // A reduction over mesh axes and vmap axes: over the mesh axes, then over
+  // each vmap's.
   for (const char* name : {"psum", "pmean", "pmax", "pmin"})
     lax->add_function(std::string(name) + "(x, axis_name)", [name](Evaluator& ev, Arguments& a) {
-      Params params = collective_params(ev, axis_list(ev, a[1]));
-      return per_leaf(ev, a[0], [&](const ArrayRef& x) { return bind(ev, primitive(name), {x}, params); });
+      typecheck::AxisList mesh_names;
+      std::vector<Params> steps;
+      for (const auto& axis : axis_list(ev, a[1])) {
+        if (const BatchAxis* vmapped = vmap_axis(ev, axis)) steps.push_back(vmap_axis_params(*vmapped));
+        else mesh_names.push_back(axis);
+      }
+      if (!mesh_names.empty() || steps.empty()) steps.insert(steps.begin(), collective_params(ev, mesh_names));
+      return per_leaf(ev, a[0], [&](const ArrayRef& x) {
+        Value out(x);
+        for (const auto& params : steps) out = bind(ev, primitive(name), {to_array(ev, out)}, params);
+        return out;
+      });
     });
   lax->add_function("all_gather(x, axis_name, *, axis=0, tiled=False)", [](Evaluator& ev, Arguments& a) {
-    Params params = collective_params(ev, axis_list(ev, a[1]));
+    Params params = named_axis_params(ev, axis_list(ev, a[1]), "all_gather");
     params.set("axis", ev.index_of(a[2])).set("tiled", ev.truthy(a[3]));
     return per_leaf(ev, a[0], [&](const ArrayRef& x) { return bind(ev, primitive("all_gather"), {x}, params); });
   });
   lax->add_function("psum_scatter(x, axis_name, *, scatter_dimension=0, tiled=False)", [](Evaluator& ev, Arguments& a) {
-    Params params = collective_params(ev, axis_list(ev, a[1]));
+    Params params = named_axis_params(ev, axis_list(ev, a[1]), "psum_scatter");
     params.set("scatter_dimension", ev.index_of(a[2])).set("tiled", ev.truthy(a[3]));
     return per_leaf(ev, a[0], [&](const ArrayRef& x) { return bind(ev, primitive("psum_scatter"), {x}, params); });
   });
   lax->add_function("all_to_all(x, axis_name, split_axis, concat_axis, *, tiled=False)", [](Evaluator& ev, Arguments& a) {
-    Params params = collective_params(ev, axis_list(ev, a[1]));
+    Params params = named_axis_params(ev, axis_list(ev, a[1]), "all_to_all");
     params.set("split_axis", ev.index_of(a[2])).set("concat_axis", ev.index_of(a[3])).set("tiled", ev.truthy(a[4]));
     return per_leaf(ev, a[0], [&](const ArrayRef& x) { return bind(ev, primitive("all_to_all"), {x}, params); });
   });
   lax->add_function("ppermute(x, axis_name, perm)", [](Evaluator& ev, Arguments& a) {
-    Params params = collective_params(ev, axis_list(ev, a[1]));
+    Params params = named_axis_params(ev, axis_list(ev, a[1]), "ppermute");
     std::vector<std::int64_t> flat;
     for (const auto& pair : ev.to_vector(a[2])) {
       auto items = ev.to_vector(pair);
@@ -403,13 +440,16 @@ void install_shard_map(Evaluator& evaluator) {
     return per_leaf(ev, a[0], [&](const ArrayRef& x) { return bind(ev, primitive("ppermute"), {x}, params); });
   });
   lax->add_function("pvary(x, axis_name)", [](Evaluator& ev, Arguments& a) {
-    Params params = collective_params(ev, axis_list(ev, a[1]));
+    Params params = named_axis_params(ev, axis_list(ev, a[1]), "pvary");
     return per_leaf(ev, a[0], [&](const ArrayRef& x) { return bind(ev, primitive("pvary"), {x}, params); });
   });
   lax->add_function("axis_index(axis_name)", [](Evaluator& ev, Arguments& a) {
-    return bind(ev, primitive("axis_index"), {}, collective_params(ev, axis_list(ev, a[0])));
+    return bind(ev, primitive("axis_index"), {}, named_axis_params(ev, axis_list(ev, a[0]), "axis_index"));
   });
   lax->add_function("axis_size(axis_name)", [](Evaluator& ev, Arguments& a) {
+    auto names = axis_list(ev, a[0]);
+    if (names.size() == 1)
+      if (const BatchAxis* vmapped = vmap_axis(ev, names[0])) return Value::integer(vmapped->size);
     return Value::integer(checked(typecheck::axis_size_rule(axis_list(ev, a[0]), collective_context(ev))));
   });
 }

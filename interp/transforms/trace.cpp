@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "interp/ops/batching.hpp"
 #include "interp/transforms/check_mode.hpp"
 #include "interp/transforms/costing.hpp"
 
@@ -126,7 +127,9 @@ int JitTrace::variable_of(const ArrayRef& array) {
 ArrayRef JitTrace::process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                            const Params& params) {
   ArrayRef result = apply(evaluator, primitive, operands, params, false);
-  if (execute_ && evaluator.mode == Evaluator::Mode::run && primitive.name != "debug_print") {
+  // (Not a collective over a vmap axis: it has a value only once batched.)
+  if (execute_ && evaluator.mode == Evaluator::Mode::run && primitive.name != "debug_print" &&
+      !batching::over_vmap_axis(params)) {
     // The value too, when every operand's is known (a constant is its own).
     std::vector<ArrayRef> values;
     for (const auto& operand : operands) {

@@ -26,6 +26,7 @@ TEST(PrimitiveTable, EveryEntryHasEveryRule) {
     EXPECT_NE(p.implementation, nullptr);
     EXPECT_NE(p.cost, nullptr);
     EXPECT_NE(p.vjp, nullptr);  // vjp::not_differentiable where JAX has no rule
+    EXPECT_NE(p.batch, nullptr);  // vmap's rule (ops/batching.hpp)
     if (is_elementwise(p)) {
       EXPECT_FALSE(p.lax_name.empty());
       EXPECT_TRUE(p.arity == 1 || p.arity == 2);

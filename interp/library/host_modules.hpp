@@ -1,0 +1,30 @@
+// The install functions of the host-language modules that live in their own
+// files (contextlib, __future__, math, operator, string, itertools, ...);
+// modules.cpp's registry calls each with its module object.
+#pragma once
+
+#include "interp/python/evaluator.hpp"
+
+namespace interp {
+
+void install_collections(Evaluator& evaluator, ModuleObject& module); // collections_module.cpp
+void install_contextlib(Evaluator& evaluator, ModuleObject& module);  // contextlib_module.cpp
+void install_future(Evaluator& evaluator, ModuleObject& module);      // contextlib_module.cpp
+void install_itertools(Evaluator& evaluator, ModuleObject& module);   // itertools_module.cpp
+void install_math(Evaluator& evaluator, ModuleObject& module);        // math_module.cpp
+void install_operator(Evaluator& evaluator, ModuleObject& module);    // operator_module.cpp
+void install_string(Evaluator& evaluator, ModuleObject& module);      // operator_module.cpp
+void install_functools_wrappers(ModuleObject& module);                // functools_module.cpp: wraps, lru_cache, ...
+
+// Named tuples (named_tuples.cpp): collections.namedtuple, typing.NamedTuple,
+// and an instance of a fresh named tuple class (functools' CacheInfo).
+void install_named_tuple_function(Evaluator& evaluator, ModuleObject& module);
+void install_typing_named_tuple(Evaluator& evaluator, ModuleObject& module);
+Value make_named_tuple(Evaluator& evaluator, const std::string& name, const std::vector<std::string>& fields,
+                       std::vector<Value> values);
+// For pytrees: whether a value is a named tuple instance, and one of the
+// same class with other items.
+bool is_named_tuple(const Value& value);
+Value remake_named_tuple(const Value& like, std::vector<Value> items);
+
+}  // namespace interp

@@ -1,0 +1,4 @@
+# math functions take real numbers only.
+import math
+
+math.sqrt("4")

@@ -1,0 +1,4 @@
+# Field names must be identifiers that do not start with an underscore.
+from collections import namedtuple
+
+namedtuple("Bad", ["ok", "_hidden"])
