@@ -338,8 +338,21 @@ void install_joining_operations(ModuleObject& module) {
   });
 }
 
-// jax.lax.broadcast_in_dim, convert_element_type, concatenate and rev.
+// jax.lax.broadcast_in_dim, convert_element_type, concatenate and rev, and
+// the elementwise primitives by their lax names (lax.rsqrt, lax.mul, ...;
+// no implicit rank promotion is checked: operands broadcast as jnp's do).
 void install_lax_structural(ModuleObject& lax) {
+  for (const auto& primitive : primitives()) {
+    if (!is_elementwise(primitive) || primitive.name == "true_divide" || primitive.name == "floor_divide" ||
+        primitive.name.starts_with("logical_"))
+      continue;
+    const Primitive* p = &primitive;
+    lax.add_function(std::string(p->lax_name) + (p->arity == 1 ? "(x, /)" : "(x, y, /)"), [p](Evaluator& ev, Arguments& a) {
+      std::vector<Value> operands{a[0]};
+      if (p->arity == 2) operands.push_back(a[1]);
+      return apply_elementwise(ev, *p, operands);
+    });
+  }
   lax.add_function("broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None)",
                     [](Evaluator& ev, Arguments& a) {
                       auto sizes = int_values(ev, a[1]);
