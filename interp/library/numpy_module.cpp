@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "interp/library/tree_module.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/ops/primitives.hpp"
 #include "typecheck/elementwise_rules.hpp"
@@ -373,6 +374,11 @@ void install_lax_structural(ModuleObject& lax) {
     params.set("axis", ev.index_of(a[1])).set("reverse", ev.truthy(a[2]));
     return bind(ev, primitive("cumsum"), {to_array(ev, a[0])}, std::move(params));
   });
+  lax.add_function("stop_gradient(x)", [](Evaluator& ev, Arguments& a) {
+    return tree_map(ev, a[0], [&](const Value& leaf) {
+      return bind(ev, primitive("stop_gradient"), {to_array(ev, leaf)});
+    });
+  });
   lax.add_function("rev(operand, dimensions)", [](Evaluator& ev, Arguments& a) {
     Params params;
     params.set("dimensions", int_values(ev, a[1]));
@@ -386,6 +392,7 @@ void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool i
   install_elementwise_operations(module);
   install_axis_operations(module);
   install_joining_operations(module);
+  install_structured_operations(evaluator, module);
   if (is_jnp) install_lax_structural(*evaluator.module("jax.lax"));
 }
 
