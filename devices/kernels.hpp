@@ -57,7 +57,7 @@ Expected<LocalArray> make_local_array(const std::shared_ptr<MemoryLedger>& ledge
 // ---- Elementwise ----
 
 enum class UnaryOp {
-  neg, abs, sign, sin, cos, tan, tanh, exp, log, log1p, expm1, sqrt, rsqrt, square, logical_not,
+  neg, abs, sign, sin, cos, tan, tanh, exp, log, log1p, expm1, sqrt, rsqrt, square, logical_not, erf, erf_inv,
 };
 
 enum class BinaryOp {

@@ -81,6 +81,16 @@ MODULES = [
         "The listing shows `shape=()` defaults as `0.0`: the signature parser reads `()` as a number "
         "(a known issue of the listing; the functions themselves take `shape=()`).",
     ]),
+    ("jax.nn", "import jax", [
+        "Composed from jnp/lax members as JAX composes them (so they run under jit, grad, vmap and in "
+        "check mode); `sigmoid` is written with `tanh` so that its gradient stays finite far from 0. "
+        "`dot_product_attention` is the XLA implementation (`implementation=None` or `'xla'`). "
+        "`jax.nn.normalize` is not there: JAX 0.11 removed it (use `standardize`).",
+    ]),
+    ("jax.nn.initializers", "import jax", [
+        "Initializers take `(key, shape, dtype=None)`; `zeros` and `ones` also `out_sharding`. "
+        "`orthogonal` and `delta_orthogonal` are not there.",
+    ]),
     ("jax.sharding", "from jax.sharding import Mesh, PartitionSpec as P, NamedSharding", [
         "`Mesh(devices, names)` gives **Auto** axes by default, as in JAX 0.11; `AxisType` has "
         "`Explicit`, `Auto`, `Manual`. Types show only Explicit axes.",

@@ -3,6 +3,8 @@
 #include "devices/kernels/support.hpp"
 
 #include "devices/vector_math.hpp"
+#include <cmath>
+#include <limits>
 
 namespace devices {
 
@@ -78,10 +80,34 @@ inline float float_sign(T x) {
   return x > 0 ? 1.0f : (x < 0 ? -1.0f : x);  // keeps NaN and signed zero
 }
 
+// The inverse error function in single precision: M. Giles, "Approximating
+// the erfinv function" (GPU Computing Gems), the polynomial XLA uses for f32.
+float erf_inv_f32(float x) {
+  if (x <= -1.0f) return x == -1.0f ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
+  if (x >= 1.0f) return x == 1.0f ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
+  float w = -std::log1p(-x * x);
+  float p;
+  if (w < 5.0f) {
+    w = w - 2.5f;
+    p = 2.81022636e-08f;
+    for (float c : {3.43273939e-07f, -3.5233877e-06f, -4.39150654e-06f, 0.00021858087f, -0.00125372503f,
+                    -0.00417768164f, 0.246640727f, 1.50140941f})
+      p = c + p * w;
+  } else {
+    w = std::sqrt(w) - 3.0f;
+    p = -0.000200214257f;
+    for (float c : {0.000100950558f, 0.00134934322f, -0.00367342844f, 0.00573950773f, -0.0076224613f,
+                    0.00943887047f, 1.00167406f, 2.83297682f})
+      p = c + p * w;
+  }
+  return p * x;
+}
+
 bool is_transcendental(UnaryOp op) {
   switch (op) {
     case UnaryOp::sin: case UnaryOp::cos: case UnaryOp::tan: case UnaryOp::tanh: case UnaryOp::exp:
     case UnaryOp::log: case UnaryOp::log1p: case UnaryOp::expm1: case UnaryOp::sqrt: case UnaryOp::rsqrt:
+    case UnaryOp::erf: case UnaryOp::erf_inv:
       return true;
     default:
       return false;
@@ -167,6 +193,8 @@ Status unary_typed(UnaryOp op, const Buffer& operand, Buffer& result) {
       case UnaryOp::sqrt: apply([](float x) { return std::sqrt(x); }); break;
       case UnaryOp::rsqrt: apply([](float x) { return 1.0f / std::sqrt(x); }); break;
       case UnaryOp::square: apply([](float x) { return x * x; }); break;
+      case UnaryOp::erf: apply([](float x) { return std::erf(x); }); break;
+      case UnaryOp::erf_inv: apply(erf_inv_f32); break;
       default: break;  // logical_not above; sin, cos, tanh, exp, log vectorised
     }
     return {};

@@ -14,6 +14,7 @@
 #include "interp/transforms/grad.hpp"
 #include "interp/ops/indexing_ops.hpp"
 #include "interp/transforms/jit.hpp"
+#include "interp/library/nn_module.hpp"
 #include "interp/library/numpy_module.hpp"
 #include "interp/ops/contractions.hpp"
 #include "interp/ops/primitives.hpp"
@@ -644,8 +645,9 @@ void install_array_members(Evaluator& evaluator) {
   install_contractions(evaluator);
   install_debug_operations(evaluator);
   install_multihost(evaluator);
+  install_nn_module(evaluator);
   auto jax = evaluator.module("jax");
-  for (const char* sub : {"numpy", "lax", "random", "sharding", "experimental", "debug", "tree", "config"})
+  for (const char* sub : {"numpy", "lax", "random", "sharding", "experimental", "debug", "tree", "config", "nn"})
     jax->add(sub, Value(evaluator.module(std::string("jax.") + sub)));
   evaluator.module("numpy")->add("testing", Value(evaluator.module("numpy.testing")));
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "interp/library/tree_module.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/ops/primitives.hpp"
 #include "typecheck/elementwise_rules.hpp"
@@ -348,8 +349,21 @@ void install_joining_operations(ModuleObject& module) {
   });
 }
 
-// jax.lax.broadcast_in_dim, convert_element_type, concatenate and rev.
+// jax.lax.broadcast_in_dim, convert_element_type, concatenate and rev, and
+// the elementwise primitives by their lax names (lax.rsqrt, lax.mul, ...;
+// no implicit rank promotion is checked: operands broadcast as jnp's do).
 void install_lax_structural(ModuleObject& lax) {
+  for (const auto& primitive : primitives()) {
+    if (!is_elementwise(primitive) || primitive.name == "true_divide" || primitive.name == "floor_divide" ||
+        primitive.name.starts_with("logical_"))
+      continue;
+    const Primitive* p = &primitive;
+    lax.add_function(std::string(p->lax_name) + (p->arity == 1 ? "(x, /)" : "(x, y, /)"), [p](Evaluator& ev, Arguments& a) {
+      std::vector<Value> operands{a[0]};
+      if (p->arity == 2) operands.push_back(a[1]);
+      return apply_elementwise(ev, *p, operands);
+    });
+  }
   lax.add_function("broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None)",
                     [](Evaluator& ev, Arguments& a) {
                       auto sizes = int_values(ev, a[1]);
@@ -370,6 +384,11 @@ void install_lax_structural(ModuleObject& lax) {
     params.set("axis", ev.index_of(a[1])).set("reverse", ev.truthy(a[2]));
     return bind(ev, primitive("cumsum"), {to_array(ev, a[0])}, std::move(params));
   });
+  lax.add_function("stop_gradient(x)", [](Evaluator& ev, Arguments& a) {
+    return tree_map(ev, a[0], [&](const Value& leaf) {
+      return bind(ev, primitive("stop_gradient"), {to_array(ev, leaf)});
+    });
+  });
   lax.add_function("rev(operand, dimensions)", [](Evaluator& ev, Arguments& a) {
     Params params;
     params.set("dimensions", int_values(ev, a[1]));
@@ -383,6 +402,7 @@ void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool i
   install_elementwise_operations(module);
   install_axis_operations(module);
   install_joining_operations(module);
+  install_structured_operations(evaluator, module);
   if (is_jnp) install_lax_structural(*evaluator.module("jax.lax"));
 }
 

@@ -26,5 +26,8 @@ Value apply_cumsum(Evaluator& evaluator, const Value& operand, const Value& axis
 
 // Adds the members to jax.numpy (is_jnp, plus jax.lax's) or to numpy.
 void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool is_jnp);
+// isnan isinf isfinite logaddexp tri tril triu pad take_along_axis and nan
+// inf pi e newaxis // (numpy_structured.cpp), built on the module's other members.
+void install_structured_operations(Evaluator& evaluator, ModuleObject& module);
 
 }  // namespace interp

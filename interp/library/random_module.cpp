@@ -2,6 +2,9 @@
 // module's members (random_module.hpp).
 #include "interp/library/random_module.hpp"
 
+#include <cmath>
+#include <limits>
+
 #include "devices/host_values.hpp"
 #include "devices/indexing.hpp"
 #include "devices/random_samplers.hpp"
@@ -441,6 +444,24 @@ void install_random_module(Evaluator& evaluator) {
   });
   random->add_function("normal(key, shape=(), dtype=None)", [](Evaluator& ev, Arguments& a) {
     return sample(ev, "normal", a[0], shape_argument(ev, a[1]), dtype_or(ev, a[2], DType::float32), {});
+  });
+  // JAX's: uniform between erf(lower/sqrt2) and erf(upper/sqrt2) mapped back
+  // by erf_inv, clamped inside (lower, upper).
+  random->add_function("truncated_normal(key, lower, upper, shape=None, dtype=None)", [](Evaluator& ev, Arguments& a) {
+    DType dtype = dtype_or(ev, a[4], DType::float32);
+    const double lower = to_float(ev, a[1]), upper = to_float(ev, a[2]);
+    auto erf_of = [&](double bound) {
+      return to_array(ev, apply_elementwise(ev, primitive("erf"), {Value(to_array(ev, Value::floating(bound / std::sqrt(2.0)), dtype))}));
+    };
+    Value u = sample(ev, "uniform", a[0], a[3].is_none() ? typecheck::Shape{} : shape_argument(ev, a[3]), dtype,
+                     {erf_of(lower), erf_of(upper)});
+    Value out = apply_elementwise(ev, primitive("multiply"),
+                                  {apply_elementwise(ev, primitive("erf_inv"), {u}), Value::floating(std::sqrt(2.0))});
+    auto bound = [&](double value, float toward) {
+      return Value(to_array(ev, Value::floating(std::nextafter(static_cast<float>(value), toward)), dtype));
+    };
+    out = apply_elementwise(ev, primitive("maximum"), {out, bound(lower, std::numeric_limits<float>::infinity())});
+    return apply_elementwise(ev, primitive("minimum"), {out, bound(upper, -std::numeric_limits<float>::infinity())});
   });
   random->add_function("bernoulli(key, p=0.5, shape=None)", [](Evaluator& ev, Arguments& a) {
     ArrayRef p = a[1].is_integral() ? to_array(ev, a[1]) : scalar_operand(ev, a[1], DType::float32);

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "interp/ops/contractions.hpp"
+#include "typecheck/rule_support.hpp"
 #include "interp/ops/vjp_support.hpp"
 
 namespace interp::batching {
@@ -77,7 +78,7 @@ ArrayRef broadcast_mapped(const BatchCall& call, const ArrayRef& x, int at) {
     std::vector<typecheck::SpecEntry> entries = x->aval.sharding.dims;
     entries.resize(x->aval.ndim());
     entries.insert(entries.begin() + at, entry);
-    params.set("out_sharding", typecheck::ShardingArg{std::nullopt, typecheck::PartitionSpec::from_entries(entries)});
+    params.set("out_sharding", typecheck::ShardingArg{x->aval.sharding.mesh, typecheck::PartitionSpec::from_entries(entries)});
   }
   return apply(call.evaluator, "broadcast_in_dim", {x}, std::move(params));
 }
@@ -276,15 +277,35 @@ Batched placement(const BatchCall& call) {
 
 // ------------------------------------------------------------ the loop
 
+namespace {
+
+// `x` with dimension `dim` split over the Explicit mesh axes `entry`
+// (nothing when its type already says so, or it has no Explicit axes).
+ArrayRef with_dim_split(Evaluator& ev, const ArrayRef& x, std::size_t dim, const typecheck::SpecEntry& entry) {
+  auto dims = x->aval.sharding.dims;
+  if (!typecheck::has_explicit_axis(x->aval.sharding.mesh) || dims.size() <= dim || dims[dim] == entry) return x;
+  dims[dim] = entry;
+  Params params;
+  params.set("layout", Layout{x->layout.mesh, dims});
+  return apply(ev, "device_put", {x}, std::move(params));
+}
+
+}  // namespace
+
 // The primitive once per index of the mapped axis, on that index's slice of
 // each mapped operand; the results stacked along a new leading dimension.
 Batched loop(const BatchCall& call) {
   Evaluator& ev = call.evaluator;
+  // On an Explicit mesh, the mapped dimensions gathered first (one index's
+  // slice of a split dimension is not a split array), the result split again.
+  Operands whole = call.operands;
+  for (std::size_t i = 0; i < whole.size(); ++i)
+    if (call.dims[i] != not_mapped) whole[i] = with_dim_split(ev, whole[i], static_cast<std::size_t>(call.dims[i]), {});
   Operands stacked;
   for (std::int64_t k = 0; k < call.axis.size; ++k) {
     Operands operands;
     for (std::size_t i = 0; i < call.operands.size(); ++i) {
-      const ArrayRef& x = call.operands[i];
+      const ArrayRef& x = whole[i];
       if (call.dims[i] == not_mapped) {
         operands.push_back(x);
         continue;
@@ -302,8 +323,8 @@ Batched loop(const BatchCall& call) {
     shape.insert(shape.begin(), 1);
     stacked.push_back(vjp::reshape(ev, out, shape));
   }
-  if (stacked.size() == 1) return {stacked[0], 0};
-  return {vjp::concatenate(ev, std::move(stacked), 0), 0};
+  ArrayRef out = stacked.size() == 1 ? stacked[0] : vjp::concatenate(ev, std::move(stacked), 0);
+  return {with_dim_split(ev, out, 0, mapped_entry(call)), 0};
 }
 
 }  // namespace interp::batching

@@ -78,8 +78,15 @@ Batched gather(const BatchCall& call) {
     return {apply(ev, "gather", {x, call.operands[1]}, std::move(params)), 0};
   }
   int out_dim = static_cast<int>(axis) + call.dims[1];
-  return {apply(ev, "gather", {call.operands[0], call.operands[1]}, with_entry(call.params, static_cast<std::size_t>(out_dim))),
-          out_dim};
+  Params params = call.params;
+  // On an Explicit mesh the mapped indices' split is the result's: the
+  // example's sharding with the mapped axes at the mapped dimension.
+  if (!call.axis.explicit_mesh_axis.empty() && !params.get<typecheck::ShardingArg>("out_sharding")) {
+    std::vector<typecheck::SpecEntry> entries = call.example.sharding.dims;
+    entries.resize(call.example.ndim());
+    params.set("out_sharding", typecheck::ShardingArg{call.operands[1]->aval.sharding.mesh, typecheck::PartitionSpec::from_entries(entries)});
+  }
+  return {apply(ev, "gather", {call.operands[0], call.operands[1]}, with_entry(params, static_cast<std::size_t>(out_dim))), out_dim};
 }
 
 // ------------------------------------------------------------ collectives

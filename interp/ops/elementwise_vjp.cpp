@@ -88,6 +88,18 @@ Cotangents log1p_vjp(const VjpCall& call) {
 Cotangents expm1_vjp(const VjpCall& call) {
   return unary_vjp(call, [](Evaluator& ev, const ArrayRef&, const ArrayRef& y) { return add(ev, y, 1.0); });
 }
+// d erf(x) = 2/sqrt(pi) exp(-x^2).
+Cotangents erf_vjp(const VjpCall& call) {
+  return unary_vjp(call, [](Evaluator& ev, const ArrayRef& x, const ArrayRef&) {
+    return mul(ev, apply(ev, "exp", {neg(ev, mul(ev, x, x))}), 1.1283791670955126);
+  });
+}
+// d erf_inv(x) = sqrt(pi)/2 exp(erf_inv(x)^2).
+Cotangents erf_inv_vjp(const VjpCall& call) {
+  return unary_vjp(call, [](Evaluator& ev, const ArrayRef&, const ArrayRef& y) {
+    return mul(ev, apply(ev, "exp", {mul(ev, y, y)}), 0.88622692545275801);
+  });
+}
 Cotangents sqrt_vjp(const VjpCall& call) {
   return unary_vjp(call, [](Evaluator& ev, const ArrayRef&, const ArrayRef& y) { return div(ev, scalar(ev, 0.5), y); });
 }

@@ -523,8 +523,11 @@ ArrayRef gather_implementation(Evaluator& evaluator, const Primitive&, const std
   }
   typecheck::ArrayType out_type =
       checked(typecheck::take_rule(operand->aval, indices->aval, static_cast<std::int64_t>(axis), out_sharding));
-  DeviceMeshRef mesh = operand->layout.mesh;
-  Layout needed{mesh, operand->layout.dims};
+  // Computed where the operand is, or where committed indices are when the
+  // operand is not committed (it moves there whole).
+  const bool follow_indices = !operand->committed && indices->committed && !(indices->layout.mesh == operand->layout.mesh);
+  DeviceMeshRef mesh = follow_indices ? indices->layout.mesh : operand->layout.mesh;
+  Layout needed{mesh, follow_indices ? std::vector<typecheck::SpecEntry>(operand->aval.ndim()) : operand->layout.dims};
   needed.dims[axis].clear();
   std::vector<typecheck::SpecEntry> computed_dims(needed.dims.begin(), needed.dims.begin() + static_cast<std::ptrdiff_t>(axis));
   computed_dims.resize(axis + indices->aval.ndim());
@@ -533,7 +536,8 @@ ArrayRef gather_implementation(Evaluator& evaluator, const Primitive&, const std
   Layout out_layout = computed;
   if (typecheck::has_explicit_axis(out_type.sharding.mesh)) out_layout.dims = out_type.sharding.dims;
   out_layout.dims.resize(out_type.ndim());
-  if (!execute) return make_abstract_array(out_type, out_layout, operand->committed);
+  const bool committed = operand->committed || follow_indices;
+  if (!execute) return make_abstract_array(out_type, out_layout, committed);
   ArrayRef input = relayout(evaluator, operand, needed);
   ArrayRef picks = relayout(evaluator, indices, Layout{mesh, std::vector<typecheck::SpecEntry>(indices->aval.ndim())});
   auto shards = run_per_position(evaluator, mesh, {input, picks}, [&](const std::vector<devices::LocalArray>& in)
@@ -542,7 +546,7 @@ ArrayRef gather_implementation(Evaluator& evaluator, const Primitive&, const std
     if (!positions) return positions.error();
     return devices::gather(in[0], axis, *positions, in[1].shape);
   });
-  ArrayRef out = make_array(evaluator, out_type, computed, std::move(shards), operand->committed);
+  ArrayRef out = make_array(evaluator, out_type, computed, std::move(shards), committed);
   out = relayout(evaluator, out, out_layout);
   out->aval = out_type;
   return out;

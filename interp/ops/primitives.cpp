@@ -669,6 +669,14 @@ ArrayRef device_put_implementation(Evaluator& evaluator, const Primitive&, const
   return out;
 }
 
+// lax.stop_gradient: the operand itself; grad sends no cotangent through it.
+ArrayRef stop_gradient_implementation(Evaluator&, const Primitive&, const std::vector<ArrayRef>& operands, const Params&,
+                                      bool execute) {
+  const ArrayRef& operand = operands[0];
+  if (!execute) return make_abstract_array(operand->aval, operand->layout, operand->committed);
+  return operand;
+}
+
 constexpr UnaryOp no_unary = UnaryOp::neg;
 constexpr BinaryOp no_binary = BinaryOp::add;
 
@@ -715,6 +723,8 @@ constexpr std::array primitive_table{
     Primitive{"dynamic_slice", "dynamic_slice", dynamic_slice_implementation, collective_cost, vjp::dynamic_slice_vjp, batching::dynamic_slice},
     Primitive{"dynamic_update_slice", "dynamic_update_slice", dynamic_update_slice_implementation, collective_cost, vjp::dynamic_update_slice_vjp, batching::dynamic_update_slice},
     binary("equal", BinaryOp::eq, R::boolean, vjp::zero_vjp),
+    unary("erf", UnaryOp::erf, R::floating, vjp::erf_vjp),
+    unary("erf_inv", UnaryOp::erf_inv, R::floating, vjp::erf_inv_vjp),
     unary("exp", UnaryOp::exp, R::floating, vjp::exp_vjp),
     unary("expm1", UnaryOp::expm1, R::floating, vjp::expm1_vjp),
     binary("floor_divide", BinaryOp::floor_divide, R::promoted, vjp::zero_vjp),
@@ -763,6 +773,7 @@ constexpr std::array primitive_table{
     Primitive{"slice", "slice", static_slice_implementation, collective_cost, vjp::slice_vjp, batching::slice},
     unary("sqrt", UnaryOp::sqrt, R::floating, vjp::sqrt_vjp),
     unary("square", UnaryOp::square, R::promoted, vjp::square_vjp),
+    Primitive{"stop_gradient", "stop_gradient", stop_gradient_implementation, movement_cost, vjp::zero_vjp, batching::convert},
     binary("subtract", BinaryOp::sub, R::promoted, vjp::subtract_vjp),
     unary("tan", UnaryOp::tan, R::floating, vjp::tan_vjp),
     unary("tanh", UnaryOp::tanh, R::floating, vjp::tanh_vjp),

@@ -103,6 +103,7 @@ struct BatchCall {
   const Params& params;
   const BatchAxis& axis;
   const Primitive& primitive;
+  const typecheck::ArrayType& example;    // the result's type for one example, as traced
 };
 // The result and its mapped dimension (-1: the same for every index).
 struct Batched {

@@ -79,6 +79,7 @@ Value parse_default(std::string_view text) {
   if (text == "None") return Value::none();
   if (text == "True") return Value::boolean(true);
   if (text == "False") return Value::boolean(false);
+  if (text == "()") return make_tuple({});
   if (!text.empty() && (text.front() == '\'' || text.front() == '"'))
     return make_str(std::string(text.substr(1, text.size() - 2)));
   std::int64_t integer = 0;

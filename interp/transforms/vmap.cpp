@@ -204,7 +204,8 @@ void batch_program(Evaluator& evaluator, const JitTrace& trace, const BatchAxis&
     const bool own_axis = batching::over_vmap_axis(e.params) && *e.params.get<std::string>("axis_name") == axis.name;
     const bool mapped = std::any_of(dims.begin(), dims.end(), [](int d) { return d != not_mapped; });
     if (mapped || own_axis) {
-      values[e.output] = e.primitive->batch({evaluator, operands, dims, e.params, axis, *e.primitive});
+      values[e.output] = e.primitive->batch(
+          {evaluator, operands, dims, e.params, axis, *e.primitive, program.variable_types.at(static_cast<std::size_t>(e.output))});
     } else if (ArrayRef known = eager ? trace.concrete_value(e.output) : nullptr) {
       charge_application(evaluator, *e.primitive, operands, known, e.params, true);
       values[e.output] = {known, not_mapped};
@@ -344,9 +345,10 @@ Value apply_vmap(Evaluator& evaluator, const VmapOptions& options, CallArgs args
   const std::vector<ArrayRef> no_operands;
   const std::vector<int> no_dims;
   const Params no_params;
-  BatchCall placing{evaluator, no_operands, no_dims, no_params, axis, primitive("broadcast_in_dim")};
   for (std::size_t k = 0; k < out_leaves.size(); ++k) {
     const Batched& out = values.at(out_variables[k]);
+    const auto& example = trace.program->variable_types.at(static_cast<std::size_t>(out_variables[k]));
+    BatchCall placing{evaluator, no_operands, no_dims, no_params, axis, primitive("broadcast_in_dim"), example};
     // An unmapped output that no operation made stays as it was (a Python scalar too).
     if (out.dim == not_mapped && out_axes[k].is_none() && !out_leaves[k].as<ArrayObject>()) results.push_back(out_leaves[k]);
     else results.push_back(Value(place_output(evaluator, placing, out, out_axes[k], out_paths[k])));

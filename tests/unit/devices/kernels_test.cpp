@@ -102,6 +102,7 @@ TEST(Kernels, FloatUnaryMatchesNumpyFloat32) {
       {UnaryOp::sqrt, {0.7071067690849304, 1.0, 1.4142135381698608}},
       {UnaryOp::rsqrt, {1.4142135381698608, 1.0, 0.7071067690849304}},
       {UnaryOp::square, {0.25, 1.0, 4.0}},
+      {UnaryOp::erf, {0.5204998850822449, 0.8427007794380188, 0.9953222870826721}},
       {UnaryOp::neg, {-0.5, -1.0, -2.0}},
   };
   for (const Case& test : cases) {
@@ -112,6 +113,11 @@ TEST(Kernels, FloatUnaryMatchesNumpyFloat32) {
           << "op " << static_cast<int>(test.op) << " element " << i;
     }
   }
+  // erf_inv: Giles' single-precision polynomial; +-1 give infinities, beyond is NaN.
+  std::vector<double> inverse = values_of(ok(unary(UnaryOp::erf_inv, x)));
+  EXPECT_NEAR(inverse[0], 0.4769362762044699, 2e-7);
+  EXPECT_TRUE(std::isinf(inverse[1]) && inverse[1] > 0);
+  EXPECT_TRUE(std::isnan(inverse[2]));
   LocalArray signs = array(DType::float32, {4}, {-3, -0.0, 0, NAN});
   expect_values(ok(unary(UnaryOp::sign, signs)), {-1, 0, 0, NAN});
   EXPECT_TRUE(std::signbit(values_of(ok(unary(UnaryOp::sign, signs)))[1]));

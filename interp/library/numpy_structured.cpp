@@ -1,0 +1,239 @@
+// jnp's triangles, padding, take_along_axis, float classification and the
+// constants nan inf pi e newaxis
+// (numpy_module.hpp): composed from other jnp members, so they run under
+// every trace as user code does.
+#include <cmath>
+
+#include "interp/library/numpy_module.hpp"
+#include "interp/ops/array.hpp"
+#include "typecheck/python_repr.hpp"
+#include "interp/python/builtins.hpp"
+
+namespace interp {
+
+namespace {
+
+struct Jnp {
+  Evaluator& ev;
+  ModuleObject& module;
+
+  Value operator()(const std::string& name, std::vector<Value> args, std::vector<std::pair<std::string, Value>> keywords = {}) const {
+    auto member = module.get_attribute(ev, name);
+    if (!member) raise(exc::AttributeError(), "module has no attribute '" + name + "'");
+    CallArgs call{std::move(args), std::move(keywords)};
+    return ev.call(*member, call);
+  }
+};
+
+Value int_tuple(const std::vector<std::int64_t>& values) {
+  std::vector<Value> items;
+  for (auto v : values) items.push_back(Value::integer(v));
+  return make_tuple(std::move(items));
+}
+
+Value int_list_value(const std::vector<std::int64_t>& values) {
+  std::vector<Value> items;
+  for (auto v : values) items.push_back(Value::integer(v));
+  return make_list(std::move(items));
+}
+
+// tri(N, M, k) as booleans: row + k >= column.
+Value triangle(const Jnp& jnp, std::int64_t rows, std::int64_t columns, std::int64_t k) {
+  Value row = jnp("reshape", {jnp("arange", {Value::integer(rows)}), int_tuple({rows, 1})});
+  Value column = jnp("reshape", {jnp("arange", {Value::integer(columns)}), int_tuple({1, columns})});
+  return jnp("greater_equal", {jnp("add", {row, Value::integer(k)}), column});
+}
+
+// Per axis (before, after) from NumPy's pad_width forms.
+std::vector<std::pair<std::int64_t, std::int64_t>> pad_widths(Evaluator& ev, const Value& width, std::size_t ndim) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  auto pair_of = [&](const Value& v) -> std::pair<std::int64_t, std::int64_t> {
+    if (v.is_integral()) return {v.as_int(), v.as_int()};
+    auto items = ev.to_vector(v);
+    if (items.size() == 1) return {ev.index_of(items[0]), ev.index_of(items[0])};
+    if (items.size() != 2) raise(exc::ValueError(), "pad_width entries must be an int or a (before, after) pair");
+    return {ev.index_of(items[0]), ev.index_of(items[1])};
+  };
+  if (width.is_integral()) {
+    out.assign(ndim, pair_of(width));
+  } else {
+    auto items = ev.to_vector(width);
+    bool nested = !items.empty() && !items[0].is_integral();
+    if (!nested) out.assign(ndim, pair_of(width));
+    else if (items.size() == 1) out.assign(ndim, pair_of(items[0]));
+    else if (items.size() != ndim)
+      raise(exc::ValueError(), "operands could not be broadcast together with remapped shapes [original->remapped]: (" +
+                                   std::to_string(items.size()) + ",2) and requested shape (" + std::to_string(ndim) + ",2)");
+    else
+      for (const auto& item : items) out.push_back(pair_of(item));
+  }
+  for (const auto& [before, after] : out)
+    if (before < 0 || after < 0) raise(exc::ValueError(), "index can't contain negative values");
+  return out;
+}
+
+// The source position along an axis of length n of padded position i (the
+// padding `before` long), for the modes that copy the array's own values.
+std::int64_t pad_source(const std::string& mode, std::int64_t i, std::int64_t before, std::int64_t n) {
+  std::int64_t j = i - before;
+  auto modulo = [](std::int64_t a, std::int64_t m) { return ((a % m) + m) % m; };
+  if (mode == "edge") return std::clamp<std::int64_t>(j, 0, n - 1);
+  if (mode == "wrap") return modulo(j, n);
+  if (mode == "reflect") {
+    if (n == 1) return 0;
+    std::int64_t r = modulo(j, 2 * (n - 1));
+    return r >= n ? 2 * (n - 1) - r : r;
+  }
+  std::int64_t r = modulo(j, 2 * n);  // symmetric
+  return r >= n ? 2 * n - 1 - r : r;
+}
+
+Value pad(const Jnp& jnp, const Value& array_value, const Value& width, const std::string& mode, const Value& constant) {
+  ArrayRef array = to_array(jnp.ev, array_value);
+  auto widths = pad_widths(jnp.ev, width, array->aval.ndim());
+  if (mode != "constant" && mode != "edge" && mode != "wrap" && mode != "reflect" && mode != "symmetric")
+    raise(exc::NotImplementedError(), "jnp.pad with mode='" + mode + "': the modes are constant, edge, wrap, reflect "
+                                      "and symmetric");
+  Value out(array);
+  for (std::size_t d = 0; d < widths.size(); ++d) {
+    auto [before, after] = widths[d];
+    if (before == 0 && after == 0) continue;
+    const std::int64_t n = to_array(jnp.ev, out)->aval.shape[d];
+    const Value axis = Value::integer(static_cast<std::int64_t>(d));
+    if (n == 0 && mode != "constant")
+      raise(exc::ValueError(), "can't extend empty axis " + std::to_string(d) + " using modes other than 'constant' or 'empty'");
+    // Every padded position reads a position of the array (the constant
+    // mode the nearest, then replaced), so the result stays where it is.
+    std::vector<std::int64_t> sources;
+    std::vector<Value> inside;
+    for (std::int64_t i = 0; i < before + n + after; ++i) {
+      sources.push_back(pad_source(mode == "constant" ? "edge" : mode, i, before, std::max<std::int64_t>(n, 1)));
+      inside.push_back(Value::boolean(i >= before && i < before + n));
+    }
+    const Value int32(std::make_shared<DTypeObject>(typecheck::DType::int32));
+    if (n == 0) {
+      typecheck::Shape shape = to_array(jnp.ev, out)->aval.shape;
+      shape[d] = before + after;
+      out = jnp("full", {int_tuple(shape), constant}, {{"dtype", Value(std::make_shared<DTypeObject>(array->aval.dtype))}});
+      continue;
+    }
+    out = jnp("take", {out, jnp("array", {int_list_value(sources)}, {{"dtype", int32}})}, {{"axis", axis}});
+    if (mode == "constant") {
+      std::vector<std::int64_t> along(array->aval.ndim(), 1);
+      along[d] = before + n + after;
+      Value mask = jnp("reshape", {jnp("array", {make_list(std::move(inside))}), int_tuple(along)});
+      Value fill = jnp("asarray", {constant}, {{"dtype", Value(std::make_shared<DTypeObject>(array->aval.dtype))}});
+      out = jnp("where", {mask, out, fill});
+    }
+  }
+  return out;
+}
+
+// NumPy's take_along_axis: the flat position of every picked element
+// (indices along `axis`, the other dimensions' own positions), taken from
+// the flattened array.
+Value take_along_axis(const Jnp& jnp, const Value& arr_value, const Value& indices_value, const Value& axis_value) {
+  ArrayRef arr = to_array(jnp.ev, arr_value);
+  ArrayRef indices = to_array(jnp.ev, indices_value);
+  if (!typecheck::is_integer(indices->aval.dtype))
+    raise(exc::TypeError(), "take_along_axis indices must be of integer type, got " + std::string(typecheck::long_name(indices->aval.dtype)));
+  if (axis_value.is_none()) {
+    if (indices->aval.ndim() != 1)
+      raise(exc::ValueError(), "when axis=None, `indices` must have a single dimension.");
+    return take_along_axis(jnp, jnp("reshape", {Value(arr), Value::integer(-1)}), Value(indices), Value::integer(0));
+  }
+  const auto rank = static_cast<std::int64_t>(arr->aval.ndim());
+  if (static_cast<std::int64_t>(indices->aval.ndim()) != rank)
+    raise(exc::ValueError(), "indices and arr must have the same number of dimensions; " +
+                                 std::to_string(indices->aval.ndim()) + " vs. " + std::to_string(rank));
+  std::int64_t axis = jnp.ev.index_of(axis_value);
+  if (axis < -rank || axis >= rank)
+    raise(exc::ValueError(), "axis " + std::to_string(axis) + " is out of bounds for array of dimension " + std::to_string(rank));
+  if (axis < 0) axis += rank;
+  const auto& shape = arr->aval.shape;
+  std::vector<std::int64_t> out_shape(shape.size()), strides(shape.size(), 1);
+  for (std::int64_t d = rank - 1; d >= 0; --d) {
+    auto u = static_cast<std::size_t>(d);
+    if (d + 1 < rank) strides[u] = strides[u + 1] * shape[u + 1];
+    std::int64_t i = indices->aval.shape[u];
+    if (d == axis) out_shape[u] = i;
+    else if (i == shape[u] || shape[u] == 1 || i == 1) out_shape[u] = std::max(i, shape[u]);
+    else
+      raise(exc::ValueError(), "shape mismatch: indices " + typecheck::python_shape_repr(indices->aval.shape) +
+                                   " and array " + typecheck::python_shape_repr(shape) + " do not broadcast");
+  }
+  const Value int32(std::make_shared<DTypeObject>(typecheck::DType::int32));
+  Value picks = jnp("asarray", {Value(indices)}, {{"dtype", int32}});
+  const auto length = Value::integer(shape[static_cast<std::size_t>(axis)]);
+  picks = jnp("where", {jnp("less", {picks, Value::integer(0)}), jnp("add", {picks, length}), picks});
+  Value flat = jnp("multiply", {jnp("broadcast_to", {picks, int_tuple(out_shape)}), Value::integer(strides[static_cast<std::size_t>(axis)])});
+  for (std::int64_t d = 0; d < rank; ++d) {
+    auto u = static_cast<std::size_t>(d);
+    if (d == axis || shape[u] == 1) continue;
+    std::vector<std::int64_t> along(static_cast<std::size_t>(rank), 1);
+    along[u] = out_shape[u];
+    Value position = jnp("reshape", {jnp("arange", {Value::integer(out_shape[u])}, {{"dtype", int32}}), int_tuple(along)});
+    flat = jnp("add", {flat, jnp("multiply", {position, Value::integer(strides[u])})});
+  }
+  return jnp("take", {jnp("reshape", {Value(arr), Value::integer(-1)}), flat});
+}
+
+}  // namespace
+
+void install_structured_operations(Evaluator& evaluator, ModuleObject& module) {
+  module.add("nan", Value::floating(NAN));
+  module.add("inf", Value::floating(INFINITY));
+  module.add("pi", Value::floating(M_PI));
+  module.add("e", Value::floating(M_E));
+  module.add("newaxis", Value());
+  ModuleObject* self = &module;
+  auto jnp_of = [self](Evaluator& ev) { return Jnp{ev, *self}; };
+  module.add_function("isnan(x, /)", [jnp_of](Evaluator& ev, Arguments& a) {
+    Value x(to_array(ev, a[0]));
+    return jnp_of(ev)("not_equal", {x, x});
+  });
+  module.add_function("isinf(x, /)", [jnp_of](Evaluator& ev, Arguments& a) {
+    return jnp_of(ev)("equal", {jnp_of(ev)("abs", {Value(to_array(ev, a[0]))}), Value::floating(INFINITY)});
+  });
+  module.add_function("isfinite(x, /)", [jnp_of](Evaluator& ev, Arguments& a) {
+    Value x(to_array(ev, a[0]));
+    return jnp_of(ev)("equal", {jnp_of(ev)("subtract", {x, x}), Value::integer(0)});
+  });
+  module.add_function("logaddexp(x1, x2, /)", [jnp_of](Evaluator& ev, Arguments& a) {
+    Jnp jnp = jnp_of(ev);
+    Value x1(to_array(ev, a[0])), x2(to_array(ev, a[1]));
+    Value larger = jnp("maximum", {x1, x2});
+    Value delta = jnp("subtract", {x1, x2});
+    Value rest = jnp("log1p", {jnp("exp", {jnp("negative", {jnp("abs", {delta})})})});
+    return jnp("where", {jnp("isnan", {delta}), jnp("add", {x1, x2}), jnp("add", {larger, rest})});
+  });
+  module.add_function("tri(N, M=None, k=0, dtype=None)", [jnp_of](Evaluator& ev, Arguments& a) {
+    Jnp jnp = jnp_of(ev);
+    std::int64_t rows = ev.index_of(a[0]), columns = a[1].is_none() ? rows : ev.index_of(a[1]);
+    Value dtype = a[3].is_none() ? Value(std::make_shared<DTypeObject>(typecheck::DType::float32)) : a[3];
+    return jnp("asarray", {triangle(jnp, rows, columns, ev.index_of(a[2]))}, {{"dtype", dtype}});
+  });
+  for (bool lower : {true, false})
+    module.add_function(std::string(lower ? "tril" : "triu") + "(m, k=0)", [jnp_of, lower](Evaluator& ev, Arguments& a) {
+      Jnp jnp = jnp_of(ev);
+      ArrayRef m = to_array(ev, a[0]);
+      if (m->aval.ndim() < 2)
+        raise(exc::ValueError(), std::string(lower ? "tril" : "triu") + " requires an array of at least two dimensions");
+      const auto& shape = m->aval.shape;
+      std::int64_t k = ev.index_of(a[1]);
+      Value zero = jnp("zeros_like", {Value(m)});
+      Value below = triangle(jnp, shape[shape.size() - 2], shape.back(), lower ? k : k - 1);
+      return lower ? jnp("where", {below, Value(m), zero}) : jnp("where", {below, zero, Value(m)});
+    });
+  module.add_function("pad(array, pad_width, mode='constant', *, constant_values=0)", [jnp_of](Evaluator& ev, Arguments& a) {
+    auto* mode = string_of(a[2]);
+    if (!mode) raise(exc::TypeError(), "jnp.pad: mode must be a string");
+    return pad(jnp_of(ev), a[0], a[1], *mode, a[3]);
+  });
+  module.add_function("take_along_axis(arr, indices, axis)", [jnp_of](Evaluator& ev, Arguments& a) {
+    return take_along_axis(jnp_of(ev), a[0], a[1], a[2]);
+  });
+  (void)evaluator;
+}
+
+}  // namespace interp
