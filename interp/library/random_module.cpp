@@ -234,17 +234,12 @@ ArrayRef random_sample_implementation(Evaluator& evaluator, const Primitive&, co
   return replicated_result(evaluator, type, *operands[0], &sample);
 }
 
-Cost random_cost(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
+Cost random_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands,
+                 const typecheck::ArrayType& result) {
   double count = 1;
   for (auto s : result.shape) count *= static_cast<double>(s);
-  double bytes = count * typecheck::byte_size(result.dtype);
-  for (const auto& operand : operands) {
-    double n = 1;
-    for (auto s : operand.shape) n *= static_cast<double>(s);
-    bytes += n * typecheck::byte_size(operand.dtype);
-  }
   // One threefry2x32 block (20 rounds of add, rotate, xor) per two words.
-  return {count * 30.0, bytes};
+  return {count * 30.0, bytes_accessed(operands, result)};
 }
 
 // ------------------------------------------------------------ members

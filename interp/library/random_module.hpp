@@ -49,7 +49,8 @@ ArrayRef random_fold_in_implementation(Evaluator&, const Primitive&, const std::
 ArrayRef random_sample_implementation(Evaluator&, const Primitive&, const std::vector<ArrayRef>&, const Params&, bool);
 ArrayRef random_split_implementation(Evaluator&, const Primitive&, const std::vector<ArrayRef>&, const Params&, bool);
 // Threefry hashing per generated element, plus the bytes written.
-Cost random_cost(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result);
+Cost random_cost(const Primitive& primitive, const std::vector<typecheck::ArrayType>& operands,
+                 const typecheck::ArrayType& result);
 
 // The jax.random members.
 void install_random_module(Evaluator& evaluator);

@@ -292,15 +292,9 @@ ArrayRef pvary_implementation(Evaluator& evaluator, const Primitive& primitive, 
   return manual_array(evaluator, std::move(type), mesh, buffers(*operand));
 }
 
-Cost collective_cost(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
-  double bytes = static_cast<double>(typecheck::byte_size(result.dtype));
-  for (auto s : result.shape) bytes *= static_cast<double>(s);
-  for (const auto& o : operands) {
-    double b = static_cast<double>(typecheck::byte_size(o.dtype));
-    for (auto s : o.shape) b *= static_cast<double>(s);
-    bytes += b;
-  }
-  return {0.0, bytes};
+Cost collective_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands,
+                     const typecheck::ArrayType& result) {
+  return {0.0, bytes_accessed(operands, result), CostUnit::none};
 }
 
 // ------------------------------------------------------------ slicing

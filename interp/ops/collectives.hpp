@@ -42,8 +42,10 @@ ArrayRef static_slice_implementation(Evaluator&, const Primitive&, const std::ve
 ArrayRef dynamic_slice_implementation(Evaluator&, const Primitive&, const std::vector<ArrayRef>&, const Params&, bool);
 ArrayRef dynamic_update_slice_implementation(Evaluator&, const Primitive&, const std::vector<ArrayRef>&, const Params&,
                                              bool);
-// Bytes moved between devices (cost_analysis).
-Cost collective_cost(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result);
+// Bytes moved between devices (cost_analysis); the cost model charges the
+// collective the primitive is.
+Cost collective_cost(const Primitive& primitive, const std::vector<typecheck::ArrayType>& operands,
+                     const typecheck::ArrayType& result);
 
 // x[...] with static indices on a manual array or inside jit: a slice
 // primitive per position (array_methods.cpp hands such indexing here).

@@ -12,6 +12,7 @@
 #include "interp/ops/debug_ops.hpp"
 #include "interp/ops/sharding_constraint.hpp"
 #include "interp/ops/batching.hpp"
+#include "interp/transforms/partitioner.hpp"
 #include "interp/ops/vjp_rules.hpp"
 #include "interp/library/random_module.hpp"
 #include "interp/ops/indexing_ops.hpp"
@@ -26,6 +27,7 @@
 namespace interp {
 
 using devices::BinaryOp;
+using devices::CollectiveKind;
 using devices::UnaryOp;
 using typecheck::DType;
 using R = ElementwiseResult;
@@ -128,31 +130,66 @@ double bytes_of(const typecheck::ArrayType& type) {
   return static_cast<double>(elements(type)) * static_cast<double>(typecheck::byte_size(type.dtype));
 }
 
-double bytes_moved(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
-  double bytes = bytes_of(result);
-  for (const auto& o : operands) bytes += bytes_of(o);
-  return bytes;
+
+// The elementwise operations the vector unit evaluates as a transcendental.
+constexpr bool is_transcendental(const Primitive& primitive) {
+  if (primitive.arity == 2) return primitive.binary == BinaryOp::pow;
+  switch (primitive.unary) {
+    case UnaryOp::cos: case UnaryOp::exp: case UnaryOp::expm1: case UnaryOp::log: case UnaryOp::log1p:
+    case UnaryOp::sin: case UnaryOp::tan: case UnaryOp::tanh:
+      return true;
+    default:
+      return false;
+  }
 }
 
-// One flop per result element (elementwise ops).
-Cost elementwise_cost(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
-  return {static_cast<double>(elements(result)), bytes_moved(operands, result)};
+// One flop per result element on the vector unit.
+Cost elementwise_cost(const Primitive& primitive, const std::vector<typecheck::ArrayType>& operands,
+                      const typecheck::ArrayType& result) {
+  return {static_cast<double>(elements(result)), bytes_accessed(operands, result), CostUnit::vector,
+          is_transcendental(primitive)};
+}
+
+// One flop per result element, timed as a pass over memory: a convert or a
+// select is no vector work XLA would not fuse away.
+Cost memory_bound_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands,
+                       const typecheck::ArrayType& result) {
+  return {static_cast<double>(elements(result)), bytes_accessed(operands, result), CostUnit::memory};
 }
 
 // A multiply and an add per result element per contracted element.
-Cost dot_cost(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
+Cost dot_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
   double contracted = operands.empty() || operands[0].shape.empty() ? 1.0 : static_cast<double>(operands[0].shape.back());
-  return {2.0 * static_cast<double>(elements(result)) * contracted, bytes_moved(operands, result)};
+  return {2.0 * static_cast<double>(elements(result)) * contracted, bytes_accessed(operands, result), CostUnit::mxu};
 }
 
 // One flop per operand element.
-Cost reduction_cost(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
-  return {operands.empty() ? 0.0 : static_cast<double>(elements(operands[0])), bytes_moved(operands, result)};
+Cost reduction_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands,
+                    const typecheck::ArrayType& result) {
+  return {operands.empty() ? 0.0 : static_cast<double>(elements(operands[0])), bytes_accessed(operands, result),
+          CostUnit::vector};
 }
 
 // Data movement only.
-Cost movement_cost(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
-  return {0.0, bytes_moved(operands, result)};
+Cost movement_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands,
+                   const typecheck::ArrayType& result) {
+  return {0.0, bytes_accessed(operands, result), CostUnit::memory};
+}
+
+// A gather reads only the rows it returns.
+Cost gather_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
+  return {0.0, bytes_accessed(operands, result), CostUnit::memory, false, true};
+}
+
+// A slice or an update of one: the window only.
+Cost slice_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
+  return {0.0, bytes_accessed(operands, result), CostUnit::slice};
+}
+
+// A change of placement: its cost is the collectives the partitioner plans.
+Cost relayout_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands,
+                   const typecheck::ArrayType& result) {
+  return {0.0, bytes_accessed(operands, result), CostUnit::none};
 }
 
 // ------------------------------------------------------------ elementwise
@@ -693,42 +730,44 @@ constexpr std::string_view lax_name_of(std::string_view name) {
   return name;
 }
 constexpr Primitive unary(std::string_view name, UnaryOp op, R result, VjpRule vjp) {
-  return {name, name, elementwise_implementation, elementwise_cost, vjp, batching::elementwise, lax_name_of(name), 1, op, no_binary, result};
+  return {name, name, elementwise_implementation, elementwise_cost, vjp, batching::elementwise, partition::elementwise,
+          CollectiveKind::none, lax_name_of(name), 1, op, no_binary, result};
 }
 constexpr Primitive binary(std::string_view name, BinaryOp op, R result, VjpRule vjp) {
-  return {name, name, elementwise_implementation, elementwise_cost, vjp, batching::elementwise, lax_name_of(name), 2, no_unary, op, result};
+  return {name, name, elementwise_implementation, elementwise_cost, vjp, batching::elementwise, partition::elementwise,
+          CollectiveKind::none, lax_name_of(name), 2, no_unary, op, result};
 }
 constexpr Primitive reduction(std::string_view name, std::string_view api_name, VjpRule vjp) {
-  return {name, api_name, reduction_implementation, reduction_cost, vjp, batching::reduction};
+  return {name, api_name, reduction_implementation, reduction_cost, vjp, batching::reduction, partition::reduction};
 }
 
 // Sorted by name.
 constexpr std::array primitive_table{
     unary("abs", UnaryOp::abs, R::promoted, vjp::abs_vjp),
     binary("add", BinaryOp::add, R::promoted, vjp::add_vjp),
-    Primitive{"all_gather", "all_gather", all_gather_implementation, collective_cost, vjp::all_gather_vjp, batching::collective},
-    Primitive{"all_to_all", "all_to_all", all_to_all_implementation, collective_cost, vjp::all_to_all_vjp, batching::collective},
+    Primitive{"all_gather", "all_gather", all_gather_implementation, collective_cost, vjp::all_gather_vjp, batching::collective, partition::none, CollectiveKind::all_gather},
+    Primitive{"all_to_all", "all_to_all", all_to_all_implementation, collective_cost, vjp::all_to_all_vjp, batching::collective, partition::none, CollectiveKind::all_to_all},
     reduction("argmax", "argmax", vjp::zero_vjp),
     reduction("argmin", "argmin", vjp::zero_vjp),
-    Primitive{"axis_index", "axis_index", axis_index_implementation, collective_cost, vjp::zero_vjp, batching::collective},
-    Primitive{"broadcast_in_dim", "broadcast_in_dim", broadcast_in_dim_implementation, movement_cost, vjp::broadcast_in_dim_vjp, batching::broadcast_in_dim},
-    Primitive{"concatenate", "concatenate", concatenate_implementation, movement_cost, vjp::concatenate_vjp, batching::concatenate},
-    Primitive{"convert_element_type", "astype", convert_implementation, elementwise_cost, vjp::convert_vjp, batching::convert},
+    Primitive{"axis_index", "axis_index", axis_index_implementation, collective_cost, vjp::zero_vjp, batching::collective, partition::none},
+    Primitive{"broadcast_in_dim", "broadcast_in_dim", broadcast_in_dim_implementation, movement_cost, vjp::broadcast_in_dim_vjp, batching::broadcast_in_dim, partition::none},
+    Primitive{"concatenate", "concatenate", concatenate_implementation, movement_cost, vjp::concatenate_vjp, batching::concatenate, partition::none},
+    Primitive{"convert_element_type", "astype", convert_implementation, memory_bound_cost, vjp::convert_vjp, batching::convert, partition::none},
     unary("cos", UnaryOp::cos, R::floating, vjp::cos_vjp),
-    Primitive{"cumsum", "cumsum", cumsum_implementation, reduction_cost, vjp::cumsum_vjp, batching::cumsum},
-    Primitive{"debug_print", "debug.print", debug_print_implementation, movement_cost, vjp::zero_vjp, batching::loop},
-    Primitive{"device_put", "device_put", device_put_implementation, movement_cost, vjp::identity_vjp, batching::placement},
+    Primitive{"cumsum", "cumsum", cumsum_implementation, reduction_cost, vjp::cumsum_vjp, batching::cumsum, partition::none},
+    Primitive{"debug_print", "debug.print", debug_print_implementation, movement_cost, vjp::zero_vjp, batching::loop, partition::none},
+    Primitive{"device_put", "device_put", device_put_implementation, relayout_cost, vjp::identity_vjp, batching::placement, partition::relayout},
     binary("divide", BinaryOp::div, R::floating, vjp::divide_vjp),
-    Primitive{"dot_general", "dot", dot_implementation, dot_cost, vjp::dot_general_vjp, batching::dot_general},
-    Primitive{"dynamic_slice", "dynamic_slice", dynamic_slice_implementation, collective_cost, vjp::dynamic_slice_vjp, batching::dynamic_slice},
-    Primitive{"dynamic_update_slice", "dynamic_update_slice", dynamic_update_slice_implementation, collective_cost, vjp::dynamic_update_slice_vjp, batching::dynamic_update_slice},
+    Primitive{"dot_general", "dot", dot_implementation, dot_cost, vjp::dot_general_vjp, batching::dot_general, partition::contraction},
+    Primitive{"dynamic_slice", "dynamic_slice", dynamic_slice_implementation, slice_cost, vjp::dynamic_slice_vjp, batching::dynamic_slice, partition::none},
+    Primitive{"dynamic_update_slice", "dynamic_update_slice", dynamic_update_slice_implementation, slice_cost, vjp::dynamic_update_slice_vjp, batching::dynamic_update_slice, partition::none},
     binary("equal", BinaryOp::eq, R::boolean, vjp::zero_vjp),
     unary("erf", UnaryOp::erf, R::floating, vjp::erf_vjp),
     unary("erf_inv", UnaryOp::erf_inv, R::floating, vjp::erf_inv_vjp),
     unary("exp", UnaryOp::exp, R::floating, vjp::exp_vjp),
     unary("expm1", UnaryOp::expm1, R::floating, vjp::expm1_vjp),
     binary("floor_divide", BinaryOp::floor_divide, R::promoted, vjp::zero_vjp),
-    Primitive{"gather", "take", gather_implementation, movement_cost, vjp::gather_vjp, batching::gather},
+    Primitive{"gather", "take", gather_implementation, gather_cost, vjp::gather_vjp, batching::gather, partition::none},
     binary("greater", BinaryOp::gt, R::boolean, vjp::zero_vjp),
     binary("greater_equal", BinaryOp::ge, R::boolean, vjp::zero_vjp),
     binary("less", BinaryOp::lt, R::boolean, vjp::zero_vjp),
@@ -743,43 +782,43 @@ constexpr std::array primitive_table{
     binary("multiply", BinaryOp::mul, R::promoted, vjp::multiply_vjp),
     unary("negative", UnaryOp::neg, R::promoted, vjp::negative_vjp),
     binary("not_equal", BinaryOp::ne, R::boolean, vjp::zero_vjp),
-    Primitive{"pmax", "pmax", psum_implementation, collective_cost, vjp::not_differentiable, batching::collective},
-    Primitive{"pmean", "pmean", psum_implementation, collective_cost, vjp::pmean_vjp, batching::collective},
-    Primitive{"pmin", "pmin", psum_implementation, collective_cost, vjp::not_differentiable, batching::collective},
+    Primitive{"pmax", "pmax", psum_implementation, collective_cost, vjp::not_differentiable, batching::collective, partition::none, CollectiveKind::all_reduce},
+    Primitive{"pmean", "pmean", psum_implementation, collective_cost, vjp::pmean_vjp, batching::collective, partition::none, CollectiveKind::all_reduce},
+    Primitive{"pmin", "pmin", psum_implementation, collective_cost, vjp::not_differentiable, batching::collective, partition::none, CollectiveKind::all_reduce},
     binary("power", BinaryOp::pow, R::promoted, vjp::power_vjp),
-    Primitive{"ppermute", "ppermute", ppermute_implementation, collective_cost, vjp::ppermute_vjp, batching::collective},
-    Primitive{"psum", "psum", psum_implementation, collective_cost, vjp::psum_vjp, batching::collective},
-    Primitive{"psum_scatter", "psum_scatter", psum_scatter_implementation, collective_cost, vjp::psum_scatter_vjp, batching::collective},
-    Primitive{"pvary", "pvary", pvary_implementation, collective_cost, vjp::pvary_vjp, batching::collective},
-    Primitive{"random_fold_in", "fold_in", random_fold_in_implementation, random_cost, vjp::zero_vjp, batching::loop},
-    Primitive{"random_sample", "random", random_sample_implementation, random_cost, vjp::zero_vjp, batching::loop},
-    Primitive{"random_split", "split", random_split_implementation, random_cost, vjp::zero_vjp, batching::loop},
+    Primitive{"ppermute", "ppermute", ppermute_implementation, collective_cost, vjp::ppermute_vjp, batching::collective, partition::none, CollectiveKind::collective_permute},
+    Primitive{"psum", "psum", psum_implementation, collective_cost, vjp::psum_vjp, batching::collective, partition::none, CollectiveKind::all_reduce},
+    Primitive{"psum_scatter", "psum_scatter", psum_scatter_implementation, collective_cost, vjp::psum_scatter_vjp, batching::collective, partition::none, CollectiveKind::reduce_scatter},
+    Primitive{"pvary", "pvary", pvary_implementation, collective_cost, vjp::pvary_vjp, batching::collective, partition::none},
+    Primitive{"random_fold_in", "fold_in", random_fold_in_implementation, random_cost, vjp::zero_vjp, batching::loop, partition::none},
+    Primitive{"random_sample", "random", random_sample_implementation, random_cost, vjp::zero_vjp, batching::loop, partition::none},
+    Primitive{"random_split", "split", random_split_implementation, random_cost, vjp::zero_vjp, batching::loop, partition::none},
     reduction("reduce_max", "max", vjp::reduce_extremum_vjp),
     reduction("reduce_mean", "mean", vjp::reduce_mean_vjp),
     reduction("reduce_min", "min", vjp::reduce_extremum_vjp),
     reduction("reduce_prod", "prod", vjp::reduce_prod_vjp),
     reduction("reduce_sum", "sum", vjp::reduce_sum_vjp),
     binary("remainder", BinaryOp::rem, R::promoted, vjp::remainder_vjp),
-    Primitive{"reshape", "reshape", reshape_implementation, movement_cost, vjp::reshape_vjp, batching::reshape},
-    Primitive{"rev", "flip", rev_implementation, movement_cost, vjp::rev_vjp, batching::rev},
+    Primitive{"reshape", "reshape", reshape_implementation, movement_cost, vjp::reshape_vjp, batching::reshape, partition::none},
+    Primitive{"rev", "flip", rev_implementation, movement_cost, vjp::rev_vjp, batching::rev, partition::none},
     unary("rsqrt", UnaryOp::rsqrt, R::floating, vjp::rsqrt_vjp),
-    Primitive{"scatter", "scatter", scatter_implementation, movement_cost, vjp::scatter_vjp, batching::loop},
-    Primitive{"select_n", "where", select_n_implementation, elementwise_cost, vjp::select_n_vjp, batching::select_n},
-    Primitive{"shard_map_enter", "shard_map", shard_map_enter_implementation, collective_cost, vjp::shard_map_enter_vjp, batching::shard_map_boundary},
-    Primitive{"shard_map_exit", "shard_map", shard_map_exit_implementation, collective_cost, vjp::shard_map_exit_vjp, batching::shard_map_boundary},
-    Primitive{"sharding_constraint", "with_sharding_constraint", sharding_constraint_implementation, movement_cost, vjp::identity_vjp, batching::placement},
+    Primitive{"scatter", "scatter", scatter_implementation, movement_cost, vjp::scatter_vjp, batching::loop, partition::none},
+    Primitive{"select_n", "where", select_n_implementation, memory_bound_cost, vjp::select_n_vjp, batching::select_n, partition::none},
+    Primitive{"shard_map_enter", "shard_map", shard_map_enter_implementation, collective_cost, vjp::shard_map_enter_vjp, batching::shard_map_boundary, partition::shard_map_entry},
+    Primitive{"shard_map_exit", "shard_map", shard_map_exit_implementation, collective_cost, vjp::shard_map_exit_vjp, batching::shard_map_boundary, partition::none},
+    Primitive{"sharding_constraint", "with_sharding_constraint", sharding_constraint_implementation, relayout_cost, vjp::identity_vjp, batching::placement, partition::relayout},
     unary("sign", UnaryOp::sign, R::promoted, vjp::zero_vjp),
     unary("sin", UnaryOp::sin, R::floating, vjp::sin_vjp),
-    Primitive{"slice", "slice", static_slice_implementation, collective_cost, vjp::slice_vjp, batching::slice},
+    Primitive{"slice", "slice", static_slice_implementation, slice_cost, vjp::slice_vjp, batching::slice, partition::none},
     unary("sqrt", UnaryOp::sqrt, R::floating, vjp::sqrt_vjp),
     unary("square", UnaryOp::square, R::promoted, vjp::square_vjp),
     Primitive{"stop_gradient", "stop_gradient", stop_gradient_implementation, movement_cost, vjp::zero_vjp, batching::convert},
     binary("subtract", BinaryOp::sub, R::promoted, vjp::subtract_vjp),
     unary("tan", UnaryOp::tan, R::floating, vjp::tan_vjp),
     unary("tanh", UnaryOp::tanh, R::floating, vjp::tanh_vjp),
-    Primitive{"transpose", "transpose", transpose_implementation, movement_cost, vjp::transpose_vjp, batching::transpose},
+    Primitive{"transpose", "transpose", transpose_implementation, movement_cost, vjp::transpose_vjp, batching::transpose, partition::none},
     binary("true_divide", BinaryOp::div, R::floating, vjp::divide_vjp),
-    Primitive{"update_slice", "at.set", update_slice_implementation, movement_cost, vjp::update_slice_vjp, batching::update_slice},
+    Primitive{"update_slice", "at.set", update_slice_implementation, slice_cost, vjp::update_slice_vjp, batching::update_slice, partition::none},
 };
 
 constexpr bool table_sorted() {
@@ -806,6 +845,12 @@ std::string param_text(const ParamValue& value) {
 }
 
 }  // namespace
+
+double bytes_accessed(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
+  double bytes = bytes_of(result);
+  for (const auto& operand : operands) bytes += bytes_of(operand);
+  return bytes;
+}
 
 std::string Params::str() const {
   if (entries.empty()) return "";

@@ -1,7 +1,8 @@
 // The one table of primitives (architecture.md "One table of primitives").
 // Every array operation is an entry: its name (as a Jaxpr prints it), the
 // typecheck rule that types it (called by its implementation), its
-// implementation, its cost and its VJP rule for grad.
+// implementation, its cost, its VJP rule for grad, its batching rule for
+// vmap and its partition rule for the partitioner.
 //
 // An implementation is the eager kernel plus its layout planning. With
 // `execute` false it stops after the typecheck rule and the layout planning
@@ -25,6 +26,7 @@
 #include <variant>
 #include <vector>
 
+#include "devices/cost_model.hpp"
 #include "devices/kernels.hpp"
 #include "interp/ops/array.hpp"
 #include "typecheck/creation_rules.hpp"
@@ -65,12 +67,38 @@ struct Primitive;
 using Implementation = ArrayRef (*)(Evaluator& evaluator, const Primitive& primitive,
                                     const std::vector<ArrayRef>& operands, const Params& params, bool execute);
 
-// What one application costs, from the types alone (cost_analysis).
+// Where one device's share of an application runs, as the TPU cost model
+// (transforms/costing.cpp) times it.
+enum class CostUnit {
+  none,    // only moves data between devices or marks types: its cost is the collectives it is or plans
+  mxu,     // a contraction on the matrix unit
+  vector,  // arithmetic per element on the vector unit
+  memory,  // one pass over memory: copies, layout changes
+  slice,   // reads only the window it returns; a matmul that consumes it reads the window itself
+};
+
+// What one application costs, from the types alone: the flops and bytes of
+// cost_analysis, and how the cost model times it.
 struct Cost {
   double flops = 0;
   double bytes_accessed = 0;  // operands read plus the result written
+  CostUnit unit = CostUnit::memory;
+  bool transcendental = false;     // vector: one transcendental per element (exp, log, sin, ...)
+  bool reads_result_only = false;  // memory: reads only as many bytes as it writes (a gather)
 };
-using CostRule = Cost (*)(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result);
+using CostRule = Cost (*)(const Primitive& primitive, const std::vector<typecheck::ArrayType>& operands,
+                          const typecheck::ArrayType& result);
+// The bytes of the operands and the result (Cost::bytes_accessed).
+double bytes_accessed(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result);
+
+// The partitioner's rule (transforms/partitioner.hpp): the collectives the
+// per-device program runs around one equation of a jitted program, from
+// where its operands and result are split. The rules live with the
+// partitioner, one per family (namespace partition).
+struct Jaxpr;
+struct Equation;
+struct PlannedCollective;
+using PartitionRule = void (*)(const Jaxpr& program, const Equation& equation, std::vector<PlannedCollective>& out);
 
 // grad's rule: the operands' cotangents from the result's. Each is built
 // from bind() (ops/vjp_support.hpp), so the backward pass runs, is recorded
@@ -119,6 +147,10 @@ struct Primitive {
   CostRule cost;
   VjpRule vjp;
   BatchRule batch;
+  PartitionRule partition;
+  // shard_map body collectives only: the collective the primitive is (its
+  // XLA instruction: psum is an all-reduce).
+  devices::CollectiveKind collective = devices::CollectiveKind::none;
   // Elementwise primitives only.
   std::string_view lax_name = {};  // JAX's lax primitive, as its sharding errors name it: "mul"
   int arity = 0;

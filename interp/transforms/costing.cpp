@@ -2,7 +2,6 @@
 #include "interp/transforms/costing.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -51,25 +50,6 @@ std::int64_t axes_size(const ArrayType& type, const typecheck::SpecEntry& axes) 
   std::int64_t size = 1;
   for (const auto& axis : axes) size *= axis_size(type, axis);
   return size;
-}
-
-// Primitives that evaluate a transcendental per element on the VPU.
-bool is_transcendental(std::string_view name) {
-  static constexpr std::array<std::string_view, 9> names{"cos", "exp", "expm1", "log", "log1p",
-                                                          "power", "sin", "tan", "tanh"};
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
-bool is_reduction(std::string_view name) {
-  return name.starts_with("reduce_") || name == "argmax" || name == "argmin" || name.starts_with("cum");
-}
-
-// Operations that only move data between devices or mark types: their cost
-// is the collectives they plan or are.
-bool moves_data_only(const Primitive& primitive) {
-  std::string_view name = primitive.name;
-  return name == "device_put" || name == "sharding_constraint" || name == "shard_map_enter" ||
-         name == "shard_map_exit" || name == "axis_index" || name == "pvary" || xla_name(primitive) != name;
 }
 
 // The rows of a dot's result one device computes: the lhs rows split by the
@@ -128,11 +108,13 @@ double dot_seconds(const devices::CostModel& model, const ArrayType& lhs, const 
   return model.matmul_seconds(work);
 }
 
-// The local work of one application on one device.
+// The local work of one application on one device, as its cost rule says
+// it runs.
 double compute_seconds(const devices::CostModel& model, const Primitive& primitive,
                        const std::vector<ArrayType>& operands, const ArrayType& result, const Params& params) {
-  if (moves_data_only(primitive)) return 0;
-  if (primitive.name == "dot_general" && operands.size() == 2)
+  Cost cost = primitive.cost(primitive, operands, result);
+  if (cost.unit == CostUnit::none) return 0;
+  if (cost.unit == CostUnit::mxu)
     return dot_seconds(model, operands[0], operands[1], result, dot_dimension_numbers(params, operands[0].ndim()));
   devices::ElementwiseWork work;
   work.elements = element_count(typecheck::local_shape(result));
@@ -141,11 +123,9 @@ double compute_seconds(const devices::CostModel& model, const Primitive& primiti
     work.elements = std::max(work.elements, element_count(typecheck::local_shape(operand)));
   }
   work.bytes_written = local_bytes(result);
-  // A slice or gather reads only the window it returns.
-  std::string_view name = primitive.name;
-  if (name.find("slice") != std::string_view::npos || name == "gather") work.bytes_read = work.bytes_written;
-  if (is_elementwise(primitive) || is_reduction(primitive.name)) {
-    if (is_transcendental(primitive.name)) work.transcendentals_per_element = 1;
+  if (cost.unit == CostUnit::slice || cost.reads_result_only) work.bytes_read = work.bytes_written;
+  if (cost.unit == CostUnit::vector) {
+    if (cost.transcendental) work.transcendentals_per_element = 1;
     return model.elementwise_seconds(work);
   }
   return model.memory_seconds(work.bytes_read + work.bytes_written);
@@ -181,7 +161,7 @@ std::vector<devices::Charge> collective_charges(const devices::CostModel& model,
                                                 const std::vector<ArrayType>& operands, const ArrayType& result,
                                                 const Params& params, const LinkOf& link_of) {
   std::vector<devices::Charge> charges;
-  devices::CollectiveKind own_kind = devices::parse_collective_kind(xla_name(primitive));
+  devices::CollectiveKind own_kind = primitive.collective;
   if (own_kind != devices::CollectiveKind::none) {
     const std::string* names = params.get<std::string>("axis_name");
     const Layout* body = params.get<Layout>("mesh");
@@ -258,17 +238,19 @@ std::vector<ArrayType> types_of(const std::vector<ArrayRef>& arrays) {
 
 
 // What an application is to the overlap window.
-OverlapWindow::Role role_of(const Primitive& primitive, const std::vector<devices::Charge>& charges) {
+OverlapWindow::Role role_of(const Primitive& primitive, const std::vector<ArrayType>& operands, const ArrayType& result,
+                            const std::vector<devices::Charge>& charges) {
   using Role = OverlapWindow::Role;
   if (charges.size() != 1) return Role::other;
-  if (charges[0].collective == devices::CollectiveKind::collective_permute && primitive.name == "ppermute")
+  if (charges[0].collective == devices::CollectiveKind::collective_permute &&
+      primitive.collective == devices::CollectiveKind::collective_permute)
     return Role::permute;
   if (charges[0].collective != devices::CollectiveKind::none) return Role::other;
-  std::string_view name = primitive.name;
-  if (name == "dot_general") return Role::matmul;
-  if (name.find("slice") != std::string_view::npos) return Role::slice;
-  if (is_elementwise(primitive)) return Role::elementwise;
-  return Role::other;
+  switch (primitive.cost(primitive, operands, result).unit) {
+    case CostUnit::mxu: return Role::matmul;
+    case CostUnit::slice: return Role::slice;
+    default: return is_elementwise(primitive) ? Role::elementwise : Role::other;
+  }
 }
 
 // Inside a shard_map body the mesh's axes are Manual.
@@ -503,7 +485,7 @@ void charge_application(Evaluator& evaluator, const Primitive& primitive, const 
     application.charges.push_back({"dispatch", "", devices::CollectiveKind::none, 0,
                                    recorder.model().eager_dispatch_seconds(static_cast<int>(application.devices.size())),
                                    0});
-  application.role = role_of(primitive, application.charges);
+  application.role = role_of(primitive, operand_types, result->aval, application.charges);
   for (const auto& operand : operands) application.inputs.push_back(reinterpret_cast<OverlapWindow::Id>(operand.get()));
   application.output = reinterpret_cast<OverlapWindow::Id>(result.get());
   application.keep_alive = result;
@@ -562,7 +544,7 @@ void visit_program_charges(const devices::CostModel& model, const Jaxpr& program
     const ArrayType& result = program.variable_types[static_cast<std::size_t>(e.output)];
     OverlapWindow::Application application;
     application.charges = application_charges(model, *e.primitive, operands, result, e.params, link_of);
-    application.role = role_of(*e.primitive, application.charges);
+    application.role = role_of(*e.primitive, operands, result, application.charges);
     // Variables are their own ids (shifted: 0 names no value).
     for (int input : e.inputs) application.inputs.push_back(static_cast<OverlapWindow::Id>(input) + 1);
     application.output = static_cast<OverlapWindow::Id>(e.output) + 1;

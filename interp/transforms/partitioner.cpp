@@ -123,7 +123,48 @@ void reshard(const Jaxpr& program, int variable, const Placement& from, const st
   }
 }
 
-void plan_dot(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out) {
+// Whether a result may be split across devices: sharded by its type, or on a
+// multi-device mesh with Auto axes, where the compiler picks the sharding
+// (the type does not show it; XLA splits an elementwise result like its
+// operands).
+bool may_be_sharded(const typecheck::ArrayType& type) {
+  const auto& sharding = type.sharding;
+  if (std::any_of(sharding.dims.begin(), sharding.dims.end(), [](const typecheck::SpecEntry& axes) { return !axes.empty(); }))
+    return true;
+  return sharding.mesh && sharding.mesh->device_count() > 1 && sharding.mesh->has_axis_of_type(typecheck::AxisType::Auto);
+}
+
+// A random draw traced in threefry's stable mode: sharded, each shard needs
+// counters another shard holds (devices/threefry.hpp), so XLA partitions
+// it with a collective-permute.
+bool stable_random_draw(const Jaxpr& program, int variable) {
+  for (const auto& e : program.equations) {
+    if (e.output != variable) continue;
+    const auto* mode = e.params.get<std::string>("mode");
+    return e.primitive->name == "random_sample" && mode && *mode == "stable";
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string xla_name(const Primitive& primitive) {
+  if (primitive.collective != devices::CollectiveKind::none)
+    return std::string(devices::collective_kind_name(primitive.collective));
+  return std::string(primitive.name);
+}
+
+std::vector<PlannedCollective> plan_collectives(const Jaxpr& program, const Equation& e) {
+  std::vector<PlannedCollective> out;
+  e.primitive->partition(program, e, out);
+  return out;
+}
+
+namespace partition {
+
+void none(const Jaxpr&, const Equation&, std::vector<PlannedCollective>&) {}
+
+void contraction(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out) {
   const Placement lhs = placement_of(program, e.inputs[0]);
   const Placement rhs = placement_of(program, e.inputs[1]);
   const Placement result = placement_of(program, e.output);
@@ -182,7 +223,7 @@ void plan_dot(const Jaxpr& program, const Equation& e, std::vector<PlannedCollec
   }
 }
 
-void plan_reduction(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out) {
+void reduction(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out) {
   const Placement operand = placement_of(program, e.inputs[0]);
   const auto* axes = e.params.get<std::vector<std::int64_t>>("axes");
   typecheck::SpecEntry summed;
@@ -198,65 +239,28 @@ void plan_reduction(const Jaxpr& program, const Equation& e, std::vector<Planned
                           placement_of(program, e.output), summed, true));
 }
 
-// Whether a result may be split across devices: sharded by its type, or on a
-// multi-device mesh with Auto axes, where the compiler picks the sharding
-// (the type does not show it; XLA splits an elementwise result like its
-// operands).
-bool may_be_sharded(const typecheck::ArrayType& type) {
-  const auto& sharding = type.sharding;
-  if (std::any_of(sharding.dims.begin(), sharding.dims.end(), [](const typecheck::SpecEntry& axes) { return !axes.empty(); }))
-    return true;
-  return sharding.mesh && sharding.mesh->device_count() > 1 && sharding.mesh->has_axis_of_type(typecheck::AxisType::Auto);
+void relayout(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out) {
+  const auto* layout = e.params.get<Layout>("layout");
+  reshard(program, e.inputs[0], placement_of(program, e.inputs[0]),
+          layout ? layout->dims : placement_of(program, e.output), out);
 }
 
-// A random draw traced in threefry's stable mode: sharded, each shard needs
-// counters another shard holds (devices/threefry.hpp), so XLA partitions
-// it with a collective-permute.
-bool stable_random_draw(const Jaxpr& program, int variable) {
-  for (const auto& e : program.equations) {
-    if (e.output != variable) continue;
-    const auto* mode = e.params.get<std::string>("mode");
-    return e.primitive->name == "random_sample" && mode && *mode == "stable";
-  }
-  return false;
+void shard_map_entry(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out) {
+  reshard(program, e.inputs[0], placement_of(program, e.inputs[0]), e.params.get<Layout>("in_spec")->dims, out);
 }
 
-}  // namespace
-
-std::string xla_name(const Primitive& primitive) {
-  std::string_view name = primitive.name;
-  if (name == "ppermute") return "collective-permute";
-  if (name == "psum" || name == "pmean" || name == "pmax" || name == "pmin") return "all-reduce";
-  if (name == "all_gather") return "all-gather";
-  if (name == "psum_scatter") return "reduce-scatter";
-  if (name == "all_to_all") return "all-to-all";
-  return std::string(name);
-}
-
-std::vector<PlannedCollective> plan_collectives(const Jaxpr& program, const Equation& e) {
-  std::vector<PlannedCollective> out;
-  std::string_view name = e.primitive->name;
+void elementwise(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out) {
   const Placement result = placement_of(program, e.output);
-  if (name == "dot_general") {
-    plan_dot(program, e, out);
-  } else if (name.starts_with("reduce_") || name == "argmax" || name == "argmin") {
-    plan_reduction(program, e, out);
-  } else if (name == "device_put" || name == "reshard" || name == "sharding_constraint") {
-    const auto* layout = e.params.get<Layout>("layout");
-    reshard(program, e.inputs[0], placement_of(program, e.inputs[0]), layout ? layout->dims : result, out);
-  } else if (name == "shard_map_enter") {
-    reshard(program, e.inputs[0], placement_of(program, e.inputs[0]), e.params.get<Layout>("in_spec")->dims, out);
-  } else if (is_elementwise(*e.primitive)) {
-    const auto& result_type = type_of(program, e.output);
-    for (int input : e.inputs) {
-      if (type_of(program, input).shape != result_type.shape) continue;
-      if (may_be_sharded(result_type) && stable_random_draw(program, input))
-        out.push_back(planned(program, "collective-permute", "(" + variable_name(input) + "), threefry stable mode", input,
-                              placement_of(program, input), {}));
-      reshard(program, input, placement_of(program, input), result, out);
-    }
+  const auto& result_type = type_of(program, e.output);
+  for (int input : e.inputs) {
+    if (type_of(program, input).shape != result_type.shape) continue;
+    if (may_be_sharded(result_type) && stable_random_draw(program, input))
+      out.push_back(planned(program, "collective-permute", "(" + variable_name(input) + "), threefry stable mode", input,
+                            placement_of(program, input), {}));
+    reshard(program, input, placement_of(program, input), result, out);
   }
-  return out;
 }
+
+}  // namespace partition
 
 }  // namespace interp

@@ -8,7 +8,8 @@
 // variable_layouts), so data-parallel programs on Auto meshes get their
 // all-reduces too.
 //
-// Rules (reference §2, the four sharded-matmul cases):
+// The rules, one per family of primitives (each table entry's `partition`;
+// reference §2, the four sharded-matmul cases):
 //   dot_general: a contraction split the same way in both operands is
 //     summed across devices: reduce-scatter when the result is split over
 //     those axes, all-reduce otherwise; split in one operand only, that
@@ -16,7 +17,7 @@
 //     differently in the result than in its operand is resharded.
 //   reductions over a split dimension: all-reduce.
 //   elementwise: operands resharded to the result's sharding.
-//   device_put / reshard / sharding_constraint / shard_map_enter: resharding between specs
+//   device_put / sharding_constraint / shard_map_enter: resharding between specs
 //     (axes dropped: all-gather; added: dynamic-slice; moved: all-to-all).
 //   shard_map collectives: their own XLA instruction.
 #pragma once
@@ -45,12 +46,28 @@ struct PlannedCollective {
   std::int64_t bytes = 0;
 };
 
-// The collectives equation `e` of `program` needs: operand reshards, then
-// (marked `after`) the sums of its result's partial values.
+// The collectives equation `e` of `program` needs (its primitive's partition
+// rule): operand reshards, then (marked `after`) the sums of its result's
+// partial values.
 std::vector<PlannedCollective> plan_collectives(const Jaxpr& program, const Equation& e);
 
 // The XLA instruction name of a collective primitive ("ppermute" ->
 // "collective-permute"), or the primitive's own name.
 std::string xla_name(const Primitive& primitive);
+
+// The partition rules the primitive table's entries point to, one per family.
+namespace partition {
+void none(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out);  // nothing to move
+// dot_general: the four sharded-matmul cases below.
+void contraction(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out);
+// Reductions over a split dimension: an all-reduce of the result.
+void reduction(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out);
+// device_put and with_sharding_constraint: the operand resharded to the requested layout.
+void relayout(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out);
+// shard_map's entry: each operand resharded to its in_spec.
+void shard_map_entry(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out);
+// Elementwise: operands of the result's shape resharded to the result's sharding.
+void elementwise(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out);
+}  // namespace partition
 
 }  // namespace interp

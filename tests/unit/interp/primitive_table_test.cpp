@@ -27,11 +27,27 @@ TEST(PrimitiveTable, EveryEntryHasEveryRule) {
     EXPECT_NE(p.cost, nullptr);
     EXPECT_NE(p.vjp, nullptr);  // vjp::not_differentiable where JAX has no rule
     EXPECT_NE(p.batch, nullptr);  // vmap's rule (ops/batching.hpp)
+    EXPECT_NE(p.partition, nullptr);  // partition::none where nothing moves
     if (is_elementwise(p)) {
       EXPECT_FALSE(p.lax_name.empty());
       EXPECT_TRUE(p.arity == 1 || p.arity == 2);
     }
   }
+}
+
+TEST(PrimitiveTable, TheCollectivesAreTheirXlaInstructions) {
+  // shard_map's collectives are XLA collectives; nothing else is one, and a
+  // collective costs only what it moves (the cost model charges the collective).
+  std::set<std::string> collectives;
+  for (const Primitive& p : primitives()) {
+    if (p.collective == devices::CollectiveKind::none) continue;
+    collectives.insert(std::string(p.name));
+    EXPECT_EQ(p.cost(p, {}, typecheck::ArrayType{}).unit, CostUnit::none) << p.name;
+  }
+  EXPECT_EQ(collectives,
+            (std::set<std::string>{"all_gather", "all_to_all", "pmax", "pmean", "pmin", "ppermute", "psum", "psum_scatter"}));
+  EXPECT_EQ(primitive("psum").collective, devices::CollectiveKind::all_reduce);
+  EXPECT_EQ(primitive("ppermute").collective, devices::CollectiveKind::collective_permute);
 }
 
 TEST(PrimitiveTable, DifferentiableAsInJax) {
