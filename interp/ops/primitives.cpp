@@ -812,7 +812,7 @@ constexpr std::array primitive_table{
     Primitive{"slice", "slice", static_slice_implementation, slice_cost, vjp::slice_vjp, batching::slice, partition::none},
     unary("sqrt", UnaryOp::sqrt, R::floating, vjp::sqrt_vjp),
     unary("square", UnaryOp::square, R::promoted, vjp::square_vjp),
-    Primitive{"stop_gradient", "stop_gradient", stop_gradient_implementation, movement_cost, vjp::zero_vjp, batching::convert},
+    Primitive{"stop_gradient", "stop_gradient", stop_gradient_implementation, movement_cost, vjp::zero_vjp, batching::convert, partition::none},
     binary("subtract", BinaryOp::sub, R::promoted, vjp::subtract_vjp),
     unary("tan", UnaryOp::tan, R::floating, vjp::tan_vjp),
     unary("tanh", UnaryOp::tanh, R::floating, vjp::tanh_vjp),
