@@ -42,6 +42,8 @@ MODULES = [
         "`donate_argnums`, `keep_unused`, `inline` are accepted and have no effect.",
         "`jax.grad` / `value_and_grad` differentiate through the primitives that have a VJP rule (the "
         "`grad` column of the primitive table below).",
+        "`jax.eval_shape` traces without running; `jax.ShapeDtypeStruct` (with `sharding=` a "
+        "NamedSharding) stands for an array in `eval_shape` and `jit(f).lower(...)`.",
         "`jax.vmap` batches every primitive through its batching rule (ops/batching.hpp); random "
         "sampling, scatters, debug prints and indexing with mapped indices apply the primitive once per "
         "mapped index and stack the results. `axis_name` serves `psum pmean pmax pmin all_gather "
@@ -53,7 +55,7 @@ MODULES = [
         "a run over several processes (`mpirun -np P shardlang run`, docs/scale-out.md); a device's repr "
         "shows the simulated slice's one host (`process_index=0`).",
         "Not there: `pmap`, `checkpoint`, `custom_vjp`, `jax.Array` as a class, "
-        "`ShapeDtypeStruct`, host callbacks, `with` blocks (`with mesh:`): use `jax.set_mesh(mesh)`.",
+        "host callbacks, `with` blocks (`with mesh:`): use `jax.set_mesh(mesh)`.",
     ]),
     ("jax.numpy", "import jax.numpy as jnp", [
         "x64 is off: `float32` and `int32` are the defaults. `bfloat16`/`float16` are stored as 16 bits and "

@@ -21,6 +21,7 @@
 #include "interp/library/multihost.hpp"
 #include "interp/library/random_module.hpp"
 #include "interp/transforms/trace.hpp"
+#include "interp/transforms/eval_shape.hpp"
 #include "interp/transforms/vmap.hpp"
 #include "interp/library/tree_module.hpp"
 #include "typecheck/creation_rules.hpp"
@@ -637,6 +638,7 @@ void install_array_members(Evaluator& evaluator) {
   install_tree_module(evaluator);
   install_grad(evaluator);
   install_vmap(evaluator);
+  install_eval_shape(evaluator);
   install_numpy_members(evaluator, *evaluator.module("jax.numpy"), true);
   install_numpy_members(evaluator, *evaluator.module("numpy"), false);
   install_array_operations(evaluator, *evaluator.module("jax.numpy"), true);

@@ -11,6 +11,7 @@
 #include "interp/library/numpy_testing.hpp"
 #include "interp/transforms/shard_map.hpp"
 #include "interp/ops/sharding_constraint.hpp"
+#include "interp/transforms/eval_shape.hpp"
 #include "interp/transforms/trace.hpp"
 
 namespace interp {
@@ -37,6 +38,8 @@ bool is_tree_node(const Value& value) {
 
 ArrayRef leaf_array(Evaluator& evaluator, const Value& leaf) {
   if (leaf.as<ArrayObject>()) return std::static_pointer_cast<ArrayObject>(leaf.object());
+  // f.lower(ShapeDtypeStruct(...)): an abstract argument (a call refuses it below).
+  if (auto array = shape_dtype_struct_array(evaluator, leaf)) return *array;
   if (leaf.is_integral() || leaf.is_float() || is_array_like(leaf)) return to_array(evaluator, leaf);
   raise(exc::TypeError(), "Argument '" + evaluator.str(leaf) + "' of type " + type_name(leaf) +
                               " is not a valid JAX type");
@@ -213,7 +216,12 @@ Value JitFunctionObject::call(Evaluator& evaluator, CallArgs& args) {
     return apply_shardings(evaluator, result, options.out_shardings);
   }
   std::vector<ArrayRef> arguments;
-  return run(evaluator, *trace(evaluator, args, arguments), arguments);
+  const TracedCall* traced = trace(evaluator, args, arguments);
+  for (const auto& argument : arguments)
+    if (argument->abstract())
+      raise(exc::TypeError(), "Argument of type ShapeDtypeStruct is not a valid JAX type: a jitted function is "
+                              "called with arrays; use f.lower(...) or jax.eval_shape for abstract arguments");
+  return run(evaluator, *traced, arguments);
 }
 
 Value JitFunctionObject::run(Evaluator& evaluator, const TracedCall& traced, const std::vector<ArrayRef>& arguments) {
