@@ -209,7 +209,8 @@ Cotangents scatter_vjp(const VjpCall& call) {
   const ArrayRef& positions = x[1];
   DType dtype = ct->aval.dtype;
   Cotangents out(3);
-  auto ct_at = [&] { return read_at(ev, padded_flat(ev, ct, 0.0), positions); };
+  // Init-captures: clang before 16 cannot capture structured bindings.
+  auto ct_at = [&ev = ev, &ct = ct, &positions] { return read_at(ev, padded_flat(ev, ct, 0.0), positions); };
   if (method == "add") {
     if (needs[0]) out[0] = ct;
     if (needs[2]) out[2] = ct_at();
