@@ -42,6 +42,8 @@ MODULES = [
         "`donate_argnums`, `keep_unused`, `inline` are accepted and have no effect.",
         "`jax.grad` / `value_and_grad` differentiate through the primitives that have a VJP rule (the "
         "`grad` column of the primitive table below).",
+        "`jax.vjp`'s function walks the traced program backwards on each call; an integer or boolean "
+        "primal gets zeros of its dtype (JAX: float0).",
         "`jax.eval_shape` traces without running; `jax.ShapeDtypeStruct` (with `sharding=` a "
         "NamedSharding) stands for an array in `eval_shape` and `jit(f).lower(...)`.",
         "`jax.vmap` batches every primitive through its batching rule (ops/batching.hpp); random "

@@ -34,110 +34,95 @@ struct GradOptions {
   bool with_value = false;  // value_and_grad
 };
 
-// Differentiates `function` at `args` (grad.hpp).
-Value differentiate(Evaluator& evaluator, const Value& function, CallArgs args, const GradOptions& options) {
-  // The differentiated arguments' leaves become the program's inputs. Run
-  // eagerly, the trace also computes values, so a cond takes one branch;
-  // under jit or in check mode it only records.
-  const bool concrete = evaluator.mode == Evaluator::Mode::run && !tracing_jit(evaluator);
-  JitTrace trace(concrete);
-  std::vector<ArrayRef> primals;
-  std::vector<TreeDef> defs;
-  std::vector<std::size_t> first_leaf;
-  for (auto argnum : options.argnums) {
+// A function traced at its primals and replayed forward: what the backward
+// pass (grad's, or each call of vjp's function) starts from.
+struct Linearization {
+  std::shared_ptr<JitTrace> trace;
+  bool concrete = false;
+  std::vector<ArrayRef> primals;        // the differentiated leaves, in order
+  std::vector<TreeDef> defs;            // per differentiated argument
+  std::vector<std::size_t> first_leaf;  // per differentiated argument: its first primal
+  Value returned;                       // what the function returned
+  std::map<int, ArrayRef> values;       // forward values by variable
+  std::set<int> active;                 // variables that depend on a primal
+};
+
+// Traces `function` on `args` with the leaves of the arguments at `argnums`
+// as the program's inputs. Run eagerly, the trace also computes values, so
+// a cond takes one branch; under jit or in check mode it only records.
+std::shared_ptr<Linearization> trace_at(Evaluator& evaluator, const Value& function, CallArgs args,
+                                        const std::vector<std::int64_t>& argnums, bool require_float) {
+  auto lin = std::make_shared<Linearization>();
+  lin->concrete = evaluator.mode == Evaluator::Mode::run && !tracing_jit(evaluator);
+  lin->trace = std::make_shared<JitTrace>(lin->concrete);
+  for (auto argnum : argnums) {
     auto position = static_cast<std::size_t>(argnum < 0 ? argnum + static_cast<std::int64_t>(args.positional.size()) : argnum);
     if (position >= args.positional.size())
       raise(exc::TypeError(), "differentiating with respect to argnums=" + std::to_string(argnum) +
                                   " requires at least " + std::to_string(argnum + 1) +
                                   " positional arguments to be passed by the caller, but got only " +
                                   std::to_string(args.positional.size()) + " positional arguments.");
-    defs.emplace_back();
-    first_leaf.push_back(primals.size());
+    lin->defs.emplace_back();
+    lin->first_leaf.push_back(lin->primals.size());
     std::vector<Value> tracers;
-    for (const auto& leaf : tree_flatten(evaluator, args.positional[position], defs.back())) {
+    for (const auto& leaf : tree_flatten(evaluator, args.positional[position], lin->defs.back())) {
       ArrayRef array = leaf.as<ArrayObject>() ? as_array(leaf) : to_array(evaluator, leaf);
-      if (!typecheck::is_floating(array->aval.dtype))
+      if (require_float && !typecheck::is_floating(array->aval.dtype))
         raise(exc::TypeError(), "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
                                 "np.inexact), but got " + std::string(typecheck::long_name(array->aval.dtype)) +
                                     ". If you want to use Boolean- or integer-valued inputs, use vjp or set "
                                     "allow_int to True.");
-      primals.push_back(array);
-      tracers.push_back(Value(trace.add_input(array)));
+      lin->primals.push_back(array);
+      tracers.push_back(Value(lin->trace->add_input(array)));
     }
-    args.positional[position] = tree_unflatten(evaluator, defs.back(), tracers);
+    args.positional[position] = tree_unflatten(evaluator, lin->defs.back(), tracers);
   }
+  TraceScope scope(evaluator, *lin->trace);
+  lin->returned = evaluator.call(function, args);
+  return lin;
+}
 
-  Value returned;
-  {
-    TraceScope scope(evaluator, trace);
-    returned = evaluator.call(function, args);
-  }
-  Value out = returned;
-  Value aux;
-  if (options.has_aux) {
-    auto* pair = returned.as<TupleObject>();
-    if (!pair || pair->items.size() != 2)
-      raise(exc::ValueError(), "has_aux=True requires the function to return a pair (output, auxiliary data)");
-    out = pair->items[0];
-    aux = pair->items[1];
-  }
-  if (!out.as<ArrayObject>() && !out.is_number())
-    raise(exc::TypeError(), "Gradient only defined for scalar-output functions. Output was " + evaluator.repr(out) + ".");
-  ArrayRef out_array = out.as<ArrayObject>() ? as_array(out) : to_array(evaluator, out);
-  if (!out_array->aval.shape.empty())
-    raise(exc::TypeError(), "Gradient only defined for scalar-output functions. Output had shape: " +
-                                out_array->aval.str().substr(out_array->aval.str().find('[')) + ".");
-  if (!typecheck::is_floating(out_array->aval.dtype))
-    raise(exc::TypeError(), "grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got " +
-                                std::string(typecheck::long_name(out_array->aval.dtype)) + ".");
-  int out_variable = trace.variable_of(out_array);
-  TreeDef aux_def;
-  std::vector<Value> aux_leaves = tree_flatten(evaluator, aux, aux_def);
-  std::vector<int> aux_variables;
-  for (const auto& leaf : aux_leaves)
-    aux_variables.push_back(leaf.as<ArrayObject>() ? trace.variable_of(as_array(leaf)) : -1);
-
-  // Forward: the program replayed through the current trace (eagerly, the
-  // values the trace computed are taken, and charged as if run now).
-  const Jaxpr& program = *trace.program;
-  const bool eager = concrete && dynamic_cast<EagerTrace*>(&current_trace(evaluator));
-  std::map<int, ArrayRef> values;
-  for (std::size_t i = 0; i < program.inputs.size(); ++i) values[program.inputs[i]] = primals[i];
-  for (const auto& [variable, constant] : program.constants) values[variable] = constant;
-  std::set<int> active(program.inputs.begin(), program.inputs.end());
+// Forward: the program replayed through the current trace (eagerly, the
+// values the trace computed are taken, and charged as if run now).
+void replay_forward(Evaluator& evaluator, Linearization& lin) {
+  const Jaxpr& program = *lin.trace->program;
+  const bool eager = lin.concrete && dynamic_cast<EagerTrace*>(&current_trace(evaluator));
+  for (std::size_t i = 0; i < program.inputs.size(); ++i) lin.values[program.inputs[i]] = lin.primals[i];
+  for (const auto& [variable, constant] : program.constants) lin.values[variable] = constant;
+  lin.active.insert(program.inputs.begin(), program.inputs.end());
   for (const auto& e : program.equations) {
     std::vector<ArrayRef> operands;
     bool depends = false;
     for (int input : e.inputs) {
-      operands.push_back(values.at(input));
-      depends = depends || active.count(input) > 0;
+      operands.push_back(lin.values.at(input));
+      depends = depends || lin.active.count(input) > 0;
     }
-    if (ArrayRef known = eager ? trace.concrete_value(e.output) : nullptr) {
+    if (ArrayRef known = eager ? lin.trace->concrete_value(e.output) : nullptr) {
       charge_application(evaluator, *e.primitive, operands, known, e.params, true);
-      values[e.output] = known;
+      lin.values[e.output] = known;
     } else {
-      values[e.output] = as_array(bind(evaluator, *e.primitive, std::move(operands), e.params));
+      lin.values[e.output] = as_array(bind(evaluator, *e.primitive, std::move(operands), e.params));
     }
-    if (depends) active.insert(e.output);
+    if (depends) lin.active.insert(e.output);
   }
+}
 
-  // Backward: cotangents from the output's, in reverse.
-  std::map<int, ArrayRef> cotangents;
-  if (active.count(out_variable)) {
-    ArrayRef one = convert(evaluator, scalar(evaluator, 1.0), out_array->aval.dtype);
-    cotangents[out_variable] = one;
-  }
+// Backward: the primals' cotangents from the outputs' (`cotangents`, by
+// variable), in reverse; each in its primal's dtype, shape and layout,
+// as the argument trees (one per differentiated argument).
+std::vector<Value> backward(Evaluator& evaluator, const Linearization& lin, std::map<int, ArrayRef> cotangents) {
+  const Jaxpr& program = *lin.trace->program;
   for (auto e = program.equations.rbegin(); e != program.equations.rend(); ++e) {
     auto found_ct = cotangents.find(e->output);
     if (found_ct == cotangents.end()) continue;
     std::vector<ArrayRef> operands;
     std::vector<bool> needs;
     for (int input : e->inputs) {
-      operands.push_back(values.at(input));
-      needs.push_back(active.count(input) > 0);
+      operands.push_back(lin.values.at(input));
+      needs.push_back(lin.active.count(input) > 0);
     }
     std::vector<ArrayRef> operand_cts =
-        e->primitive->vjp({evaluator, operands, e->params, values.at(e->output), found_ct->second, needs, *e->primitive});
+        e->primitive->vjp({evaluator, operands, e->params, lin.values.at(e->output), found_ct->second, needs, *e->primitive});
     for (std::size_t i = 0; i < e->inputs.size() && i < operand_cts.size(); ++i) {
       if (!needs[i] || !operand_cts[i]) continue;
       ArrayRef ct = vjp::match_vma(evaluator, operands[i], operand_cts[i]);
@@ -145,13 +130,13 @@ Value differentiate(Evaluator& evaluator, const Value& function, CallArgs args, 
       slot = slot ? add(evaluator, slot, ct) : ct;
     }
   }
-
-  // The gradients, in the primals' dtypes and shardings, as the argument trees.
   std::vector<Value> gradients;
-  for (std::size_t i = 0; i < primals.size(); ++i) {
-    const ArrayRef& primal = primals[i];
+  for (std::size_t i = 0; i < lin.primals.size(); ++i) {
+    const ArrayRef& primal = lin.primals[i];
     auto found = cotangents.find(program.inputs[i]);
-    ArrayRef g = found != cotangents.end() ? found->second : zeros_like(evaluator, primal->aval);
+    // No cotangent flows to an integer or boolean primal (JAX's float0): zeros of its dtype.
+    const bool flows = found != cotangents.end() && typecheck::is_floating(primal->aval.dtype);
+    ArrayRef g = flows ? found->second : zeros_like(evaluator, primal->aval);
     g = convert(evaluator, reshape(evaluator, g, primal->aval.shape), primal->aval.dtype);
     // The layout, not the type: on an Auto mesh the types show no sharding.
     if (primal->committed && !(g->layout == primal->layout)) {
@@ -162,19 +147,113 @@ Value differentiate(Evaluator& evaluator, const Value& function, CallArgs args, 
     gradients.push_back(Value(g));
   }
   std::vector<Value> trees;
-  for (std::size_t k = 0; k < defs.size(); ++k) {
-    std::size_t end = k + 1 < defs.size() ? first_leaf[k + 1] : gradients.size();
-    trees.push_back(tree_unflatten(evaluator, defs[k],
-                                   std::span<const Value>(gradients).subspan(first_leaf[k], end - first_leaf[k])));
+  for (std::size_t k = 0; k < lin.defs.size(); ++k) {
+    std::size_t end = k + 1 < lin.defs.size() ? lin.first_leaf[k + 1] : gradients.size();
+    trees.push_back(tree_unflatten(evaluator, lin.defs[k],
+                                   std::span<const Value>(gradients).subspan(lin.first_leaf[k], end - lin.first_leaf[k])));
   }
+  return trees;
+}
+
+// (output, aux) of a has_aux function's result.
+std::pair<Value, Value> split_aux(const Value& returned, bool has_aux) {
+  if (!has_aux) return {returned, Value()};
+  auto* pair = returned.as<TupleObject>();
+  if (!pair || pair->items.size() != 2)
+    raise(exc::ValueError(), "has_aux=True requires the function to return a pair (output, auxiliary data)");
+  return {pair->items[0], pair->items[1]};
+}
+
+// The forward values of `tree`'s array leaves (others as they are).
+Value forward_tree(Evaluator& evaluator, Linearization& lin, const Value& tree) {
+  return tree_map(evaluator, tree, [&](const Value& leaf) {
+    if (!leaf.as<ArrayObject>()) return leaf;
+    return Value(lin.values.at(lin.trace->variable_of(as_array(leaf))));
+  });
+}
+
+// Differentiates `function` at `args` (grad.hpp).
+Value differentiate(Evaluator& evaluator, const Value& function, CallArgs args, const GradOptions& options) {
+  auto lin = trace_at(evaluator, function, std::move(args), options.argnums, true);
+  auto [out, aux] = split_aux(lin->returned, options.has_aux);
+  if (!out.as<ArrayObject>() && !out.is_number())
+    raise(exc::TypeError(), "Gradient only defined for scalar-output functions. Output was " + evaluator.repr(out) + ".");
+  ArrayRef out_array = out.as<ArrayObject>() ? as_array(out) : to_array(evaluator, out);
+  if (!out_array->aval.shape.empty())
+    raise(exc::TypeError(), "Gradient only defined for scalar-output functions. Output had shape: " +
+                                out_array->aval.str().substr(out_array->aval.str().find('[')) + ".");
+  if (!typecheck::is_floating(out_array->aval.dtype))
+    raise(exc::TypeError(), "grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got " +
+                                std::string(typecheck::long_name(out_array->aval.dtype)) + ".");
+  int out_variable = lin->trace->variable_of(out_array);
+  TreeDef aux_def;
+  std::vector<Value> aux_leaves = tree_flatten(evaluator, aux, aux_def);
+  for (const auto& leaf : aux_leaves)
+    if (leaf.as<ArrayObject>()) lin->trace->variable_of(as_array(leaf));
+  replay_forward(evaluator, *lin);
+
+  std::map<int, ArrayRef> cotangents;
+  if (lin->active.count(out_variable)) cotangents[out_variable] = convert(evaluator, scalar(evaluator, 1.0), out_array->aval.dtype);
+  std::vector<Value> trees = backward(evaluator, *lin, std::move(cotangents));
   Value grads = options.single_argnum ? trees.at(0) : make_tuple(std::move(trees));
 
-  Value value(values.count(out_variable) ? Value(values.at(out_variable)) : Value(out_array));
+  Value value(lin->values.count(out_variable) ? Value(lin->values.at(out_variable)) : Value(out_array));
   if (!options.has_aux) return options.with_value ? make_tuple({value, grads}) : grads;
-  for (std::size_t i = 0; i < aux_leaves.size(); ++i)
-    if (aux_variables[i] >= 0) aux_leaves[i] = Value(values.at(aux_variables[i]));
-  Value aux_value = tree_unflatten(evaluator, aux_def, aux_leaves);
+  Value aux_value = forward_tree(evaluator, *lin, aux);
   return options.with_value ? make_tuple({make_tuple({value, aux_value}), grads}) : make_tuple({grads, aux_value});
+}
+
+// jax.vjp(fun, *primals, has_aux): the outputs and a function from their
+// cotangents to the primals' (each call walks the program backwards).
+Value vector_jacobian(Evaluator& evaluator, const Value& function, const std::vector<Value>& primals, bool has_aux) {
+  std::vector<std::int64_t> argnums;
+  for (std::size_t i = 0; i < primals.size(); ++i) argnums.push_back(static_cast<std::int64_t>(i));
+  auto lin = trace_at(evaluator, function, CallArgs{primals, {}}, argnums, false);
+  auto [out, aux] = split_aux(lin->returned, has_aux);
+  TreeDef out_def;
+  std::vector<Value> out_leaves = tree_flatten(evaluator, out, out_def);
+  std::vector<int> out_variables;
+  std::vector<typecheck::DType> out_dtypes;
+  for (auto& leaf : out_leaves) {
+    if (!is_array_like(leaf))
+      raise(exc::TypeError(), "vjp: the function returned " + evaluator.repr(leaf) + ", which is not a valid JAX type");
+    ArrayRef array = leaf.as<ArrayObject>() ? as_array(leaf) : to_array(evaluator, leaf);
+    out_variables.push_back(lin->trace->variable_of(array));
+    out_dtypes.push_back(array->aval.dtype);
+  }
+  TreeDef aux_def;
+  for (const auto& leaf : tree_flatten(evaluator, aux, aux_def))
+    if (leaf.as<ArrayObject>()) lin->trace->variable_of(as_array(leaf));
+  replay_forward(evaluator, *lin);
+  std::vector<Value> out_values;
+  for (int variable : out_variables) out_values.push_back(Value(lin->values.at(variable)));
+  Value primals_out = tree_unflatten(evaluator, out_def, out_values);
+  Value vjp_fun(native("vjp_fun(ct)", [lin, out_def, out_variables, out_dtypes](Evaluator& ev, Arguments& a) {
+    TreeDef ct_def;
+    std::vector<Value> ct_leaves = tree_flatten(ev, a[0], ct_def);
+    if (!(ct_def == out_def))
+      raise(exc::ValueError(), "unexpected tree structure.\n\nThe argument to a VJP function returned by `jax.vjp` must "
+                               "match the pytree structure of the differentiated function.\n\nBut the tree structures "
+                               "differ: the output was PyTreeDef(" + out_def.str(ev) + "), the argument is PyTreeDef(" +
+                                   ct_def.str(ev) + ").");
+    std::map<int, ArrayRef> cotangents;
+    for (std::size_t k = 0; k < ct_leaves.size(); ++k) {
+      ArrayRef given = to_array(ev, ct_leaves[k]);
+      const typecheck::ArrayType& expected = lin->trace->program->variable_types.at(static_cast<std::size_t>(out_variables[k]));
+      if (given->aval.shape != expected.shape)
+        raise(exc::ValueError(), "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got " +
+                                     given->aval.short_str() + ", but expected " + expected.short_str() +
+                                     " because the corresponding output of the differentiated function had JAX type " +
+                                     expected.short_str());
+      if (!lin->active.count(out_variables[k])) continue;
+      ArrayRef ct = convert(ev, given, out_dtypes[k]);
+      auto& slot = cotangents[out_variables[k]];
+      slot = slot ? add(ev, slot, ct) : ct;
+    }
+    return make_tuple(backward(ev, *lin, std::move(cotangents)));
+  }));
+  if (!has_aux) return make_tuple({primals_out, vjp_fun});
+  return make_tuple({primals_out, vjp_fun, forward_tree(evaluator, *lin, aux)});
 }
 
 GradOptions grad_options(Evaluator& evaluator, const Value& argnums, const Value& has_aux, bool with_value) {
@@ -194,6 +273,9 @@ GradOptions grad_options(Evaluator& evaluator, const Value& argnums, const Value
 
 void install_grad(Evaluator& evaluator) {
   auto jax = evaluator.module("jax");
+  jax->add_function("vjp(fun, *primals, has_aux=False)", [](Evaluator& ev, Arguments& a) {
+    return vector_jacobian(ev, a[0], a[1].as<TupleObject>()->items, ev.truthy(a[2]));
+  });
   for (bool with_value : {false, true}) {
     std::string name = with_value ? "value_and_grad" : "grad";
     jax->add_function(name + "(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False)",
