@@ -5,6 +5,10 @@
 
 #include <sys/mman.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 #include <cstdint>
 #include <cstdio>
 #include <vector>
@@ -14,6 +18,21 @@ namespace interp {
 namespace ast = lang::ast;
 
 namespace {
+
+// AddressSanitizer must be told of every switch between a caller's stack and
+// a body's, or an exception thrown on a body's stack looks to it like a
+// stack overflow (its fiber annotations); in other builds these do nothing.
+#if defined(__SANITIZE_ADDRESS__)
+void starting_switch(void** fake_stack, const void* bottom, std::size_t size) {
+  __sanitizer_start_switch_fiber(fake_stack, bottom, size);
+}
+void finished_switch(void* fake_stack, const void** previous_bottom, std::size_t* previous_size) {
+  __sanitizer_finish_switch_fiber(fake_stack, previous_bottom, previous_size);
+}
+#else
+void starting_switch(void**, const void*, std::size_t) {}
+void finished_switch(void*, const void**, std::size_t*) {}
+#endif
 
 // Each body gets its own stack, touched lazily; the guard keeps
 // stack_reserve bytes free below the deepest call (stack.hpp).
@@ -89,6 +108,7 @@ std::string Generator::repr(Evaluator&) const {
 
 void Generator::entry(unsigned int high, unsigned int low) {
   auto* generator = reinterpret_cast<Generator*>((static_cast<std::uintptr_t>(high) << 32) | low);
+  finished_switch(nullptr, &generator->caller_stack_bottom_, &generator->caller_stack_size_);
   try {
     generator->return_value_ = generator->evaluator_->run_generator_body(*generator->function_, generator->frame_);
   } catch (PyError& error) {
@@ -99,6 +119,7 @@ void Generator::entry(unsigned int high, unsigned int low) {
   }
   generator->state_ = State::finished;
   // Returning ends the context: uc_link goes back to the last resumer.
+  starting_switch(nullptr, generator->caller_stack_bottom_, generator->caller_stack_size_);
 }
 
 // Runs the body from where it paused until it pauses again or ends, with
@@ -120,7 +141,10 @@ void Generator::switch_in(Evaluator& evaluator) {
   evaluator.running_generator = this;
   int depth = evaluator.call_depth();
   state_ = State::running;
+  void* fake_stack = nullptr;
+  starting_switch(&fake_stack, stack_, stack_bytes);
   swapcontext(&caller_, &body_);
+  finished_switch(fake_stack, nullptr, nullptr);
   if (state_ == State::running) state_ = State::suspended;
   evaluator.call_depth() = depth;
   evaluator.running_generator = outer_generator;
@@ -168,7 +192,10 @@ std::optional<Value> Generator::resume(Evaluator& evaluator, const Value& sent,
 
 Value Generator::suspend(Value value) {
   transfer_ = std::move(value);
+  void* fake_stack = nullptr;
+  starting_switch(&fake_stack, caller_stack_bottom_, caller_stack_size_);
   swapcontext(&body_, &caller_);
+  finished_switch(fake_stack, &caller_stack_bottom_, &caller_stack_size_);
   if (abandoned_) throw Abandoned{};
   if (thrown_) throw PyError{std::exchange(thrown_, nullptr)};
   return std::exchange(transfer_, Value());
