@@ -150,6 +150,11 @@ MODULES = [
     ("string", "import string", ["The constants and `capwords`; no `Template` or `Formatter`."]),
     ("__future__", "from __future__ import annotations", [
         "Every feature is already the language's behaviour; the names exist so that the imports run."]),
+    ("sys", "import sys", [
+        "`sys.path` is the search path of imports: the script's directory (`''` in the REPL: the working "
+        "directory), then `shardlang run -I DIR`, then `SHARDLANG_PATH`; a script may append to it. "
+        "`sys.modules` maps each imported module's name to it (a module runs once).",
+    ]),
     ("textwrap", "import textwrap", []),
     ("termcolor", "from termcolor import colored", []),
     ("builtins", "(always there)", [
@@ -159,8 +164,11 @@ MODULES = [
         "derives from `object`, other classes or the built-in exceptions, not from other built-in types. "
         "Generators (`yield`, `yield from`) and `with` over user context managers work.",
         "Not in the language: `async`, `exec`/`eval` of strings, complex numbers, arbitrary-precision "
-        "integers (each a clear error naming it), imports of modules other than the ones on this page "
-        "(`ImportError`).",
+        "integers (each a clear error naming it).",
+        "`import` finds the modules on this page first, then the host's module loader (embedding), then "
+        "`.py` and `.shl` files and packages on `sys.path`, as Python does (docs/modules.md).",
+        "`dir(object)` lists an object's attribute names (a module's: its namespace); `dir()` without an "
+        "argument is not there.",
         "IPython's `%timeit [-n N] [-r R] STMT` works at statement start: it prints the host time line "
         "and then the simulated TPU time of one run on the chosen chip.",
     ]),

@@ -224,7 +224,13 @@ struct Alias {
   std::optional<Identifier> asname;
 };
 struct Import { std::vector<Alias> names; };
-struct ImportFrom { std::string module; Span module_span; std::vector<Alias> names; };
+// `from ..a.b import c`: level=2 (the leading dots), module="a.b" (empty in `from . import c`).
+struct ImportFrom {
+  std::string module;
+  Span module_span;
+  std::vector<Alias> names;
+  int level = 0;
+};
 
 struct Global { std::vector<Identifier> names; };
 struct Nonlocal { std::vector<Identifier> names; };

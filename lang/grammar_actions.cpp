@@ -507,12 +507,30 @@ void make_dotted_name(Builder& builder, const Match& match) {
   builder.push(ast::Identifier{std::move(name), match_span(builder, match)});
 }
 
+// The dots of a relative module name are kept in front of its name
+// ("..a.b", "."); make_import_from turns them into the level.
+void make_relative_module(Builder& builder, const Match& match) {
+  std::vector<Item> items = builder.take_from(match.first_item);
+  std::string dots;
+  for (char c : matched_text(match)) {
+    if (c == '.') dots += c;
+    else if (c != ' ' && c != '\t' && c != '\\' && c != '\n' && c != '\r') break;
+  }
+  std::string name = items.empty() ? std::string() : take<ast::Identifier>(items[0]).name;
+  builder.push(ast::Identifier{dots + name, match_span(builder, match)});
+}
+
 void make_alias(Builder& builder, const Match& match) {
   std::vector<Item> items = builder.take_from(match.first_item);
   std::vector<ast::Identifier> names = identifiers(items);
   ast::Alias alias{std::move(names[0].name), names[0].span, std::nullopt};
   if (names.size() > 1) alias.asname = std::move(names[1]);
   builder.push(std::move(alias));
+}
+
+// `from m import *`: one alias named "*".
+void make_star_alias(Builder& builder, const Match& match) {
+  builder.push(ast::Alias{"*", match_span(builder, match), std::nullopt});
 }
 
 void make_import(Builder& builder, const Match& match) {
@@ -525,7 +543,9 @@ void make_import(Builder& builder, const Match& match) {
 void make_import_from(Builder& builder, const Match& match) {
   std::vector<Item> items = builder.take_from(match.first_item);
   auto module = take<ast::Identifier>(items[0]);
-  ast::ImportFrom import{std::move(module.name), module.span, {}};
+  std::size_t level = module.name.find_first_not_of('.');
+  if (level == std::string::npos) level = module.name.size();
+  ast::ImportFrom import{module.name.substr(level), module.span, {}, static_cast<int>(level)};
   for (std::size_t i = 1; i < items.size(); ++i) import.names.push_back(take<ast::Alias>(items[i]));
   builder.push(ast::make_stmt(match_span(builder, match), std::move(import)));
 }

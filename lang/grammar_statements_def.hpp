@@ -74,14 +74,19 @@ auto const import_alias = act(make_alias)[dotted_name >> -(kw("as") > named("a n
 auto const import_statement = act(make_import)[kw("import") > named("a module name after `import`")[import_alias] >
                                                *(op(",") > named("a module name after ','")[import_alias])];
 
-// from_statement: 'from' dotted_name 'import' ('(' names ')' | names)
+// relative_module: ('.' | '...')+ [dotted_name]  (`from .. import x`, `from .mod import y`)
+auto const relative_module =
+    act(make_relative_module)[+(op("...") | op(".")) >> -(!kw("import") >> dotted_name)];
+
+// from_statement: 'from' (relative_module | dotted_name) 'import' ('*' | '(' names ')' | names)
 // names: NAME ['as' NAME] (',' NAME ['as' NAME])* [',']
 auto const from_alias = act(make_alias)[name >> -(kw("as") > named("a name after `as`")[name])];
 auto const from_names = from_alias >> *act(keep)[op(",") >> from_alias] >> -op(",");
 auto const from_statement =
-    act(make_import_from)[kw("from") > named("a module name after `from`")[dotted_name] >
+    act(make_import_from)[kw("from") > named("a module name after `from`")[relative_module | dotted_name] >
                           named("`import` after the module name")[kw("import")] >
-                          named("the names to import")[(op("(") > from_names > named("',' or ')'")[op(")")]) | from_names]];
+                          named("the names to import")[act(make_star_alias)[op("*")] |
+                                                       (op("(") > from_names > named("',' or ')'")[op(")")]) | from_names]];
 
 // expression_statement: (yield_expression | expression_list)
 //     ( augmented_operator (yield_expression | expression_list)

@@ -25,6 +25,17 @@ Position SourceFile::position(std::uint32_t offset) const {
   return Position{line_index + 1, column};
 }
 
+std::uint32_t SourceFile::offset(Position position) const {
+  if (position.line < 1) return 0;
+  if (position.line > static_cast<int>(line_starts_.size())) return static_cast<std::uint32_t>(text_.size());
+  std::uint32_t at = line_starts_[position.line - 1];
+  for (int column = 1; at < text_.size() && text_[at] != '\n'; ++at) {
+    if ((static_cast<unsigned char>(text_[at]) & 0xC0) == 0x80) continue;  // UTF-8 continuation byte
+    if (column++ == position.column) break;
+  }
+  return at;
+}
+
 std::string_view SourceFile::line(int line_number) const {
   if (line_number < 1 || line_number > static_cast<int>(line_starts_.size())) return {};
   std::uint32_t begin = line_starts_[line_number - 1];

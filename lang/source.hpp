@@ -51,6 +51,8 @@ class SourceFile : public std::enable_shared_from_this<SourceFile> {
   const std::string& text() const { return text_; }
 
   Position position(std::uint32_t offset) const;
+  // The byte offset of a position (the inverse of position(); clamped to the text).
+  std::uint32_t offset(Position position) const;
   std::string_view line(int line_number) const;  // without its newline
   SourceRange resolve(const Span& span) const;
   Span span(std::uint32_t begin, std::uint32_t end) const { return Span{this, begin, end}; }

@@ -32,6 +32,8 @@ flags (before or after the command word, before the file):
   --chip v2|v3|v4|v5e|v5p|v6e
                             the TPU generation (default v5e)
   --host-memory SIZE        host memory budget, e.g. 4G or 512M
+  -I DIR                    imports also search DIR (after the script's directory,
+                            before the directories of SHARDLANG_PATH)
   --profile                 run: print where the time went
   --trace OUT.json          run: write a trace of the run
   --format text|json        check: how diagnostics are printed (default text)
@@ -111,7 +113,11 @@ class ArgumentParser {
       name = argument.substr(0, equals);
       inline_value = argument.substr(equals + 1);
     }
-    if (name == "--help" || name == "-h") {
+    if (argument.rfind("-I", 0) == 0) {
+      // -I DIR or -IDIR: the whole rest of the argument is the directory.
+      if (auto value = value_of("-I", argument.size() > 2 ? std::optional<std::string>(argument.substr(2)) : std::nullopt))
+        line_.include_directories.push_back(*value);
+    } else if (name == "--help" || name == "-h") {
       help_ = true;
     } else if (name == "--version") {
       version_ = true;
@@ -236,6 +242,16 @@ shardlang::Options options_for(const CommandLine& line) {
   if (line.host_memory_bytes)
     options.host_memory_bytes = static_cast<std::int64_t>(
         std::min<std::uint64_t>(*line.host_memory_bytes, std::numeric_limits<std::int64_t>::max()));
+  // Imports: the script's directory, then -I DIR, then SHARDLANG_PATH (':'-separated).
+  options.module_path = line.include_directories;
+  if (const char* path = std::getenv("SHARDLANG_PATH")) {
+    std::string entries = path;
+    for (std::size_t begin = 0; begin <= entries.size();) {
+      std::size_t end = std::min(entries.find(':', begin), entries.size());
+      if (end > begin) options.module_path.push_back(entries.substr(begin, end - begin));
+      begin = end + 1;
+    }
+  }
   // The CLI lets np.load/np.save reach the working directory (cli.md).
   std::error_code error;
   std::filesystem::path working_directory = std::filesystem::current_path(error);

@@ -13,6 +13,13 @@ The scripts carry no expectations of their own: CPython is the expectation
 (language.md: where this page and CPython disagree on host semantics, CPython
 is right). Scripts must not depend on set order of strings or on timing.
 
+A folder holding `main.py` is one multi-file case (tests/golden/modules/):
+`main.py` is run from the folder by both, the folder's other files are the
+modules it imports. For an uncaught exception the whole traceback must agree
+too: the same frames (file relative to the folder, line, function), outermost
+first, CPython's own `<frozen importlib...>` frames left out; the folder's
+absolute path is removed from both outputs (CPython names files absolutely).
+
 Usage: run_differential.py --bin build/shardlang [--python python3] PATH...
 
 Prints `ok`/`FAIL` per script and `N passed, M failed`; exits 1 on any failure.
@@ -28,45 +35,68 @@ from pathlib import Path
 SHARDLANG_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<column>\d+): error: (?P<message>.*)$")
 # CPython: '  File "/path/script.py", line 12, in <module>'
 CPYTHON_FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+)')
+# A traceback frame of either: file, line, function.
+FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+)(?:, in (?P<function>.*))?$')
 
 
-def execute(command, cwd, timeout):
+def execute(command, cwd, timeout, case=False):
     environment = dict(os.environ, PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8", PYTHONDONTWRITEBYTECODE="1")
     try:
         done = subprocess.run(command, cwd=cwd, capture_output=True, timeout=timeout,
                               stdin=subprocess.DEVNULL, env=environment)
     except subprocess.TimeoutExpired:
         return None, b"", b"timed out after %d s" % timeout
-    return done.returncode, done.stdout, done.stderr
+    if not case:
+        return done.returncode, done.stdout, done.stderr
+    prefix = (str(Path(cwd).resolve()) + "/").encode()
+    return done.returncode, done.stdout.replace(prefix, b""), done.stderr.replace(prefix, b"")
 
 
-def cpython_error(script, stderr):
-    """(line, last traceback line) of CPython's uncaught exception, or None."""
+def traceback_frames(stderr):
+    """The frames of the last traceback in stderr: [(file, line, function)], outermost first."""
+    lines = stderr.decode("utf-8", "replace").splitlines()
+    starts = [i for i, text in enumerate(lines) if text.startswith("Traceback (most recent call last):")]
+    frames = []
+    for text in lines[starts[-1] + 1:] if starts else []:
+        match = FRAME.match(text)
+        if match and not match.group("file").startswith("<frozen "):
+            frames.append((match.group("file"), int(match.group("line")), match.group("function")))
+    return frames
+
+
+def cpython_error(script, stderr, case=False):
+    """(line, last traceback line) of CPython's uncaught exception, or None; in
+    a multi-file case the line is (file, line) of the innermost frame."""
     lines = stderr.decode("utf-8", "replace").rstrip("\n").splitlines()
     if not lines:
         return None
     line = None
     for text in lines:
         match = CPYTHON_FRAME.match(text)
-        if match and Path(match.group("file")).name == script.name:
+        if match and case and not match.group("file").startswith("<frozen "):
+            line = (match.group("file"), int(match.group("line")))
+        elif match and not case and Path(match.group("file")).name == script.name:
             line = int(match.group("line"))
     return line, lines[-1].strip()
 
 
-def shardlang_error(script, stderr):
-    """(line, error message) of shardlang's uncaught error, or None."""
+def shardlang_error(script, stderr, case=False):
+    """(line, error message) of shardlang's uncaught error, or None; in a
+    multi-file case the line is (file, line), in whichever file it is."""
     for text in stderr.decode("utf-8", "replace").splitlines():
         match = SHARDLANG_ERROR.match(text)
+        if match and case:
+            return (match.group("file"), int(match.group("line"))), match.group("message").strip()
         if match and Path(match.group("file")).name == script.name:
             return int(match.group("line")), match.group("message").strip()
     return None
 
 
-def compare(binary, python, script, timeout):
+def compare(binary, python, script, timeout, case=False):
     """The differences between the two runs, as lines; empty when alike."""
     cwd = script.parent
-    ours = execute([binary, "run", script.name], cwd, timeout)
-    theirs = execute([python, "-X", "utf8", script.name], cwd, timeout)
+    ours = execute([binary, "run", script.name], cwd, timeout, case)
+    theirs = execute([python, "-X", "utf8", script.name], cwd, timeout, case)
     problems = []
     if ours[0] is None or theirs[0] is None:
         return [("shardlang" if ours[0] is None else "python3") + " timed out"]
@@ -83,8 +113,8 @@ def compare(binary, python, script, timeout):
         problems.append("shardlang stderr: " + ours[2].decode("utf-8", "replace").strip()[-600:])
         problems.append("python3 stderr: " + theirs[2].decode("utf-8", "replace").strip()[-600:])
     elif theirs[0] != 0:
-        expected = cpython_error(script, theirs[2])
-        actual = shardlang_error(script, ours[2])
+        expected = cpython_error(script, theirs[2], case)
+        actual = shardlang_error(script, ours[2], case)
         if actual is None:
             problems.append("shardlang's stderr has no located error: "
                             + ours[2].decode("utf-8", "replace").strip()[-600:])
@@ -92,7 +122,23 @@ def compare(binary, python, script, timeout):
             problems.append(f"error: shardlang {actual[1]!r}, python3 {expected and expected[1]!r}")
         elif expected[0] is not None and expected[0] != actual[0]:
             problems.append(f"error line: shardlang {actual[0]}, python3 {expected[0]}")
+        if case and traceback_frames(ours[2]) != traceback_frames(theirs[2]):
+            problems.append(f"traceback: shardlang {traceback_frames(ours[2])}, python3 {traceback_frames(theirs[2])}")
     return problems
+
+
+def scripts_under(path):
+    """(script, is a case's main) for each .py script under path. A case's
+    other files are its modules, not scripts; a case whose main is main.shl
+    uses shardlang's own modules (jax) and is run by run_golden.py only."""
+    if not path.is_dir():
+        return [(path, False)]
+    cases = sorted({main.parent for name in ("main.py", "main.shl") for main in path.rglob(name)})
+    def in_case(file):
+        return any(case == file.parent or case in file.parents for case in cases)
+    found = [(file, False) for file in path.rglob("*.py") if not in_case(file)]
+    found += [(case / "main.py", True) for case in cases if (case / "main.py").exists()]
+    return sorted(found)
 
 
 def main():
@@ -107,13 +153,13 @@ def main():
 
     scripts = []
     for path in arguments.paths:
-        scripts.extend(sorted(path.rglob("*.py")) if path.is_dir() else [path])
+        scripts.extend(scripts_under(path))
     if not scripts:
         print("no scripts found")
         return 1
     failed = 0
-    for script in scripts:
-        problems = compare(binary, arguments.python, script.resolve(), arguments.timeout)
+    for script, case in scripts:
+        problems = compare(binary, arguments.python, script.resolve(), arguments.timeout, case)
         if problems:
             failed += 1
             print(f"FAIL {script}")

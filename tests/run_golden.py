@@ -18,6 +18,16 @@ as the shared conformance scripts use:
   # expect-stderr: TEXT  a line of `run`'s stderr is TEXT (stripped; these lines
                          appear in this order, others may come between)
   # args: FLAGS          extra flags for `run` and `check`
+  # expect-error-at: FILE:LINE: TEXT    `run` ends with an uncaught error located
+                         in FILE (of a multi-file case) at LINE, stderr containing TEXT
+  # check-error-at: FILE:LINE: TEXT     `check` reports an error in FILE at LINE
+
+A folder holding `main.shl` or `main.py` is one multi-file case (tests/golden/
+modules/): its main file carries the expectations and is run from the folder
+(`shardlang run main.py`); the folder's other files are the modules it
+imports. The folder's absolute path is removed from stderr and from check's
+file names, so expectations name the case's files relative to it
+(`# expect-stderr: File "pkg/mod.py", line 3, in f`).
 
 Prints `ok`/`FAIL` per file and `N passed, M failed`; exits 1 on any failure.
 
@@ -34,16 +44,20 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-DIRECTIVE = re.compile(r"#\s*(expect-error|expect-stderr|check-error|expect|check-ok|check-skip|args)\b:?\s?")
-ERROR_LOCATION = re.compile(r":(\d+)(?::\d+)?:\s*(?:error|Error)")
+DIRECTIVE = re.compile(
+    r"#\s*(expect-error-at|expect-error|expect-stderr|check-error-at|check-error|expect|check-ok|check-skip|args)"
+    r"(?![\w-]):?\s?")
+ERROR_LOCATION = re.compile(r"(?:^|\s)([^\s:]*):(\d+)(?::\d+)?:\s*(?:error|Error)", re.MULTILINE)
+AT_LOCATION = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):\s?(?P<text>.*)$")
+CASE_MAINS = ("main.shl", "main.py")
 
 
 @dataclass
 class Expectations:
     stdout: list = field(default_factory=list)            # exact lines, in order
-    run_error: tuple = None                               # (line, text)
+    run_error: tuple = None                               # (line, text, file or None)
     stderr: list = field(default_factory=list)            # stripped lines, in order
-    check_errors: list = field(default_factory=list)      # [(line, text)]
+    check_errors: list = field(default_factory=list)      # [(line, text, file or None)]
     check_ok: bool = False
     check_skip: bool = False
     args: list = field(default_factory=list)
@@ -68,11 +82,20 @@ def read_expectations(path):
             if kind == "expect":
                 expected.stdout.append(text.rstrip())
             elif kind == "expect-error":
-                expected.run_error = (number, text.strip())
+                expected.run_error = (number, text.strip(), None)
+            elif kind in ("expect-error-at", "check-error-at"):
+                at = AT_LOCATION.match(text.strip())
+                if not at:
+                    raise SystemExit(f"{path}:{number}: {kind} needs FILE:LINE: TEXT")
+                entry = (int(at.group("line")), at.group("text").strip(), at.group("file"))
+                if kind == "expect-error-at":
+                    expected.run_error = entry
+                else:
+                    expected.check_errors.append(entry)
             elif kind == "expect-stderr":
                 expected.stderr.append(text.strip())
             elif kind == "check-error":
-                expected.check_errors.append((number, text.strip()))
+                expected.check_errors.append((number, text.strip(), None))
             elif kind == "check-ok":
                 expected.check_ok = True
             elif kind == "check-skip":
@@ -82,15 +105,33 @@ def read_expectations(path):
     return expected
 
 
-def execute(command, timeout):
+def execute(command, cwd, timeout):
     """(exit status or None, stdout, stderr); None when it could not finish."""
     try:
-        done = subprocess.run(command, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        done = subprocess.run(command, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL, cwd=cwd)
     except subprocess.TimeoutExpired:
         return None, "", f"timed out after {timeout:g} s"
     except OSError as error:
         return None, "", f"could not start {command[0]}: {error}"
-    return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
+    out, err = done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
+    if cwd is not None:  # a multi-file case: its files relative to its folder
+        err = err.replace(case_prefix(cwd), "").replace(case_prefix(cwd)[:-1], ".")
+    return done.returncode, out, err
+
+
+def case_prefix(folder):
+    return str(Path(folder).resolve()) + "/"
+
+
+def is_case_main(path):
+    return path.name in CASE_MAINS
+
+
+def command_for(binary, verb, path, *flags):
+    """The command line and folder of one run: a case's main runs from its folder."""
+    if is_case_main(path):
+        return [str(Path(binary).resolve()), verb, *flags, path.name], path.parent
+    return [binary, verb, *flags, str(path)], None
 
 
 def tail(text, limit=400):
@@ -98,7 +139,7 @@ def tail(text, limit=400):
 
 
 def run_problems(binary, path, expected, timeout):
-    status, out, err = execute([binary, "run", *expected.args, str(path)], timeout)
+    status, out, err = execute(*command_for(binary, "run", path, *expected.args), timeout)
     if status is None:
         return [err]
     problems = []
@@ -120,19 +161,21 @@ def run_problems(binary, path, expected, timeout):
         if status != 0:
             problems.append(f"exit status {status}, expected 0; stderr: {tail(err)}")
         return problems
-    line, text = expected.run_error
+    line, text, file = expected.run_error
     if status != 1:
         problems.append(f"exit status {status}, expected 1 (uncaught error at line {line})")
     if text not in err:
         problems.append(f"stderr lacks {text!r}; stderr: {tail(err)}")
-    located = sorted({int(m.group(1)) for m in ERROR_LOCATION.finditer(err)})
-    if line not in located:
-        problems.append(f"no error located at line {line} in stderr (found lines {located})")
+    located = sorted({(m.group(1), int(m.group(2))) for m in ERROR_LOCATION.finditer(err)})
+    if not any(at == line and (file is None or name == file) for name, at in located):
+        where = f"{file}:{line}" if file else f"line {line}"
+        problems.append(f"no error located at {where} in stderr (found {located})")
     return problems
 
 
 def check_problems(binary, path, expected, timeout):
-    status, out, err = execute([binary, "check", "--format", "json", *expected.args, str(path)], timeout)
+    command, cwd = command_for(binary, "check", path, "--format", "json", *expected.args)
+    status, out, err = execute(command, cwd, timeout)
     if status is None:
         return [f"check: {err}"]
     problems = []
@@ -143,12 +186,16 @@ def check_problems(binary, path, expected, timeout):
         except json.JSONDecodeError:
             problems.append(f"check: stdout line is not JSON: {raw[:120]!r}")
             continue
+        if cwd is not None and diagnostic.get("file", "").startswith(case_prefix(cwd)):
+            diagnostic["file"] = diagnostic["file"][len(case_prefix(cwd)):]
         if diagnostic.get("severity", "error") == "error":
             reported.append(diagnostic)
-    for line, text in expected.check_errors:
-        hit = next((d for d in reported if d.get("line") == line and text in d.get("message", "")), None)
+    main_file = path.name if is_case_main(path) else str(path)
+    for line, text, file in expected.check_errors:
+        hit = next((d for d in reported if d.get("line") == line and text in d.get("message", "")
+                    and d.get("file") == (file or main_file)), None)
         if hit is None:
-            seen = [f"{d.get('line')}: {d.get('message', '')[:100]}" for d in reported]
+            seen = [f"{d.get('file')}:{d.get('line')}: {d.get('message', '')[:100]}" for d in reported]
             problems.append(f"check: no diagnostic at line {line} containing {text!r}; got {seen}")
         else:
             reported.remove(hit)
@@ -168,7 +215,7 @@ def update_expectations(binary, path, expected, timeout):
     block = [i for i, line in enumerate(lines) if re.fullmatch(r"#\s*expect:.*", line)]
     if not block or block != list(range(block[0], block[0] + len(block))) or len(block) != len(expected.stdout):
         return "its `# expect:` lines are not one block of whole lines"
-    status, out, err = execute([binary, "run", *expected.args, str(path)], timeout)
+    status, out, err = execute(*command_for(binary, "run", path, *expected.args), timeout)
     if status != 0:
         return f"run exited with {status}: {tail(err)}"
     fresh = [f"# expect: {line.rstrip()}".rstrip() if line.strip() else "# expect:" for line in out.splitlines()]
@@ -178,11 +225,18 @@ def update_expectations(binary, path, expected, timeout):
 
 
 def script_files(paths):
+    """The .shl scripts under each path, and the main file of each multi-file
+    case (whose other files are modules, not scripts)."""
     for path in map(Path, paths):
-        if path.is_dir():
-            yield from sorted(path.rglob("*.shl"))
-        else:
+        if not path.is_dir():
             yield path
+            continue
+        cases = sorted({main.parent for name in CASE_MAINS for main in path.rglob(name)})
+        def in_case(file):
+            return any(case == file.parent or case in file.parents for case in cases)
+        found = [file for file in path.rglob("*.shl") if not in_case(file)]
+        found += [next(case / name for name in CASE_MAINS if (case / name).exists()) for case in cases]
+        yield from sorted(found)
 
 
 def main():

@@ -260,6 +260,22 @@ struct ArrayResult {
   Array array;
 };
 
+// A module's source as a host serves it (Options::module_loader).
+struct ModuleSource {
+  std::string source;
+  // Its __file__ and the name tracebacks show; empty: "<name>".
+  std::string file;
+  // A package: `import name.sub` then asks the loader for "name.sub".
+  bool package = false;
+};
+
+// Asked for each module the built-in ones do not provide, by its full dotted
+// name ("pkg.sub"), before the filesystem is searched (as Lua's
+// package.searchers and Wren's loadModuleFn let a host serve modules):
+// the source, or nullopt to let the search go on. Runs on the interpreter's
+// thread, during the import.
+using ModuleLoader = std::function<std::optional<ModuleSource>(std::string_view name)>;
+
 struct Options {
   std::string platform = "tpu";  // "tpu" or "cpu"
   int devices = 8;
@@ -300,6 +316,14 @@ struct Options {
   // diagnostic's code is "limit/time" for either.
   std::uint64_t max_steps = 0;
   double time_limit_seconds = 0;
+  // Imports (docs/modules.md): directories searched after the script's own
+  // (sys.path; the command line's -I DIR and SHARDLANG_PATH), and the host's
+  // loader, asked before any directory.
+  std::vector<std::string> module_path;
+  ModuleLoader module_loader;
+  // false: scripts cannot touch files (for untrusted scripts). Imports find
+  // only the built-in modules and module_loader's; np.load/np.save refuse.
+  bool file_access = true;
 };
 
 // ------------------------------------------------------------ editor support
@@ -417,7 +441,9 @@ class Interpreter {
   Interpreter& operator=(const Interpreter&) = delete;
 
   // Runs source text in this interpreter's global namespace. `name` is the
-  // file name shown in diagnostics ("<stdin>" for the REPL).
+  // file name shown in diagnostics ("<stdin>" for the REPL); when it is the
+  // path of an existing file (a script), its directory is sys.path[0] and
+  // the script's __file__, else sys.path[0] is "" (the working directory).
   Result run(std::string_view source, std::string_view name = "<string>");
   // Reads and runs a file; an unreadable file is a diagnostic with code "io".
   Result run_file(const std::string& path);

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <new>
 #include <set>
@@ -13,6 +14,7 @@
 #include "interp/embed/api_state.hpp"
 #include "interp/transforms/check_mode.hpp"
 #include "interp/transforms/costing.hpp"
+#include "interp/python/classes.hpp"
 #include "interp/python/evaluator.hpp"
 #include "interp/ops/runtime.hpp"
 #include "interp/python/format.hpp"
@@ -332,7 +334,10 @@ std::string exception_line(interp::Evaluator& evaluator, interp::ExceptionObject
   } catch (const interp::PyError&) {
     text = "<exception str() failed>";
   }
-  const std::string& type = exception.type()->name();
+  // Python names a class by its module too, unless it is __main__'s.
+  std::string type = exception.type()->name();
+  if (auto* cls = dynamic_cast<const interp::ClassObject*>(exception.type().get()); cls && cls->module_name() != "__main__")
+    type = cls->dotted_name();
   return text.empty() ? type : type + ": " + text;
 }
 
@@ -341,6 +346,7 @@ std::string exception_line(interp::Evaluator& evaluator, interp::ExceptionObject
 // they can be searched for). The first row that matches wins.
 std::string diagnostic_code(const std::string& type, const std::string& message) {
   if (type == "TimeoutError") return lang::code::time_limit;
+  if (type == "SyntaxError") return lang::code::syntax;
   if (type == "NameError" || type == "UnboundLocalError") {
     if (message.find("unbound axis name") != std::string::npos) return "sharding/unbound-axis";
     return lang::code::name;
@@ -443,6 +449,19 @@ Diagnostic internal_error(std::string message) {
 }
 
 // ------------------------------------------------------------ Interpreter
+
+void set_script_path(interp::Evaluator& evaluator, std::string_view name) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::path path(name);
+  if (evaluator.imports->file_access && !name.empty() && fs::is_regular_file(path, error)) {
+    fs::path absolute = fs::absolute(path, error).lexically_normal();
+    evaluator.imports->set_script_directory(absolute.parent_path().string());
+    evaluator.globals["__file__"] = interp::make_str(absolute.string());
+  } else {
+    evaluator.imports->set_script_directory("");
+  }
+}
 
 Result execute(interp::Evaluator& evaluator, std::string_view source, std::string_view name, RunKind kind,
                RetainedSources* retained) {
@@ -560,6 +579,7 @@ Interpreter& Interpreter::operator=(Interpreter&&) noexcept = default;
 Result Interpreter::run(std::string_view source, std::string_view name) {
   state_->check_costs.reset();
   RunningScope running(state_->running, state_->interrupting, *state_->evaluator);
+  set_script_path(*state_->evaluator, name);
   return execute(*state_->evaluator, source, name, RunKind::script, &state_->sources);
 }
 
@@ -572,6 +592,7 @@ Result Interpreter::run_file(const std::string& path) {
 Result Interpreter::run_interactive(std::string_view source, std::string_view name) {
   state_->check_costs.reset();
   RunningScope running(state_->running, state_->interrupting, *state_->evaluator);
+  set_script_path(*state_->evaluator, name);
   return execute(*state_->evaluator, source, name, RunKind::interactive, &state_->sources);
 }
 
@@ -581,6 +602,7 @@ std::vector<Diagnostic> Interpreter::check(std::string_view source, std::string_
     std::vector<Diagnostic> diagnostics;
     {
       RunningScope running(state_->running, state_->interrupting, *evaluator);
+      set_script_path(*evaluator, name);
       diagnostics = execute(*evaluator, source, name, RunKind::script).diagnostics();
     }
     state_->check_costs = evaluator->runtime->costs;

@@ -238,6 +238,7 @@ Analysis Interpreter::analyze(std::string_view source, std::string_view name, co
       }
     }
     TypeRecorder recorder(file.get());
+    set_script_path(*evaluator, name);
     evaluator->observer = &recorder;
     Result checked = execute(*evaluator, source, name, RunKind::script, &sources);
     evaluator->observer = nullptr;

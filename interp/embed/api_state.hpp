@@ -16,6 +16,7 @@
 #include "devices/chip.hpp"
 #include "interp/transforms/costing.hpp"
 #include "interp/python/evaluator.hpp"
+#include "interp/python/imports.hpp"
 #include "interp/library/npy_io.hpp"
 #include "interp/python/objects.hpp"
 #include "interp/ops/array.hpp"
@@ -80,7 +81,16 @@ struct Interpreter::State {
     std::vector<interp::Value> argv{interp::make_str("")};
     for (const auto& argument : options.script_arguments) argv.push_back(interp::make_str(argument));
     evaluator->module("sys")->add("argv", interp::make_list(std::move(argv)));
-    interp::install_npy_io(*evaluator, options.allowed_directories);
+    interp::install_npy_io(*evaluator, options.file_access ? options.allowed_directories : std::vector<std::string>{});
+    interp::ImportSystem& imports = *evaluator->imports;
+    imports.file_access = options.file_access;
+    imports.add_search_directories(options.module_path);
+    if (options.module_loader)
+      imports.loader = [loader = options.module_loader](const std::string& name) -> std::optional<interp::ModuleSource> {
+        std::optional<ModuleSource> served = loader(name);
+        if (!served) return std::nullopt;
+        return interp::ModuleSource{std::move(served->source), std::move(served->file), served->package};
+      };
     return evaluator;
   }
 };
@@ -125,6 +135,11 @@ std::optional<interp::Value> resolve_dotted_name(interp::Evaluator& evaluator, s
 
 // Interpreter::State's and Analysis's internal error diagnostic.
 Diagnostic internal_error(std::string message);
+
+// sys.path[0] and __main__.__file__ for a run of source named `name`: the
+// script's directory and path when `name` is an existing file, else the
+// working directory ("").
+void set_script_path(interp::Evaluator& evaluator, std::string_view name);
 
 // An uncaught exception of a script as a diagnostic (its traceback, notes,
 // hint and stable code); an error outside any script.

@@ -355,6 +355,16 @@ void define_object_functions(Evaluator& evaluator) {
       raise(exc::AttributeError(), "'" + type_name(a[0]) + "' object has no attribute '" + name + "'");
     return Value::none();
   });
+  // dir(object): its attribute names, sorted (a module's: its namespace).
+  define(evaluator, "dir(object, /)", [](Evaluator&, Arguments& a) {
+    std::vector<std::string> names =
+        a[0].is_object() ? a[0].object()->attribute_names() : type_of(a[0])->attribute_names();
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    std::vector<Value> items;
+    for (auto& name : names) items.push_back(make_str(std::move(name)));
+    return make_list(std::move(items));
+  });
   define(evaluator, "callable(obj, /)", [](Evaluator&, Arguments& a) {
     return Value::boolean(a[0].is_object() && a[0].object()->callable());
   });

@@ -149,9 +149,8 @@ std::string default_repr(const Value& self) {
   char address[32];
   std::snprintf(address, sizeof address, "%p", static_cast<const void*>(self.object().get()));
   const TypeRef& cls = type_of(self);
-  std::string module = as_class(cls.get()) ? "__main__." : "";
   const auto* user = as_class(cls.get());
-  return "<" + module + (user ? user->qualname() : cls->name()) + " object at " + address + ">";
+  return "<" + (user ? user->dotted_name() : cls->name()) + " object at " + address + ">";
 }
 
 }  // namespace
@@ -283,12 +282,19 @@ ClassObject::ClassObject(std::string name, std::string qualname, std::vector<Typ
     namespace_.emplace_back("__hash__", Value::none());
 }
 
-std::string ClassObject::repr(Evaluator&) const { return "<class '__main__." + qualname_ + "'>"; }
+std::string ClassObject::module_name() const {
+  for (const auto& [key, value] : namespace_)
+    if (key == "__module__") {
+      if (const std::string* text = string_of(value)) return *text;
+    }
+  return "__main__";
+}
+
+std::string ClassObject::repr(Evaluator&) const { return "<class '" + dotted_name() + "'>"; }
 
 std::optional<Value> ClassObject::get_attribute(Evaluator& evaluator, const std::string& name) {
   if (name == "__name__") return make_str(this->name());
   if (name == "__qualname__") return make_str(qualname_);
-  if (name == "__module__") return make_str("__main__");
   if (name == "__bases__") {
     std::vector<Value> items(bases_.begin(), bases_.end());
     return make_tuple(std::move(items));
@@ -567,7 +573,9 @@ Evaluator::Flow Evaluator::exec_class_def(const ast::ClassDef& node, const ast::
   std::vector<TypeObject*> ancestors = class_mro(bases);
 
   const ScopeInfo& scope = frame.resolution->scope(&stmt);
-  AttributeList namespace_entries{{"__module__", make_str("__main__")}, {"__qualname__", make_str(scope.qualname)}};
+  const Value* module_name = lookup_global("__name__", frame);
+  AttributeList namespace_entries{{"__module__", module_name ? *module_name : Value::none()},
+                                  {"__qualname__", make_str(scope.qualname)}};
   // A string as the body's first statement is the class's docstring.
   if (!node.body.empty())
     if (auto* expression = std::get_if<ast::ExprStmt>(&node.body.front()->node))
@@ -576,6 +584,7 @@ Evaluator::Flow Evaluator::exec_class_def(const ast::ClassDef& node, const ast::
   Frame body;
   body.scope = &scope;
   body.function = frame.function;
+  body.globals = frame.globals;
   body.program = frame.program;
   body.resolution = frame.resolution;
   body.class_namespace = &namespace_entries;

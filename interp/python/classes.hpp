@@ -61,6 +61,10 @@ class ClassObject : public TypeObject {
   const std::string& qualname() const { return qualname_; }
   // The metaclass behaviour, inherited from the first base along the MRO that has one.
   std::shared_ptr<ClassBehaviour> behaviour;
+  // Its module's name (the class body's __module__: the defining module's
+  // __name__) and "module.qualname", as repr shows it.
+  std::string module_name() const;
+  std::string dotted_name() const { return module_name() + "." + qualname_; }
   const std::vector<TypeRef>& bases() const { return bases_; }
   AttributeList& namespace_entries() { return namespace_; }
   // Whether instances are exceptions (a built-in exception is among the ancestors).

@@ -21,6 +21,7 @@ Value Evaluator::eval_comprehension(const ast::Expr& expr, Frame& frame) {
   const ScopeInfo& scope = frame.resolution->scope(&expr);
   Frame inner;
   inner.scope = &scope;
+  inner.globals = frame.globals;
   inner.program = frame.program;
   inner.resolution = frame.resolution;
   inner.fast.resize(scope.fast_names.size());
@@ -33,6 +34,8 @@ Value Evaluator::eval_comprehension(const ast::Expr& expr, Frame& frame) {
     generator->node = generator_node;
     generator->frame = std::move(inner);
     generator->frame.program = &generator->program;
+    generator->globals = *frame.globals;
+    generator->frame.globals = &generator->globals;
     generator->iterators.push_back(iterate(first));  // the first iterable is taken now, as in Python
     return Value(generator);
   }

@@ -9,6 +9,7 @@
 #include "interp/python/builtins.hpp"
 #include "interp/python/format.hpp"
 #include "interp/python/generators.hpp"
+#include "interp/python/imports.hpp"
 #include "interp/transforms/check_mode.hpp"
 
 namespace interp {
@@ -38,7 +39,10 @@ std::optional<Value> FunctionObject::get_attribute(Evaluator& evaluator, const s
   }
   if (name == "__name__") return make_str(scope->name);
   if (name == "__qualname__") return make_str(scope->qualname);
-  if (name == "__module__") return make_str("__main__");
+  if (name == "__module__") {
+    auto found = globals->find("__name__");
+    return found == globals->end() ? Value::none() : found->second;
+  }
   if (name == "__doc__") return Value::none();
   return Object::get_attribute(evaluator, name);
 }
@@ -65,12 +69,28 @@ std::string qualified_name(const Value& callable) {
 Evaluator::Evaluator() {
   install_builtins(*this);
   install_modules(*this);
+  imports = std::make_unique<ImportSystem>(*this);
   globals["__name__"] = make_str("__main__");  // so `if __name__ == '__main__':` runs
+  globals["__package__"] = Value::none();
 }
 
 Evaluator::~Evaluator() {
   for (const auto& weak : cells_made_)
     if (CellRef cell = weak.lock()) cell->value.reset();
+  // Functions refer to their module's namespace: empty the namespaces so
+  // that the cycles free.
+  imports.reset();
+  for (const auto& weak : namespaces_made_)
+    if (auto names = weak.lock()) names->clear();
+  globals.clear();
+}
+
+std::shared_ptr<ModuleObject> Evaluator::new_user_module(const std::string& name) {
+  if (namespaces_made_.size() >= 64 && namespaces_made_.size() % 64 == 0)
+    std::erase_if(namespaces_made_, [](const std::weak_ptr<Namespace>& weak) { return weak.expired(); });
+  auto created = std::make_shared<ModuleObject>(name);
+  namespaces_made_.push_back(created->shared_globals());
+  return created;
 }
 
 CellRef Evaluator::new_cell() {
@@ -160,9 +180,12 @@ struct ProgramScope {
 };
 }  // namespace
 
-void Evaluator::execute(const std::shared_ptr<const Program>& program) {
+void Evaluator::execute(const std::shared_ptr<const Program>& program) { execute(program, *main_module); }
+
+void Evaluator::execute(const std::shared_ptr<const Program>& program, ModuleObject& module) {
   ProgramScope scope(current_program_, program);
   Frame frame;
+  frame.globals = &module.shared_globals();
   frame.program = &current_program_;
   frame.resolution = &program->resolution;
   try {
@@ -194,6 +217,7 @@ Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
   Frame frame;
   frame.scope = &scope;
   frame.function = &function;
+  frame.globals = &function.globals;
   frame.program = &function.program;
   frame.resolution = &function.program->resolution;
   frame.fast.resize(scope.fast_names.size());

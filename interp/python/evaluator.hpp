@@ -26,7 +26,8 @@
 
 namespace interp {
 
-class Runtime;  // runtime.hpp: the simulated mesh
+class Runtime;       // runtime.hpp: the simulated mesh
+class ImportSystem;  // imports.hpp: finding and loading user modules
 
 // A captured variable shared between a frame and its closures.
 struct Cell {
@@ -35,9 +36,11 @@ struct Cell {
 using CellRef = std::shared_ptr<Cell>;
 
 // The activation of a function, lambda or comprehension; the module level
-// has scope == nullptr and uses the global namespace.
+// has scope == nullptr. `globals` is the namespace of the module whose code
+// runs here (owned by the module, a function or a generator expression).
 struct Frame {
   const ScopeInfo* scope = nullptr;
+  const std::shared_ptr<Namespace>* globals = nullptr;
   class FunctionObject* function = nullptr;  // the function running here (zero-argument super())
   // A class body's namespace, in definition order (its class_body names).
   std::vector<std::pair<std::string, Value>>* class_namespace = nullptr;
@@ -62,6 +65,7 @@ class FunctionObject : public Object {
 
   std::shared_ptr<const Program> program;  // keeps the AST alive
   std::vector<std::pair<std::string, Value>> attributes;  // the function's __dict__ (__wrapped__, __name__ set by wraps)
+  std::shared_ptr<Namespace> globals;       // of the module that defined it
   const ScopeInfo* scope = nullptr;
   const lang::ast::Parameters* parameters = nullptr;
   const lang::ast::Body* body = nullptr;        // def
@@ -82,6 +86,7 @@ class GeneratorObject : public Iterator {
   std::optional<Value> next(Evaluator& evaluator) override;
 
   std::shared_ptr<const Program> program;
+  std::shared_ptr<Namespace> globals;
   const lang::ast::GeneratorExp* node = nullptr;
   Frame frame;
   std::vector<IteratorRef> iterators;  // one per `for` clause entered
@@ -174,20 +179,35 @@ class Evaluator {
   };
   RunningCall running_call;
 
-  // Runs a module's statements in the global namespace; throws PyError.
+  // Runs a program's statements in the namespace of `module` (the script's,
+  // __main__, when none is given); throws PyError.
   void execute(const std::shared_ptr<const Program>& program);
+  void execute(const std::shared_ptr<const Program>& program, ModuleObject& module);
   // REPL entries: every module-level expression statement whose value is not
   // None is echoed with its repr and bound to `_`, as Python's interactive mode does.
   bool echo_expression_statements = false;
 
-  // Namespaces.
-  std::unordered_map<std::string, Value> globals;
+  // Namespaces: the script's module (__main__) and its globals, the builtins.
+  std::shared_ptr<ModuleObject> main_module = std::make_shared<ModuleObject>("__main__");
+  Namespace& globals = main_module->globals();
   std::unordered_map<std::string, Value> builtins;
-  const Value* lookup_global(const std::string& name) const;  // globals, then builtins
+  const Value* lookup_global(const std::string& name) const;  // __main__'s globals, then builtins
+  // A name in the globals of the code running in `frame`, then the builtins.
+  const Value* lookup_global(const std::string& name, const Frame& frame) const {
+    const Namespace& names = **frame.globals;
+    auto found = names.find(name);
+    if (found != names.end()) return &found->second;
+    auto builtin = builtins.find(name);
+    return builtin == builtins.end() ? nullptr : &builtin->second;
+  }
 
   // Built-in modules by full dotted name ("jax.numpy").
   std::map<std::string, std::shared_ptr<ModuleObject>> modules;
   std::shared_ptr<ModuleObject> module(const std::string& name);  // creates it (and its parents) if absent
+  // The import system (imports.hpp): sys.path, sys.modules, the host's
+  // loader, whether files may be read; a user module made by the importer.
+  std::unique_ptr<ImportSystem> imports;
+  std::shared_ptr<ModuleObject> new_user_module(const std::string& name);
 
   // Python's protocols, for built-ins and new object kinds.
   Value call(const Value& callee, CallArgs& args);
@@ -287,10 +307,12 @@ class Evaluator {
   bool exception_matches(const ExceptionObject& exception, const Value& handler_type);
 
   [[noreturn]] void raise_recursion();
-  std::shared_ptr<ModuleObject> import_module(const std::string& name);
 
   StackLimit stack_limit_;
   std::vector<std::weak_ptr<Cell>> cells_made_;  // see new_cell()
+  // The namespaces of user modules: a module's functions refer back to it,
+  // so the destructor empties each to free them.
+  std::vector<std::weak_ptr<Namespace>> namespaces_made_;
   std::size_t cells_prune_at_ = 64;
   int depth_ = 0;
   Frame* current_frame_ = nullptr;

@@ -105,6 +105,11 @@ SHARDLANG_EXCEPTION(KeyboardInterrupt, BaseException())
 SHARDLANG_EXCEPTION(MemoryError, Exception())
 SHARDLANG_EXCEPTION(ModuleNotFoundError, ImportError())
 SHARDLANG_EXCEPTION(NameError, Exception())
+SHARDLANG_EXCEPTION(FileExistsError, OSError())
+SHARDLANG_EXCEPTION(FileNotFoundError, OSError())
+SHARDLANG_EXCEPTION(IsADirectoryError, OSError())
+SHARDLANG_EXCEPTION(NotADirectoryError, OSError())
+SHARDLANG_EXCEPTION(PermissionError, OSError())
 SHARDLANG_EXCEPTION(RuntimeError, Exception())
 SHARDLANG_EXCEPTION(NotImplementedError, RuntimeError())
 SHARDLANG_EXCEPTION(OSError, Exception())
@@ -128,7 +133,8 @@ const std::vector<TypeRef>& all() {
       MemoryError(),       ModuleNotFoundError(), NameError(),    NotImplementedError(), OSError(),
       OverflowError(),     RecursionError(), RuntimeError(),      StopIteration(),       GeneratorExit(),
       SyntaxError(),       TimeoutError(),  TypeError(),          UnboundLocalError(),   ValueError(),
-      ZeroDivisionError()};
+      ZeroDivisionError(), FileExistsError(), FileNotFoundError(), IsADirectoryError(), NotADirectoryError(),
+      PermissionError()};
   return classes;
 }
 

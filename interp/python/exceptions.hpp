@@ -88,8 +88,13 @@ const TypeRef& LookupError();
 const TypeRef& MemoryError();
 const TypeRef& ModuleNotFoundError();
 const TypeRef& NameError();
+const TypeRef& OSError();  // and the subclasses the file functions raise:
+const TypeRef& FileExistsError();
+const TypeRef& FileNotFoundError();
+const TypeRef& IsADirectoryError();
+const TypeRef& NotADirectoryError();
+const TypeRef& PermissionError();
 const TypeRef& NotImplementedError();
-const TypeRef& OSError();
 const TypeRef& OverflowError();
 const TypeRef& RecursionError();
 const TypeRef& RuntimeError();

@@ -93,6 +93,7 @@ Value Evaluator::eval_call(const ast::Expr& expression, const ast::Call& call, F
 Value Evaluator::make_function(const void* scope_node, const ast::Parameters& params, Frame& frame) {
   auto function = std::make_shared<FunctionObject>();
   function->program = *frame.program;
+  function->globals = *frame.globals;
   function->scope = &function->program->resolution.scope(scope_node);
   function->parameters = &params;
   Signature& signature = function->signature;

@@ -105,7 +105,7 @@ std::string InstanceObject::repr(Evaluator& evaluator) const {
   char address[32];
   std::snprintf(address, sizeof address, "%p", static_cast<const void*>(this));
   auto* cls = dynamic_cast<const ClassObject*>(cls_.get());
-  return "<__main__." + (cls ? cls->qualname() : cls_->name()) + " object at " + address + ">";
+  return "<" + (cls ? cls->dotted_name() : cls_->name()) + " object at " + address + ">";
 }
 
 std::string InstanceObject::str(Evaluator& evaluator) const {

@@ -752,7 +752,13 @@ const Value& ellipsis_value() {
 
 // ------------------------------------------------------------ module
 
-std::string ModuleObject::repr(Evaluator&) const { return "<module '" + name_ + "' (built-in)>"; }
+std::string ModuleObject::repr(Evaluator& evaluator) const {
+  const Value* file = find("__file__");
+  if (origin == Origin::file && file && string_of(*file)) return "<module '" + name_ + "' from '" + *string_of(*file) + "'>";
+  if (origin == Origin::namespace_package)
+    if (const Value* path = find("__path__")) return "<module '" + name_ + "' (namespace) from " + evaluator.repr(*path) + ">";
+  return "<module '" + name_ + "' (built-in)>";
+}
 
 std::optional<Value> ModuleObject::get_attribute(Evaluator&, const std::string& name) {
   if (const Value* v = find(name)) return *v;
@@ -761,25 +767,27 @@ std::optional<Value> ModuleObject::get_attribute(Evaluator&, const std::string& 
 }
 
 bool ModuleObject::set_attribute(Evaluator&, const std::string& name, const Value& value) {
-  members_[name] = value;
+  (*members_)[name] = value;
   return true;
 }
 
 std::vector<std::string> ModuleObject::attribute_names() const {
   std::vector<std::string> names;
-  for (const auto& [name, value] : members_) names.push_back(name);
+  names.reserve(members_->size());
+  for (const auto& [name, value] : *members_) names.push_back(name);
+  std::sort(names.begin(), names.end());
   return names;
 }
 
 void ModuleObject::add_function(std::string_view signature, NativeFunctionBody body) {
   auto function = std::make_shared<NativeFunction>(Signature::parse(signature), std::move(body), name_);
   std::string name = function->name();
-  members_[name] = Value(std::move(function));
+  (*members_)[name] = Value(std::move(function));
 }
 
 const Value* ModuleObject::find(const std::string& name) const {
-  auto found = members_.find(name);
-  return found == members_.end() ? nullptr : &found->second;
+  auto found = members_->find(name);
+  return found == members_->end() ? nullptr : &found->second;
 }
 
 // ------------------------------------------------------------ iterators

@@ -218,24 +218,39 @@ class EllipsisObject : public Object {
 const Value& ellipsis_value();
 
 // A namespace object for a built-in module: `jax`, `jax.numpy`, ...
+// The global namespace of a module (its __dict__): the module's members, and
+// for a user's module the variables its code assigns.
+using Namespace = std::unordered_map<std::string, Value>;
+
+// A module: a built-in one (its members registered by the library), the
+// script's `__main__`, or a module imported from a file or from the host's
+// loader (then `origin` is its __file__, and the namespace holds __name__,
+// __file__, __package__ and, for a package, __path__).
 class ModuleObject : public Object {
  public:
-  explicit ModuleObject(std::string name) : name_(std::move(name)) {}
+  explicit ModuleObject(std::string name) : name_(std::move(name)), members_(std::make_shared<Namespace>()) {}
   const TypeRef& type() const override { return types::module(); }
   std::string repr(Evaluator& evaluator) const override;
   std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
   bool set_attribute(Evaluator& evaluator, const std::string& name, const Value& value) override;
-  std::vector<std::string> attribute_names() const override;
+  std::vector<std::string> attribute_names() const override;  // sorted
 
   const std::string& name() const { return name_; }
   // Registers a member (a one-line table entry in the module's file).
-  void add(const std::string& name, Value value) { members_[name] = std::move(value); }
+  void add(const std::string& name, Value value) { (*members_)[name] = std::move(value); }
   void add_function(std::string_view signature, NativeFunctionBody body);
   const Value* find(const std::string& name) const;
+  // The namespace, shared with the functions its code defines (their globals).
+  Namespace& globals() { return *members_; }
+  const std::shared_ptr<Namespace>& shared_globals() const { return members_; }
+  // Where a user's module came from (repr): a file, or the host's loader.
+  enum class Origin { builtin, file, namespace_package };
+  Origin origin = Origin::builtin;
+  bool initializing = false;  // its code is running (a circular import sees it partly made)
 
  private:
   std::string name_;
-  std::map<std::string, Value> members_;
+  std::shared_ptr<Namespace> members_;
 };
 
 // An iterator over a materialised list of values (also the generator

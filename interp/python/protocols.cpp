@@ -309,7 +309,9 @@ std::optional<Value> Evaluator::find_attribute(const Value& object, const std::s
 Value Evaluator::get_attribute(const Value& object, const std::string& name) {
   if (auto v = find_attribute(object, name)) return *v;
   if (auto* m = object.as<ModuleObject>())
-    raise(exc::AttributeError(), "module '" + m->name() + "' has no attribute '" + name + "'");
+    raise(exc::AttributeError(), m->initializing ? "partially initialized module '" + m->name() + "' has no attribute '" +
+                                                       name + "' (most likely due to a circular import)"
+                                                 : "module '" + m->name() + "' has no attribute '" + name + "'");
   if (auto* t = object.as<TypeObject>())
     raise(exc::AttributeError(), "type object '" + t->name() + "' has no attribute '" + name + "'");
   raise(exc::AttributeError(), "'" + type_name(object) + "' object has no attribute '" + name + "'");

@@ -378,7 +378,10 @@ class Analyzer {
               bind(scope, &alias, bound);
             }
           } else if constexpr (std::is_same_v<T, ast::ImportFrom>) {
-            for (const auto& alias : node.names) bind(scope, &alias, alias.asname ? alias.asname->name : alias.name);
+            for (const auto& alias : node.names) {
+              if (alias.name != "*") bind(scope, &alias, alias.asname ? alias.asname->name : alias.name);
+              else if (scope.parent != nullptr) syntax_error(alias.span, "import * only allowed at module level");
+            }
           } else if constexpr (std::is_same_v<T, ast::Global>) {
             for (const auto& n : node.names) scope.globals.insert(n.name);
           } else if constexpr (std::is_same_v<T, ast::Nonlocal>) {

@@ -11,6 +11,7 @@
 
 #include "interp/python/annotations.hpp"
 #include "interp/python/classes.hpp"
+#include "interp/python/imports.hpp"
 #include "interp/transforms/check_mode.hpp"
 
 namespace interp {
@@ -70,7 +71,7 @@ Value Evaluator::load_name(const ast::Expr& expr, const std::string& id, Frame& 
     if (ref.kind == NameRef::Kind::class_body)
       if (const Value* v = find_attribute_in(*frame.class_namespace, id)) return *v;
   }
-  if (const Value* v = lookup_global(id)) return *v;
+  if (const Value* v = lookup_global(id, frame)) return *v;
   raise(exc::NameError(), "name '" + id + "' is not defined");
 }
 
@@ -90,7 +91,7 @@ void Evaluator::store_name(const void* site, const std::string& id, Value value,
       return;
     }
   }
-  globals[id] = std::move(value);
+  (**frame.globals)[id] = std::move(value);
 }
 
 void Evaluator::delete_name(const ast::Expr& expr, const std::string& id, Frame& frame) {
@@ -112,7 +113,7 @@ void Evaluator::delete_name(const ast::Expr& expr, const std::string& id, Frame&
       return;
     }
   }
-  if (globals.erase(id) == 0) raise(exc::NameError(), "name '" + id + "' is not defined");
+  if ((*frame.globals)->erase(id) == 0) raise(exc::NameError(), "name '" + id + "' is not defined");
 }
 
 void Evaluator::assign(const ast::Expr& target, Value value, Frame& frame) {
@@ -222,7 +223,7 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
             Value value = eval(*node.value, frame);
             if (echo_expression_statements && frame.scope == nullptr && !value.is_none()) {
               show(Shown::value, repr(value) + "\n");
-              globals["_"] = std::move(value);
+              (**frame.globals)["_"] = std::move(value);
             }
           } else if constexpr (std::is_same_v<T, ast::Assign>) {
             Value value = eval(*node.value, frame);
@@ -396,9 +397,9 @@ Evaluator::Flow Evaluator::exec_try(const ast::Try& node, Frame& frame) {
           const NameRef& ref = frame.resolution->name(chosen);
           if (ref.kind == NameRef::Kind::fast) frame.fast[ref.index].reset();
           else if (ref.kind == NameRef::Kind::cell) frame.cells[ref.index]->value.reset();
-          else globals.erase(chosen->name->name);
+          else (*frame.globals)->erase(chosen->name->name);
         } else {
-          globals.erase(chosen->name->name);
+          (*frame.globals)->erase(chosen->name->name);
         }
       }
     }
@@ -472,41 +473,29 @@ Evaluator::Flow Evaluator::exec_with(const ast::With& node, Frame& frame) {
   return enter_item(0);
 }
 
-std::shared_ptr<ModuleObject> Evaluator::import_module(const std::string& name) {
-  auto found = modules.find(name);
-  if (found == modules.end()) raise(exc::ModuleNotFoundError(), "No module named '" + name + "'");
-  return found->second;
-}
-
 void Evaluator::exec_import(const ast::Import& node, Frame& frame) {
   for (const auto& alias : node.names) {
-    std::shared_ptr<ModuleObject> module = import_module(alias.name);
+    Value module = imports->import(alias.name);
     if (alias.asname) {
-      store_name(&alias, alias.asname->name, Value(module), frame);
+      store_name(&alias, alias.asname->name, std::move(module), frame);
     } else {
+      // `import a.b.c` binds the top-level package `a`.
       std::string top = alias.name.substr(0, alias.name.find('.'));
-      store_name(&alias, top, Value(import_module(top)), frame);
+      store_name(&alias, top, top == alias.name ? std::move(module) : imports->import(top), frame);
     }
   }
 }
 
 void Evaluator::exec_import_from(const ast::ImportFrom& node, Frame& frame) {
-  std::shared_ptr<ModuleObject> module = import_module(node.module);
+  std::string name = imports->resolve(node.module, node.level, frame);
+  Value module = imports->import(name);
   for (const auto& alias : node.names) {
     if (alias.name == "*") {
-      for (const auto& name : module->attribute_names())
-        if (name.empty() || name[0] != '_') globals[name] = *module->find(name);
+      for (const auto& member : imports->star_names(module)) (**frame.globals)[member] = get_attribute(module, member);
       continue;
     }
-    Value value;
-    if (const Value* member = module->find(alias.name)) {
-      value = *member;
-    } else if (auto sub = modules.find(node.module + "." + alias.name); sub != modules.end()) {
-      value = Value(sub->second);
-    } else {
-      raise(exc::ImportError(), "cannot import name '" + alias.name + "' from '" + node.module + "'");
-    }
-    store_name(&alias, alias.asname ? alias.asname->name : alias.name, std::move(value), frame);
+    store_name(&alias, alias.asname ? alias.asname->name : alias.name, imports->import_from(module, name, alias.name),
+               frame);
   }
 }
 

@@ -1,0 +1,6 @@
+print("first: start")
+early = "early"
+import second
+late = "late"
+ready = True
+print("first: end")

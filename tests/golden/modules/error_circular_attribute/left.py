@@ -1,0 +1,2 @@
+import right
+LATER = 1

@@ -1,0 +1,2 @@
+import left
+print(left.LATER)

@@ -1,0 +1,2 @@
+import beta
+VALUE = 1

@@ -1,0 +1,1 @@
+from alpha import VALUE

@@ -1,0 +1,2 @@
+table = {"present": 1}
+value = table["missing"]

@@ -1,0 +1,2 @@
+def read():
+    return x_in_main

@@ -1,0 +1,3 @@
+settings = {"mode": "bad"}
+if settings["mode"] == "bad":
+    raise ValueError("configuration is invalid")

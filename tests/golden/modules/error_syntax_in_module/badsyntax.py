@@ -1,0 +1,2 @@
+def fine():
+    return (1 +

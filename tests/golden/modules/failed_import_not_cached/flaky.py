@@ -1,0 +1,2 @@
+print("running flaky")
+raise RuntimeError("flaky failed")

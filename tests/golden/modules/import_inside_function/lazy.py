@@ -1,0 +1,2 @@
+print("loading lazy")
+VALUE = 2

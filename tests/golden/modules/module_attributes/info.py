@@ -1,0 +1,9 @@
+CONSTANT = 1
+
+
+def helper():
+    return CONSTANT
+
+
+def read_added():
+    return added

@@ -1,0 +1,2 @@
+print("running", __name__)
+loads = 1

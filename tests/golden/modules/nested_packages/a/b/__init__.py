@@ -1,0 +1,2 @@
+print(__name__)
+LEVEL = 2

@@ -1,0 +1,5 @@
+print(__name__)
+
+
+def deep():
+    return "deep"

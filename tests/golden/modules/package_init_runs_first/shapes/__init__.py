@@ -1,0 +1,3 @@
+print("init", __name__)
+VERSION = 2
+loaded = []

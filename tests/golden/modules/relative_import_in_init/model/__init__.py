@@ -1,0 +1,2 @@
+from .layers import Layer
+from .network import Model, build

@@ -1,0 +1,1 @@
+from .main_module import run

@@ -1,0 +1,4 @@
+from jax.sharding import PartitionSpec as P
+
+ACTIVATIONS = P("data", None)
+WEIGHTS = P(None, "model")

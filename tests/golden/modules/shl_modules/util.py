@@ -1,0 +1,2 @@
+def both():
+    return "util.py"

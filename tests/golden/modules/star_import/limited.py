@@ -1,0 +1,9 @@
+__all__ = ["exported"]
+
+
+def exported():
+    return "exported"
+
+
+def hidden():
+    return "hidden"

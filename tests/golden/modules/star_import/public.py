@@ -1,0 +1,3 @@
+alpha = 1
+beta = 2
+_private = 3
