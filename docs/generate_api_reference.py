@@ -142,6 +142,11 @@ MODULES = [
     ("collections", "from collections import namedtuple, defaultdict", [
         "`OrderedDict` equality is a dict's (order is not compared)."]),
     ("contextlib", "from contextlib import contextmanager", []),
+    ("dataclasses", "from dataclasses import dataclass, field", [
+        "`slots=` and `match_args=` are accepted; `InitVar`, `KW_ONLY` and `make_dataclass` are not there."]),
+    ("enum", "from enum import Enum, IntEnum, auto", [
+        "`IntEnum` members act as their values in arithmetic, comparisons and indexing but are not "
+        "instances of `int`; no `Flag`, `StrEnum` or functional `Enum('Name', ...)`."]),
     ("itertools", "import itertools", [
         "`groupby` materialises each group when its key is reached."]),
     ("math", "import math", ["Integers are 64-bit: `factorial`, `comb`, `perm`, `lcm` raise `OverflowError` "

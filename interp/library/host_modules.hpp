@@ -8,6 +8,8 @@
 namespace interp {
 
 void install_collections(Evaluator& evaluator, ModuleObject& module); // collections_module.cpp
+void install_dataclasses(Evaluator& evaluator, ModuleObject& module); // dataclasses_module.cpp
+void install_enum(Evaluator& evaluator, ModuleObject& module);        // enum_module.cpp
 void install_contextlib(Evaluator& evaluator, ModuleObject& module);  // contextlib_module.cpp
 void install_future(Evaluator& evaluator, ModuleObject& module);      // contextlib_module.cpp
 void install_itertools(Evaluator& evaluator, ModuleObject& module);   // itertools_module.cpp

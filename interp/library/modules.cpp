@@ -116,8 +116,14 @@ class TypingObject : public Object {
 
 void install_typing(Evaluator& evaluator, ModuleObject& module) {
   install_typing_named_tuple(evaluator, module);
-  for (const char* name : {"Any", "Optional", "Sequence", "Union", "Callable", "Tuple", "List", "Dict"})
+  for (const char* name : {"Any", "Optional", "Sequence", "Union", "Callable", "Tuple", "List", "Dict", "ClassVar",
+                           "Iterable", "Iterator", "Generator", "Mapping", "Type", "Literal", "Final", "Set",
+                           "FrozenSet", "Hashable"})
     module.add(name, Value(std::make_shared<TypingObject>(name)));
+  module.add("TYPE_CHECKING", Value::boolean(false));
+  module.add_function("cast(typ, val)", [](Evaluator&, Arguments& a) { return a[1]; });
+  module.add_function("TypeVar(name, *constraints, bound=None, covariant=False, contravariant=False)",
+                      [](Evaluator& ev, Arguments& a) { return Value(std::make_shared<TypingObject>(ev.str(a[0]))); });
 }
 
 // ------------------------------------------------------------ textwrap
@@ -244,6 +250,8 @@ void install_modules(Evaluator& evaluator) {
       {"__future__", install_future},
       {"collections", install_collections},
       {"contextlib", install_contextlib},
+      {"dataclasses", install_dataclasses},
+      {"enum", install_enum},
       {"functools", install_functools},
       {"itertools", install_itertools},
       {"math", install_math},

@@ -290,7 +290,11 @@ std::string ClassObject::module_name() const {
   return "__main__";
 }
 
-std::string ClassObject::repr(Evaluator&) const { return "<class '" + dotted_name() + "'>"; }
+std::string ClassObject::repr(Evaluator&) const {
+  if (behaviour)
+    if (auto shown = behaviour->class_repr(*this)) return *shown;
+  return "<class '" + dotted_name() + "'>";
+}
 
 std::optional<Value> ClassObject::get_attribute(Evaluator& evaluator, const std::string& name) {
   if (name == "__name__") return make_str(this->name());
@@ -518,6 +522,22 @@ void install_class_builtins(Evaluator& evaluator) {
 
 // ------------------------------------------------------------ the class statement
 
+Value Evaluator::apply_decorators(const ast::ExprList& expressions, const std::vector<Value>& decorators, Value target) {
+  for (std::size_t i = decorators.size(); i-- > 0;) {
+    try {
+      target = call(decorators[i], {target});
+    } catch (PyError& error) {
+      // An error raised by a decorator points at its line, as CPython's traceback does.
+      if (!error.exception->frame_span_set) {
+        error.exception->frame_span = expressions[i]->span;
+        error.exception->frame_span_set = true;
+      }
+      throw;
+    }
+  }
+  return target;
+}
+
 void Evaluator::record_class_annotation(const std::string& name, const ast::Expr& annotation, Frame& frame) {
   Value value;
   try {
@@ -605,8 +625,7 @@ Evaluator::Flow Evaluator::exec_class_def(const ast::ClassDef& node, const ast::
   }
   if (!cls->behaviour) cls->behaviour = behaviour;
   if (cls->behaviour) cls->behaviour->class_made(*this, *cls);
-  Value result(cls);
-  for (auto d = decorators.rbegin(); d != decorators.rend(); ++d) result = call(*d, {result});
+  Value result = apply_decorators(node.decorators, decorators, Value(cls));
   store_name(&stmt, node.name.name, std::move(result), frame);
   return Flow::normal;
 }

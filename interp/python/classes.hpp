@@ -39,6 +39,8 @@ class ClassBehaviour {
   virtual std::optional<Value> class_get_item(Evaluator&, ClassObject&, const Value&) { return std::nullopt; }
   virtual std::optional<std::int64_t> class_length(Evaluator&, const ClassObject&) { return std::nullopt; }
   virtual std::optional<bool> class_contains(Evaluator&, ClassObject&, const Value&) { return std::nullopt; }
+  // repr(cls); nullopt: <class 'module.Name'>.
+  virtual std::optional<std::string> class_repr(const ClassObject&) { return std::nullopt; }
 };
 
 class ClassObject : public TypeObject {

@@ -297,6 +297,8 @@ class Evaluator {
   Flow exec_class_def(const lang::ast::ClassDef& node, const lang::ast::Stmt& stmt, Frame& frame);  // classes.cpp
   Value eval_yield(const lang::ast::Expr* value, Frame& frame);                                     // generators.cpp
   Value eval_yield_from(const lang::ast::Expr& iterable, Frame& frame);
+  // The decorators (evaluated, with their expressions) applied to a def's or class's value, innermost first.
+  Value apply_decorators(const lang::ast::ExprList& expressions, const std::vector<Value>& decorators, Value target);
   // A class body's `name: annotation`, kept in its __annotations__ (classes.cpp).
   void record_class_annotation(const std::string& name, const lang::ast::Expr& annotation, Frame& frame);
   Flow exec_with(const lang::ast::With& node, Frame& frame);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "interp/python/classes.hpp"
 #include "interp/python/evaluator.hpp"
 #include "interp/python/exceptions.hpp"
 #include "interp/python/format.hpp"
@@ -56,8 +57,7 @@ namespace {
 
 // An index into a sequence of `length`, Python's way (negative from the end).
 std::int64_t checked_index(Evaluator& evaluator, const Value& key, std::int64_t length, const char* what) {
-  std::int64_t i = key.as_int();
-  (void)evaluator;
+  std::int64_t i = key.is_integral() ? key.as_int() : evaluator.index_of(key);
   if (i < 0) i += length;
   if (i < 0 || i >= length) raise(exc::IndexError(), std::string(what) + " index out of range");
   return i;
@@ -104,6 +104,11 @@ Value compare_sequences(Evaluator& evaluator, ast::CompareOperator op, const std
 
 [[noreturn]] void bad_index_type(const char* what, const Value& key) {
   raise(exc::TypeError(), std::string(what) + " indices must be integers or slices, not " + type_name(key));
+}
+
+// An int, or an instance whose class defines __index__ (an IntEnum member).
+bool is_index(Evaluator& evaluator, const Value& key) {
+  return key.is_integral() || (key.as<InstanceObject>() && evaluator.find_attribute(key, "__index__"));
 }
 
 }  // namespace
@@ -294,7 +299,7 @@ std::optional<Value> TupleObject::binary_op(Evaluator&, ast::BinaryOperator op, 
 
 std::optional<Value> TupleObject::get_item(Evaluator& evaluator, const Value& key) {
   if (auto* slice = key.as<SliceObject>()) return make_tuple(slice_of(items, *slice));
-  if (!key.is_integral()) bad_index_type("tuple", key);
+  if (!is_index(evaluator, key)) bad_index_type("tuple", key);
   return items[static_cast<std::size_t>(checked_index(evaluator, key, static_cast<std::int64_t>(items.size()), "tuple"))];
 }
 
@@ -333,7 +338,7 @@ std::optional<Value> ListObject::binary_inplace(Evaluator& evaluator, ast::Binar
 
 std::optional<Value> ListObject::get_item(Evaluator& evaluator, const Value& key) {
   if (auto* slice = key.as<SliceObject>()) return make_list(slice_of(items, *slice));
-  if (!key.is_integral()) bad_index_type("list", key);
+  if (!is_index(evaluator, key)) bad_index_type("list", key);
   return items[static_cast<std::size_t>(checked_index(evaluator, key, static_cast<std::int64_t>(items.size()), "list"))];
 }
 
@@ -355,7 +360,7 @@ bool ListObject::set_item(Evaluator& evaluator, const Value& key, const Value& v
       items[static_cast<std::size_t>(i)] = replacement[static_cast<std::size_t>(k)];
     return true;
   }
-  if (!key.is_integral()) bad_index_type("list", key);
+  if (!is_index(evaluator, key)) bad_index_type("list", key);
   std::int64_t i = key.as_int() < 0 ? key.as_int() + static_cast<std::int64_t>(items.size()) : key.as_int();
   if (i < 0 || i >= static_cast<std::int64_t>(items.size())) raise(exc::IndexError(), "list assignment index out of range");
   items[static_cast<std::size_t>(i)] = value;
@@ -373,7 +378,7 @@ bool ListObject::delete_item(Evaluator& evaluator, const Value& key) {
     items = std::move(kept);
     return true;
   }
-  if (!key.is_integral()) bad_index_type("list", key);
+  if (!is_index(evaluator, key)) bad_index_type("list", key);
   std::int64_t i = key.as_int() < 0 ? key.as_int() + static_cast<std::int64_t>(items.size()) : key.as_int();
   if (i < 0 || i >= static_cast<std::int64_t>(items.size())) raise(exc::IndexError(), "list assignment index out of range");
   (void)evaluator;

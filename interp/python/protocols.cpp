@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "interp/python/classes.hpp"
 #include "interp/python/format.hpp"
 #include "interp/transforms/check_mode.hpp"
 
@@ -360,6 +361,11 @@ std::int64_t Evaluator::length(const Value& value) {
 
 std::int64_t Evaluator::index_of(const Value& value) {
   if (value.is_integral()) return value.as_int();
+  if (value.as<InstanceObject>())
+    if (auto index = call_special(*this, value, "__index__", {})) {
+      if (!index->is_integral()) raise(exc::TypeError(), "__index__ returned non-int (type " + type_name(*index) + ")");
+      return index->as_int();
+    }
   if (is_unknown(value) || (mode == Mode::check && is_abstract_array(value))) stop_checking(*this);
   raise(exc::TypeError(), "'" + type_name(value) + "' object cannot be interpreted as an integer");
 }

@@ -181,6 +181,8 @@ void Evaluator::delete_target(const ast::Expr& target, Frame& frame) {
   }
   if (auto* attribute = std::get_if<ast::Attribute>(&target.node)) {
     Value object = eval(*attribute->value, frame);
+    if (object.as<InstanceObject>())
+      if (call_special(*this, object, "__delattr__", {make_str(attribute->attr)})) return;
     AttributeList* attributes = nullptr;
     if (auto* instance = object.as<InstanceObject>()) attributes = &instance->attributes;
     if (auto* exception = object.as<ExceptionObject>()) attributes = &exception->attributes;
@@ -271,7 +273,7 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
             auto* f = function.as<FunctionObject>();
             f->body = &node.body;
             f->returns = node.returns.get();
-            for (auto d = decorators.rbegin(); d != decorators.rend(); ++d) function = call(*d, {function});
+            function = apply_decorators(node.decorators, decorators, std::move(function));
             store_name(&stmt, node.name.name, std::move(function), frame);
           } else if constexpr (std::is_same_v<T, ast::ClassDef>) {
             return exec_class_def(node, stmt, frame);

@@ -1,0 +1,220 @@
+// enum: Enum, IntEnum, auto and unique. An enum class is a user class
+// whose ClassBehaviour (EnumType's part) turns the body's plain values into
+// members: singleton instances with _name_ and _value_, kept where CPython
+// keeps them (_member_names_, _member_map_, _value2member_map_). IntEnum
+// members behave as their int values in arithmetic, comparisons and
+// indexing; unlike CPython they are not instances of int.
+#include "interp/library/host_modules.hpp"
+#include "interp/python/classes.hpp"
+#include "interp/python/format.hpp"
+
+namespace interp {
+
+namespace {
+
+using Op = lang::ast::BinaryOperator;
+using Cmp = lang::ast::CompareOperator;
+
+// auto(): the value is the last member's int value + 1 (1 for the first).
+class AutoObject : public Object {
+ public:
+  const TypeRef& type() const override {
+    static const TypeRef type = make_type("auto", types::object());
+    return type;
+  }
+  std::string repr(Evaluator&) const override { return "auto(_auto_null)"; }
+};
+
+Value* own(ClassObject& cls, const char* name) { return find_attribute_in(cls.namespace_entries(), name); }
+
+// A member of an enum class, or null.
+InstanceObject* member_of(const Value& value) {
+  auto* instance = value.as<InstanceObject>();
+  if (!instance || !find_attribute_in(instance->attributes, "_name_")) return nullptr;
+  return instance;
+}
+
+const Value& member_value(const Value& member) { return *find_attribute_in(member_of(member)->attributes, "_value_"); }
+const Value& member_name(const Value& member) { return *find_attribute_in(member_of(member)->attributes, "_name_"); }
+
+// Whether a class-body entry stays a class attribute (methods, descriptors,
+// private and dunder names) rather than becoming a member.
+bool is_descriptor_or_private(const std::string& name, const Value& value) {
+  if (name.empty() || name[0] == '_') return true;
+  if (value.as<FunctionObject>() || value.as<NativeFunction>() || value.as<TypeObject>()) return true;
+  std::string type = type_of(value)->name();
+  return type == "property" || type == "staticmethod" || type == "classmethod" || type == "cached_property";
+}
+
+class EnumBehaviour : public ClassBehaviour {
+ public:
+  void class_made(Evaluator& evaluator, ClassObject& cls) override {
+    for (const TypeObject* type : cls.ancestors())
+      if (auto* base = dynamic_cast<const ClassObject*>(type))
+        if (Value* names = find_attribute_in(const_cast<ClassObject*>(base)->namespace_entries(), "_member_names_"))
+          if (!names->as<ListObject>()->items.empty())
+            raise(exc::TypeError(), "<enum '" + cls.name() + "'> cannot extend <enum '" + base->name() + "'>");
+    AttributeList& entries = cls.namespace_entries();
+    std::vector<Value> names;
+    auto member_map = make_dict(), value_map = make_dict();
+    std::vector<Value> members;
+    std::optional<std::int64_t> last_int;
+    TypeRef cls_ref = std::static_pointer_cast<TypeObject>(cls.self());
+    for (auto& [name, value] : entries) {
+      if (is_descriptor_or_private(name, value)) continue;
+      if (value.as<AutoObject>()) value = Value::integer(last_int ? *last_int + 1 : 1);
+      if (value.is_integral()) last_int = value.as_int();
+      Value existing;
+      for (const Value& member : members)
+        if (values_equal(member_value(member), value)) existing = member;
+      if (!existing.is_none()) {  // an alias of an earlier member
+        member_map->table.insert(make_str(name), existing);
+        value = existing;
+        continue;
+      }
+      auto member = std::make_shared<InstanceObject>(cls_ref, evaluator);
+      set_attribute_in(member->attributes, "_value_", value);
+      set_attribute_in(member->attributes, "_name_", make_str(name));
+      Value member_value_ = Value(member);
+      if (find_class_member(cls, "__init__")) {
+        std::vector<Value> arguments = value.as<TupleObject>() ? value.as<TupleObject>()->items : std::vector<Value>{value};
+        call_special(evaluator, member_value_, "__init__", std::move(arguments));
+      }
+      names.push_back(make_str(name));
+      member_map->table.insert(make_str(name), member_value_);
+      if (!value.is_object() || value.object()->hash()) value_map->table.insert(value, member_value_);
+      members.push_back(member_value_);
+      value = member_value_;
+    }
+    set_attribute_in(entries, "_member_names_", make_list(std::move(names)));
+    set_attribute_in(entries, "_member_map_", Value(member_map));
+    set_attribute_in(entries, "_value2member_map_", Value(value_map));
+    auto members_copy = make_dict();
+    members_copy->table = member_map->table;
+    set_attribute_in(entries, "__members__", Value(members_copy));
+  }
+  std::optional<Value> construct(Evaluator& evaluator, ClassObject& cls, CallArgs& args) override {
+    static const Signature signature = Signature::parse("EnumType.__call__(cls, value, /)");
+    CallArgs with_class = args;
+    with_class.positional.insert(with_class.positional.begin(), Value(cls.self()));
+    Arguments a = bind_arguments(evaluator, signature, with_class);
+    const Value& value = a[1];
+    if (type_of(value).get() == &cls && member_of(value)) return value;
+    for (const Value& member : members(cls))
+      if (values_equal(member_value(member), value)) return member;
+    raise(exc::ValueError(), evaluator.repr(value) + " is not a valid " + cls.qualname());
+  }
+  IteratorRef class_iterate(Evaluator&, ClassObject& cls) override {
+    return std::make_shared<ListIterator>(members(cls), types::list_iterator());
+  }
+  std::optional<Value> class_get_item(Evaluator&, ClassObject& cls, const Value& key) override {
+    Value* map = own(cls, "_member_map_");
+    if (map)
+      if (const Value* found = map->as<DictObject>()->table.find(key)) return *found;
+    raise_value(exc::KeyError(), key);
+  }
+  std::optional<std::int64_t> class_length(Evaluator&, const ClassObject& cls) override {
+    return static_cast<std::int64_t>(members(const_cast<ClassObject&>(cls)).size());
+  }
+  std::optional<bool> class_contains(Evaluator&, ClassObject& cls, const Value& item) override {
+    return member_of(item) && type_of(item).get() == &cls;
+  }
+  std::optional<std::string> class_repr(const ClassObject& cls) override { return "<enum '" + cls.name() + "'>"; }
+
+  static std::vector<Value> members(ClassObject& cls) {
+    std::vector<Value> out;
+    Value* names = own(cls, "_member_names_");
+    Value* map = own(cls, "_member_map_");
+    if (!names || !map) return out;
+    for (const Value& name : names->as<ListObject>()->items) out.push_back(*map->as<DictObject>()->table.find(name));
+    return out;
+  }
+};
+
+Value native_property(Evaluator& evaluator, std::string_view signature, NativeFunctionBody getter) {
+  return evaluator.call(evaluator.builtins.at("property"), {Value(native(signature, std::move(getter)))});
+}
+
+void add(AttributeList& entries, std::string_view signature, NativeFunctionBody body) {
+  auto function = native(signature, std::move(body));
+  set_attribute_in(entries, static_cast<NativeFunction&>(*function).name(), Value(function));
+}
+
+AttributeList enum_namespace(Evaluator& evaluator) {
+  AttributeList entries{{"__module__", make_str("enum")}, {"__qualname__", make_str("Enum")}};
+  set_attribute_in(entries, "name", native_property(evaluator, "name(self)", [](Evaluator&, Arguments& a) { return member_name(a[0]); }));
+  set_attribute_in(entries, "value", native_property(evaluator, "value(self)", [](Evaluator&, Arguments& a) { return member_value(a[0]); }));
+  add(entries, "__repr__(self, /)", [](Evaluator& ev, Arguments& a) {
+    return make_str("<" + type_of(a[0])->name() + "." + ev.str(member_name(a[0])) + ": " + ev.repr(member_value(a[0])) + ">");
+  });
+  add(entries, "__str__(self, /)", [](Evaluator& ev, Arguments& a) {
+    return make_str(type_of(a[0])->name() + "." + ev.str(member_name(a[0])));
+  });
+  add(entries, "__format__(self, format_spec, /)", [](Evaluator& ev, Arguments& a) {
+    return make_str(format_value(ev, make_str(ev.str(a[0])), ev.str(a[1])));
+  });
+  add(entries, "__hash__(self, /)", [](Evaluator&, Arguments& a) {
+    return Value::integer(static_cast<std::int64_t>(hash_value(member_name(a[0]))));
+  });
+  return entries;
+}
+
+// IntEnum: the int operations on the members' values.
+AttributeList int_enum_namespace() {
+  AttributeList entries{{"__module__", make_str("enum")}, {"__qualname__", make_str("IntEnum")}};
+  auto unwrap = [](const Value& v) { return member_of(v) ? member_value(v) : v; };
+  const std::pair<Op, const char*> operators[] = {{Op::add, "add"}, {Op::sub, "sub"}, {Op::mult, "mul"},
+                                                  {Op::div, "truediv"}, {Op::floordiv, "floordiv"}, {Op::mod, "mod"},
+                                                  {Op::pow, "pow"}, {Op::bitand_, "and"}, {Op::bitor_, "or"},
+                                                  {Op::bitxor, "xor"}, {Op::lshift, "lshift"}, {Op::rshift, "rshift"}};
+  for (auto [op, name] : operators) {
+    std::string n = name;
+    add(entries, "__" + n + "__(self, other, /)", [op = op, unwrap](Evaluator& ev, Arguments& a) { return ev.binary(op, unwrap(a[0]), unwrap(a[1])); });
+    add(entries, "__r" + n + "__(self, other, /)", [op = op, unwrap](Evaluator& ev, Arguments& a) { return ev.binary(op, unwrap(a[1]), unwrap(a[0])); });
+  }
+  const std::pair<Cmp, const char*> comparisons[] = {{Cmp::eq, "__eq__"}, {Cmp::not_eq_, "__ne__"}, {Cmp::lt, "__lt__"},
+                                                     {Cmp::lt_e, "__le__"}, {Cmp::gt, "__gt__"}, {Cmp::gt_e, "__ge__"}};
+  for (auto [op, name] : comparisons)
+    add(entries, std::string(name) + "(self, other, /)", [op = op, unwrap](Evaluator& ev, Arguments& a) { return ev.compare(op, unwrap(a[0]), unwrap(a[1])); });
+  add(entries, "__hash__(self, /)", [](Evaluator&, Arguments& a) { return Value::integer(static_cast<std::int64_t>(hash_value(member_value(a[0])))); });
+  add(entries, "__index__(self, /)", [](Evaluator&, Arguments& a) { return member_value(a[0]); });
+  add(entries, "__int__(self, /)", [](Evaluator&, Arguments& a) { return member_value(a[0]); });
+  add(entries, "__float__(self, /)", [](Evaluator&, Arguments& a) { return Value::floating(member_value(a[0]).as_float()); });
+  add(entries, "__bool__(self, /)", [](Evaluator&, Arguments& a) { return Value::boolean(member_value(a[0]).as_int() != 0); });
+  add(entries, "__neg__(self, /)", [](Evaluator& ev, Arguments& a) { return ev.unary(lang::ast::UnaryOperator::usub, member_value(a[0])); });
+  add(entries, "__str__(self, /)", [](Evaluator& ev, Arguments& a) { return make_str(ev.str(member_value(a[0]))); });
+  add(entries, "__format__(self, format_spec, /)", [](Evaluator& ev, Arguments& a) {
+    return make_str(format_value(ev, member_value(a[0]), ev.str(a[1])));
+  });
+  return entries;
+}
+
+}  // namespace
+
+void install_enum(Evaluator& evaluator, ModuleObject& module) {
+  auto behaviour = std::make_shared<EnumBehaviour>();
+  std::vector<TypeRef> object_base{types::object()};
+  auto enum_class = std::make_shared<ClassObject>("Enum", "Enum", object_base, class_mro(object_base), enum_namespace(evaluator));
+  enum_class->behaviour = behaviour;
+  behaviour->class_made(evaluator, *enum_class);
+  std::vector<TypeRef> enum_base{enum_class};
+  auto int_enum = std::make_shared<ClassObject>("IntEnum", "IntEnum", enum_base, class_mro(enum_base), int_enum_namespace());
+  behaviour->class_made(evaluator, *int_enum);
+  module.add("Enum", Value(enum_class));
+  module.add("IntEnum", Value(int_enum));
+  module.add("EnumType", Value(types::type()));
+  module.add_function("auto()", [](Evaluator&, Arguments&) { return Value(std::make_shared<AutoObject>()); });
+  module.add_function("unique(enumeration, /)", [](Evaluator& ev, Arguments& a) {
+    auto* cls = a[0].as<ClassObject>();
+    Value* map = cls ? own(*cls, "_member_map_") : nullptr;
+    if (!map) raise(exc::TypeError(), "unique() expects an enum class");
+    std::string duplicates;
+    for (const auto& e : map->as<DictObject>()->table.entries())
+      if (e.live && ev.str(member_name(e.value)) != ev.str(e.key))
+        duplicates += (duplicates.empty() ? "" : ", ") + ev.str(e.key) + " -> " + ev.str(member_name(e.value));
+    if (!duplicates.empty()) raise(exc::ValueError(), "duplicate values found in " + ev.repr(a[0]) + ": " + duplicates);
+    return a[0];
+  });
+}
+
+}  // namespace interp
