@@ -142,6 +142,7 @@ class Dumper {
                 if (!value.format_spec.empty()) detail += " :" + quote(value.format_spec);
                 line(depth + 1, detail, Span{});
                 this->expr(depth + 2, *value.value);
+                if (value.format_spec_expr) this->expr(depth + 2, *value.format_spec_expr);
               }
             }
           } else if constexpr (std::is_same_v<Node, Tuple> || std::is_same_v<Node, List> || std::is_same_v<Node, Set>) {

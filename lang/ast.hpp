@@ -65,11 +65,15 @@ struct Name {
   std::string id;
 };
 
-// One `{value!conversion:format_spec}` field of an f-string.
+// One `{value!conversion:format_spec}` field of an f-string. A spec with
+// fields of its own (`{x:{width}.{digits}f}`) is a JoinedStr evaluated first.
+// `{x=}` is parsed as the literal text "x=" before the field, with conversion
+// 'r' when neither a conversion nor a spec is given (as CPython does).
 struct FormattedValue {
   ExprPtr value;
   char conversion = 0;        // 0, 'r', 's' or 'a'
   std::string format_spec;    // text after ':', e.g. ">4" or ".3f"; may be empty
+  ExprPtr format_spec_expr;   // the spec when it has nested fields; null otherwise
 };
 
 // f'a{b!r:>4}c': literal text and fields in order.

@@ -339,7 +339,13 @@ void parse_fstring_body(Builder& builder, Iterator p, Iterator end, bool raw, Pa
       if (std::all_of(expression_begin, expression_end, [](char ch) { return ch == ' '; }))
         fail(builder, open, expression_end, "f-string: empty expression not allowed");
       if (expression_end == end) fail(builder, open, end, "f-string: expecting '}'");
-      parse_fstring_expression(builder, expression_begin, expression_end);
+      // f'{x=}' / f'{x = }': the expression's text, '=' and spaces come first, as literal text.
+      Iterator equal = expression_end;
+      while (equal != expression_begin && equal[-1] == ' ') --equal;
+      bool self_documenting = equal != expression_begin && equal[-1] == '=' && equal - 1 != expression_begin &&
+                              std::string_view("=!<>").find(equal[-2]) == std::string_view::npos;
+      parse_fstring_expression(builder, expression_begin, self_documenting ? equal - 1 : expression_end);
+      if (self_documenting) append_text(parts, std::string(expression_begin, expression_end));
       ast::FormattedValue field;
       field.value = builder.pop<ast::ExprPtr>();
       p = expression_end;
@@ -351,10 +357,17 @@ void parse_fstring_body(Builder& builder, Iterator p, Iterator end, bool raw, Pa
       }
       if (p != end && *p == ':') {
         Iterator spec_begin = ++p;
-        while (p != end && *p != '}' && *p != '{') ++p;
-        if (p != end && *p == '{')
-          fail(builder, p, p + 1, "f-string: nested fields in format specs are not supported");
-        field.format_spec.assign(spec_begin, p);
+        for (int depth = 0; p != end && (depth > 0 || *p != '}'); ++p) depth += *p == '{' ? 1 : *p == '}' ? -1 : 0;
+        Parts spec_parts;
+        parse_fstring_body(builder, spec_begin, p, raw, spec_parts);
+        bool nested = std::any_of(spec_parts.begin(), spec_parts.end(),
+                                  [](const auto& part) { return std::holds_alternative<ast::FormattedValue>(part); });
+        if (nested)
+          field.format_spec_expr = ast::make_expr(builder.span(spec_begin, p), ast::JoinedStr{std::move(spec_parts)});
+        else if (!spec_parts.empty())
+          field.format_spec = std::get<std::string>(spec_parts.front());
+      } else if (self_documenting && field.conversion == 0) {
+        field.conversion = 'r';
       }
       if (p == end || *p != '}') fail(builder, open, p, "f-string: expecting '}'");
       ++p;

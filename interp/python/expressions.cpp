@@ -129,7 +129,8 @@ Value Evaluator::eval_joined_str(const ast::JoinedStr& node, Frame& frame) {
     Value value = eval(*field.value, frame);
     if (field.conversion == 'r' || field.conversion == 'a') value = make_str(repr(value));
     else if (field.conversion == 's') value = make_str(str(value));
-    out += format_value(*this, value, field.format_spec);
+    if (field.format_spec_expr) out += format_value(*this, value, str(eval(*field.format_spec_expr, frame)));
+    else out += format_value(*this, value, field.format_spec);
   }
   return make_str(std::move(out));
 }

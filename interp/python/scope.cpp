@@ -242,7 +242,10 @@ class Analyzer {
             scope.sites.emplace_back(&expr, node.id);
           } else if constexpr (std::is_same_v<T, ast::JoinedStr>) {
             for (const auto& part : node.parts)
-              if (auto* field = std::get_if<ast::FormattedValue>(&part)) visit(*field->value, scope);
+              if (auto* field = std::get_if<ast::FormattedValue>(&part)) {
+                visit(*field->value, scope);
+                if (field->format_spec_expr) visit(*field->format_spec_expr, scope);
+              }
           } else if constexpr (std::is_same_v<T, ast::Tuple> || std::is_same_v<T, ast::List> ||
                                std::is_same_v<T, ast::Set>) {
             for (const auto& e : node.elts) visit(*e, scope);
