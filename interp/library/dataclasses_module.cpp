@@ -61,7 +61,7 @@ class FieldObject : public Object {
   Value annotation;
   Value default_value = missing(), default_factory = missing();
   bool init = true, in_repr = true, compare = true;
-  Value hash_flag, metadata, kw_only = missing();
+  Value hash_flag, metadata = Value(make_dict()), kw_only = missing();
 };
 
 const TypeRef& field_type() {

@@ -28,5 +28,6 @@ Value make_named_tuple(Evaluator& evaluator, const std::string& name, const std:
 // same class with other items.
 bool is_named_tuple(const Value& value);
 Value remake_named_tuple(const Value& like, std::vector<Value> items);
+Value named_tuple_of(const TypeRef& cls, std::vector<Value> items);
 
 }  // namespace interp

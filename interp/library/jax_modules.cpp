@@ -375,6 +375,12 @@ void install_jax_module(Evaluator& evaluator) {
   evaluator.module("jax.sharding")->add("use_mesh", *jax->find("set_mesh"));
   jax->add_function("device_put(x, device=None)", [](Evaluator& ev, Arguments& a) {
     Value target = a[1];
+    if (node_children(ev, target)) {
+      // A pytree prefix of x: one target per leaf of x below each of its leaves.
+      std::vector<Value> targets = broadcast_prefix(ev, target, a[0], "device_put device");
+      std::size_t next = 0;
+      return tree_map(ev, a[0], [&](const Value& leaf) { return device_put_leaf(ev, leaf, targets.at(next++)); });
+    }
     return tree_map(ev, a[0], [&](const Value& leaf) { return device_put_leaf(ev, leaf, target); });
   });
   jax->add_function("reshard(x, out_sharding)", [](Evaluator& ev, Arguments& a) {

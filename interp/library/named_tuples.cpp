@@ -234,6 +234,10 @@ Value make_named_tuple(Evaluator& evaluator, const std::string& name, const std:
   return Value(std::make_shared<NamedTupleInstance>(std::static_pointer_cast<TypeObject>(cls.object()), std::move(values)));
 }
 
+Value named_tuple_of(const TypeRef& cls, std::vector<Value> items) {
+  return Value(std::make_shared<NamedTupleInstance>(cls, std::move(items)));
+}
+
 bool is_named_tuple(const Value& value) { return value.as<NamedTupleInstance>() != nullptr; }
 
 Value remake_named_tuple(const Value& like, std::vector<Value> items) {

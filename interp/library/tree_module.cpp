@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "interp/library/host_modules.hpp"
 #include "interp/python/builtins.hpp"
 
 namespace interp {
@@ -18,6 +19,74 @@ bool same_key(const Value& a, const Value& b) {
   if (sa || sb) return sa && sb && *sa == *sb;
   if (a.is_integral() && b.is_integral()) return a.as_int() == b.as_int();
   return a.is_same(b);
+}
+
+// The registration of the tree's class, or null (JAX matches the exact type).
+std::shared_ptr<const PytreeNodeType> registered_node(Evaluator& evaluator, const Value& tree) {
+  if (evaluator.pytree_node_types.empty() || !tree.is_object()) return nullptr;
+  const TypeRef& cls = type_of(tree);
+  for (const auto& node : evaluator.pytree_node_types)
+    if (node->cls == cls) return node;
+  return nullptr;
+}
+
+std::vector<std::string> named_tuple_fields(Evaluator& evaluator, const Value& tree) {
+  std::vector<std::string> names;
+  for (const Value& name : evaluator.to_vector(evaluator.get_attribute(Value(type_of(tree)), "_fields")))
+    names.push_back(evaluator.str(name));
+  return names;
+}
+
+// A registered node's children and auxiliary data (and, for a dataclass, the children's names).
+std::vector<Value> flatten_node(Evaluator& evaluator, const PytreeNodeType& node, const Value& tree, Value& aux,
+                                std::vector<std::string>& names) {
+  auto split = [&](const Value& pair) {
+    std::vector<Value> parts = evaluator.to_vector(pair);
+    if (parts.size() != 2)
+      raise(exc::ValueError(), "The flatten function of a pytree node must return a pair (children, aux_data), not " +
+                                   evaluator.repr(pair));
+    aux = parts[1];
+    return evaluator.to_vector(parts[0]);
+  };
+  switch (node.how) {
+    case PytreeNodeType::How::functions:
+      return split(evaluator.call(node.flatten, {tree}));
+    case PytreeNodeType::How::methods:
+      return split(evaluator.call(evaluator.get_attribute(tree, "tree_flatten"), std::vector<Value>{}));
+    case PytreeNodeType::How::dataclass: {
+      std::vector<Value> children, meta;
+      for (const auto& name : node.data_fields) children.push_back(evaluator.get_attribute(tree, name));
+      for (const auto& name : node.meta_fields) meta.push_back(evaluator.get_attribute(tree, name));
+      aux = make_tuple(std::move(meta));
+      names = node.data_fields;
+      return children;
+    }
+    case PytreeNodeType::How::static_:
+      aux = tree;
+      return {};
+  }
+  return {};
+}
+
+Value unflatten_node(Evaluator& evaluator, const TreeDef& def, std::vector<Value> children) {
+  if (!def.node) return named_tuple_of(std::static_pointer_cast<TypeObject>(def.node_class.object()), std::move(children));
+  const PytreeNodeType& node = *def.node;
+  switch (node.how) {
+    case PytreeNodeType::How::functions:
+      return evaluator.call(node.unflatten, {def.aux, make_tuple(std::move(children))});
+    case PytreeNodeType::How::methods:
+      return evaluator.call(evaluator.get_attribute(def.node_class, "tree_unflatten"), {def.aux, make_tuple(std::move(children))});
+    case PytreeNodeType::How::dataclass: {
+      CallArgs args;
+      for (std::size_t i = 0; i < node.data_fields.size(); ++i) args.keywords.emplace_back(node.data_fields[i], children.at(i));
+      std::vector<Value> meta = evaluator.to_vector(def.aux);
+      for (std::size_t i = 0; i < node.meta_fields.size(); ++i) args.keywords.emplace_back(node.meta_fields[i], meta.at(i));
+      return evaluator.call(def.node_class, args);
+    }
+    case PytreeNodeType::How::static_:
+      return def.aux;
+  }
+  return Value();
 }
 
 void flatten_into(Evaluator& evaluator, const Value& tree, TreeDef& def, const Value& is_leaf, int depth,
@@ -36,6 +105,11 @@ void flatten_into(Evaluator& evaluator, const Value& tree, TreeDef& def, const V
   };
   if (tree.is_none()) {
     def.kind = TreeDef::Kind::none;
+  } else if (is_named_tuple(tree)) {
+    def.kind = TreeDef::Kind::custom;
+    def.node_class = Value(type_of(tree));
+    def.field_names = named_tuple_fields(evaluator, tree);
+    children(tree.as<TupleObject>()->items);
   } else if (auto* tuple = tree.as<TupleObject>()) {
     def.kind = TreeDef::Kind::tuple;
     children(tuple->items);
@@ -58,6 +132,11 @@ void flatten_into(Evaluator& evaluator, const Value& tree, TreeDef& def, const V
       values.push_back(value);
     }
     children(values);
+  } else if (auto node = registered_node(evaluator, tree)) {
+    def.kind = TreeDef::Kind::custom;
+    def.node_class = Value(node->cls);
+    def.node = node;
+    children(flatten_node(evaluator, *node, tree, def.aux, def.field_names));
   } else {
     def.kind = TreeDef::Kind::leaf;
     leaves.push_back(tree);
@@ -81,6 +160,11 @@ Value unflatten_from(Evaluator& evaluator, const TreeDef& def, std::span<const V
       for (std::size_t i = 0; i < def.children.size(); ++i)
         dict->table.insert(def.keys[i], unflatten_from(evaluator, def.children[i], leaves, next));
       return Value(dict);
+    }
+    case TreeDef::Kind::custom: {
+      std::vector<Value> items;
+      for (const auto& child : def.children) items.push_back(unflatten_from(evaluator, child, leaves, next));
+      return unflatten_node(evaluator, def, std::move(items));
     }
   }
   return Value();
@@ -145,12 +229,21 @@ std::string TreeDef::str(Evaluator& evaluator) const {
     case Kind::tuple: return joined("(", ")", true);
     case Kind::list: return joined("[", "]", false);
     case Kind::dict: return joined("{", "}", false);
+    case Kind::custom: {
+      std::string name = node_class.as<TypeObject>()->name();
+      std::string head = node ? name + "[" + evaluator.repr(aux) + "]" : "namedtuple[" + name + "]";
+      return "CustomNode(" + head + ", " + joined("[", "]", false) + ")";
+    }
   }
   return "*";
 }
 
 bool TreeDef::operator==(const TreeDef& other) const {
   if (kind != other.kind || children.size() != other.children.size() || keys.size() != other.keys.size()) return false;
+  if (kind == Kind::custom) {
+    if (!node_class.is_same(other.node_class)) return false;
+    if (!aux.is_same(other.aux) && !values_equal(aux, other.aux)) return false;
+  }
   for (std::size_t i = 0; i < keys.size(); ++i)
     if (!same_key(keys[i], other.keys[i])) return false;
   for (std::size_t i = 0; i < children.size(); ++i)
@@ -162,6 +255,13 @@ std::size_t TreeDef::hash() const {
   std::size_t h = static_cast<std::size_t>(kind) * 0x9e3779b97f4a7c15ULL + children.size();
   for (const auto& key : keys) h = h * 31 + (string_of(key) ? std::hash<std::string>{}(*string_of(key)) : hash_value(key));
   for (const auto& child : children) h = h * 1000003 + child.hash();
+  if (kind == Kind::custom) {
+    h = h * 31 + std::hash<const void*>{}(node_class.object().get());
+    try {
+      h = h * 31 + hash_value(aux);
+    } catch (PyError&) {  // unhashable auxiliary data: equality alone tells treedefs apart
+    }
+  }
   return h;
 }
 
@@ -172,8 +272,12 @@ std::vector<std::string> TreeDef::leaf_paths(Evaluator& evaluator) const {
       out.push_back(path);
       return;
     }
-    for (std::size_t i = 0; i < def.children.size(); ++i)
-      walk(def.children[i], path + "[" + (def.kind == Kind::dict ? evaluator.repr(def.keys[i]) : std::to_string(i)) + "]");
+    for (std::size_t i = 0; i < def.children.size(); ++i) {
+      std::string step = "[" + (def.kind == Kind::dict ? evaluator.repr(def.keys[i]) : std::to_string(i)) + "]";
+      if (def.kind == Kind::custom)
+        step = i < def.field_names.size() ? "." + def.field_names[i] : "[<flat index " + std::to_string(i) + ">]";
+      walk(def.children[i], path + step);
+    }
   };
   walk(*this, "");
   return out;
@@ -220,10 +324,29 @@ std::optional<TreeDef> tree_zip(Evaluator& evaluator, std::span<const Value> tre
   return first;
 }
 
+std::optional<std::vector<Value>> node_children(Evaluator& evaluator, const Value& tree) {
+  if (tree.is_none()) return std::nullopt;
+  if (auto* sequence = tree.as<SequenceObject>()) return sequence->items;
+  if (tree.as<DictObject>() || registered_node(evaluator, tree)) {
+    TreeDef def;
+    std::vector<Value> leaves;
+    flatten_into(evaluator, tree, def, Value(), 0, leaves);  // for the order of a dict's keys
+    if (auto* dict = tree.as<DictObject>()) {
+      std::vector<Value> values;
+      for (const auto& key : def.keys) values.push_back(*dict->table.find(key));
+      return values;
+    }
+    Value aux;
+    std::vector<std::string> names;
+    return flatten_node(evaluator, *def.node, tree, aux, names);
+  }
+  return std::nullopt;
+}
+
 namespace {
 
-bool is_container(const Value& value) {
-  return value.as<TupleObject>() || value.as<ListObject>() || value.as<DictObject>();
+bool is_container(Evaluator& evaluator, const Value& value) {
+  return value.as<TupleObject>() || value.as<ListObject>() || value.as<DictObject>() || registered_node(evaluator, value);
 }
 
 // A dict's keys and values in flattening (sorted) order.
@@ -251,7 +374,7 @@ struct PrefixWalk {
 
   void walk(const Value& prefix, const Value& full, const std::string& path, int depth) {
     if (depth > max_tree_depth) raise(exc::RecursionError(), "pytree nested too deeply");
-    if (!is_container(prefix)) return leaves_of(full, prefix);
+    if (!is_container(evaluator, prefix)) return leaves_of(full, prefix);
     if (type_of(prefix) != type_of(full)) {
       errors.push_back("pytree structure error: different types at key path\n    " + name + path +
                        "\nAt that key path, the prefix pytree " + name + " has a subtree of type\n    " +
@@ -281,10 +404,10 @@ struct PrefixWalk {
         walk(prefix_values[i], full_values[i], path + "[" + evaluator.repr(prefix_keys[i]) + "]", depth + 1);
       return;
     }
-    const auto& prefix_items = prefix.as<TupleObject>() ? prefix.as<TupleObject>()->items : prefix.as<ListObject>()->items;
-    const auto& full_items = full.as<TupleObject>() ? full.as<TupleObject>()->items : full.as<ListObject>()->items;
+    const std::vector<Value> prefix_items = *node_children(evaluator, prefix);
+    const std::vector<Value> full_items = *node_children(evaluator, full);
     if (prefix_items.size() != full_items.size()) {
-      std::string type = prefix.as<TupleObject>() ? "tuple" : "list";
+      std::string type = prefix.as<TupleObject>() ? "tuple" : prefix.as<ListObject>() ? "list" : type_of(prefix)->name();
       errors.push_back("pytree structure error: different lengths of " + type + " at key path\n    " + name + path +
                        "\nAt that key path, the prefix pytree " + name + " has a subtree of type " + type + " of length " +
                        std::to_string(prefix_items.size()) + ", but the full pytree has a subtree of the same type but of length " +
@@ -307,6 +430,75 @@ std::vector<Value> broadcast_prefix(Evaluator& evaluator, const Value& prefix, c
   raise(exc::ValueError(), name + " specification must be a tree prefix of the corresponding value; \n  Mismatch details (" +
                                std::to_string(walk.errors.size()) + " found):" + details);
 }
+
+namespace {
+
+void register_node(Evaluator& evaluator, const Value& cls, PytreeNodeType node) {
+  auto* type = cls.as<TypeObject>();
+  if (!type) raise(exc::TypeError(), "Expected a type to register as a pytree node, got " + evaluator.repr(cls));
+  node.cls = std::static_pointer_cast<TypeObject>(cls.object());
+  for (const auto& existing : evaluator.pytree_node_types)
+    if (existing->cls == node.cls)
+      raise(exc::ValueError(), "Duplicate custom PyTreeDef type registration for " + evaluator.repr(cls) + ".");
+  evaluator.pytree_node_types.push_back(std::make_shared<const PytreeNodeType>(std::move(node)));
+}
+
+std::vector<std::string> names_of(Evaluator& evaluator, const Value& names) {
+  std::vector<std::string> out;
+  for (const Value& name : evaluator.to_vector(names)) out.push_back(evaluator.str(name));
+  return out;
+}
+
+void install_pytree_registration(ModuleObject& tree_util) {
+  tree_util.add_function("register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func=None)",
+                         [](Evaluator& ev, Arguments& a) {
+    PytreeNodeType node;
+    node.flatten = a[1];
+    node.unflatten = a[2];
+    register_node(ev, a[0], std::move(node));
+    return Value::none();
+  });
+  tree_util.add_function("register_pytree_node_class(cls)", [](Evaluator& ev, Arguments& a) {
+    PytreeNodeType node;
+    node.how = PytreeNodeType::How::methods;
+    register_node(ev, a[0], std::move(node));
+    return a[0];
+  });
+  tree_util.add_function("register_static(cls)", [](Evaluator& ev, Arguments& a) {
+    PytreeNodeType node;
+    node.how = PytreeNodeType::How::static_;
+    register_node(ev, a[0], std::move(node));
+    return a[0];
+  });
+  tree_util.add_function("register_dataclass(nodetype, data_fields=None, meta_fields=None, drop_fields=?)",
+                         [](Evaluator& ev, Arguments& a) {
+    PytreeNodeType node;
+    node.how = PytreeNodeType::How::dataclass;
+    if (a[1].is_none() != a[2].is_none())
+      raise(exc::TypeError(), "register_dataclass: data_fields and meta_fields must both be specified when either is specified.");
+    if (!a[1].is_none()) {
+      node.data_fields = names_of(ev, a[1]);
+      node.meta_fields = names_of(ev, a[2]);
+    } else {
+      // A dataclass's fields: those whose metadata says static=True are meta fields.
+      auto fields = ev.find_attribute(a[0], "__dataclass_fields__");
+      if (!fields)
+        raise(exc::TypeError(), "register_dataclass: data_fields and meta_fields are required when nodetype is not a dataclass. Got nodetype=" + ev.repr(a[0]));
+      std::vector<std::string> dropped = a.has(3) ? names_of(ev, a[3]) : std::vector<std::string>{};
+      for (const Value& field : ev.to_vector(ev.call(*ev.module("dataclasses")->find("fields"), {a[0]}))) {
+        std::string name = ev.str(ev.get_attribute(field, "name"));
+        if (std::find(dropped.begin(), dropped.end(), name) != dropped.end()) continue;
+        Value metadata = ev.get_attribute(field, "metadata");
+        Value is_static = ev.call(ev.get_attribute(metadata, "get"), {make_str("static"), Value::boolean(false)});
+        (ev.truthy(is_static) ? node.meta_fields : node.data_fields).push_back(name);
+      }
+    }
+    register_node(ev, a[0], std::move(node));
+    return a[0];
+  });
+}
+
+}  // namespace
 
 void install_tree_module(Evaluator& evaluator) {
   auto tree = evaluator.module("jax.tree");
@@ -363,6 +555,7 @@ void install_tree_module(Evaluator& evaluator) {
   auto tree_util = evaluator.module("jax.tree_util");
   for (const char* name : {"leaves", "structure", "flatten", "unflatten", "map", "reduce"})
     tree_util->add(std::string("tree_") + name, *tree->find(name));
+  install_pytree_registration(*tree_util);
   evaluator.module("jax")->add("tree_util", Value(tree_util));
 }
 

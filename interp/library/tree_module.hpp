@@ -16,12 +16,34 @@
 
 namespace interp {
 
+// A class registered with jax.tree_util as a pytree node: how its
+// instances flatten to children and an auxiliary value, and back.
+struct PytreeNodeType {
+  enum class How {
+    functions,   // register_pytree_node(cls, flatten, unflatten)
+    methods,     // register_pytree_node_class: x.tree_flatten(), cls.tree_unflatten(aux, children)
+    dataclass,   // register_dataclass: data fields are children, meta fields the aux tuple
+    static_,     // register_static: no children, the object itself is the aux
+  };
+  TypeRef cls;
+  How how = How::functions;
+  Value flatten, unflatten;
+  std::vector<std::string> data_fields, meta_fields;
+};
+
 // The structure of a pytree without its leaves.
 struct TreeDef {
-  enum class Kind { leaf, none, tuple, list, dict };
+  // custom: a named tuple (node == null) or an instance of a registered class.
+  enum class Kind { leaf, none, tuple, list, dict, custom };
   Kind kind = Kind::leaf;
   std::vector<Value> keys;  // dict keys, in flattening order (sorted, as JAX sorts them)
   std::vector<TreeDef> children;
+  // custom nodes: the class, its registration, the auxiliary data, and the
+  // children's attribute names where they have them (named tuples, dataclasses).
+  Value node_class;
+  std::shared_ptr<const PytreeNodeType> node;
+  Value aux;
+  std::vector<std::string> field_names;
 
   std::size_t leaf_count() const;
   // "PyTreeDef([(*, *), {'a': *}])" without the PyTreeDef( ).
@@ -56,6 +78,11 @@ std::optional<TreeDef> tree_zip(Evaluator& evaluator, std::span<const Value> tre
 // raises JAX's ValueError ("<name> specification must be a tree prefix of
 // the corresponding value; ..." with its mismatch details).
 std::vector<Value> broadcast_prefix(Evaluator& evaluator, const Value& prefix, const Value& full, const std::string& name);
+
+// The children of a pytree node one level down (a tuple's items, a named
+// tuple's fields, a registered class's flattened children; a dict's values
+// in key order), or nullopt for a leaf or None.
+std::optional<std::vector<Value>> node_children(Evaluator& evaluator, const Value& tree);
 
 // jax.tree and jax.tree_util.
 void install_tree_module(Evaluator& evaluator);

@@ -28,6 +28,7 @@ namespace interp {
 
 class Runtime;       // runtime.hpp: the simulated mesh
 class ImportSystem;  // imports.hpp: finding and loading user modules
+struct PytreeNodeType;  // library/tree_module.hpp
 
 // A captured variable shared between a frame and its closures.
 struct Cell {
@@ -139,6 +140,8 @@ class Evaluator {
   int recursion_limit = 1000;
   // The devices, meshes and context mesh of this interpreter (runtime.hpp).
   std::shared_ptr<Runtime> runtime;
+  // The classes registered with jax.tree_util as pytree nodes (library/tree_module.hpp).
+  std::vector<std::shared_ptr<const PytreeNodeType>> pytree_node_types;
   // Check mode: errors that abstract operations reported and continued past
   // (trace.hpp), in order. An error inside a `try` body (try_depth > 0) is
   // raised instead, since the script may catch it. statement_span is the

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "interp/library/host_modules.hpp"
 #include "interp/library/tree_module.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/transforms/control_flow.hpp"
@@ -30,6 +31,7 @@ struct TracedCall {
   std::shared_ptr<const Jaxpr> program;
   Executable executable;  // compiled once, run on every cached call
   Value output_tree;  // the traced result, its array leaves standing for program outputs in order
+  std::vector<Value> static_values;  // the static arguments it was traced with (the key holds their hashes)
 };
 
 bool is_tree_node(const Value& value) {
@@ -78,6 +80,7 @@ Value apply_shardings(Evaluator& evaluator, const Value& tree, const Value& shar
                                    std::to_string(items.size()) + " values");
     std::vector<Value> out;
     for (std::size_t i = 0; i < items.size(); ++i) out.push_back(put(items[i], per_item[i]));
+    if (is_named_tuple(tree)) return remake_named_tuple(tree, std::move(out));
     return tree.as<ListObject>() ? make_list(std::move(out)) : make_tuple(std::move(out));
   }
   return put(tree, shardings);
@@ -138,9 +141,20 @@ const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
   CallArgs dynamic = args;
   std::string key;
   std::vector<ArrayRef> leaves;
+  std::vector<Value> static_values;
   auto prepare = [&](Value& value, std::size_t position, const std::string* keyword) {
     if (is_static(view, position, keyword)) {
-      key += "s" + evaluator.repr(value) + ";";
+      // Static arguments are keyed as JAX keys them: by hash, then equality (below).
+      std::size_t hash = 0;
+      try {
+        hash = hash_value(value);
+      } catch (PyError& error) {
+        raise(exc::ValueError(), "Non-hashable static arguments are not allowed. An error occurred while trying to hash an "
+                                 "object of type " + evaluator.repr(Value(type_of(value))) + ", " + evaluator.repr(value) +
+                                 ". The error was:\n" + error.exception->type()->name() + ": " + error.exception->str(evaluator));
+      }
+      key += "s" + type_name(value) + "#" + std::to_string(hash) + ";";
+      static_values.push_back(value);
       return;
     }
     TreeDef def;
@@ -180,7 +194,13 @@ const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
   if (runtime_of(evaluator).threefry_mode == devices::ThreefryMode::stable) key += "threefry=stable;";
 
   auto found = cache.find(key);
-  if (found != cache.end()) return &found->second;
+  if (found != cache.end()) {
+    bool same = found->second.static_values.size() == static_values.size();
+    for (std::size_t i = 0; same && i < static_values.size(); ++i)
+      same = static_values[i].is_same(found->second.static_values[i]) || values_equal(static_values[i], found->second.static_values[i]);
+    if (same) return &found->second;
+    cache.erase(found);  // equal hashes of unequal static arguments: trace again
+  }
   if (cached_only) return nullptr;
 
   // Trace: the body runs once with abstract stand-ins for the arguments.
@@ -204,7 +224,7 @@ const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
   TreeDef result_def;
   for (const auto& leaf : tree_flatten(evaluator, result, result_def))
     jit_trace.program->outputs.push_back(jit_trace.variable_of(std::static_pointer_cast<ArrayObject>(leaf.object())));
-  return &cache.emplace(key, TracedCall{jit_trace.program, compile(jit_trace.program), result}).first->second;
+  return &cache.emplace(key, TracedCall{jit_trace.program, compile(jit_trace.program), result, static_values}).first->second;
 }
 
 Value JitFunctionObject::call(Evaluator& evaluator, CallArgs& args) {
