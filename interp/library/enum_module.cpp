@@ -73,6 +73,7 @@ class EnumBehaviour : public ClassBehaviour {
         continue;
       }
       auto member = std::make_shared<InstanceObject>(cls_ref, evaluator);
+      evaluator.remember_attribute_owner(member);
       set_attribute_in(member->attributes, "_value_", value);
       set_attribute_in(member->attributes, "_name_", make_str(name));
       Value member_value_ = Value(member);

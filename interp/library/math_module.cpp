@@ -115,7 +115,7 @@ void install_math_functions(ModuleObject& module) {
   });
   for (auto [name, function] : {std::pair<const char*, Unary>{"log2", [](double x) { return std::log2(x); }},
                                 {"log10", [](double x) { return std::log10(x); }}})
-    module.add_function(std::string(name) + "(x, /)", [function](Evaluator& ev, Arguments& a) {
+    module.add_function(std::string(name) + "(x, /)", [function = function](Evaluator& ev, Arguments& a) {
       double x = real(ev, a[0]);
       if (x <= 0) domain_error();
       return Value::floating(function(x));

@@ -368,7 +368,7 @@ void install_nn_module(Evaluator& evaluator) {
       {"identity", [](const Calls& c, const Value& x) { return c.array(x); }},
   };
   for (const auto& [name, f] : unary)
-    nn->add_function(std::string(name) + "(x)", [f](Evaluator& ev, Arguments& a) { return f(Calls{ev}, Value(to_array(ev, a[0]))); });
+    nn->add_function(std::string(name) + "(x)", [f = f](Evaluator& ev, Arguments& a) { return f(Calls{ev}, Value(to_array(ev, a[0]))); });
   nn->add("tanh", *evaluator.module("jax.numpy")->get_attribute(evaluator, "tanh"));
   nn->add_function("gelu(x, approximate=True)", [](Evaluator& ev, Arguments& a) {
     Calls c{ev};

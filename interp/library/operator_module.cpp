@@ -62,18 +62,18 @@ void install_operator_functions(ModuleObject& module) {
       {"lshift", Bin::lshift}, {"rshift", Bin::rshift},   {"and_", Bin::bitand_},   {"or_", Bin::bitor_},
       {"xor", Bin::bitxor},    {"concat", Bin::add}};
   for (auto [name, op] : binary) {
-    module.add_function(std::string(name) + "(a, b, /)", [op](Evaluator& ev, Arguments& a) { return ev.binary(op, a[0], a[1]); });
+    module.add_function(std::string(name) + "(a, b, /)", [op = op](Evaluator& ev, Arguments& a) { return ev.binary(op, a[0], a[1]); });
     std::string base = name;  // iand for and_
     if (base.back() == '_') base.pop_back();
-    module.add_function("i" + base + "(a, b, /)", [op](Evaluator& ev, Arguments& a) { return ev.inplace(op, a[0], a[1]); });
+    module.add_function("i" + base + "(a, b, /)", [op = op](Evaluator& ev, Arguments& a) { return ev.inplace(op, a[0], a[1]); });
   }
   const std::pair<const char*, Cmp> comparisons[] = {{"eq", Cmp::eq}, {"ne", Cmp::not_eq_}, {"lt", Cmp::lt},
                                                      {"le", Cmp::lt_e}, {"gt", Cmp::gt}, {"ge", Cmp::gt_e}};
   for (auto [name, op] : comparisons)
-    module.add_function(std::string(name) + "(a, b, /)", [op](Evaluator& ev, Arguments& a) { return ev.compare(op, a[0], a[1]); });
+    module.add_function(std::string(name) + "(a, b, /)", [op = op](Evaluator& ev, Arguments& a) { return ev.compare(op, a[0], a[1]); });
   const std::pair<const char*, Un> unary[] = {{"neg", Un::usub}, {"pos", Un::uadd}, {"invert", Un::invert}, {"inv", Un::invert}};
   for (auto [name, op] : unary)
-    module.add_function(std::string(name) + "(a, /)", [op](Evaluator& ev, Arguments& a) { return ev.unary(op, a[0]); });
+    module.add_function(std::string(name) + "(a, /)", [op = op](Evaluator& ev, Arguments& a) { return ev.unary(op, a[0]); });
   module.add_function("not_(a, /)", [](Evaluator& ev, Arguments& a) { return Value::boolean(!ev.truthy(a[0])); });
   module.add_function("truth(a, /)", [](Evaluator& ev, Arguments& a) { return Value::boolean(ev.truthy(a[0])); });
   module.add_function("is_(a, b, /)", [](Evaluator&, Arguments& a) { return Value::boolean(a[0].is_same(a[1])); });

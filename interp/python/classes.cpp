@@ -26,6 +26,16 @@ void set_attribute_in(AttributeList& list, const std::string& name, Value value)
   else list.emplace_back(name, std::move(value));
 }
 
+void clear_attributes(Object& owner) {
+  AttributeList* attributes = nullptr;
+  if (auto* instance = dynamic_cast<InstanceObject*>(&owner)) attributes = &instance->attributes;
+  else if (auto* cls = dynamic_cast<ClassObject*>(&owner)) attributes = &cls->namespace_entries();
+  else if (auto* exception = dynamic_cast<ExceptionObject*>(&owner)) attributes = &exception->attributes;
+  if (!attributes) return;
+  // Moved out first: freeing one value may reach back into this list.
+  AttributeList freed = std::exchange(*attributes, {});
+}
+
 namespace {
 
 const ClassObject* as_class(const TypeObject* type) { return dynamic_cast<const ClassObject*>(type); }
@@ -364,6 +374,7 @@ Value ClassObject::call(Evaluator& evaluator, CallArgs& args) {
   } else {
     instance = Value(std::make_shared<InstanceObject>(cls, evaluator));
   }
+  evaluator.remember_attribute_owner(instance.object());
   if (const Value* init = find_class_member(*this, "__init__")) {
     Value result = evaluator.call(bind_member(evaluator, *init, instance, cls), args);
     if (!result.is_none())
@@ -613,6 +624,7 @@ Evaluator::Flow Evaluator::exec_class_def(const ast::ClassDef& node, const ast::
 
   auto cls = std::make_shared<ClassObject>(node.name.name, scope.qualname, std::move(bases), std::move(ancestors),
                                            std::move(namespace_entries));
+  remember_attribute_owner(cls);
   // Methods remember their class, for super() without arguments.
   for (auto& [name, value] : cls->namespace_entries()) {
     Value function = value;

@@ -7,6 +7,7 @@
 
 #include "interp/python/annotations.hpp"
 #include "interp/python/builtins.hpp"
+#include "interp/python/classes.hpp"
 #include "interp/python/format.hpp"
 #include "interp/python/generators.hpp"
 #include "interp/python/imports.hpp"
@@ -75,33 +76,24 @@ Evaluator::Evaluator() {
 }
 
 Evaluator::~Evaluator() {
-  for (const auto& weak : cells_made_)
-    if (CellRef cell = weak.lock()) cell->value.reset();
+  cells_made_.for_each_alive([](Cell& cell) { cell.value.reset(); });
   // Functions refer to their module's namespace: empty the namespaces so
   // that the cycles free.
   imports.reset();
-  for (const auto& weak : namespaces_made_)
-    if (auto names = weak.lock()) names->clear();
+  namespaces_made_.for_each_alive([](Namespace& names) { names.clear(); });
+  attribute_owners_.for_each_alive([](Object& owner) { clear_attributes(owner); });
   globals.clear();
 }
 
 std::shared_ptr<ModuleObject> Evaluator::new_user_module(const std::string& name) {
-  if (namespaces_made_.size() >= 64 && namespaces_made_.size() % 64 == 0)
-    std::erase_if(namespaces_made_, [](const std::weak_ptr<Namespace>& weak) { return weak.expired(); });
   auto created = std::make_shared<ModuleObject>(name);
-  namespaces_made_.push_back(created->shared_globals());
+  namespaces_made_.add(created->shared_globals());
   return created;
 }
 
 CellRef Evaluator::new_cell() {
-  // Forget the cells already freed whenever the list doubles, so a long
-  // session's list stays proportional to the cells alive.
-  if (cells_made_.size() >= cells_prune_at_) {
-    std::erase_if(cells_made_, [](const std::weak_ptr<Cell>& weak) { return weak.expired(); });
-    cells_prune_at_ = std::max<std::size_t>(64, 2 * cells_made_.size());
-  }
   auto cell = std::make_shared<Cell>();
-  cells_made_.push_back(cell);
+  cells_made_.add(cell);
   return cell;
 }
 

@@ -7,6 +7,7 @@
 // the public members below.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -31,6 +32,31 @@ class ImportSystem;  // imports.hpp: finding and loading user modules
 struct PytreeNodeType;  // library/tree_module.hpp
 
 // A captured variable shared between a frame and its closures.
+// Weak references to the objects an evaluator made that may sit in
+// reference cycles, for its destructor to empty. Forgets the freed ones
+// whenever the list doubles, so a long session's list stays proportional to
+// the objects alive.
+template <class T>
+class CycleCandidates {
+ public:
+  void add(const std::shared_ptr<T>& item) {
+    if (items_.size() >= prune_at_) {
+      std::erase_if(items_, [](const std::weak_ptr<T>& weak) { return weak.expired(); });
+      prune_at_ = std::max<std::size_t>(64, 2 * items_.size());
+    }
+    items_.push_back(item);
+  }
+  template <class Visit>
+  void for_each_alive(Visit&& visit) const {
+    for (const auto& weak : items_)
+      if (auto item = weak.lock()) visit(*item);
+  }
+
+ private:
+  std::vector<std::weak_ptr<T>> items_;
+  std::size_t prune_at_ = 64;
+};
+
 struct Cell {
   std::optional<Value> value;
 };
@@ -246,6 +272,11 @@ class Evaluator {
   // its destructor can empty them: a closure that refers to itself (a nested
   // recursive function) is a reference cycle that shared_ptr alone never frees.
   CellRef new_cell();
+  // Remembers a user class or an instance of one (or of a user exception)
+  // so that the destructor empties its attributes: objects that refer to
+  // each other (self.parent = self, an Enum's members and their class) are
+  // cycles too.
+  void remember_attribute_owner(const ObjectRef& owner) { attribute_owners_.add(owner); }
   void guard_stack() {
     if (stack_limit_.exhausted()) raise_recursion();
   }
@@ -314,11 +345,11 @@ class Evaluator {
   [[noreturn]] void raise_recursion();
 
   StackLimit stack_limit_;
-  std::vector<std::weak_ptr<Cell>> cells_made_;  // see new_cell()
+  CycleCandidates<Cell> cells_made_;  // see new_cell()
   // The namespaces of user modules: a module's functions refer back to it,
   // so the destructor empties each to free them.
-  std::vector<std::weak_ptr<Namespace>> namespaces_made_;
-  std::size_t cells_prune_at_ = 64;
+  CycleCandidates<Namespace> namespaces_made_;
+  CycleCandidates<Object> attribute_owners_;  // see remember_attribute_owner()
   int depth_ = 0;
   Frame* current_frame_ = nullptr;
   std::shared_ptr<const Program> current_program_;
