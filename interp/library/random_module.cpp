@@ -17,12 +17,6 @@ using typecheck::DType;
 
 namespace {
 
-template <class T>
-T value_or_raise(devices::Expected<T> result) {
-  if (!result) raise_devices_error(result.error());
-  return std::move(*result);
-}
-
 void status_or_raise(const devices::Status& status) {
   if (!status) raise_devices_error(status.error());
 }

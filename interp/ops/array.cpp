@@ -25,14 +25,6 @@ using typecheck::DType;
   raise(exc::ValueError(), error.message);
 }
 
-namespace {
-template <class T>
-T value_or_raise(devices::Expected<T> result) {
-  if (!result) raise_devices_error(result.error());
-  return std::move(*result);
-}
-}  // namespace
-
 Layout default_layout(Evaluator& evaluator, std::size_t ndim) {
   Layout layout{runtime_of(evaluator).single_device_mesh(0), {}};
   layout.dims.resize(ndim);

@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "devices/buffer.hpp"
@@ -139,6 +140,12 @@ std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
 
 // Raises a devices error in the script (MemoryError, ValueError, ...).
 [[noreturn]] void raise_devices_error(const devices::Error& error);
+// A devices result's value, or its error raised in the script.
+template <class T>
+T value_or_raise(devices::Expected<T> result) {
+  if (!result) raise_devices_error(result.error());
+  return std::move(*result);
+}
 
 // The layout an array of `shape` gets by default (device 0, replicated).
 Layout default_layout(Evaluator& evaluator, std::size_t ndim);

@@ -15,12 +15,6 @@ namespace interp {
 
 namespace {
 
-template <class T>
-T value_or_raise(devices::Expected<T> result) {
-  if (!result) raise_devices_error(result.error());
-  return std::move(*result);
-}
-
 // "x,y" -> {"x", "y"}.
 typecheck::AxisList split_names(const std::string& joined) {
   typecheck::AxisList names;

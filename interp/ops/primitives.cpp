@@ -34,12 +34,6 @@ using R = ElementwiseResult;
 
 namespace {
 
-template <class T>
-T value_or_raise(devices::Expected<T> result) {
-  if (!result) raise_devices_error(result.error());
-  return std::move(*result);
-}
-
 std::string device_ids_text(const DeviceMesh& mesh) {
   std::string out = "[";
   auto ids = mesh.device_ids();
@@ -119,7 +113,6 @@ typecheck::ElementType promoted(const std::vector<ArrayRef>& operands) {
   return typecheck::result_type(elements);
 }
 
-
 std::int64_t elements(const typecheck::ArrayType& type) {
   std::int64_t n = 1;
   for (auto s : type.shape) n *= s;
@@ -129,7 +122,6 @@ std::int64_t elements(const typecheck::ArrayType& type) {
 double bytes_of(const typecheck::ArrayType& type) {
   return static_cast<double>(elements(type)) * static_cast<double>(typecheck::byte_size(type.dtype));
 }
-
 
 // The elementwise operations the vector unit evaluates as a transcendental.
 constexpr bool is_transcendental(const Primitive& primitive) {
