@@ -7,6 +7,7 @@
 #include <set>
 
 #include "interp/python/builtins.hpp"
+#include "interp/transforms/check_mode.hpp"
 #include "interp/transforms/costing.hpp"
 #include "interp/ops/primitives.hpp"
 #include "interp/ops/vjp_support.hpp"
@@ -35,6 +36,7 @@ struct GradOptions {
 // Differentiates `function` at `args` (grad.hpp).
 Value differentiate(Evaluator& evaluator, const Value& function, CallArgs args, const GradOptions& options) {
   auto lin = trace_at(evaluator, function, std::move(args), options.argnums, true);
+  if (is_unknown(lin->returned)) return lin->returned;  // check mode could not follow the function
   auto [out, aux] = split_aux(lin->returned, options.has_aux);
   if (!out.as<ArrayObject>() && !out.is_number())
     raise(exc::TypeError(), "Gradient only defined for scalar-output functions. Output was " + evaluator.repr(out) + ".");

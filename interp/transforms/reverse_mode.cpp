@@ -4,6 +4,7 @@
 #include "interp/ops/vjp_support.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/transforms/costing.hpp"
+#include "interp/transforms/custom_derivatives.hpp"
 
 namespace interp {
 
@@ -27,6 +28,7 @@ std::shared_ptr<Linearization> trace_at(Evaluator& evaluator, const Value& funct
   auto lin = std::make_shared<Linearization>();
   lin->concrete = evaluator.mode == Evaluator::Mode::run && !tracing_jit(evaluator);
   lin->trace = std::make_shared<JitTrace>(lin->concrete);
+  lin->trace->differentiating = true;
   for (auto argnum : argnums) {
     auto position = static_cast<std::size_t>(argnum < 0 ? argnum + static_cast<std::int64_t>(args.positional.size()) : argnum);
     if (position >= args.positional.size())
@@ -59,10 +61,14 @@ std::shared_ptr<Linearization> trace_at(Evaluator& evaluator, const Value& funct
 void replay_forward(Evaluator& evaluator, Linearization& lin) {
   const Jaxpr& program = *lin.trace->program;
   const bool eager = lin.concrete && dynamic_cast<EagerTrace*>(&current_trace(evaluator));
+  auto* target = dynamic_cast<JitTrace*>(&current_trace(evaluator));
+  // Where each equation lands in the trace replayed into (custom regions move with them).
+  std::vector<std::size_t> landed;
   for (std::size_t i = 0; i < program.inputs.size(); ++i) lin.values[program.inputs[i]] = lin.primals[i];
   for (const auto& [variable, constant] : program.constants) lin.values[variable] = constant;
   lin.active.insert(program.inputs.begin(), program.inputs.end());
   for (const auto& e : program.equations) {
+    if (target) landed.push_back(target->program->equations.size());
     std::vector<ArrayRef> operands;
     bool depends = false;
     for (int input : e.inputs) {
@@ -77,30 +83,66 @@ void replay_forward(Evaluator& evaluator, Linearization& lin) {
     }
     if (depends) lin.active.insert(e.output);
   }
+  if (target && target->differentiating) {
+    landed.push_back(target->program->equations.size());
+    carry_regions(lin, *target, landed);
+  }
 }
 
 // Backward: the primals' cotangents from the outputs' (`cotangents`, by
 // variable), in reverse; each in its primal's dtype, shape and layout,
 // as the argument trees (one per differentiated argument).
+namespace {
+
+// `value` moved to `like`'s layout when `like` is committed. The layout, not
+// the type: on an Auto mesh the types show no sharding.
+ArrayRef placed_like(Evaluator& evaluator, const ArrayRef& value, const ArrayRef& like) {
+  if (!like->committed || value->layout == like->layout) return value;
+  Params params;
+  params.set("layout", like->layout);
+  return apply(evaluator, "device_put", {value}, std::move(params));
+}
+
+}  // namespace
+
+ArrayRef zeros_placed_like(Evaluator& evaluator, const ArrayRef& like) {
+  return placed_like(evaluator, zeros_like(evaluator, like->aval), like);
+}
+
+void transpose_equation(Evaluator& evaluator, const Linearization& lin, const Equation& e,
+                        const std::function<bool(int)>& needs_ct, std::map<int, ArrayRef>& cotangents) {
+  auto found_ct = cotangents.find(e.output);
+  if (found_ct == cotangents.end()) return;
+  std::vector<ArrayRef> operands;
+  std::vector<bool> needs;
+  for (int input : e.inputs) {
+    operands.push_back(lin.values.at(input));
+    needs.push_back(needs_ct(input));
+  }
+  std::vector<ArrayRef> operand_cts =
+      e.primitive->vjp({evaluator, operands, e.params, lin.values.at(e.output), found_ct->second, needs, *e.primitive});
+  for (std::size_t i = 0; i < e.inputs.size() && i < operand_cts.size(); ++i) {
+    if (!needs[i] || !operand_cts[i]) continue;
+    ArrayRef ct = vjp::match_vma(evaluator, operands[i], operand_cts[i]);
+    auto& slot = cotangents[e.inputs[i]];
+    slot = slot ? add(evaluator, slot, ct) : ct;
+  }
+}
+
 std::vector<Value> backward(Evaluator& evaluator, const Linearization& lin, std::map<int, ArrayRef> cotangents) {
   const Jaxpr& program = *lin.trace->program;
-  for (auto e = program.equations.rbegin(); e != program.equations.rend(); ++e) {
-    auto found_ct = cotangents.find(e->output);
-    if (found_ct == cotangents.end()) continue;
-    std::vector<ArrayRef> operands;
-    std::vector<bool> needs;
-    for (int input : e->inputs) {
-      operands.push_back(lin.values.at(input));
-      needs.push_back(lin.active.count(input) > 0);
+  // The regions this trace's custom rules differentiate, by their last equation.
+  std::map<std::size_t, const CustomRegion*> region_ends;
+  for (const auto& region : lin.trace->regions)
+    if (region.level == 0 && region.end > region.begin) region_ends[region.end - 1] = &region;
+  auto active = [&](int variable) { return lin.active.count(variable) > 0; };
+  for (std::size_t i = program.equations.size(); i-- > 0;) {
+    if (auto found = region_ends.find(i); found != region_ends.end()) {
+      transpose_region(evaluator, lin, *found->second, cotangents);
+      i = found->second->begin;
+      continue;
     }
-    std::vector<ArrayRef> operand_cts =
-        e->primitive->vjp({evaluator, operands, e->params, lin.values.at(e->output), found_ct->second, needs, *e->primitive});
-    for (std::size_t i = 0; i < e->inputs.size() && i < operand_cts.size(); ++i) {
-      if (!needs[i] || !operand_cts[i]) continue;
-      ArrayRef ct = vjp::match_vma(evaluator, operands[i], operand_cts[i]);
-      auto& slot = cotangents[e->inputs[i]];
-      slot = slot ? add(evaluator, slot, ct) : ct;
-    }
+    transpose_equation(evaluator, lin, program.equations[i], active, cotangents);
   }
   std::vector<Value> gradients;
   for (std::size_t i = 0; i < lin.primals.size(); ++i) {
@@ -110,13 +152,7 @@ std::vector<Value> backward(Evaluator& evaluator, const Linearization& lin, std:
     const bool flows = found != cotangents.end() && typecheck::is_floating(primal->aval.dtype);
     ArrayRef g = flows ? found->second : zeros_like(evaluator, primal->aval);
     g = convert(evaluator, reshape(evaluator, g, primal->aval.shape), primal->aval.dtype);
-    // The layout, not the type: on an Auto mesh the types show no sharding.
-    if (primal->committed && !(g->layout == primal->layout)) {
-      Params params;
-      params.set("layout", primal->layout);
-      g = apply(evaluator, "device_put", {g}, std::move(params));
-    }
-    gradients.push_back(Value(g));
+    gradients.push_back(Value(placed_like(evaluator, g, primal)));
   }
   std::vector<Value> trees;
   for (std::size_t k = 0; k < lin.defs.size(); ++k) {

@@ -5,6 +5,7 @@
 // the outputs' cotangents calling each primitive's VJP rule (backward).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -44,6 +45,16 @@ void replay_forward(Evaluator& evaluator, Linearization& lin);
 // variable), in reverse; each in its primal's dtype, shape and layout,
 // as the argument trees (one per differentiated argument).
 std::vector<Value> backward(Evaluator& evaluator, const Linearization& lin, std::map<int, ArrayRef> cotangents);
+
+// One equation's step of the backward walk: its operands' cotangents from
+// its output's (none: nothing to do), added into `cotangents`, for the
+// operands `needs_ct` names.
+void transpose_equation(Evaluator& evaluator, const Linearization& lin, const Equation& equation,
+                        const std::function<bool(int)>& needs_ct, std::map<int, ArrayRef>& cotangents);
+
+// Zeros of `like`'s type, placed as `like` is (a tangent's or a
+// cotangent's starting value).
+ArrayRef zeros_placed_like(Evaluator& evaluator, const ArrayRef& like);
 
 // (output, aux) of a has_aux function's result.
 std::pair<Value, Value> split_aux(const Value& returned, bool has_aux);
