@@ -160,6 +160,12 @@ MODULES = [
         "directory), then `shardlang run -I DIR`, then `SHARDLANG_PATH`; a script may append to it. "
         "`sys.modules` maps each imported module's name to it (a module runs once).",
     ]),
+    ("json", "import json", ["CPython's output byte for byte (`indent`, `sort_keys`, `separators`, "
+                             "`ensure_ascii`, `default`) and its `JSONDecodeError` messages."]),
+    ("os", "import os", ["Paths and directories only (no environment, no processes); every call that "
+                         "touches a file raises `PermissionError` when the host turned file access off."]),
+    ("os.path", "import os.path", ["posixpath's string rules."]),
+    ("pathlib", "from pathlib import Path", ["`Path` is a `PosixPath`; text files only (UTF-8)."]),
     ("textwrap", "import textwrap", []),
     ("termcolor", "from termcolor import colored", []),
     ("builtins", "(always there)", [

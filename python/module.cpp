@@ -172,11 +172,43 @@ struct Held {
   py::object object;
 };
 
+// Options::module_loader from a Python callable: name -> None (not served
+// here), the source as a str, or a tuple (source, file[, package]). What it
+// raises is reported as unraisable and the search goes on.
+shardlang::ModuleLoader python_module_loader(py::object loader) {
+  auto held = std::make_shared<Held>(std::move(loader));
+  return [held](std::string_view name) -> std::optional<shardlang::ModuleSource> {
+    py::gil_scoped_acquire acquire;
+    try {
+      py::object served = held->object(py::str(name.data(), name.size()));
+      if (served.is_none()) return std::nullopt;
+      shardlang::ModuleSource module;
+      if (py::isinstance<py::str>(served)) {
+        module.source = served.cast<std::string>();
+        return module;
+      }
+      auto parts = served.cast<py::tuple>();
+      if (parts.size() < 2 || parts.size() > 3)
+        throw py::value_error("module_loader returns None, a str or a tuple (source, file[, package])");
+      module.source = parts[0].cast<std::string>();
+      module.file = parts[1].cast<std::string>();
+      module.package = parts.size() == 3 && parts[2].cast<bool>();
+      return module;
+    } catch (py::error_already_set& error) {
+      error.discard_as_unraisable("shardlang module_loader");
+    } catch (const py::builtin_exception& error) {  // a wrong answer's cast or value error
+      error.set_error();
+      py::error_already_set().discard_as_unraisable("shardlang module_loader");
+    }
+    return std::nullopt;
+  };
+}
+
 class PyInterpreter {
  public:
   PyInterpreter(const std::string& platform, int devices, const std::string& chip, py::object output,
                 py::object display, std::vector<std::string> allowed_directories, std::vector<std::string> argv,
-                bool profile)
+                bool profile, std::vector<std::string> module_path, py::object module_loader, bool file_access)
   {
     shardlang::Options options;
     options.platform = platform;
@@ -185,6 +217,9 @@ class PyInterpreter {
     options.allowed_directories = std::move(allowed_directories);
     options.script_arguments = std::move(argv);
     options.profile = profile;
+    options.module_path = std::move(module_path);
+    options.file_access = file_access;
+    if (!module_loader.is_none()) options.module_loader = python_module_loader(std::move(module_loader));
     auto write = std::make_shared<Held>(output.is_none() ? py::module_::import("sys").attr("stdout").attr("write")
                                                          : std::move(output));
     options.output = [write](std::string_view text) {
@@ -431,14 +466,17 @@ PYBIND11_MODULE(_shardlang, module) {
 
   py::class_<PyInterpreter>(module, "Interpreter")
       .def(py::init<const std::string&, int, const std::string&, py::object, py::object, std::vector<std::string>,
-                    std::vector<std::string>, bool>(),
+                    std::vector<std::string>, bool, std::vector<std::string>, py::object, bool>(),
            py::kw_only(), py::arg("platform") = "tpu", py::arg("devices") = 8, py::arg("chip") = "v5e",
            py::arg("output") = py::none(), py::arg("display") = py::none(),
            py::arg("allowed_directories") = std::vector<std::string>{}, py::arg("argv") = std::vector<std::string>{},
-           py::arg("profile") = false,
+           py::arg("profile") = false, py::arg("module_path") = std::vector<std::string>{},
+           py::arg("module_loader") = py::none(), py::arg("file_access") = true,
            "An interpreter with its own simulated devices. `output(text)` receives what print writes (default: "
            "sys.stdout); `display(kind, text, html)` receives echoed values (kind 'value') and pictures (kind "
-           "'picture', with an HTML form) when set.")
+           "'picture', with an HTML form) when set. Imports search the script's directory, then `module_path`; "
+           "`module_loader(name)` may serve a module first (None, its source, or (source, file[, package])). "
+           "`file_access=False` keeps scripts off the file system (imports, open, pathlib, os, np.load).")
       .def("run", &PyInterpreter::run, py::arg("source"), py::arg("name") = "<string>", py::arg("interactive") = false,
            "Runs source in the interpreter's global namespace; raises shardlang.Error. `interactive` echoes the "
            "value of each top-level expression, as the REPL does.")

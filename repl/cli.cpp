@@ -243,6 +243,7 @@ shardlang::Options options_for(const CommandLine& line) {
     options.host_memory_bytes = static_cast<std::int64_t>(
         std::min<std::uint64_t>(*line.host_memory_bytes, std::numeric_limits<std::int64_t>::max()));
   // Imports: the script's directory, then -I DIR, then SHARDLANG_PATH (':'-separated).
+  options.file_access = true;  // scripts run from the command line read files (cli.md)
   options.module_path = line.include_directories;
   if (const char* path = std::getenv("SHARDLANG_PATH")) {
     std::string entries = path;

@@ -322,8 +322,12 @@ struct Options {
   std::vector<std::string> module_path;
   ModuleLoader module_loader;
   // false: scripts cannot touch files (for untrusted scripts). Imports find
-  // only the built-in modules and module_loader's; np.load/np.save refuse.
-  bool file_access = true;
+  // only the built-in modules and module_loader's; open(), pathlib's and
+  // os's file operations, json.load/dump on such files and np.load/np.save
+  // raise PermissionError.
+  // Off by default, as allowed_directories is empty by default: the command
+  // line turns it on.
+  bool file_access = false;
 };
 
 // ------------------------------------------------------------ editor support

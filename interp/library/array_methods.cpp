@@ -14,6 +14,7 @@
 #include "interp/library/multihost.hpp"
 #include "interp/library/numpy_module.hpp"
 #include "interp/ops/primitives.hpp"
+#include "interp/ops/vjp_support.hpp"
 #include "interp/transforms/trace.hpp"
 #include "typecheck/rule_support.hpp"
 #include "typecheck/shape_rules.hpp"
@@ -107,6 +108,28 @@ void flatten(Evaluator& evaluator, const Value& value, std::size_t depth, typech
   out.push_back(value.as_float());
 }
 
+bool holds_traced_array(Evaluator& evaluator, const Value& value) {
+  if (auto* a = value.as<ArrayObject>()) return a->abstract();
+  if (!value.as<ListObject>() && !value.as<TupleObject>()) return false;
+  for (const auto& item : evaluator.to_vector(value))
+    if (holds_traced_array(evaluator, item)) return true;
+  return false;
+}
+
+// A nested sequence holding traced arrays, stacked by primitives so that
+// the traces see it (jnp.array([x[0], 2 * x[1]]) under jit and grad).
+ArrayRef stack_items(Evaluator& evaluator, const Value& value, DType dtype) {
+  if (!value.as<ListObject>() && !value.as<TupleObject>()) return vjp::convert(evaluator, to_array(evaluator, value), dtype);
+  std::vector<ArrayRef> parts;
+  for (const auto& item : evaluator.to_vector(value)) {
+    ArrayRef part = stack_items(evaluator, item, dtype);
+    typecheck::Shape shape{1};
+    shape.insert(shape.end(), part->aval.shape.begin(), part->aval.shape.end());
+    parts.push_back(vjp::reshape(evaluator, part, shape));
+  }
+  return parts.size() == 1 ? parts[0] : vjp::concatenate(evaluator, parts, 0);
+}
+
 }  // namespace
 
 ArrayRef to_array(Evaluator& evaluator, const Value& value, std::optional<DType> dtype) {
@@ -124,6 +147,7 @@ ArrayRef to_array(Evaluator& evaluator, const Value& value, std::optional<DType>
   aval.weak_type = scalar && !dtype && !value.is_bool();
   aval.shape = shape;
   aval.sharding = typecheck::Sharding::replicated(nullptr, shape.size());
+  if (!scalar && holds_traced_array(evaluator, value)) return stack_items(evaluator, value, aval.dtype);
   if (evaluator.mode == Evaluator::Mode::check && values.size() != static_cast<std::size_t>(devices::element_count(shape)))
     return make_abstract_array(aval, default_layout(evaluator, shape.size()), false);
   return host_array(evaluator, aval, [&]() {
@@ -295,7 +319,13 @@ std::optional<std::int64_t> ArrayObject::length(Evaluator&) const {
 bool ArrayObject::truthy(Evaluator& evaluator) const {
   if (devices::element_count(aval.shape) != 1)
     raise(exc::ValueError(), "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
-  if (abstract()) return false;
+  if (abstract()) {
+    // A value eager differentiation's trace computed decides, as in JAX's eager grad.
+    for (Trace* trace : runtime_of(evaluator).trace_stack)
+      if (auto* jit = dynamic_cast<JitTrace*>(trace))
+        if (ArrayRef known = jit->concrete_value(*this)) return element_values(evaluator, *known)[0] != 0;
+    return false;
+  }
   return element_values(evaluator, *this)[0] != 0;
 }
 

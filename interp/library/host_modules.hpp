@@ -18,6 +18,16 @@ void install_operator(Evaluator& evaluator, ModuleObject& module);    // operato
 void install_string(Evaluator& evaluator, ModuleObject& module);      // operator_module.cpp
 void install_functools_wrappers(ModuleObject& module);                // functools_module.cpp: wraps, lru_cache, ...
 
+// Files (files_module.cpp): os and os.path, pathlib, the builtin open(); json
+// (json_module.cpp). Every file operation asks ImportSystem::require_file_access.
+void install_os(Evaluator& evaluator, ModuleObject& module);
+void install_pathlib(Evaluator& evaluator, ModuleObject& module);
+void install_open(Evaluator& evaluator);
+void install_json(Evaluator& evaluator, ModuleObject& module);
+// os.fspath: a path's text (str, pathlib.Path, or an object with __fspath__).
+std::string fspath(Evaluator& evaluator, const Value& value);
+Value open_text_file(Evaluator& evaluator, const Value& file, const std::string& mode, const Value& encoding);
+
 // Named tuples (named_tuples.cpp): collections.namedtuple, typing.NamedTuple,
 // and an instance of a fresh named tuple class (functools' CacheInfo).
 void install_named_tuple_function(Evaluator& evaluator, ModuleObject& module);

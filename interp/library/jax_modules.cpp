@@ -11,6 +11,8 @@
 #include "interp/python/builtins.hpp"
 #include "interp/transforms/check_mode.hpp"
 #include "interp/ops/debug_ops.hpp"
+#include "interp/transforms/custom_derivatives.hpp"
+#include "interp/transforms/forward_mode.hpp"
 #include "interp/transforms/grad.hpp"
 #include "interp/ops/indexing_ops.hpp"
 #include "interp/transforms/jit.hpp"
@@ -643,6 +645,8 @@ void install_array_members(Evaluator& evaluator) {
   install_random_module(evaluator);
   install_tree_module(evaluator);
   install_grad(evaluator);
+  install_forward_mode(evaluator);
+  install_custom_derivatives(evaluator);
   install_vmap(evaluator);
   install_eval_shape(evaluator);
   install_numpy_members(evaluator, *evaluator.module("jax.numpy"), true);

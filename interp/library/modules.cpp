@@ -254,14 +254,18 @@ void install_modules(Evaluator& evaluator) {
       {"enum", install_enum},
       {"functools", install_functools},
       {"itertools", install_itertools},
+      {"json", install_json},
       {"math", install_math},
+      {"os", install_os},
       {"operator", install_operator},
+      {"pathlib", install_pathlib},
       {"string", install_string},
       {"termcolor", install_termcolor},
       {"textwrap", install_textwrap},
       {"typing", install_typing},
   };
   for (const auto& [name, install] : installers) install(evaluator, *evaluator.module(name));
+  install_open(evaluator);
 }
 
 }  // namespace interp

@@ -698,8 +698,10 @@ ArrayRef device_put_implementation(Evaluator& evaluator, const Primitive&, const
   return out;
 }
 
-// lax.stop_gradient: the operand itself; grad sends no cotangent through it.
-ArrayRef stop_gradient_implementation(Evaluator&, const Primitive&, const std::vector<ArrayRef>& operands, const Params&,
+// The operand itself: lax.stop_gradient (grad sends no cotangent through it),
+// copy (a fresh variable for a custom rule's output) and
+// ad_checkpoint.checkpoint_name's name (a mark that remat policies read).
+ArrayRef identity_implementation(Evaluator&, const Primitive&, const std::vector<ArrayRef>& operands, const Params&,
                                       bool execute) {
   const ArrayRef& operand = operands[0];
   if (!execute) return make_abstract_array(operand->aval, operand->layout, operand->committed);
@@ -745,6 +747,7 @@ constexpr std::array primitive_table{
     Primitive{"broadcast_in_dim", "broadcast_in_dim", broadcast_in_dim_implementation, movement_cost, vjp::broadcast_in_dim_vjp, batching::broadcast_in_dim, partition::none},
     Primitive{"concatenate", "concatenate", concatenate_implementation, movement_cost, vjp::concatenate_vjp, batching::concatenate, partition::none},
     Primitive{"convert_element_type", "astype", convert_implementation, memory_bound_cost, vjp::convert_vjp, batching::convert, partition::none},
+    Primitive{"copy", "copy", identity_implementation, movement_cost, vjp::identity_vjp, batching::convert, partition::none},
     unary("cos", UnaryOp::cos, R::floating, vjp::cos_vjp),
     Primitive{"cumsum", "cumsum", cumsum_implementation, reduction_cost, vjp::cumsum_vjp, batching::cumsum, partition::none},
     Primitive{"debug_print", "debug.print", debug_print_implementation, movement_cost, vjp::zero_vjp, batching::loop, partition::none},
@@ -772,6 +775,7 @@ constexpr std::array primitive_table{
     binary("maximum", BinaryOp::max, R::promoted, vjp::maximum_vjp),
     binary("minimum", BinaryOp::min, R::promoted, vjp::minimum_vjp),
     binary("multiply", BinaryOp::mul, R::promoted, vjp::multiply_vjp),
+    Primitive{"name", "checkpoint_name", identity_implementation, movement_cost, vjp::identity_vjp, batching::convert, partition::none},
     unary("negative", UnaryOp::neg, R::promoted, vjp::negative_vjp),
     binary("not_equal", BinaryOp::ne, R::boolean, vjp::zero_vjp),
     Primitive{"pmax", "pmax", psum_implementation, collective_cost, vjp::not_differentiable, batching::collective, partition::none, CollectiveKind::all_reduce},
@@ -804,7 +808,7 @@ constexpr std::array primitive_table{
     Primitive{"slice", "slice", static_slice_implementation, slice_cost, vjp::slice_vjp, batching::slice, partition::none},
     unary("sqrt", UnaryOp::sqrt, R::floating, vjp::sqrt_vjp),
     unary("square", UnaryOp::square, R::promoted, vjp::square_vjp),
-    Primitive{"stop_gradient", "stop_gradient", stop_gradient_implementation, movement_cost, vjp::zero_vjp, batching::convert, partition::none},
+    Primitive{"stop_gradient", "stop_gradient", identity_implementation, movement_cost, vjp::zero_vjp, batching::convert, partition::none},
     binary("subtract", BinaryOp::sub, R::promoted, vjp::subtract_vjp),
     unary("tan", UnaryOp::tan, R::floating, vjp::tan_vjp),
     unary("tanh", UnaryOp::tanh, R::floating, vjp::tanh_vjp),

@@ -69,7 +69,9 @@ void define_text_functions(Evaluator& evaluator) {
       if (i) out += sep;
       out += ev.str(items[i]);
     }
-    ev.write(out + end);
+    // file=: an object with a write method (an open file); None: the output.
+    if (a[3].is_none()) ev.write(out + end);
+    else ev.call(ev.get_attribute(a[3], "write"), {make_str(out + end)});
     return Value::none();
   });
   define(evaluator, "repr(obj, /)", [](Evaluator& ev, Arguments& a) { return make_str(ev.repr(a[0])); });

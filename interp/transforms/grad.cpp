@@ -1,11 +1,13 @@
 // jax.grad / jax.value_and_grad (grad.hpp).
 #include "interp/transforms/grad.hpp"
+#include "interp/transforms/reverse_mode.hpp"
 
 #include <algorithm>
 #include <map>
 #include <set>
 
 #include "interp/python/builtins.hpp"
+#include "interp/transforms/check_mode.hpp"
 #include "interp/transforms/costing.hpp"
 #include "interp/ops/primitives.hpp"
 #include "interp/ops/vjp_support.hpp"
@@ -21,11 +23,8 @@ namespace {
 ArrayRef as_array(const Value& value) { return std::static_pointer_cast<ArrayObject>(value.object()); }
 
 using vjp::add;
-using vjp::apply;
 using vjp::convert;
-using vjp::reshape;
 using vjp::scalar;
-using vjp::zeros_like;
 
 struct GradOptions {
   std::vector<std::int64_t> argnums;
@@ -34,147 +33,10 @@ struct GradOptions {
   bool with_value = false;  // value_and_grad
 };
 
-// A function traced at its primals and replayed forward: what the backward
-// pass (grad's, or each call of vjp's function) starts from.
-struct Linearization {
-  std::shared_ptr<JitTrace> trace;
-  bool concrete = false;
-  std::vector<ArrayRef> primals;        // the differentiated leaves, in order
-  std::vector<TreeDef> defs;            // per differentiated argument
-  std::vector<std::size_t> first_leaf;  // per differentiated argument: its first primal
-  Value returned;                       // what the function returned
-  std::map<int, ArrayRef> values;       // forward values by variable
-  std::set<int> active;                 // variables that depend on a primal
-};
-
-// Traces `function` on `args` with the leaves of the arguments at `argnums`
-// as the program's inputs. Run eagerly, the trace also computes values, so
-// a cond takes one branch; under jit or in check mode it only records.
-std::shared_ptr<Linearization> trace_at(Evaluator& evaluator, const Value& function, CallArgs args,
-                                        const std::vector<std::int64_t>& argnums, bool require_float) {
-  auto lin = std::make_shared<Linearization>();
-  lin->concrete = evaluator.mode == Evaluator::Mode::run && !tracing_jit(evaluator);
-  lin->trace = std::make_shared<JitTrace>(lin->concrete);
-  for (auto argnum : argnums) {
-    auto position = static_cast<std::size_t>(argnum < 0 ? argnum + static_cast<std::int64_t>(args.positional.size()) : argnum);
-    if (position >= args.positional.size())
-      raise(exc::TypeError(), "differentiating with respect to argnums=" + std::to_string(argnum) +
-                                  " requires at least " + std::to_string(argnum + 1) +
-                                  " positional arguments to be passed by the caller, but got only " +
-                                  std::to_string(args.positional.size()) + " positional arguments.");
-    lin->defs.emplace_back();
-    lin->first_leaf.push_back(lin->primals.size());
-    std::vector<Value> tracers;
-    for (const auto& leaf : tree_flatten(evaluator, args.positional[position], lin->defs.back())) {
-      ArrayRef array = leaf.as<ArrayObject>() ? as_array(leaf) : to_array(evaluator, leaf);
-      if (require_float && !typecheck::is_floating(array->aval.dtype))
-        raise(exc::TypeError(), "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
-                                "np.inexact), but got " + std::string(typecheck::long_name(array->aval.dtype)) +
-                                    ". If you want to use Boolean- or integer-valued inputs, use vjp or set "
-                                    "allow_int to True.");
-      lin->primals.push_back(array);
-      tracers.push_back(Value(lin->trace->add_input(array)));
-    }
-    args.positional[position] = tree_unflatten(evaluator, lin->defs.back(), tracers);
-  }
-  TraceScope scope(evaluator, *lin->trace);
-  lin->returned = evaluator.call(function, args);
-  return lin;
-}
-
-// Forward: the program replayed through the current trace (eagerly, the
-// values the trace computed are taken, and charged as if run now).
-void replay_forward(Evaluator& evaluator, Linearization& lin) {
-  const Jaxpr& program = *lin.trace->program;
-  const bool eager = lin.concrete && dynamic_cast<EagerTrace*>(&current_trace(evaluator));
-  for (std::size_t i = 0; i < program.inputs.size(); ++i) lin.values[program.inputs[i]] = lin.primals[i];
-  for (const auto& [variable, constant] : program.constants) lin.values[variable] = constant;
-  lin.active.insert(program.inputs.begin(), program.inputs.end());
-  for (const auto& e : program.equations) {
-    std::vector<ArrayRef> operands;
-    bool depends = false;
-    for (int input : e.inputs) {
-      operands.push_back(lin.values.at(input));
-      depends = depends || lin.active.count(input) > 0;
-    }
-    if (ArrayRef known = eager ? lin.trace->concrete_value(e.output) : nullptr) {
-      charge_application(evaluator, *e.primitive, operands, known, e.params, true);
-      lin.values[e.output] = known;
-    } else {
-      lin.values[e.output] = as_array(bind(evaluator, *e.primitive, std::move(operands), e.params));
-    }
-    if (depends) lin.active.insert(e.output);
-  }
-}
-
-// Backward: the primals' cotangents from the outputs' (`cotangents`, by
-// variable), in reverse; each in its primal's dtype, shape and layout,
-// as the argument trees (one per differentiated argument).
-std::vector<Value> backward(Evaluator& evaluator, const Linearization& lin, std::map<int, ArrayRef> cotangents) {
-  const Jaxpr& program = *lin.trace->program;
-  for (auto e = program.equations.rbegin(); e != program.equations.rend(); ++e) {
-    auto found_ct = cotangents.find(e->output);
-    if (found_ct == cotangents.end()) continue;
-    std::vector<ArrayRef> operands;
-    std::vector<bool> needs;
-    for (int input : e->inputs) {
-      operands.push_back(lin.values.at(input));
-      needs.push_back(lin.active.count(input) > 0);
-    }
-    std::vector<ArrayRef> operand_cts =
-        e->primitive->vjp({evaluator, operands, e->params, lin.values.at(e->output), found_ct->second, needs, *e->primitive});
-    for (std::size_t i = 0; i < e->inputs.size() && i < operand_cts.size(); ++i) {
-      if (!needs[i] || !operand_cts[i]) continue;
-      ArrayRef ct = vjp::match_vma(evaluator, operands[i], operand_cts[i]);
-      auto& slot = cotangents[e->inputs[i]];
-      slot = slot ? add(evaluator, slot, ct) : ct;
-    }
-  }
-  std::vector<Value> gradients;
-  for (std::size_t i = 0; i < lin.primals.size(); ++i) {
-    const ArrayRef& primal = lin.primals[i];
-    auto found = cotangents.find(program.inputs[i]);
-    // No cotangent flows to an integer or boolean primal (JAX's float0): zeros of its dtype.
-    const bool flows = found != cotangents.end() && typecheck::is_floating(primal->aval.dtype);
-    ArrayRef g = flows ? found->second : zeros_like(evaluator, primal->aval);
-    g = convert(evaluator, reshape(evaluator, g, primal->aval.shape), primal->aval.dtype);
-    // The layout, not the type: on an Auto mesh the types show no sharding.
-    if (primal->committed && !(g->layout == primal->layout)) {
-      Params params;
-      params.set("layout", primal->layout);
-      g = apply(evaluator, "device_put", {g}, std::move(params));
-    }
-    gradients.push_back(Value(g));
-  }
-  std::vector<Value> trees;
-  for (std::size_t k = 0; k < lin.defs.size(); ++k) {
-    std::size_t end = k + 1 < lin.defs.size() ? lin.first_leaf[k + 1] : gradients.size();
-    trees.push_back(tree_unflatten(evaluator, lin.defs[k],
-                                   std::span<const Value>(gradients).subspan(lin.first_leaf[k], end - lin.first_leaf[k])));
-  }
-  return trees;
-}
-
-// (output, aux) of a has_aux function's result.
-std::pair<Value, Value> split_aux(const Value& returned, bool has_aux) {
-  if (!has_aux) return {returned, Value()};
-  auto* pair = returned.as<TupleObject>();
-  if (!pair || pair->items.size() != 2)
-    raise(exc::ValueError(), "has_aux=True requires the function to return a pair (output, auxiliary data)");
-  return {pair->items[0], pair->items[1]};
-}
-
-// The forward values of `tree`'s array leaves (others as they are).
-Value forward_tree(Evaluator& evaluator, Linearization& lin, const Value& tree) {
-  return tree_map(evaluator, tree, [&](const Value& leaf) {
-    if (!leaf.as<ArrayObject>()) return leaf;
-    return Value(lin.values.at(lin.trace->variable_of(as_array(leaf))));
-  });
-}
-
 // Differentiates `function` at `args` (grad.hpp).
 Value differentiate(Evaluator& evaluator, const Value& function, CallArgs args, const GradOptions& options) {
   auto lin = trace_at(evaluator, function, std::move(args), options.argnums, true);
+  if (is_unknown(lin->returned)) return lin->returned;  // check mode could not follow the function
   auto [out, aux] = split_aux(lin->returned, options.has_aux);
   if (!out.as<ArrayObject>() && !out.is_number())
     raise(exc::TypeError(), "Gradient only defined for scalar-output functions. Output was " + evaluator.repr(out) + ".");

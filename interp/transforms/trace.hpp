@@ -37,6 +37,23 @@ class AbstractTrace : public Trace {
                    const Params& params) override;
 };
 
+class CustomRule;  // custom_derivatives.hpp
+
+// The span of a differentiating trace's program that a custom rule
+// (jax.custom_jvp, jax.custom_vjp) differentiates in place of its
+// equations (custom_derivatives.hpp).
+struct CustomRegion {
+  std::size_t begin = 0, end = 0;  // its equations
+  // 0: this trace's backward pass applies the rule; k > 0: the k-th
+  // differentiating trace below does (a rule's own call of the function it
+  // defines belongs to the transformation below, as in JAX), and the
+  // replay of this program into that trace carries the region down.
+  int level = 0;
+  std::vector<int> inputs;   // the differentiable input leaves' variables
+  std::vector<int> outputs;  // the output leaves' variables
+  std::shared_ptr<const CustomRule> rule;
+};
+
 // Records into `program`. Arrays it made (inputs and results) are its
 // variables; any other array an operation meets is a constant of the program.
 // An executing trace (eager grad) also runs each application whose operands'
@@ -61,6 +78,11 @@ class JitTrace : public Trace {
   int variable_of(const ArrayRef& array);
 
   std::shared_ptr<Jaxpr> program;
+  // A trace that grad, vjp or jvp differentiates: custom rules called in it
+  // record their regions (custom_derivatives.hpp).
+  bool differentiating = false;
+  int open_regions = 0;  // custom rules running now
+  std::vector<CustomRegion> regions;
 
  private:
   std::map<const ArrayObject*, std::pair<int, ArrayRef>> variables_;

@@ -11,6 +11,8 @@ interpreter per notebook (a wrapper kernel over the shardlang module).
 
 The devices are the command line's defaults, changed by the environment:
 SHARDLANG_PLATFORM (tpu, cpu), SHARDLANG_DEVICES (8), SHARDLANG_CHIP (v5e).
+As on the command line, cells read files and import modules from the
+notebook's directory, then from SHARDLANG_PATH's directories (':'-separated).
 
     python3 -m shardlang.kernel -f CONNECTION_FILE    # what Jupyter runs
 """
@@ -56,7 +58,9 @@ class ShardlangKernel(Kernel):
             platform=os.environ.get("SHARDLANG_PLATFORM", "tpu"),
             devices=int(os.environ.get("SHARDLANG_DEVICES", "8")),
             chip=os.environ.get("SHARDLANG_CHIP", "v5e"),
-            output=self._write, display=self._display)
+            output=self._write, display=self._display,
+            module_path=[d for d in os.environ.get("SHARDLANG_PATH", "").split(":") if d],
+            file_access=True)
 
     # ------------------------------------------------------------ output
 

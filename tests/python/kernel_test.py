@@ -10,6 +10,7 @@ Usage: kernel_test.py --jupyter-path BUILD/share/jupyter
 import argparse
 import os
 import sys
+import tempfile
 import time
 import unittest
 
@@ -21,12 +22,17 @@ TIMEOUT = 60
 class Kernel(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.manager, cls.client = start_new_kernel(kernel_name="shardlang", startup_timeout=TIMEOUT)
+        cls.modules = tempfile.TemporaryDirectory()
+        with open(os.path.join(cls.modules.name, "notebook_helpers.py"), "w") as f:
+            f.write("SCALE = 3\n")
+        env = dict(os.environ, SHARDLANG_PATH=cls.modules.name)
+        cls.manager, cls.client = start_new_kernel(kernel_name="shardlang", startup_timeout=TIMEOUT, env=env)
 
     @classmethod
     def tearDownClass(cls):
         cls.client.stop_channels()
         cls.manager.shutdown_kernel(now=True)
+        cls.modules.cleanup()
 
     def execute(self, code):
         """The reply and the iopub messages of one execution, until idle."""
@@ -52,6 +58,13 @@ class Kernel(unittest.TestCase):
 
     def stdout(self, outputs):
         return "".join(content["text"] for kind, content in outputs if kind == "stream")
+
+    def test_cells_import_from_shardlang_path_and_read_files(self):
+        notes = os.path.join(self.modules.name, "notes.txt")
+        reply, outputs = self.execute(f"import notebook_helpers\nwith open({notes!r}, 'w') as f:\n"
+                                      f"    f.write('read back')\nprint(notebook_helpers.SCALE, open({notes!r}).read())")
+        self.assertEqual(reply["status"], "ok", outputs)
+        self.assertEqual(self.stdout(outputs), "3 read back\n")
 
     def test_a_session_keeps_its_variables_and_prints(self):
         reply, outputs = self.execute("import jax\nimport jax.numpy as jnp\nk = 3\nprint('k is', k)")

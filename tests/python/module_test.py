@@ -8,6 +8,7 @@ Run with PYTHONPATH naming the folder that holds the package (build/python).
 """
 import os
 import signal
+import tempfile
 import threading
 import unittest
 
@@ -195,6 +196,47 @@ class Arrays(unittest.TestCase):
         interp.run("import jax.numpy as jnp\nprint(host_cumsum(jnp.arange(4), scale=2) + 1)\n"
                    "try:\n    host_fail()\nexcept ZeroDivisionError as e:\n    print('caught:', e)\n")
         self.assertEqual("".join(printed), "[ 1  3  7 13]\ncaught: division by zero\n")
+
+
+class Modules(unittest.TestCase):
+    def test_module_path_and_files_are_on_by_default(self):
+        with tempfile.TemporaryDirectory() as folder:
+            with open(os.path.join(folder, "helpers.py"), "w") as f:
+                f.write("def twice(x):\n    return 2 * x\n")
+            notes = os.path.join(folder, "notes.txt")
+            interp, printed = interpreter(module_path=[folder])
+            interp.run(f"import helpers, pathlib\npathlib.Path({notes!r}).write_text('hi')\n"
+                       f"print(helpers.twice(4), open({notes!r}).read(), helpers.__name__)")
+            self.assertEqual("".join(printed), "8 hi helpers\n")
+
+    def test_module_loader_serves_modules_and_packages(self):
+        served = {"mem": "from mem.inner import VALUE\n", "mem.inner": ("VALUE = 41 + 1\n", "mem/inner.py")}
+        asked = []
+
+        def loader(name):
+            asked.append(name)
+            source = served.get(name)
+            return (source, "mem/__init__.py", True) if name == "mem" else source
+
+        interp, printed = interpreter(module_loader=loader)
+        interp.run("import mem\nprint(mem.VALUE, mem.inner.__file__)")
+        self.assertEqual("".join(printed), "42 mem/inner.py\n")
+        self.assertEqual(asked, ["mem", "mem.inner"])
+
+    def test_file_access_off(self):
+        with tempfile.TemporaryDirectory() as folder:
+            with open(os.path.join(folder, "helpers.py"), "w") as f:
+                f.write("X = 1\n")
+            interp, _ = interpreter(module_path=[folder], file_access=False,
+                                    module_loader=lambda name: "Y = 2\n" if name == "served" else None)
+            interp.run("import served\nassert served.Y == 2")
+            with self.assertRaises(shardlang.Error) as caught:
+                interp.run("import helpers")
+            self.assertEqual(caught.exception.exception_type, "ModuleNotFoundError")
+            self.assertIn("file access is off", str(caught.exception))
+            with self.assertRaises(shardlang.Error) as caught:
+                interp.run(f"open({os.path.join(folder, 'helpers.py')!r})")
+            self.assertEqual(caught.exception.exception_type, "PermissionError")
 
 
 class Interrupt(unittest.TestCase):

@@ -111,12 +111,13 @@ TEST(FileAccess, OnImportsFromTheModulePath) {
   TemporaryModule module("on_disk", "VALUE = 'from disk'\n");
   shardlang::Options options;
   options.module_path = {module.folder.string()};
+  options.file_access = true;
   Session s(options);
   EXPECT_EQ(s.run("import on_disk\nprint(on_disk.VALUE)\n"), "from disk\n");
   EXPECT_TRUE(s.last.ok());
 }
 
-TEST(FileAccess, OffRefusesFilesystemImports) {
+TEST(FileAccess, OffRefusesFilesystemImportsAndFiles) {
   TemporaryModule module("on_disk", "VALUE = 'from disk'\n");
   shardlang::Options options;
   options.module_path = {module.folder.string()};
@@ -131,6 +132,16 @@ TEST(FileAccess, OffRefusesFilesystemImports) {
   EXPECT_EQ(d.notes[0].message,
             "file access is off in this interpreter: only the built-in modules are searched");
 
+  std::string path = (module.folder / "notes.txt").string();
+  for (const std::string& call : {"open('" + path + "')", "pathlib.Path('" + path + "').read_text()",
+                                  "os.path.exists('" + path + "')", "json.load(open('" + path + "'))"}) {
+    s.run("import json, os, pathlib\n" + call + "\n");
+    ASSERT_FALSE(s.last.ok()) << call;
+    EXPECT_EQ(s.last.exception_type(), "PermissionError") << call;
+    EXPECT_NE(s.last.diagnostics().at(0).message.find("file access is off in this interpreter"), std::string::npos)
+        << s.last.diagnostics().at(0).message;
+  }
+  EXPECT_EQ(s.run("import json\nprint(json.dumps({'ok': [1, 2]}))\n"), "{\"ok\": [1, 2]}\n");
   // Built-in modules still import.
   EXPECT_EQ(s.run("import jax.numpy as jnp\nprint(int(jnp.arange(4).sum()))\n"), "6\n");
 }

@@ -1,0 +1,1 @@
+from .config import load_config, describe
