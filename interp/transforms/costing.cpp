@@ -335,7 +335,7 @@ void OverlapWindow::push(Application application) {
       return;
     case Role::matmul:
       emit_matmul();
-      matmul_.emplace();
+      matmul_.emplace(HeldMatmul{});  // not emplace(): clang 14 rejects it for a nested struct
       matmul_->matmul = held(application);
       matmul_->derived.insert(matmul_->matmul.output);
       matmul_->latest = matmul_->matmul.output;

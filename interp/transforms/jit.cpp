@@ -281,12 +281,13 @@ class CompiledObject : public Object {
     if (args.positional.size() != dynamic_count)
       raise(exc::TypeError(), "Compiled function called with " + std::to_string(args.positional.size()) +
                                   " positional arguments, expected " + std::to_string(dynamic_count));
-    for (auto& [keyword, value] : args.keywords) {
+    for (auto& given : args.keywords) {
+      const std::string& keyword = given.first;
       auto found = std::find_if(full.keywords.begin(), full.keywords.end(),
                                 [&](const auto& entry) { return entry.first == keyword && !is_static(view, 0, &entry.first); });
       if (found == full.keywords.end())
         raise(exc::TypeError(), "Compiled function called with unexpected keyword argument '" + keyword + "'");
-      found->second = value;
+      found->second = given.second;
     }
     if (tracing_jit(evaluator) || evaluator.mode == Evaluator::Mode::check) return lowered.jit->call(evaluator, full);
     std::vector<ArrayRef> arguments;

@@ -63,6 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   };
   options.host_memory_bytes = std::int64_t{64} << 20;
   options.device_memory_bytes = std::int64_t{8} << 20;
+  options.file_access = false;  // a fuzzed program must never write or read the machine's files
   shardlang::Interpreter interpreter(options);
   shardlang::Result result;
   {
