@@ -120,9 +120,10 @@ class RunProgramGenerator {
     line(name + " = " + expression);
     arrays_.push_back({name, std::move(shape)});
   }
-  const Array& array() { return arrays_[choices_.pick(arrays_.size())]; }
+  // Copies, not references: add_array() may move the arrays_ they point into.
+  Array array() { return arrays_[choices_.pick(arrays_.size())]; }
   // An array of rank `rank` when there is one, else any.
-  const Array& array_of_rank(std::size_t rank) {
+  Array array_of_rank(std::size_t rank) {
     std::vector<const Array*> fits;
     for (const Array& a : arrays_)
       if (a.shape.size() == rank) fits.push_back(&a);
