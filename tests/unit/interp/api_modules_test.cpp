@@ -134,7 +134,8 @@ TEST(FileAccess, OffRefusesFilesystemImportsAndFiles) {
 
   std::string path = (module.folder / "notes.txt").string();
   for (const std::string& call : {"open('" + path + "')", "pathlib.Path('" + path + "').read_text()",
-                                  "os.path.exists('" + path + "')", "json.load(open('" + path + "'))"}) {
+                                  "os.path.exists('" + path + "')", "json.load(open('" + path + "'))",
+                                  std::string("os.getenv('PATH')")}) {
     s.run("import json, os, pathlib\n" + call + "\n");
     ASSERT_FALSE(s.last.ok()) << call;
     EXPECT_EQ(s.last.exception_type(), "PermissionError") << call;
