@@ -88,26 +88,26 @@ values = [load(f"values{{i}}") for i in range(L)]
 token = load("token")
 position = cfg["position"]
 half = HD // 2
-frequencies = (1.0 / np.power(np.float32(cfg["theta"]), np.arange(half, dtype=np.float32) * np.float32(2.0 / HD)))
-angles = np.float32(position) * frequencies
-cos, sin = np.cos(angles), np.sin(angles)
-visible = np.arange(S) <= position
 scale = np.float32(1.0 / np.sqrt(np.float32(HD)))
 
 def rms_norm(x, weight):
     return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + np.float32(cfg["eps"])) * weight
 
-def rope(x):  # [B, heads, HD]
+def rope(x, cos, sin):  # [B, heads, HD]
     first, second = x[..., :half], x[..., half:]
     return np.concatenate([first * cos - second * sin, second * cos + first * sin], axis=-1)
 
 def step(token, keys, values):
     B = token.shape[0]
+    frequencies = 1.0 / np.power(np.float32(cfg["theta"]), np.arange(half, dtype=np.float32) * np.float32(2.0 / HD))
+    angles = np.float32(position) * frequencies          # the RoPE tables and the mask, once per step
+    cos, sin = np.cos(angles), np.sin(angles)
+    visible = np.arange(S) <= position
     x = embed[token]                                     # [B, D]
     for i, layer in enumerate(layers):
         h = rms_norm(x, layer["attn_norm"])
-        q = rope((h @ layer["wq"]).reshape(B, H, HD))
-        k = rope((h @ layer["wk"]).reshape(B, KV, HD))
+        q = rope((h @ layer["wq"]).reshape(B, H, HD), cos, sin)
+        k = rope((h @ layer["wk"]).reshape(B, KV, HD), cos, sin)
         keys[i][:, position] = k
         values[i][:, position] = (h @ layer["wv"]).reshape(B, KV, HD)
         scores = np.einsum("bkgh,bskh->bkgs", q.reshape(B, KV, G, HD), keys[i]) * scale

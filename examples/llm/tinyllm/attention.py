@@ -20,15 +20,23 @@ def write(cache_part, new, position):
     return jax.lax.dynamic_update_slice_in_dim(cache_part, new.astype(cache_part.dtype), position, 1)
 
 
-def attend(cfg, layer, x, keys, values, position):
-    """x: [batch, seq, embed] at positions position..position+seq-1; keys and
-    values: this layer's cache. Returns the attention output and the cache
-    with the new keys and values written."""
-    batch, seq = x.shape[0], x.shape[1]
+def step_tables(cfg, batch, seq, position):
+    """What every layer of a step shares: the RoPE tables of its positions
+    and the causal mask [seq, max_seq] over the cache."""
     positions = position + jnp.arange(seq, dtype=jnp.int32)[None, :] + jnp.zeros((batch, 1), dtype=jnp.int32)
+    visible = jnp.arange(cfg.max_seq)[None, :] <= positions[0][:, None]
+    return rope.tables(positions, cfg.head_dim, cfg.rope_theta), visible
+
+
+def attend(cfg, layer, x, keys, values, position, tables):
+    """x: [batch, seq, embed] at positions position..position+seq-1; keys and
+    values: this layer's cache; tables: step_tables(...). Returns the
+    attention output and the cache with the new keys and values written."""
+    batch, seq = x.shape[0], x.shape[1]
+    rotation, visible = tables
     heads = logical_to_spec(("batch", "seq", "heads", "head_dim"))
-    q = rope.apply(quant.einsum("btd,dhk->bthk", x, layer["wq"], out_sharding=heads), positions, cfg.rope_theta)
-    k = rope.apply(quant.einsum("btd,dhk->bthk", x, layer["wk"], out_sharding=heads), positions, cfg.rope_theta)
+    q = rope.apply(quant.einsum("btd,dhk->bthk", x, layer["wq"], out_sharding=heads), rotation)
+    k = rope.apply(quant.einsum("btd,dhk->bthk", x, layer["wk"], out_sharding=heads), rotation)
     v = quant.einsum("btd,dhk->bthk", x, layer["wv"], out_sharding=heads)
     keys = write(keys, k, position)
     values = write(values, v, position)
@@ -37,7 +45,6 @@ def attend(cfg, layer, x, keys, values, position):
 
     q = q.reshape(batch, seq, cfg.kv_heads, cfg.groups, cfg.head_dim)
     scores = jnp.einsum("btkgh,bskh->bkgts", q, k_all) / jnp.sqrt(jnp.float32(cfg.head_dim))
-    visible = jnp.arange(cfg.max_seq)[None, :] <= positions[0][:, None]        # [seq, max_seq]: causal
     scores = jnp.where(visible[None, None, None, :, :], scores, -1e30)
     weights = jax.nn.softmax(scores, axis=-1)
     out = jnp.einsum("bkgts,bskh->btkgh", weights, v_all).reshape(batch, seq, cfg.heads, cfg.head_dim)

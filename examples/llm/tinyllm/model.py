@@ -140,10 +140,11 @@ def forward(cfg, weights, cache, tokens, position):
     positions position.., and the cache with their keys and values."""
     x = jnp.take(weights.embed, tokens, axis=0,
                  out_sharding=logical_to_spec(("batch", "seq", "embed"))).astype(cfg.compute_dtype)
+    tables = attention.step_tables(cfg, tokens.shape[0], tokens.shape[1], position)
     keys, values = [], []
     for i, layer in enumerate(weights.layers):
         out, k, v = attention.attend(cfg, layer, rms_norm(x, layer["attn_norm"], cfg.norm_eps),
-                                     cache.keys[i], cache.values[i], position)
+                                     cache.keys[i], cache.values[i], position, tables)
         x = x + out
         x = x + ffn.feed_forward(cfg, layer, rms_norm(x, layer["ffn_norm"], cfg.norm_eps))
         keys.append(k)
