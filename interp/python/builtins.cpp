@@ -11,6 +11,7 @@
 #include "interp/python/classes.hpp"
 #include "interp/python/generators.hpp"
 #include "interp/python/format.hpp"
+#include "lang/utf8.hpp"
 
 namespace interp {
 
@@ -112,21 +113,7 @@ void define_text_functions(Evaluator& evaluator) {
     std::int64_t cp = ev.index_of(a[0]);
     if (cp < 0 || cp > 0x10FFFF) raise(exc::ValueError(), "chr() arg not in range(0x110000)");
     std::string out;
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
+    lang::append_utf8(out, static_cast<std::uint32_t>(cp));
     return make_str(std::move(out));
   });
   auto in_base = [&](const char* name, const char* spec) {
