@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Example tests: run each program in examples/ the way its header says and
-compare what it prints with tests/examples/<name>.out.
+compare what it prints with tests/examples/<name>.out (a program in several
+files, examples/NAME/main.py, is run from examples/ as NAME/main.py).
 
 Usage: run_examples.py --bin build/shardlang [--update] EXAMPLE.shl...
 
@@ -43,6 +44,11 @@ def command_for(binary, example):
     return None
 
 
+def expected_name(example):
+    """hello for examples/hello.shl; llm for a package's examples/llm/main.py."""
+    return example.parent.name if example.stem == "main" else example.stem
+
+
 def line_matches(expected, actual):
     if WILDCARD not in expected:
         return expected.rstrip() == actual.rstrip()
@@ -62,7 +68,7 @@ def check(binary, example, update, timeout):
     if result.returncode != 0:
         return f"exit status {result.returncode}: {shlex.join(command)}\n{result.stderr}"
     actual = result.stdout.splitlines()
-    expected_file = EXPECTED_DIR / (example.stem + ".out")
+    expected_file = EXPECTED_DIR / (expected_name(example) + ".out")
     expected = expected_file.read_text(encoding="utf-8").splitlines() if expected_file.exists() else []
     if len(expected) == len(actual) and all(map(line_matches, expected, actual)):
         return None

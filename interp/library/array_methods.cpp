@@ -135,7 +135,9 @@ ArrayRef stack_items(Evaluator& evaluator, const Value& value, DType dtype) {
 ArrayRef to_array(Evaluator& evaluator, const Value& value, std::optional<DType> dtype) {
   if (value.as<ArrayObject>()) {
     auto self_ref = std::static_pointer_cast<ArrayObject>(value.object());
-    return dtype ? astype(evaluator, self_ref, *dtype) : self_ref;
+    if (!dtype || self_ref->aval.dtype == *dtype) return self_ref;
+    // The primitive, so that a jit trace records the conversion (jnp.asarray(x, dtype=) of a tracer).
+    return std::static_pointer_cast<ArrayObject>(apply_astype(evaluator, self_ref, *dtype).object());
   }
   typecheck::Shape shape;
   std::vector<double> values;

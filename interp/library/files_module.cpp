@@ -3,6 +3,7 @@
 // os.PathLike. Every operation that touches the filesystem asks the import
 // system first (ImportSystem::require_file_access: the host's switch).
 #include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -654,6 +655,14 @@ void install_os(Evaluator& evaluator, ModuleObject& module) {
   module.add("pardir", make_str(".."));
   module.add_function("fspath(path)", [](Evaluator& ev, Arguments& a) { return path_string(ev, a, 0); });
   module.add_function("getcwd()", [](Evaluator&, Arguments&) { return make_str(working_directory()); });
+  // The host's environment is the host's, as its files are: behind the same switch.
+  module.add_function("getenv(key, default=None)", [](Evaluator& ev, Arguments& a) {
+    const std::string* key = string_of(a[0]);
+    if (key == nullptr) raise(exc::TypeError(), "str expected, not " + type_name(a[0]));
+    require_files(ev, "os.getenv()");
+    const char* value = std::getenv(key->c_str());
+    return value != nullptr ? make_str(value) : a[1];
+  });
   module.add_function("listdir(path='.')", [](Evaluator& ev, Arguments& a) {
     std::vector<Value> names;
     for (auto& name : directory_entries(ev, fspath(ev, a[0]), "os.listdir()")) names.push_back(make_str(std::move(name)));

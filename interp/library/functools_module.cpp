@@ -76,7 +76,7 @@ class CachedFunction : public Object {
       return Value(native("cache_info()", [self = self()](Evaluator& ev, Arguments&) {
         auto& cached = static_cast<CachedFunction&>(*self);
         Value maxsize = cached.maxsize_ < 0 ? Value::none() : Value::integer(cached.maxsize_);
-        return make_named_tuple(ev, "CacheInfo", {"hits", "misses", "maxsize", "currsize"},
+        return make_named_tuple(ev, "functools", "CacheInfo", {"hits", "misses", "maxsize", "currsize"},
                                 {Value::integer(cached.hits_), Value::integer(cached.misses_), maxsize,
                                  Value::integer(static_cast<std::int64_t>(cached.cache_.size()))});
       }));

@@ -32,8 +32,8 @@ Value open_text_file(Evaluator& evaluator, const Value& file, const std::string&
 // and an instance of a fresh named tuple class (functools' CacheInfo).
 void install_named_tuple_function(Evaluator& evaluator, ModuleObject& module);
 void install_typing_named_tuple(Evaluator& evaluator, ModuleObject& module);
-Value make_named_tuple(Evaluator& evaluator, const std::string& name, const std::vector<std::string>& fields,
-                       std::vector<Value> values);
+Value make_named_tuple(Evaluator& evaluator, const std::string& module, const std::string& name,
+                       const std::vector<std::string>& fields, std::vector<Value> values);
 // For pytrees: whether a value is a named tuple instance, and one of the
 // same class with other items.
 bool is_named_tuple(const Value& value);

@@ -9,6 +9,7 @@
 
 #include "interp/library/host_modules.hpp"
 #include "interp/python/format.hpp"
+#include "lang/utf8.hpp"
 
 namespace interp {
 
@@ -328,24 +329,6 @@ class Decoder {
     return code;
   }
 
-  static void append_utf8(std::string& out, std::uint32_t code) {
-    if (code < 0x80) {
-      out += static_cast<char>(code);
-    } else if (code < 0x800) {
-      out += static_cast<char>(0xC0 | (code >> 6));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    } else if (code < 0x10000) {
-      out += static_cast<char>(0xE0 | (code >> 12));
-      out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (code >> 18));
-      out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    }
-  }
-
   std::string parse_string() {
     std::size_t start = at_++;
     std::string out;
@@ -384,7 +367,7 @@ class Decoder {
               at_ += 6;
             }
           }
-          append_utf8(out, code);
+          lang::append_utf8(out, code);
           break;
         }
         default: fail("Invalid \\escape", at_ - 2);

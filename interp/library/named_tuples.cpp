@@ -202,8 +202,11 @@ class NamedTupleBehaviour : public ClassBehaviour {
   }
 
  public:
+  // `module`: its __module__; none: the module whose code calls (CPython
+  // reads the caller's frame).
   Value make_named_tuple_class(Evaluator& evaluator, const std::string& name, const std::vector<std::string>& fields,
-                               const std::vector<std::pair<std::string, Value>>& defaults);
+                               const std::vector<std::pair<std::string, Value>>& defaults,
+                               const Value& module = Value::none());
 };
 
 const std::shared_ptr<NamedTupleBehaviour>& named_tuple_behaviour() {
@@ -213,11 +216,18 @@ const std::shared_ptr<NamedTupleBehaviour>& named_tuple_behaviour() {
 
 Value NamedTupleBehaviour::make_named_tuple_class(Evaluator& evaluator, const std::string& name,
                                                    const std::vector<std::string>& fields,
-                                                   const std::vector<std::pair<std::string, Value>>& defaults) {
+                                                   const std::vector<std::pair<std::string, Value>>& defaults,
+                                                   const Value& module) {
   check_field_name(name, true);
+  Value module_name = module;
+  if (module_name.is_none()) {
+    const Namespace& globals = evaluator.running_globals();
+    auto found = globals.find("__name__");
+    module_name = found != globals.end() ? found->second : make_str("__main__");
+  }
   std::string signature_text;
   for (const auto& f : fields) signature_text += (signature_text.empty() ? "" : ", ") + f;
-  AttributeList entries{{"__module__", make_str("__main__")}, {"__qualname__", make_str(name)},
+  AttributeList entries{{"__module__", module_name}, {"__qualname__", make_str(name)},
                         {"__doc__", make_str(name + "(" + signature_text + ")")}, {"__slots__", make_tuple({})}};
   add_named_tuple_members(evaluator, entries, fields, defaults);
   std::vector<TypeRef> bases{types::tuple()};
@@ -228,9 +238,9 @@ Value NamedTupleBehaviour::make_named_tuple_class(Evaluator& evaluator, const st
 
 }  // namespace
 
-Value make_named_tuple(Evaluator& evaluator, const std::string& name, const std::vector<std::string>& fields,
-                       std::vector<Value> values) {
-  Value cls = named_tuple_behaviour()->make_named_tuple_class(evaluator, name, fields, {});
+Value make_named_tuple(Evaluator& evaluator, const std::string& module, const std::string& name,
+                       const std::vector<std::string>& fields, std::vector<Value> values) {
+  Value cls = named_tuple_behaviour()->make_named_tuple_class(evaluator, name, fields, {}, make_str(module));
   return Value(std::make_shared<NamedTupleInstance>(std::static_pointer_cast<TypeObject>(cls.object()), std::move(values)));
 }
 
@@ -288,7 +298,7 @@ void install_named_tuple_function(Evaluator&, ModuleObject& module) {
       std::size_t first = fields.size() - values.size();
       for (std::size_t i = 0; i < values.size(); ++i) defaults.emplace_back(fields[first + i], values[i]);
     }
-    return named_tuple_behaviour()->make_named_tuple_class(ev, ev.str(a[0]), fields, defaults);
+    return named_tuple_behaviour()->make_named_tuple_class(ev, ev.str(a[0]), fields, defaults, a[4]);
   });
 }
 

@@ -122,12 +122,19 @@ ArrayRef transposed(Evaluator& evaluator, const ArrayRef& array, const std::vect
   return to_array(evaluator, apply_transpose(evaluator, Value(array), permutation));
 }
 
+// The array in `dtype` through the convert primitive, so that a jit trace
+// records the conversion (ops/array.hpp's astype converts buffers).
+ArrayRef converted(Evaluator& evaluator, const ArrayRef& array, typecheck::DType dtype) {
+  if (array->aval.dtype == dtype) return array;
+  return to_array(evaluator, apply_astype(evaluator, array, dtype));
+}
+
 // Both operands in their promoted dtype (jnp promotes before lax).
 std::pair<ArrayRef, ArrayRef> promoted_pair(Evaluator& evaluator, const Value& lhs_value, const Value& rhs_value) {
   ArrayRef lhs = to_array(evaluator, lhs_value), rhs = to_array(evaluator, rhs_value);
   std::vector<typecheck::ElementType> elements{lhs->aval.element_type(), rhs->aval.element_type()};
   typecheck::DType common = typecheck::result_type(elements).dtype;
-  return {astype(evaluator, lhs, common), astype(evaluator, rhs, common)};
+  return {converted(evaluator, lhs, common), converted(evaluator, rhs, common)};
 }
 
 std::int64_t canonical_axis(std::int64_t axis, std::size_t rank) {
@@ -259,7 +266,7 @@ Value einsum(Evaluator& evaluator, const std::string& subscripts, const std::vec
     elements.push_back(operands.back()->aval.element_type());
   }
   const typecheck::DType common = typecheck::result_type(elements).dtype;
-  for (auto& operand : operands) operand = astype(evaluator, operand, common);
+  for (auto& operand : operands) operand = converted(evaluator, operand, common);
   EinsumSpec spec = parse_einsum(subscripts, operands);
 
   // Each label's size; a size-1 dimension against a larger one broadcasts
@@ -362,7 +369,7 @@ Value einsum(Evaluator& evaluator, const std::string& subscripts, const std::vec
   ArrayRef out = transposed(evaluator, result.array, permutation);
   if (terms.size() == 1) {
     if (!options.preferred_element_type.is_none())
-      out = astype(evaluator, out, dtype_argument(evaluator, options.preferred_element_type));
+      out = converted(evaluator, out, dtype_argument(evaluator, options.preferred_element_type));
     if (out_sharding) {
       DeviceMeshRef mesh = runtime_of(evaluator).context_mesh ? runtime_of(evaluator).context_mesh->mesh : out->layout.mesh;
       Layout layout = checked(make_layout(mesh, out_sharding->spec, out->aval.shape));
@@ -401,13 +408,13 @@ Value ragged_dot(Evaluator& evaluator, const Value& lhs_value, const Value& rhs_
   if (!typecheck::is_integer(group_sizes->aval.dtype))
     raise(exc::TypeError(), "ragged_dot requires integer group_sizes, got " +
                                 std::string(typecheck::long_name(group_sizes->aval.dtype)));
-  group_sizes = astype(evaluator, group_sizes, typecheck::DType::int32);
+  group_sizes = converted(evaluator, group_sizes, typecheck::DType::int32);
   // Group j holds rows [ends[j] - sizes[j], ends[j]); ends = inclusive
   // cumulative sum, as a product with a lower-triangular matrix of ones.
   Value groups = call_jnp(evaluator, "arange", {Value::integer(g)});
   Value column = Value(reshaped(evaluator, to_array(evaluator, groups), {g, 1}));
   Value lower = call_jnp(evaluator, "less_equal", {groups, column});
-  Value triangle = Value(astype(evaluator, to_array(evaluator, lower), typecheck::DType::int32));
+  Value triangle = Value(converted(evaluator, to_array(evaluator, lower), typecheck::DType::int32));
   Value ends = apply_dot(evaluator, triangle, Value(group_sizes));
   Value starts = call_jnp(evaluator, "subtract", {ends, Value(group_sizes)});
   Value rows = Value(reshaped(evaluator, to_array(evaluator, call_jnp(evaluator, "arange", {Value::integer(m)})), {m, 1}));
@@ -418,7 +425,7 @@ Value ragged_dot(Evaluator& evaluator, const Value& lhs_value, const Value& rhs_
   ArrayRef products = bind_dot_general(evaluator, lhs, rhs, {{1}, {1}, {}, {}}, std::move(params));  // [m, g, n]
   Value masked = call_jnp(evaluator, "where", {mask, Value(products), Value::integer(0)});
   Value summed = apply_reduction(evaluator, "sum", masked, Value::integer(1), false);
-  return Value(astype(evaluator, to_array(evaluator, summed), products->aval.dtype));
+  return Value(converted(evaluator, to_array(evaluator, summed), products->aval.dtype));
 }
 
 ContractionOptions options_from(const Arguments& a, std::size_t first) {
@@ -436,7 +443,7 @@ Value apply_dot(Evaluator& evaluator, const Value& lhs_value, const Value& rhs_v
   if (a_rank == 0 || b_rank == 0) {
     Value product = apply_elementwise(evaluator, primitive("multiply"), {Value(lhs), Value(rhs)});
     if (options.preferred_element_type.is_none()) return product;
-    return Value(astype(evaluator, to_array(evaluator, product), dtype_argument(evaluator, options.preferred_element_type)));
+    return Value(converted(evaluator, to_array(evaluator, product), dtype_argument(evaluator, options.preferred_element_type)));
   }
   const int b_contracting = b_rank == 1 ? 0 : static_cast<int>(b_rank) - 2;
   return Value(bind_dot_general(evaluator, lhs, rhs, {{static_cast<int>(a_rank) - 1}, {b_contracting}, {}, {}},

@@ -687,7 +687,10 @@ ArrayRef device_put_implementation(Evaluator& evaluator, const Primitive&, const
   typecheck::ArrayType aval = operand->aval;
   aval.sharding = checked(typecheck::make_sharding(layout.mesh->abstract,
                                                    typecheck::PartitionSpec::from_entries(layout.dims), aval.shape));
-  if (layout.mesh->devices.size() == 1) aval.sharding = typecheck::Sharding::replicated(nullptr, aval.ndim());
+  // On one device without a mesh (device_put(x, device)) the array is that
+  // device's; a mesh of size-1 axes keeps the spec, as JAX's types do.
+  if (layout.mesh->devices.size() == 1 && (!layout.mesh->abstract || layout.mesh->abstract->axes().empty()))
+    aval.sharding = typecheck::Sharding::replicated(nullptr, aval.ndim());
   ArrayRef out;
   if (!execute || operand->abstract()) {
     out = make_abstract_array(aval, layout, true);

@@ -11,6 +11,7 @@
 #include "interp/python/classes.hpp"
 #include "interp/python/generators.hpp"
 #include "interp/python/format.hpp"
+#include "lang/utf8.hpp"
 
 namespace interp {
 
@@ -50,6 +51,22 @@ std::optional<Value> find_attribute_or_none(Evaluator& evaluator, const Value& o
     if (!error.exception->type()->is_subclass_of(*exc::AttributeError())) throw;
     return std::nullopt;
   }
+}
+
+// dir()'s names: the running function's bound locals (its free variables
+// too, as CPython's locals() has them), else the running module's globals.
+std::vector<std::string> bound_names(const Evaluator& evaluator) {
+  std::vector<std::string> names;
+  const Frame* frame = evaluator.current_frame();
+  if (frame == nullptr || frame->scope == nullptr) {
+    for (const auto& entry : evaluator.running_globals()) names.push_back(entry.first);
+    return names;
+  }
+  for (std::size_t i = 0; i < frame->fast.size() && i < frame->scope->fast_names.size(); ++i)
+    if (frame->fast[i]) names.push_back(frame->scope->fast_names[i]);
+  for (std::size_t i = 0; i < frame->cells.size() && i < frame->scope->cell_names.size(); ++i)
+    if (frame->cells[i] && frame->cells[i]->value) names.push_back(frame->scope->cell_names[i]);
+  return names;
 }
 
 // Binds a native function to its name in the builtins namespace.
@@ -96,21 +113,7 @@ void define_text_functions(Evaluator& evaluator) {
     std::int64_t cp = ev.index_of(a[0]);
     if (cp < 0 || cp > 0x10FFFF) raise(exc::ValueError(), "chr() arg not in range(0x110000)");
     std::string out;
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
+    lang::append_utf8(out, static_cast<std::uint32_t>(cp));
     return make_str(std::move(out));
   });
   auto in_base = [&](const char* name, const char* spec) {
@@ -357,10 +360,12 @@ void define_object_functions(Evaluator& evaluator) {
       raise(exc::AttributeError(), "'" + type_name(a[0]) + "' object has no attribute '" + name + "'");
     return Value::none();
   });
-  // dir(object): its attribute names, sorted (a module's: its namespace).
-  define(evaluator, "dir(object, /)", [](Evaluator&, Arguments& a) {
-    std::vector<std::string> names =
-        a[0].is_object() ? a[0].object()->attribute_names() : type_of(a[0])->attribute_names();
+  // dir(object): its attribute names, sorted (a module's: its namespace);
+  // dir(): the names bound in the running function, or the module's globals.
+  define(evaluator, "dir(object=?, /)", [](Evaluator& ev, Arguments& a) {
+    std::vector<std::string> names = !a.has(0)           ? bound_names(ev)
+                                     : a[0].is_object() ? a[0].object()->attribute_names()
+                                                        : type_of(a[0])->attribute_names();
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());
     std::vector<Value> items;

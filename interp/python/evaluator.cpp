@@ -180,12 +180,19 @@ void Evaluator::execute(const std::shared_ptr<const Program>& program, ModuleObj
   frame.globals = &module.shared_globals();
   frame.program = &current_program_;
   frame.resolution = &program->resolution;
+  Frame* caller_frame = current_frame_;  // an importing statement's
+  current_frame_ = &frame;
   try {
     exec_body(program->module->body, frame);
   } catch (PyError& error) {
+    current_frame_ = caller_frame;
     leave_frame(*error.exception, "<module>");
     throw;
+  } catch (...) {
+    current_frame_ = caller_frame;
+    throw;
   }
+  current_frame_ = caller_frame;
 }
 
 // ------------------------------------------------------------ protocols

@@ -292,8 +292,13 @@ class Evaluator {
   Value call_function(FunctionObject& function, CallArgs& args);
   // The next item of a generator expression (used by GeneratorObject::next).
   std::optional<Value> resume_generator(GeneratorObject& generator);
-  // The innermost running function's frame (null at module level).
+  // The innermost running frame: a function's, or a module's top level
+  // (scope == nullptr); null only between programs.
   Frame* current_frame() const { return current_frame_; }
+  // The globals of the code running now (__main__'s between programs).
+  const Namespace& running_globals() const {
+    return current_frame_ != nullptr ? **current_frame_->globals : main_module->globals();
+  }
   // Runs a generator function's body (generators.cpp), from its entry to its
   // end, on the generator's own stack.
   Value run_generator_body(FunctionObject& function, Frame& frame);

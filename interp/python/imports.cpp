@@ -99,7 +99,7 @@ void ImportSystem::add_search_directories(const std::vector<std::string>& direct
 
 void ImportSystem::require_file_access(const std::string& what) const {
   if (!file_access)
-    raise(exc::PermissionError(), what + ": file access is off in this interpreter (the host turned it off)");
+    raise(exc::PermissionError(), what + ": file access is off in this interpreter (the embedding program did not turn it on)");
 }
 
 const Value* ImportSystem::cached(const std::string& name) const { return modules_->table.find(make_str(name)); }

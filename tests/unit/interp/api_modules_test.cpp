@@ -134,7 +134,8 @@ TEST(FileAccess, OffRefusesFilesystemImportsAndFiles) {
 
   std::string path = (module.folder / "notes.txt").string();
   for (const std::string& call : {"open('" + path + "')", "pathlib.Path('" + path + "').read_text()",
-                                  "os.path.exists('" + path + "')", "json.load(open('" + path + "'))"}) {
+                                  "os.path.exists('" + path + "')", "json.load(open('" + path + "'))",
+                                  std::string("os.getenv('PATH')")}) {
     s.run("import json, os, pathlib\n" + call + "\n");
     ASSERT_FALSE(s.last.ok()) << call;
     EXPECT_EQ(s.last.exception_type(), "PermissionError") << call;
@@ -144,6 +145,28 @@ TEST(FileAccess, OffRefusesFilesystemImportsAndFiles) {
   EXPECT_EQ(s.run("import json\nprint(json.dumps({'ok': [1, 2]}))\n"), "{\"ok\": [1, 2]}\n");
   // Built-in modules still import.
   EXPECT_EQ(s.run("import jax.numpy as jnp\nprint(int(jnp.arange(4).sum()))\n"), "6\n");
+}
+
+// An embedder that says nothing gets file access off: the script's own
+// directory and the module path are not searched, open() refuses, and the
+// loader's modules still import.
+TEST(FileAccess, OffByDefaultForEmbedders) {
+  TemporaryModule module("on_disk", "VALUE = 'from disk'\n");
+  shardlang::Options options = memory_modules();
+  EXPECT_FALSE(options.file_access);
+  options.module_path = {module.folder.string()};
+  Session s(options);
+  std::string script = (module.folder / "script.py").string();
+  std::ofstream(script) << "import on_disk\n";
+  shardlang::Result result = s.interpreter.run("import on_disk\n", script);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.exception_type(), "ModuleNotFoundError");
+  s.run("open('" + (module.folder / "notes.txt").string() + "').read()\n");
+  EXPECT_EQ(s.last.exception_type(), "PermissionError");
+  EXPECT_EQ(s.last.diagnostics().at(0).message,
+            "PermissionError: open(): file access is off in this interpreter "
+            "(the embedding program did not turn it on)");
+  EXPECT_EQ(s.run("import config\nprint(config.WIDTH)\n"), "config loaded\n8\n");
 }
 
 }  // namespace
