@@ -26,16 +26,6 @@ void set_attribute_in(AttributeList& list, const std::string& name, Value value)
   else list.emplace_back(name, std::move(value));
 }
 
-void clear_attributes(Object& owner) {
-  AttributeList* attributes = nullptr;
-  if (auto* instance = dynamic_cast<InstanceObject*>(&owner)) attributes = &instance->attributes;
-  else if (auto* cls = dynamic_cast<ClassObject*>(&owner)) attributes = &cls->namespace_entries();
-  else if (auto* exception = dynamic_cast<ExceptionObject*>(&owner)) attributes = &exception->attributes;
-  if (!attributes) return;
-  // Moved out first: freeing one value may reach back into this list.
-  AttributeList freed = std::exchange(*attributes, {});
-}
-
 namespace {
 
 const ClassObject* as_class(const TypeObject* type) { return dynamic_cast<const ClassObject*>(type); }

@@ -129,11 +129,6 @@ class InstanceObject : public Object {
   Evaluator* evaluator_;
 };
 
-// Empties the attributes of a user class (its namespace), an instance of
-// one or a user exception: the evaluator's destructor breaks the reference
-// cycles among them so. Other objects are left as they are.
-void clear_attributes(Object& owner);
-
 // Python's object.__getattribute__ and __getattr__ for an instance of a
 // user class (`self` is an InstanceObject or ExceptionObject with these
 // attributes); nullopt when it has no such attribute.

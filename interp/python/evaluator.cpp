@@ -7,10 +7,10 @@
 
 #include "interp/python/annotations.hpp"
 #include "interp/python/builtins.hpp"
-#include "interp/python/classes.hpp"
 #include "interp/python/format.hpp"
 #include "interp/python/generators.hpp"
 #include "interp/python/imports.hpp"
+#include "interp/python/teardown.hpp"
 #include "interp/transforms/check_mode.hpp"
 
 namespace interp {
@@ -76,13 +76,21 @@ Evaluator::Evaluator() {
 }
 
 Evaluator::~Evaluator() {
-  cells_made_.for_each_alive([](Cell& cell) { cell.value.reset(); });
-  // Functions refer to their module's namespace: empty the namespaces so
-  // that the cycles free.
+  // The reference cycles among what the scripts made (teardown.hpp): all
+  // that the interpreter's names still reach, and the objects that may sit
+  // in cycles nothing reaches any more.
+  std::vector<Value> roots{Value(main_module)};
+  for (const auto& [name, module] : modules) roots.emplace_back(module);
+  namespaces_made_.for_each_alive([&](Namespace& names) {
+    for (const auto& [name, value] : names) roots.push_back(value);
+  });
+  attribute_owners_.for_each_alive([&](Object& owner) { roots.emplace_back(owner.shared_from_this()); });
+  cells_made_.for_each_alive([&](Cell& cell) {
+    if (cell.value) roots.push_back(*cell.value);
+  });
   imports.reset();
-  namespaces_made_.for_each_alive([](Namespace& names) { names.clear(); });
-  attribute_owners_.for_each_alive([](Object& owner) { clear_attributes(owner); });
-  globals.clear();
+  break_reference_cycles(roots);
+  cells_made_.for_each_alive([](Cell& cell) { cell.value.reset(); });
 }
 
 std::shared_ptr<ModuleObject> Evaluator::new_user_module(const std::string& name) {

@@ -273,9 +273,8 @@ class Evaluator {
   // recursive function) is a reference cycle that shared_ptr alone never frees.
   CellRef new_cell();
   // Remembers a user class or an instance of one (or of a user exception)
-  // so that the destructor empties its attributes: objects that refer to
-  // each other (self.parent = self, an Enum's members and their class) are
-  // cycles too.
+  // for the destructor to empty, even when nothing reaches it any more: an
+  // instance that holds itself (self.parent = self) is a cycle too.
   void remember_attribute_owner(const ObjectRef& owner) { attribute_owners_.add(owner); }
   void guard_stack() {
     if (stack_limit_.exhausted()) raise_recursion();

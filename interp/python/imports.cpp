@@ -86,8 +86,6 @@ ImportSystem::ImportSystem(Evaluator& evaluator)
   modules_->table.insert(make_str("__main__"), Value(evaluator.main_module));
 }
 
-ImportSystem::~ImportSystem() { modules_->table.clear(); }
-
 void ImportSystem::set_script_directory(const std::string& directory) {
   if (path_->items.empty()) path_->items.push_back(make_str(directory));
   else path_->items[0] = make_str(directory);

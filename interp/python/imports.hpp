@@ -45,9 +45,6 @@ class ImportSystem {
   // Makes the `sys` module's `path` (one entry, "": the working directory,
   // until set_script_directory) and `modules`.
   explicit ImportSystem(Evaluator& evaluator);
-  // sys.modules holds sys itself, whose `modules` is sys.modules: emptied
-  // so that the cycle frees.
-  ~ImportSystem();
 
   bool file_access = true;
   ModuleLoader loader;
