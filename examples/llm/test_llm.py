@@ -21,7 +21,7 @@ def mesh_of(devices, data):
 
 def decode(cfg, mesh, jitted):
     jax.set_mesh(mesh)
-    weights = jax.device_put(Weights.init(jax.random.key(1), cfg), Weights.shardings(cfg, mesh))
+    weights = Weights.create(jax.random.key(1), cfg, mesh)
     prompt = (jnp.arange(12, dtype=jnp.int32).reshape(2, 6) * 11 + 3) % cfg.vocab
     tokens, logits, cache = generate(cfg, weights, prompt, STEPS, mesh, jitted=jitted)
     cache_type = jax.typeof(cache.keys[0].values if cfg.quantized else cache.keys[0])
