@@ -137,6 +137,15 @@ void Evaluator::assign(const ast::Expr& target, Value value, Frame& frame) {
   if (auto* tuple = std::get_if<ast::Tuple>(&target.node)) elements = &tuple->elts;
   if (auto* list = std::get_if<ast::List>(&target.node)) elements = &list->elts;
   if (elements == nullptr) raise(exc::SyntaxError(), "cannot assign to expression");
+  // Check mode: a function check could not follow returned an unknown; what
+  // the caller unpacks from it is unknown too.
+  if (is_unknown(value)) {
+    for (const auto& element : *elements) {
+      auto* starred = std::get_if<ast::Starred>(&element->node);
+      assign(starred ? *starred->value : *element, value, frame);
+    }
+    return;
+  }
   if (!value.is_object() || !value.object()->iterate(*this))
     raise(exc::TypeError(), "cannot unpack non-iterable " + type_name(value) + " object");
   std::vector<Value> items = to_vector(value);
