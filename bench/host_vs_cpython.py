@@ -12,12 +12,13 @@ Usage: bench/host_vs_cpython.py [path/to/shardlang] [--runs N] [--python python3
 Exit status 0 when the target is met.
 """
 import argparse
-import glob
 import os
 import subprocess
 import sys
 import tempfile
 import time
+
+from shardlang_binary import shardlang_binary
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 programs = ["fib", "arithmetic_loop", "method_calls", "dicts_and_lists", "generator_pipeline"]
@@ -44,12 +45,7 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--python", default="python3")
     arguments = parser.parse_args()
-    binary = arguments.binary
-    if not binary:
-        built = sorted(glob.glob(os.path.join(root, "build*", "shardlang")), key=os.path.getmtime)
-        if not built:
-            sys.exit("no shardlang binary: build it, or pass its path")
-        binary = built[-1]
+    binary = shardlang_binary(arguments.binary)
     interpreters = {"shardlang": [binary], "cpython": [arguments.python]}
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as empty:
         empty.write("pass\n")
