@@ -3,6 +3,8 @@
 
 #include "interp/python/evaluator.hpp"
 
+#include <typeinfo>
+
 #include "interp/python/classes.hpp"
 #include "interp/python/format.hpp"
 
@@ -87,10 +89,38 @@ void Evaluator::eval_arguments(const ast::Call& call, const Value& callee, Frame
   }
 }
 
+namespace {
+// The method `name` of a str, list, tuple, dict or set (exactly those types,
+// whose attributes are their type's methods), or null.
+const ObjectRef* container_method(const Value& object, const std::string& name) {
+  if (!object.is_object()) return nullptr;
+  const Object& o = *object.object();
+  const std::type_info& type = typeid(o);
+  if (type != typeid(ListObject) && type != typeid(DictObject) && type != typeid(StrObject) &&
+      type != typeid(TupleObject) && type != typeid(SetObject))
+    return nullptr;
+  for (const TypeObject* t = o.type().get(); t != nullptr; t = t->base().get())
+    if (const ObjectRef* method = t->find_method(name)) return method;
+  return nullptr;
+}
+}  // namespace
+
 bool Evaluator::call_method(const ast::Expr& expression, const ast::Call& call, Frame& frame, Value& result) {
   const auto* attribute = std::get_if<ast::Attribute>(&call.func->node);
   if (!attribute || observer) return false;
   Value object = eval(*attribute->value, frame);
+  if (const ObjectRef* method = container_method(object, attribute->attr)) {
+    // As the bound method would: the object first, then the arguments.
+    Value callee(*method);
+    CallArgs args;
+    args.positional.reserve(call.args.size() + 1);
+    args.positional.push_back(std::move(object));
+    eval_arguments(call, callee, frame, args);
+    RestoreOnExit restore_call(running_call);
+    running_call = {&expression, nullptr};
+    result = callee.object()->call(*this, args);
+    return true;
+  }
   InstanceObject* instance = object.is_object() ? object.object()->as_instance() : nullptr;
   FunctionObject* function = instance ? class_function(*instance->type(), attribute->attr) : nullptr;
   if (!function || find_attribute_in(instance->attributes, attribute->attr)) {
