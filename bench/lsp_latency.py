@@ -9,7 +9,6 @@ new text). Target: under 100 ms.
 Usage: bench/lsp_latency.py [path/to/shardlang] [--edits N]
 """
 import argparse
-import glob
 import os
 import statistics
 import sys
@@ -17,6 +16,7 @@ import sys
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(root, "tests", "lsp"))
 from lsp_client import Client, uri  # noqa: E402
+from shardlang_binary import shardlang_binary  # noqa: E402
 
 
 def main():
@@ -24,12 +24,7 @@ def main():
     parser.add_argument("binary", nargs="?")
     parser.add_argument("--edits", type=int, default=20)
     arguments = parser.parse_args()
-    binary = arguments.binary
-    if not binary:
-        built = sorted(glob.glob(os.path.join(root, "build*", "shardlang")), key=os.path.getmtime)
-        if not built:
-            sys.exit("no shardlang binary: build it, or pass its path")
-        binary = built[-1]
+    binary = shardlang_binary(arguments.binary)
     model = os.path.join(root, "examples", "transformer_96_layers.shl")
     with open(model, encoding="utf-8") as f:
         text = f.read()

@@ -153,6 +153,10 @@ MODULES = [
                              "beyond that."]),
     ("operator", "import operator", []),
     ("string", "import string", ["The constants and `capwords`; no `Template` or `Formatter`."]),
+    ("re", "import re", [
+        "Built on PCRE2 (when the build found libpcre2-dev): Python's syntax and results, positions in code "
+        "points; `re.error`'s messages are PCRE2's. The flags are plain ints (no `RegexFlag` repr); "
+        "`finditer` finds all matches at the call; str patterns only (no bytes)."]),
     ("__future__", "from __future__ import annotations", [
         "Every feature is already the language's behaviour; the names exist so that the imports run."]),
     ("sys", "import sys", [

@@ -63,6 +63,11 @@ struct Constant {
 
 struct Name {
   std::string id;
+  // Where the name lives, written once by the interpreter's name resolution
+  // (interp/python/scope.cpp) so that a use needs no lookup; opaque here,
+  // 0 until resolved.
+  mutable std::uint8_t resolved_kind = 0;
+  mutable std::uint32_t resolved_index = 0;
 };
 
 // One `{value!conversion:format_spec}` field of an f-string. A spec with

@@ -46,7 +46,7 @@ def main():
     mesh = jax.make_mesh((jax.device_count() // model, model), ("data", "model"))
     data = mesh.shape["data"]
     jax.set_mesh(mesh)
-    weights = jax.device_put(Weights.init(jax.random.key(0), cfg), Weights.shardings(cfg, mesh))
+    weights = Weights.create(jax.random.key(0), cfg, mesh)
     batch = 2 * data
     prompt = (jnp.arange(batch * 4, dtype=jnp.int32).reshape(batch, 4) * 7) % cfg.vocab
     tokens, _, cache = generate(cfg, weights, prompt, options["steps"], mesh)

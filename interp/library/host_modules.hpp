@@ -16,6 +16,7 @@ void install_itertools(Evaluator& evaluator, ModuleObject& module);   // itertoo
 void install_math(Evaluator& evaluator, ModuleObject& module);        // math_module.cpp
 void install_operator(Evaluator& evaluator, ModuleObject& module);    // operator_module.cpp
 void install_string(Evaluator& evaluator, ModuleObject& module);      // operator_module.cpp
+void install_re(Evaluator& evaluator, ModuleObject& module);           // re_module.cpp (built with PCRE2)
 void install_functools_wrappers(ModuleObject& module);                // functools_module.cpp: wraps, lru_cache, ...
 
 // Files (files_module.cpp): os and os.path, pathlib, the builtin open(); json

@@ -259,6 +259,9 @@ void install_modules(Evaluator& evaluator) {
       {"os", install_os},
       {"operator", install_operator},
       {"pathlib", install_pathlib},
+#if defined(SHARDLANG_HAVE_PCRE2)
+      {"re", install_re},
+#endif
       {"string", install_string},
       {"termcolor", install_termcolor},
       {"textwrap", install_textwrap},

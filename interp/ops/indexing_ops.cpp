@@ -420,6 +420,9 @@ Value selection_update(Evaluator& evaluator, std::string_view method, const Arra
 }
 
 // x.at[items]: set, add and get.
+Value take(Evaluator& evaluator, const Value& operand_value, const Value& indices_value, const Value& axis_value,
+           const Value& out_sharding);
+
 class AtReference final : public Object {
  public:
   AtReference(ArrayRef operand, Value key) : operand_(std::move(operand)), key_(std::move(key)) {}
@@ -450,7 +453,14 @@ class AtReference final : public Object {
       }));
     }
     if (name == "get")
-      return Value(native("get()", [operand, key](Evaluator& ev, Arguments&) {
+      return Value(native("get(*, out_sharding=None)", [operand, key](Evaluator& ev, Arguments& a) {
+        if (!a[0].is_none()) {
+          // The gather's output sharding, where the operand's and the indices' leave it ambiguous.
+          if (!key.as<ArrayObject>() || !typecheck::is_integer(key.as<ArrayObject>()->aval.dtype))
+            raise(exc::NotImplementedError(), "x.at[...].get(out_sharding=) takes one integer index array in "
+                                              "shardlang, not " + ev.repr(key));
+          return take(ev, Value(operand), key, Value::integer(0), a[0]);
+        }
         if (!needs_selection(key) || !is_index_array_key(key)) return *operand->get_item(ev, key);
         if (tracing_jit(ev) && ev.mode == Evaluator::Mode::run) return selection_take(ev, operand, key);
         return selection_get(ev, operand, key);

@@ -28,7 +28,7 @@ void set_attribute_in(AttributeList& list, const std::string& name, Value value)
 
 namespace {
 
-const ClassObject* as_class(const TypeObject* type) { return dynamic_cast<const ClassObject*>(type); }
+const ClassObject* user_class(const TypeObject* type) { return type->as_class(); }
 
 // ------------------------------------------------------------ descriptors
 
@@ -114,6 +114,8 @@ const TypeRef& classmethod_type() {
 Value bind_member(Evaluator& evaluator, const Value& member, const Value& self, const TypeRef& cls) {
   if (!member.is_object()) return member;
   Object* object = member.object().get();
+  if (object->as_function())  // the common case first: a method
+    return self.is_none() ? member : Value(std::make_shared<BoundMethod>(self, member.object()));
   if (auto* wrapped = dynamic_cast<WrappedFunction*>(object)) {
     if (!wrapped->is_classmethod) return wrapped->function;
     return Value(std::make_shared<BoundMethod>(Value(cls), wrapped->function.object()));
@@ -132,7 +134,7 @@ Value bind_member(Evaluator& evaluator, const Value& member, const Value& self, 
 // `name` along the MRO of `cls`: user namespaces and the built-in types' methods.
 std::optional<Value> lookup_in_mro(const TypeObject& cls, const std::string& name) {
   auto look = [&](const TypeObject& type) -> std::optional<Value> {
-    if (const ClassObject* user = as_class(&type)) {
+    if (const ClassObject* user = user_class(&type)) {
       if (Value* found = find_attribute_in(const_cast<ClassObject*>(user)->namespace_entries(), name)) return *found;
     } else if (const ObjectRef* method = type.find_method(name)) {
       return Value(*method);
@@ -149,11 +151,29 @@ std::string default_repr(const Value& self) {
   char address[32];
   std::snprintf(address, sizeof address, "%p", static_cast<const void*>(self.object().get()));
   const TypeRef& cls = type_of(self);
-  const auto* user = as_class(cls.get());
+  const auto* user = user_class(cls.get());
   return "<" + (user ? user->dotted_name() : cls->name()) + " object at " + address + ">";
 }
 
 }  // namespace
+
+FunctionObject* class_function(const TypeObject& cls, const std::string& name) {
+  auto look = [&](const TypeObject& type, bool& found) -> FunctionObject* {
+    if (const ClassObject* user = user_class(&type)) {
+      if (Value* member = find_attribute_in(const_cast<ClassObject*>(user)->namespace_entries(), name)) {
+        found = true;
+        return member->is_object() ? member->object()->as_function() : nullptr;
+      }
+    } else if (type.find_method(name)) {
+      found = true;
+    }
+    return nullptr;
+  };
+  bool found = false;
+  FunctionObject* function = look(cls, found);
+  for (auto at = cls.ancestors().begin(); !found && at != cls.ancestors().end(); ++at) function = look(**at, found);
+  return function;
+}
 
 // ------------------------------------------------------------ MRO
 
@@ -194,10 +214,10 @@ std::vector<TypeObject*> class_mro(const std::vector<TypeRef>& bases) {
 }
 
 const Value* find_class_member(const TypeObject& cls, const std::string& name) {
-  if (const ClassObject* user = as_class(&cls))
+  if (const ClassObject* user = user_class(&cls))
     if (Value* found = find_attribute_in(const_cast<ClassObject*>(user)->namespace_entries(), name)) return found;
   for (const TypeObject* type : cls.ancestors())
-    if (const ClassObject* user = as_class(type))
+    if (const ClassObject* user = user_class(type))
       if (Value* found = find_attribute_in(const_cast<ClassObject*>(user)->namespace_entries(), name)) return found;
   return nullptr;
 }
@@ -230,7 +250,8 @@ std::optional<Value> instance_attribute(Evaluator& evaluator, const Value& self,
                                         const std::string& name) {
   const TypeRef& cls = type_of(self);
   std::optional<Value> member = lookup_in_mro(*cls, name);
-  if (member && member->as<PropertyObject>()) return bind_member(evaluator, *member, self, cls);
+  if (member && member->is_object() && member->object()->type() == property_type())
+    return bind_member(evaluator, *member, self, cls);
   if (Value* own = find_attribute_in(attributes, name)) return *own;
   if (member) return bind_member(evaluator, *member, self, cls);
   if (name == "__class__") return Value(cls);
@@ -273,7 +294,7 @@ ClassObject::ClassObject(std::string name, std::string qualname, std::vector<Typ
       namespace_(std::move(namespace_entries)) {
   makes_exceptions_ = is_subclass_of(*exc::BaseException());
   for (const TypeObject* type : this->ancestors())
-    if (const ClassObject* user = as_class(type); user && user->behaviour) {
+    if (const ClassObject* user = user_class(type); user && user->behaviour) {
       behaviour = user->behaviour;
       break;
     }
@@ -401,7 +422,7 @@ class SuperObject : public Object {
     Value self = instance_class ? Value::none() : instance_;
     for (; at != mro.end(); ++at) {
       std::optional<Value> member;
-      if (const ClassObject* user = as_class(*at)) {
+      if (const ClassObject* user = user_class(*at)) {
         if (Value* found = find_attribute_in(const_cast<ClassObject*>(user)->namespace_entries(), name)) member = *found;
       } else if (const ObjectRef* method = (*at)->find_method(name)) {
         member = Value(*method);
@@ -585,7 +606,7 @@ Evaluator::Flow Evaluator::exec_class_def(const ast::ClassDef& node, const ast::
     if (std::find(bases.begin(), bases.end(), ref) != bases.end())
       raise(exc::TypeError(), "duplicate base class " + type->name());
     bool exception = type->is_subclass_of(*exc::BaseException());
-    if (!as_class(type) && !exception && ref != types::object() && !behaviour)
+    if (!user_class(type) && !exception && ref != types::object() && !behaviour)
       raise(exc::NotImplementedError(), "subclassing the built-in type '" + type->name() +
                                             "' is not supported in shardlang (only object and the exceptions)");
     bases.push_back(std::move(ref));

@@ -59,6 +59,7 @@ class ClassObject : public TypeObject {
   std::optional<std::int64_t> length(Evaluator& evaluator) const override;
   std::optional<bool> contains(Evaluator& evaluator, const Value& item) override;
   bool truthy(Evaluator&) const override { return true; }
+  const ClassObject* as_class() const override { return this; }
 
   const std::string& qualname() const { return qualname_; }
   // The metaclass behaviour, inherited from the first base along the MRO that has one.
@@ -86,6 +87,11 @@ std::vector<TypeObject*> class_mro(const std::vector<TypeRef>& bases);
 // `name` along the MRO of `cls` (itself first) in the namespaces of user
 // classes only: the dunder methods a class defines. Null when none does.
 const Value* find_class_member(const TypeObject& cls, const std::string& name);
+
+// The `def` function that `instance.name` finds along the MRO of `cls`
+// (itself first) as a class member, or null when the member found first is
+// not one (a property, a built-in type's method, anything else) or there is none.
+FunctionObject* class_function(const TypeObject& cls, const std::string& name);
 
 // An instance of a user class that is not an exception.
 class InstanceObject : public Object {
@@ -119,6 +125,7 @@ class InstanceObject : public Object {
   std::optional<Value> enter(Evaluator& evaluator) override;
   bool exit(Evaluator& evaluator, const Value* pending) override;
   std::optional<Value> descriptor_get(Evaluator& evaluator, const Value& instance, const Value& owner) override;
+  InstanceObject* as_instance() override { return this; }
 
   AttributeList attributes;  // the instance's __dict__
 

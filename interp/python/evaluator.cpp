@@ -216,10 +216,52 @@ Value Evaluator::call(const Value& callee, std::vector<Value> positional) {
   return call(callee, args);
 }
 
+namespace {
+// Python's parameter binding straight into the frame's slots, for the
+// common call: every argument positional, one per parameter, and no *, **
+// or keyword-only parameters.
+bool bind_directly(const FunctionObject& function, CallArgs& args, Frame& frame) {
+  const ScopeInfo& scope = *function.scope;
+  if (!function.plain_parameters || !args.keywords.empty() || args.positional.size() != scope.parameters.size())
+    return false;
+  for (std::size_t i = 0; i < scope.parameters.size(); ++i) {
+    const NameRef& ref = scope.parameters[i];
+    if (ref.kind == NameRef::Kind::fast) frame.fast[ref.index] = std::move(args.positional[i]);
+    else if (ref.kind == NameRef::Kind::cell) frame.cells[ref.index]->value = std::move(args.positional[i]);
+  }
+  return true;
+}
+
+// The value bound to parameter i in a frame (null when it has none).
+const Value* parameter_value(const ScopeInfo& scope, std::size_t i, const Frame& frame) {
+  const NameRef& ref = scope.parameters[i];
+  const std::optional<Value>* slot = nullptr;
+  if (ref.kind == NameRef::Kind::fast) slot = &frame.fast[ref.index];
+  else if (ref.kind == NameRef::Kind::cell) slot = &frame.cells[ref.index]->value;
+  return slot && *slot ? &**slot : nullptr;
+}
+
+// Checks the array-type annotations of the parameters, in the signature's order.
+void check_parameter_annotations(const FunctionObject& function, Frame& frame) {
+  const ast::Parameters& parameters = *function.parameters;
+  const ScopeInfo& scope = *function.scope;
+  std::size_t i = 0;
+  auto check = [&](const ast::Parameter* p) {
+    if (i < scope.parameters.size() && p && p->annotation)
+      if (const Value* value = parameter_value(scope, i, frame))
+        check_annotation(p->annotation.get(), *value, frame.shape_variables,
+                         "argument '" + p->name.name + "' of " + scope.qualname + "()");
+    ++i;
+  };
+  for (const auto& p : parameters.positional) check(&p);
+  if (parameters.varargs) check(nullptr);
+  for (const auto& p : parameters.keyword_only) check(&p);
+}
+}  // namespace
+
 Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
   if (depth_ >= recursion_limit) raise_recursion();
   guard_stack();
-  Arguments bound = bind_arguments(*this, function.signature, args);
   const ScopeInfo& scope = *function.scope;
   Frame frame;
   frame.scope = &scope;
@@ -231,22 +273,15 @@ Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
   frame.cells.reserve(scope.cell_names.size());
   for (std::size_t i = 0; i < scope.own_cells; ++i) frame.cells.push_back(new_cell());
   for (const auto& cell : function.closure) frame.cells.push_back(cell);
-  if (function.parameters) {
-    // Array-type annotations of the parameters, in the signature's order.
-    std::vector<const ast::Parameter*> declared;
-    for (const auto& p : function.parameters->positional) declared.push_back(&p);
-    if (function.parameters->varargs) declared.push_back(nullptr);
-    for (const auto& p : function.parameters->keyword_only) declared.push_back(&p);
-    for (std::size_t i = 0; i < declared.size() && i < bound.values.size(); ++i)
-      if (declared[i] && declared[i]->annotation && bound.values[i])
-        check_annotation(declared[i]->annotation.get(), *bound.values[i], frame.shape_variables,
-                         "argument '" + declared[i]->name.name + "' of " + scope.qualname + "()");
+  if (!bind_directly(function, args, frame)) {
+    Arguments bound = bind_arguments(*this, function.signature, args);
+    for (std::size_t i = 0; i < scope.parameters.size() && i < bound.values.size(); ++i) {
+      const NameRef& ref = scope.parameters[i];
+      if (ref.kind == NameRef::Kind::fast) frame.fast[ref.index] = std::move(bound.values[i]);
+      else if (ref.kind == NameRef::Kind::cell) frame.cells[ref.index]->value = std::move(bound.values[i]);
+    }
   }
-  for (std::size_t i = 0; i < scope.parameters.size() && i < bound.values.size(); ++i) {
-    const NameRef& ref = scope.parameters[i];
-    if (ref.kind == NameRef::Kind::fast) frame.fast[ref.index] = std::move(bound.values[i]);
-    else if (ref.kind == NameRef::Kind::cell) frame.cells[ref.index]->value = std::move(bound.values[i]);
-  }
+  if (function.annotated) check_parameter_annotations(function, frame);
   if (scope.is_generator)
     return Value(std::make_shared<Generator>(std::static_pointer_cast<FunctionObject>(function.self()), std::move(frame), *this));
   RestoreOnExit restore_call(running_call);
@@ -266,14 +301,16 @@ Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
     } else {
       exec_body(*function.body, frame);
       result = std::move(frame.return_value);
-      try {
-        check_annotation(function.returns, result, frame.shape_variables,
-                         "the return value of " + scope.qualname + "()");
-      } catch (PyError& mismatch) {
-        // Located at the return annotation, inside the function's frame.
-        mismatch.exception->frame_span = function.returns->span;
-        mismatch.exception->frame_span_set = true;
-        throw;
+      if (function.returns) {
+        try {
+          check_annotation(function.returns, result, frame.shape_variables,
+                           "the return value of " + scope.qualname + "()");
+        } catch (PyError& mismatch) {
+          // Located at the return annotation, inside the function's frame.
+          mismatch.exception->frame_span = function.returns->span;
+          mismatch.exception->frame_span_set = true;
+          throw;
+        }
       }
     }
     --depth_;

@@ -19,6 +19,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "interp/python/exceptions.hpp"
 #include "interp/python/objects.hpp"
 #include "interp/python/scope.hpp"
@@ -73,7 +75,8 @@ struct Frame {
   std::vector<std::pair<std::string, Value>>* class_namespace = nullptr;
   const std::shared_ptr<const Program>* program = nullptr;  // owner of the code running here
   const Resolution* resolution = nullptr;
-  std::vector<std::optional<Value>> fast;
+  // The locals by slot; most functions have few, kept without an allocation.
+  boost::container::small_vector<std::optional<Value>, 6> fast;
   std::vector<CellRef> cells;
   Value return_value;
   // Shape variables of array-type annotations, bound at first use (annotations.hpp).
@@ -89,6 +92,7 @@ class FunctionObject : public Object {
   Value call(Evaluator& evaluator, CallArgs& args) override;
   std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
   bool set_attribute(Evaluator& evaluator, const std::string& name, const Value& value) override;
+  FunctionObject* as_function() override { return this; }
 
   std::shared_ptr<const Program> program;  // keeps the AST alive
   std::vector<std::pair<std::string, Value>> attributes;  // the function's __dict__ (__wrapped__, __name__ set by wraps)
@@ -100,6 +104,8 @@ class FunctionObject : public Object {
   const lang::ast::Expr* returns = nullptr;     // the return annotation, unevaluated
   Signature signature;                          // with the defaults evaluated at def time
   std::vector<CellRef> closure;                 // the free variables
+  bool plain_parameters = false;  // positional-or-keyword parameters only (calls bind them directly)
+  bool annotated = false;         // some parameter has an annotation
   std::weak_ptr<Object> owner_class;            // the class whose body defined it (super())
 };
 
@@ -318,13 +324,19 @@ class Evaluator {
   Value eval(const lang::ast::Expr& expr, Frame& frame);
   Value eval_node(const lang::ast::Expr& expr, Frame& frame);
 
-  Value load_name(const lang::ast::Expr& expr, const std::string& id, Frame& frame);
+  Value load_name(const lang::ast::Name& name, Frame& frame);
   void store_name(const void* site, const std::string& id, Value value, Frame& frame);
+  void store_name(const NameRef& ref, const std::string& id, Value value, Frame& frame);
   void delete_name(const lang::ast::Expr& expr, const std::string& id, Frame& frame);
   void assign(const lang::ast::Expr& target, Value value, Frame& frame);
   void delete_target(const lang::ast::Expr& target, Frame& frame);
 
   Value eval_call(const lang::ast::Expr& expression, const lang::ast::Call& call, Frame& frame);
+  void eval_arguments(const lang::ast::Call& call, const Value& callee, Frame& frame, CallArgs& args);
+  // obj.method(...) where obj is an instance and method a `def` of its class:
+  // called without making the bound method. False when that is not the case.
+  bool call_method(const lang::ast::Expr& expression, const lang::ast::Call& call, Frame& frame, Value& result);
+  Value call_with_arguments(const lang::ast::Expr& expression, const lang::ast::Call& call, Value callee, Frame& frame);
   void eval_elements(const lang::ast::ExprList& elements, Frame& frame, std::vector<Value>& out);
   Value eval_subscript_key(const lang::ast::Expr& slice, Frame& frame);
   Value eval_comprehension(const lang::ast::Expr& expr, Frame& frame);

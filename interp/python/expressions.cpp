@@ -3,6 +3,9 @@
 
 #include "interp/python/evaluator.hpp"
 
+#include <typeinfo>
+
+#include "interp/python/classes.hpp"
 #include "interp/python/format.hpp"
 
 namespace interp {
@@ -48,9 +51,8 @@ Value Evaluator::eval_subscript_key(const ast::Expr& slice, Frame& frame) {
   return eval(slice, frame);
 }
 
-Value Evaluator::eval_call(const ast::Expr& expression, const ast::Call& call, Frame& frame) {
-  Value callee = eval(*call.func, frame);
-  CallArgs args;
+void Evaluator::eval_arguments(const ast::Call& call, const Value& callee, Frame& frame, CallArgs& args) {
+  args.positional.reserve(args.positional.size() + call.args.size());
   for (const auto& e : call.args) {
     if (auto* starred = std::get_if<ast::Starred>(&e->node)) {
       Value iterable = eval(*starred->value, frame);
@@ -85,9 +87,80 @@ Value Evaluator::eval_call(const ast::Expr& expression, const ast::Call& call, F
       add(*key, entry.value);
     }
   }
+}
+
+namespace {
+// The method `name` of a str, list, tuple, dict or set (exactly those types,
+// whose attributes are their type's methods), or null.
+const ObjectRef* container_method(const Value& object, const std::string& name) {
+  if (!object.is_object()) return nullptr;
+  const Object& o = *object.object();
+  const std::type_info& type = typeid(o);
+  if (type != typeid(ListObject) && type != typeid(DictObject) && type != typeid(StrObject) &&
+      type != typeid(TupleObject) && type != typeid(SetObject))
+    return nullptr;
+  for (const TypeObject* t = o.type().get(); t != nullptr; t = t->base().get())
+    if (const ObjectRef* method = t->find_method(name)) return method;
+  return nullptr;
+}
+}  // namespace
+
+bool Evaluator::call_method(const ast::Expr& expression, const ast::Call& call, Frame& frame, Value& result) {
+  const auto* attribute = std::get_if<ast::Attribute>(&call.func->node);
+  if (!attribute || observer) return false;
+  Value object = eval(*attribute->value, frame);
+  if (const ObjectRef* method = container_method(object, attribute->attr)) {
+    // As the bound method would: the object first, then the arguments.
+    Value callee(*method);
+    CallArgs args;
+    args.positional.reserve(call.args.size() + 1);
+    args.positional.push_back(std::move(object));
+    eval_arguments(call, callee, frame, args);
+    RestoreOnExit restore_call(running_call);
+    running_call = {&expression, nullptr};
+    result = callee.object()->call(*this, args);
+    return true;
+  }
+  InstanceObject* instance = object.is_object() ? object.object()->as_instance() : nullptr;
+  FunctionObject* function = instance ? class_function(*instance->type(), attribute->attr) : nullptr;
+  if (!function || find_attribute_in(instance->attributes, attribute->attr)) {
+    // Python's attribute lookup, then the call, as for any callee.
+    Value callee;
+    try {
+      callee = get_attribute(object, attribute->attr);
+    } catch (PyError& error) {
+      if (!error.exception->frame_span_set) {
+        error.exception->frame_span = call.func->span;
+        error.exception->frame_span_set = true;
+      }
+      throw;
+    }
+    result = call_with_arguments(expression, call, std::move(callee), frame);
+    return true;
+  }
+  Value callee(function->self());  // the function stays alive through the call
+  CallArgs args;
+  args.positional.reserve(call.args.size() + 1);
+  args.positional.push_back(std::move(object));
+  eval_arguments(call, callee, frame, args);
+  RestoreOnExit restore_call(running_call);
+  running_call = {&expression, function};
+  result = call_function(*function, args);
+  return true;
+}
+
+Value Evaluator::call_with_arguments(const ast::Expr& expression, const ast::Call& call, Value callee, Frame& frame) {
+  CallArgs args;
+  eval_arguments(call, callee, frame, args);
   RestoreOnExit restore_call(running_call);
   running_call = {&expression, callee.is_object() ? callee.object().get() : nullptr};
   return this->call(callee, args);
+}
+
+Value Evaluator::eval_call(const ast::Expr& expression, const ast::Call& call, Frame& frame) {
+  Value result;
+  if (call_method(expression, call, frame, result)) return result;
+  return call_with_arguments(expression, call, eval(*call.func, frame), frame);
 }
 
 Value Evaluator::make_function(const void* scope_node, const ast::Parameters& params, Frame& frame) {
@@ -114,6 +187,9 @@ Value Evaluator::make_function(const void* scope_node, const ast::Parameters& pa
   if (params.varargs) add(*params.varargs, Parameter::Kind::varargs);
   for (const auto& p : params.keyword_only) add(p, Parameter::Kind::keyword_only);
   if (params.kwargs) add(*params.kwargs, Parameter::Kind::kwargs);
+  function->plain_parameters = !params.varargs && params.keyword_only.empty() && !params.kwargs;
+  for (const auto& p : params.positional) function->annotated = function->annotated || p.annotation;
+  for (const auto& p : params.keyword_only) function->annotated = function->annotated || p.annotation;
   for (std::uint32_t source : function->scope->free_sources) function->closure.push_back(frame.cells.at(source));
   return Value(function);
 }
@@ -152,7 +228,7 @@ Value Evaluator::eval_node(const ast::Expr& expr, Frame& frame) {
               },
               node.value);
         } else if constexpr (std::is_same_v<T, ast::Name>) {
-          return load_name(expr, node.id, frame);
+          return load_name(node, frame);
         } else if constexpr (std::is_same_v<T, ast::JoinedStr>) {
           return eval_joined_str(node, frame);
         } else if constexpr (std::is_same_v<T, ast::Tuple>) {

@@ -106,8 +106,8 @@ std::string Generator::repr(Evaluator&) const {
   return "<generator object " + function_->scope->qualname + " at " + address + ">";
 }
 
-void Generator::entry(unsigned int high, unsigned int low) {
-  auto* generator = reinterpret_cast<Generator*>((static_cast<std::uintptr_t>(high) << 32) | low);
+void Generator::entry(void* argument) {
+  auto* generator = static_cast<Generator*>(argument);
   finished_switch(nullptr, &generator->caller_stack_bottom_, &generator->caller_stack_size_);
   try {
     generator->return_value_ = generator->evaluator_->run_generator_body(*generator->function_, generator->frame_);
@@ -118,7 +118,7 @@ void Generator::entry(unsigned int high, unsigned int low) {
     generator->foreign_error_ = std::current_exception();
   }
   generator->state_ = State::finished;
-  // Returning ends the context: uc_link goes back to the last resumer.
+  // Returning ends the coroutine: back to the last resumer.
   starting_switch(nullptr, generator->caller_stack_bottom_, generator->caller_stack_size_);
 }
 
@@ -127,13 +127,7 @@ void Generator::entry(unsigned int high, unsigned int low) {
 void Generator::switch_in(Evaluator& evaluator) {
   if (stack_ == nullptr) {
     stack_ = take_stack();
-    getcontext(&body_);
-    body_.uc_stack.ss_sp = stack_;
-    body_.uc_stack.ss_size = stack_bytes;
-    body_.uc_link = &caller_;
-    auto address = reinterpret_cast<std::uintptr_t>(this);
-    makecontext(&body_, reinterpret_cast<void (*)()>(&Generator::entry), 2,
-                static_cast<unsigned int>(address >> 32), static_cast<unsigned int>(address & 0xffffffffU));
+    coroutine_.start(stack_, stack_bytes, &Generator::entry, this);
   }
   resumer_frame = evaluator.current_frame();
   StackLimit outer = evaluator.swap_stack_limit(StackLimit::at(stack_ + stack_reserve));
@@ -143,7 +137,7 @@ void Generator::switch_in(Evaluator& evaluator) {
   state_ = State::running;
   void* fake_stack = nullptr;
   starting_switch(&fake_stack, stack_, stack_bytes);
-  swapcontext(&caller_, &body_);
+  coroutine_.resume();
   finished_switch(fake_stack, nullptr, nullptr);
   if (state_ == State::running) state_ = State::suspended;
   evaluator.call_depth() = depth;
@@ -194,7 +188,7 @@ Value Generator::suspend(Value value) {
   transfer_ = std::move(value);
   void* fake_stack = nullptr;
   starting_switch(&fake_stack, caller_stack_bottom_, caller_stack_size_);
-  swapcontext(&body_, &caller_);
+  coroutine_.suspend();
   finished_switch(fake_stack, &caller_stack_bottom_, &caller_stack_size_);
   if (abandoned_) throw Abandoned{};
   if (thrown_) throw PyError{std::exchange(thrown_, nullptr)};

@@ -1,15 +1,14 @@
 // Generators: calling a function whose body yields makes a Generator, whose
-// body then runs on a stack of its own (a coroutine switched with
-// swapcontext), suspended at each `yield` and resumed by next(), send(),
+// body then runs on a stack of its own (a Coroutine, coroutine.hpp),
+// suspended at each `yield` and resumed by next(), send(),
 // throw() and close(), with Python's StopIteration and GeneratorExit rules.
 #pragma once
-
-#include <ucontext.h>
 
 #include <exception>
 #include <memory>
 #include <optional>
 
+#include "interp/python/coroutine.hpp"
 #include "interp/python/evaluator.hpp"
 
 namespace interp {
@@ -40,15 +39,14 @@ class Generator : public Iterator {
 
  private:
   enum class State { created, suspended, running, finished };
-  static void entry(unsigned int high, unsigned int low);
+  static void entry(void* generator);
   void switch_in(Evaluator& evaluator);
 
   std::shared_ptr<FunctionObject> function_;
   Frame frame_;
   Evaluator* evaluator_;
   State state_ = State::created;
-  ucontext_t caller_{};
-  ucontext_t body_{};
+  Coroutine coroutine_;
   char* stack_ = nullptr;
   // The stack the body switches back to, for AddressSanitizer's fiber
   // annotations (generators.cpp); unused in other builds.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 #include "interp/python/stack.hpp"
 
@@ -39,6 +40,9 @@ struct ScopeData {
 class Analyzer {
  public:
   explicit Analyzer(std::vector<lang::Diagnostic>& errors) : errors_(errors) {}
+
+  // The Name expressions among the sites, whose nodes carry their resolution.
+  std::unordered_map<const void*, const ast::Name*> name_nodes;
 
   std::unique_ptr<ScopeData> collect(const ast::Module& module) {
     auto root = std::make_unique<ScopeData>();
@@ -209,6 +213,7 @@ class Analyzer {
     if (limit_.exhausted()) return too_deep(target.span);
     if (auto* name = std::get_if<ast::Name>(&target.node)) {
       bind(scope, &target, name->id);
+      name_nodes.emplace(&target, name);
     } else if (auto* tuple = std::get_if<ast::Tuple>(&target.node)) {
       for (const auto& e : tuple->elts) visit_target(*e, scope);
     } else if (auto* list = std::get_if<ast::List>(&target.node)) {
@@ -240,6 +245,7 @@ class Analyzer {
           using T = std::decay_t<decltype(node)>;
           if constexpr (std::is_same_v<T, ast::Name>) {
             scope.sites.emplace_back(&expr, node.id);
+            name_nodes.emplace(&expr, &node);
           } else if constexpr (std::is_same_v<T, ast::JoinedStr>) {
             for (const auto& part : node.parts)
               if (auto* field = std::get_if<ast::FormattedValue>(&part)) {
@@ -421,6 +427,11 @@ Resolution Resolution::analyze(const ast::Module& module, std::vector<lang::Diag
   analyzer.resolve(*root);
   Resolution resolution;
   analyzer.assign_slots(*root, resolution);
+  for (const auto& [site, node] : analyzer.name_nodes) {
+    const NameRef& ref = resolution.name(site);
+    node->resolved_kind = static_cast<std::uint8_t>(static_cast<std::uint8_t>(ref.kind) + 1);
+    node->resolved_index = ref.index;
+  }
   return resolution;
 }
 

@@ -25,6 +25,12 @@ struct NameRef {
   std::uint32_t index = 0;  // into Frame::fast or Frame::cells
 };
 
+// A Name expression's resolution, read from the node (global until resolved).
+inline NameRef name_ref(const lang::ast::Name& name) {
+  if (name.resolved_kind == 0) return NameRef{};
+  return NameRef{static_cast<NameRef::Kind>(name.resolved_kind - 1), name.resolved_index};
+}
+
 // One function, lambda, comprehension or class-body scope.
 struct ScopeInfo {
   std::string name;      // "f", "<lambda>", "<listcomp>"

@@ -55,9 +55,10 @@ std::string format_time(double seconds) {
 
 // ------------------------------------------------------------ names
 
-Value Evaluator::load_name(const ast::Expr& expr, const std::string& id, Frame& frame) {
+Value Evaluator::load_name(const ast::Name& name, Frame& frame) {
+  const std::string& id = name.id;
   if (frame.scope != nullptr) {
-    const NameRef& ref = frame.resolution->name(&expr);
+    const NameRef ref = name_ref(name);
     if (ref.kind == NameRef::Kind::fast) {
       if (const auto& v = frame.fast[ref.index]) return *v;
       raise(exc::UnboundLocalError(), "cannot access local variable '" + id + unbound_local_message);
@@ -76,8 +77,11 @@ Value Evaluator::load_name(const ast::Expr& expr, const std::string& id, Frame& 
 }
 
 void Evaluator::store_name(const void* site, const std::string& id, Value value, Frame& frame) {
+  store_name(frame.scope != nullptr ? frame.resolution->name(site) : NameRef{}, id, std::move(value), frame);
+}
+
+void Evaluator::store_name(const NameRef& ref, const std::string& id, Value value, Frame& frame) {
   if (frame.scope != nullptr) {
-    const NameRef& ref = frame.resolution->name(site);
     if (ref.kind == NameRef::Kind::fast) {
       frame.fast[ref.index] = std::move(value);
       return;
@@ -119,7 +123,7 @@ void Evaluator::delete_name(const ast::Expr& expr, const std::string& id, Frame&
 void Evaluator::assign(const ast::Expr& target, Value value, Frame& frame) {
   if (auto* name = std::get_if<ast::Name>(&target.node)) {
     if (observer) observer->assigned(target, value);
-    store_name(&target, name->id, std::move(value), frame);
+    store_name(name_ref(*name), name->id, std::move(value), frame);
     return;
   }
   if (auto* attribute = std::get_if<ast::Attribute>(&target.node)) {
@@ -137,6 +141,15 @@ void Evaluator::assign(const ast::Expr& target, Value value, Frame& frame) {
   if (auto* tuple = std::get_if<ast::Tuple>(&target.node)) elements = &tuple->elts;
   if (auto* list = std::get_if<ast::List>(&target.node)) elements = &list->elts;
   if (elements == nullptr) raise(exc::SyntaxError(), "cannot assign to expression");
+  // Check mode: a function check could not follow returned an unknown; what
+  // the caller unpacks from it is unknown too.
+  if (is_unknown(value)) {
+    for (const auto& element : *elements) {
+      auto* starred = std::get_if<ast::Starred>(&element->node);
+      assign(starred ? *starred->value : *element, value, frame);
+    }
+    return;
+  }
   if (!value.is_object() || !value.object()->iterate(*this))
     raise(exc::TypeError(), "cannot unpack non-iterable " + type_name(value) + " object");
   std::vector<Value> items = to_vector(value);
@@ -233,11 +246,11 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
           } else if constexpr (std::is_same_v<T, ast::AugAssign>) {
             const ast::Expr& target = *node.target;
             if (auto* name = std::get_if<ast::Name>(&target.node)) {
-              Value current = load_name(target, name->id, frame);
+              Value current = load_name(*name, frame);
               Value operand = eval(*node.value, frame);
               Value result = inplace(node.op, current, operand);
               if (observer) observer->assigned(target, result);
-              store_name(&target, name->id, std::move(result), frame);
+              store_name(name_ref(*name), name->id, std::move(result), frame);
             } else if (auto* attribute = std::get_if<ast::Attribute>(&target.node)) {
               Value object = eval(*attribute->value, frame);
               Value current = get_attribute(object, attribute->attr);

@@ -22,6 +22,9 @@ class Evaluator;
 class Object;
 class TypeObject;
 class Iterator;
+class FunctionObject;
+class InstanceObject;
+class ClassObject;
 using ObjectRef = std::shared_ptr<Object>;
 using TypeRef = std::shared_ptr<TypeObject>;
 using IteratorRef = std::shared_ptr<Iterator>;
@@ -135,6 +138,12 @@ class Object : public std::enable_shared_from_this<Object> {
   // namespace: what `instance.name` gives (instance is None when read
   // through the class). nullopt: not a descriptor, the object itself.
   virtual std::optional<Value> descriptor_get(Evaluator& evaluator, const Value& instance, const Value& owner);
+
+  // The evaluator's fast paths ask these instead of a dynamic_cast: a
+  // `def` or lambda function, an instance of a user class, a user class.
+  virtual FunctionObject* as_function() { return nullptr; }
+  virtual InstanceObject* as_instance() { return nullptr; }
+  virtual const ClassObject* as_class() const { return nullptr; }
 
   ObjectRef self() { return shared_from_this(); }
 };

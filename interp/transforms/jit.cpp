@@ -34,10 +34,6 @@ struct TracedCall {
   std::vector<Value> static_values;  // the static arguments it was traced with (the key holds their hashes)
 };
 
-bool is_tree_node(const Value& value) {
-  return value.as<ListObject>() || value.as<TupleObject>() || value.as<DictObject>();
-}
-
 ArrayRef leaf_array(Evaluator& evaluator, const Value& leaf) {
   if (leaf.as<ArrayObject>()) return std::static_pointer_cast<ArrayObject>(leaf.object());
   // f.lower(ShapeDtypeStruct(...)): an abstract argument (a call refuses it below).
@@ -54,36 +50,27 @@ std::string leaf_key(const ArrayObject& array) {
 }
 
 // `shardings` applied to the leaves of `tree` by device_put: one sharding
-// for every leaf, or a tuple/list with one per top-level item.
-Value apply_shardings(Evaluator& evaluator, const Value& tree, const Value& shardings) {
+// for every leaf, or a pytree prefix of `tree` (a tuple with one per
+// argument or output, a registered dataclass of shardings, ...), as JAX's
+// in_shardings and out_shardings are; None leaves its subtree as it is.
+Value apply_shardings(Evaluator& evaluator, const Value& tree, Value shardings, const std::string& name) {
   if (shardings.is_none()) return tree;
-  auto put = [&](const Value& subtree, const Value& sharding) {
-    if (sharding.is_none()) return subtree;
-    return tree_map(evaluator, subtree, [&](const Value& leaf) {
-      ArrayRef array = leaf_array(evaluator, leaf);
-      Layout layout = layout_for_target(evaluator, sharding, array->aval.shape);
-      std::optional<typecheck::PartitionSpec> requested;
-      if (auto* spec = sharding.as<PartitionSpecObject>()) requested = spec->spec;
-      if (auto* named = sharding.as<NamedShardingObject>()) requested = named->spec;
-      return apply_device_put(evaluator, array, layout, requested);
-    });
+  auto put = [&](const Value& leaf, const Value& sharding) {
+    if (sharding.is_none()) return leaf;
+    ArrayRef array = leaf_array(evaluator, leaf);
+    Layout layout = layout_for_target(evaluator, sharding, array->aval.shape);
+    std::optional<typecheck::PartitionSpec> requested;
+    if (auto* spec = sharding.as<PartitionSpecObject>()) requested = spec->spec;
+    if (auto* named = sharding.as<NamedShardingObject>()) requested = named->spec;
+    return apply_device_put(evaluator, array, layout, requested);
   };
-  if (is_tree_node(shardings) && !shardings.as<DictObject>()) {
-    auto per_item = evaluator.to_vector(shardings);
-    if (!is_tree_node(tree)) {
-      if (per_item.size() != 1) raise(exc::ValueError(), "out_shardings has " + std::to_string(per_item.size()) + " entries for 1 output");
-      return put(tree, per_item[0]);
-    }
-    auto items = evaluator.to_vector(tree);
-    if (items.size() != per_item.size())
-      raise(exc::ValueError(), "shardings has " + std::to_string(per_item.size()) + " entries for " +
-                                   std::to_string(items.size()) + " values");
-    std::vector<Value> out;
-    for (std::size_t i = 0; i < items.size(); ++i) out.push_back(put(items[i], per_item[i]));
-    if (is_named_tuple(tree)) return remake_named_tuple(tree, std::move(out));
-    return tree.as<ListObject>() ? make_list(std::move(out)) : make_tuple(std::move(out));
-  }
-  return put(tree, shardings);
+  if (!node_children(evaluator, shardings))
+    return tree_map(evaluator, tree, [&](const Value& leaf) { return put(leaf, shardings); });
+  // A list of one sharding per argument or output stands for the tuple.
+  if (auto* list = shardings.as<ListObject>(); list && tree.as<TupleObject>()) shardings = make_tuple(list->items);
+  std::vector<Value> targets = broadcast_prefix(evaluator, shardings, tree, name);
+  std::size_t next = 0;
+  return tree_map(evaluator, tree, [&](const Value& leaf) { return put(leaf, targets.at(next++)); });
 }
 
 class JitFunctionObject : public Object {
@@ -172,7 +159,7 @@ const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
     std::vector<Value> positional;
     for (std::size_t i = 0; i < dynamic.positional.size(); ++i)
       if (!is_static(view, i, nullptr)) positional.push_back(dynamic.positional[i]);
-    Value placed = apply_shardings(evaluator, make_tuple(positional), options.in_shardings);
+    Value placed = apply_shardings(evaluator, make_tuple(positional), options.in_shardings, "in_shardings");
     auto items = evaluator.to_vector(placed);
     for (std::size_t i = 0, k = 0; i < dynamic.positional.size(); ++i)
       if (!is_static(view, i, nullptr)) dynamic.positional[i] = items[k++];
@@ -219,7 +206,7 @@ const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
     TraceScope scope(evaluator, jit_trace);
     result = evaluator.call(function, traced_args);
     result = tree_map(evaluator, result, [&](const Value& leaf) { return Value(leaf_array(evaluator, leaf)); });
-    result = apply_shardings(evaluator, result, options.out_shardings);
+    result = apply_shardings(evaluator, result, options.out_shardings, "out_shardings");
   }
   TreeDef result_def;
   for (const auto& leaf : tree_flatten(evaluator, result, result_def))
@@ -233,7 +220,7 @@ Value JitFunctionObject::call(Evaluator& evaluator, CallArgs& args) {
   if (tracing_jit(evaluator) || evaluator.mode == Evaluator::Mode::check) {
     JittedBodyScope no_dispatch(evaluator);
     Value result = evaluator.call(function, args);
-    return apply_shardings(evaluator, result, options.out_shardings);
+    return apply_shardings(evaluator, result, options.out_shardings, "out_shardings");
   }
   std::vector<ArrayRef> arguments;
   const TracedCall* traced = trace(evaluator, args, arguments);

@@ -96,6 +96,12 @@ class Weights:
         return jax.eval_shape(lambda: cls.init(jax.random.key(0), cfg))
 
     @classmethod
+    def create(cls, key, cfg, mesh):
+        """The weights made in place, each on its shards (a jitted init
+        whose out_shardings are `shardings`: no device holds them whole)."""
+        return jax.jit(cls.init, static_argnums=1, out_shardings=cls.shardings(cfg, mesh))(key, cfg)
+
+    @classmethod
     def shardings(cls, cfg, mesh):
         layers = [{name: sharding_of(mesh, axes, q, cfg) for name, (_, axes, q) in layer_table(cfg).items()}
                   for _ in range(cfg.layers)]

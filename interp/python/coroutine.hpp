@@ -1,0 +1,41 @@
+// A body of code on a stack of its own, switched to and from: what a
+// generator runs on (generators.hpp). On x86-64 a switch saves and restores
+// only the callee-saved registers (as Boost.Context's fcontext does); on
+// other machines it is ucontext's swapcontext, which also makes a system
+// call per switch for the signal mask.
+#pragma once
+
+#include <cstddef>
+
+#if !defined(__x86_64__)
+#include <ucontext.h>
+#endif
+
+namespace interp {
+
+class Coroutine {
+ public:
+  using Entry = void (*)(void* argument);
+
+  // Prepares `entry(argument)` to run on [stack, stack + bytes) at the first
+  // resume(). When entry returns, the last resume() returns.
+  void start(char* stack, std::size_t bytes, Entry entry, void* argument);
+  // From the resumer: runs the body until it suspends or its entry returns.
+  void resume();
+  // From the body: back to the resumer's resume().
+  void suspend();
+
+ private:
+  static void run(void* self);
+  Entry entry_ = nullptr;
+  void* argument_ = nullptr;
+#if defined(__x86_64__)
+  void* resumer_ = nullptr;  // the saved stack pointers of the two sides
+  void* body_ = nullptr;
+#else
+  ucontext_t resumer_{};
+  ucontext_t body_{};
+#endif
+};
+
+}  // namespace interp
