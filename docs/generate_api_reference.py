@@ -107,6 +107,17 @@ MODULES = [
         "picture of each leading index, titled.",
         "`jax.debug.print` prints at run time, on every call of a jitted function.",
     ]),
+    ("jax.ad_checkpoint", "import jax", [
+        "`checkpoint` (also `jax.checkpoint` and `jax.remat`) recomputes on the way back what its policy "
+        "does not save; `prevent_cse` is accepted and has nothing to do (shardlang's jit does not merge "
+        "the recomputation with the forward pass); `policy` must be one of `jax.checkpoint_policies` "
+        "(a policy function of one's own is not supported). `print_saved_residuals` lists the forward "
+        "values shardlang's VJP rules read (where JAX's linearization saves `cos x` for `sin x`, "
+        "shardlang saves `x`), with the file's base name in the source.",
+    ]),
+    ("jax.checkpoint_policies", "import jax", [
+        "`save_anything_except_these_names` saves everything but the names given (JAX 0.11's saves everything).",
+    ]),
     ("jax.tree", "import jax", ["Tuples, lists, dicts and `None` are containers; everything else is a leaf."]),
     ("jax.tree_util", "import jax", ["The `tree_*` spellings of the `jax.tree` functions."]),
     ("jax.config", "import jax", [

@@ -14,6 +14,7 @@
 #include "interp/transforms/custom_derivatives.hpp"
 #include "interp/transforms/forward_mode.hpp"
 #include "interp/transforms/grad.hpp"
+#include "interp/transforms/remat.hpp"
 #include "interp/ops/indexing_ops.hpp"
 #include "interp/transforms/jit.hpp"
 #include "interp/library/nn_module.hpp"
@@ -647,6 +648,7 @@ void install_array_members(Evaluator& evaluator) {
   install_grad(evaluator);
   install_forward_mode(evaluator);
   install_custom_derivatives(evaluator);
+  install_remat(evaluator);
   install_vmap(evaluator);
   install_eval_shape(evaluator);
   install_numpy_members(evaluator, *evaluator.module("jax.numpy"), true);

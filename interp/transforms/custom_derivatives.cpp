@@ -47,8 +47,7 @@ class JvpRegionRule : public CustomRule {
         if (linear.count(input)) linear.insert(e.output);
     }
     auto is_linear = [&](int variable) { return linear.count(variable) > 0; };
-    for (std::size_t i = region.end; i-- > region.begin;)
-      transpose_equation(evaluator, lin, program.equations[i], is_linear, cotangents);
+    walk_range(evaluator, lin, region.begin, region.end, &region, is_linear, cotangents);
     std::vector<ArrayRef> in_cts;
     for (int variable : tangent_inputs_) {
       auto found = cotangents.find(variable);
@@ -177,11 +176,6 @@ void refuse_forward_mode_through_custom_vjp(const JitTrace& trace) {
       raise(exc::TypeError(), "can't apply forward-mode autodiff (jvp) to a custom_vjp function.");
 }
 
-namespace {
-
-// The differentiating trace a custom function called now records its region
-// in, and the region's level; null when the call is not differentiated
-// (eagerly, under jit or vmap, or a rule's own call below the last level).
 JitTrace* differentiating_trace(Evaluator& evaluator, int& level) {
   auto* top = dynamic_cast<JitTrace*>(&current_trace(evaluator));
   if (!top || !top->differentiating) return nullptr;
@@ -192,6 +186,8 @@ JitTrace* differentiating_trace(Evaluator& evaluator, int& level) {
   return level < count ? top : nullptr;
 }
 
+namespace {
+
 // A rule runs: its own calls of custom functions belong to the level below.
 struct RuleRunning {
   explicit RuleRunning(JitTrace& trace) : trace(trace) { ++trace.open_regions; }
@@ -201,9 +197,8 @@ struct RuleRunning {
   JitTrace& trace;
 };
 
-// The output leaves as fresh variables of the region begun at equation
-// `begin` (an input passed through, or a value made before, is copied), so
-// the backward walk meets the region's outputs only at its end.
+}  // namespace
+
 std::vector<int> region_outputs(Evaluator& evaluator, JitTrace& trace, std::size_t begin, std::vector<Value>& leaves) {
   std::set<int> made;
   for (std::size_t i = begin; i < trace.program->equations.size(); ++i) made.insert(trace.program->equations[i].output);
@@ -223,6 +218,8 @@ std::vector<int> region_outputs(Evaluator& evaluator, JitTrace& trace, std::size
   }
   return variables;
 }
+
+namespace {
 
 std::vector<int> input_variables(Evaluator& evaluator, JitTrace& trace, const std::vector<Value>& leaves) {
   std::vector<int> variables;

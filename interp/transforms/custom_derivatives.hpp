@@ -54,6 +54,16 @@ void transpose_region(Evaluator& evaluator, const Linearization& lin, const Cust
 // one level lower, after lin's program was replayed into it (`landed[i]`:
 // where equation i landed; one more entry for the end).
 void carry_regions(const Linearization& lin, JitTrace& target, const std::vector<std::size_t>& landed);
+// The differentiating trace a custom function (or jax.checkpoint) called
+// now records its region in, and the region's level; null when the call is
+// not differentiated (eagerly, under jit or vmap, or a rule's own call below
+// the last level).
+JitTrace* differentiating_trace(Evaluator& evaluator, int& level);
+// The output leaves as fresh variables of the region begun at equation
+// `begin` (an input passed through, or a value made before, is copied), so
+// the backward walk meets the region's outputs only at its end.
+std::vector<int> region_outputs(Evaluator& evaluator, JitTrace& trace, std::size_t begin, std::vector<Value>& leaves);
+
 // jvp's refusal of a custom_vjp function (JAX's TypeError).
 void refuse_forward_mode_through_custom_vjp(const JitTrace& trace);
 

@@ -129,21 +129,32 @@ void transpose_equation(Evaluator& evaluator, const Linearization& lin, const Eq
   }
 }
 
-std::vector<Value> backward(Evaluator& evaluator, const Linearization& lin, std::map<int, ArrayRef> cotangents) {
-  const Jaxpr& program = *lin.trace->program;
-  // The regions this trace's custom rules differentiate, by their last equation.
+void walk_range(Evaluator& evaluator, const Linearization& lin, std::size_t begin, std::size_t end,
+                const CustomRegion* skip, const std::function<bool(int)>& needs_ct, std::map<int, ArrayRef>& cotangents) {
+  // The regions whose rules differentiate their equations, by their last
+  // equation (the outermost where several end together).
   std::map<std::size_t, const CustomRegion*> region_ends;
-  for (const auto& region : lin.trace->regions)
-    if (region.level == 0 && region.end > region.begin) region_ends[region.end - 1] = &region;
-  auto active = [&](int variable) { return lin.active.count(variable) > 0; };
-  for (std::size_t i = program.equations.size(); i-- > 0;) {
+  for (const auto& region : lin.trace->regions) {
+    if (&region == skip || region.level != 0 || region.end <= region.begin || region.begin < begin || region.end > end)
+      continue;
+    auto& slot = region_ends[region.end - 1];
+    if (!slot || region.begin < slot->begin) slot = &region;
+  }
+  const Jaxpr& program = *lin.trace->program;
+  for (std::size_t i = end; i-- > begin;) {
     if (auto found = region_ends.find(i); found != region_ends.end()) {
       transpose_region(evaluator, lin, *found->second, cotangents);
       i = found->second->begin;
       continue;
     }
-    transpose_equation(evaluator, lin, program.equations[i], active, cotangents);
+    transpose_equation(evaluator, lin, program.equations[i], needs_ct, cotangents);
   }
+}
+
+std::vector<Value> backward(Evaluator& evaluator, const Linearization& lin, std::map<int, ArrayRef> cotangents) {
+  const Jaxpr& program = *lin.trace->program;
+  auto active = [&](int variable) { return lin.active.count(variable) > 0; };
+  walk_range(evaluator, lin, 0, program.equations.size(), nullptr, active, cotangents);
   std::vector<Value> gradients;
   for (std::size_t i = 0; i < lin.primals.size(); ++i) {
     const ArrayRef& primal = lin.primals[i];

@@ -56,6 +56,12 @@ void transpose_equation(Evaluator& evaluator, const Linearization& lin, const Eq
 // cotangent's starting value).
 ArrayRef zeros_placed_like(Evaluator& evaluator, const ArrayRef& like);
 
+// The backward walk over equations [begin, end) of lin's program, in
+// reverse: a region a custom rule differentiates (other than `skip`) by its
+// rule, every other equation by transpose_equation.
+void walk_range(Evaluator& evaluator, const Linearization& lin, std::size_t begin, std::size_t end,
+                const CustomRegion* skip, const std::function<bool(int)>& needs_ct, std::map<int, ArrayRef>& cotangents);
+
 // (output, aux) of a has_aux function's result.
 std::pair<Value, Value> split_aux(const Value& returned, bool has_aux);
 

@@ -124,6 +124,28 @@ int JitTrace::variable_of(const ArrayRef& array) {
   return number;
 }
 
+namespace {
+
+// JAX's summary of the user frame applying an operation: the call's line
+// and 0-based column (the statement's when no call runs), and the function.
+std::string source_summary(Evaluator& evaluator) {
+  lang::Span span = evaluator.running_call.expression ? evaluator.running_call.expression->span : evaluator.statement_span;
+  if (span.empty()) return "unknown";
+  lang::Position position = span.file->position(span.begin);
+  std::string file = span.file->name();
+  if (auto slash = file.rfind('/'); slash != std::string::npos) file = file.substr(slash + 1);
+  std::string function = "<module>";
+  if (Frame* frame = evaluator.current_frame(); frame && frame->function) {
+    function = frame->function->signature.name;
+    if (auto dot = function.rfind('.'); dot != std::string::npos) function = function.substr(dot + 1);
+  }
+  std::string where = file + ":" + std::to_string(position.line);
+  if (position.column > 1) where += ":" + std::to_string(position.column - 1);
+  return where + " (" + function + ")";
+}
+
+}  // namespace
+
 ArrayRef JitTrace::process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                            const Params& params) {
   ArrayRef result = apply(evaluator, primitive, operands, params, false);
@@ -144,6 +166,7 @@ ArrayRef JitTrace::process(Evaluator& evaluator, const Primitive& primitive, con
   for (const auto& operand : operands) equation.inputs.push_back(variable_of(operand));
   variables_[result.get()] = {equation.output, result};
   program->equations.push_back(std::move(equation));
+  if (differentiating) sources.push_back(source_summary(evaluator));
   return result;
 }
 

@@ -11,6 +11,7 @@
 
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "interp/ops/primitives.hpp"
@@ -83,6 +84,9 @@ class JitTrace : public Trace {
   bool differentiating = false;
   int open_regions = 0;  // custom rules running now
   std::vector<CustomRegion> regions;
+  // Differentiating traces: where each equation was applied, as JAX's
+  // source_info_util.summarize writes it ("f.py:3:6 (g)"; the file's base name).
+  std::vector<std::string> sources;
 
  private:
   std::map<const ArrayObject*, std::pair<int, ArrayRef>> variables_;
