@@ -70,8 +70,11 @@ ArrayRef zeros_on(Evaluator& ev, const ArrayRef& like, DType dtype) {
   // the body's: a manual array's zeros are made from it.
   if (is_manual(*like)) return mul(ev, convert(ev, like, dtype), 0.0);
   ArrayRef zeros = zeros_like(ev, type);
-  if (!like->committed) return zeros;
-  return apply(ev, "select_n", {to_array(ev, Value::boolean(false)), zeros, convert(ev, like, dtype)});
+  if (!like->committed || zeros->layout == like->layout) return zeros;
+  // Placed as `like` is (with Explicit axes, its type's sharding too).
+  Params params;
+  params.set("layout", like->layout);
+  return apply(ev, "device_put", {zeros}, std::move(params));
 }
 
 ArrayRef window_slice(Evaluator& ev, const ArrayRef& a, std::vector<std::int64_t> start, std::vector<std::int64_t> limit) {

@@ -220,8 +220,9 @@ void print_saved_residuals(Evaluator& evaluator, const Value& function, const st
   auto line = [&](int variable, const std::string& source) {
     evaluator.write(program.variable_types.at(static_cast<std::size_t>(variable)).short_str() + " " + source + "\n");
   };
+  // (A Python scalar is a literal in JAX's program, not a residual.)
   for (const auto& [variable, constant] : program.constants)
-    if (read.count(variable)) line(variable, "from a constant");
+    if (read.count(variable) && constant->aval.ndim() > 0) line(variable, "from a constant");
   std::vector<std::string> names = argument_names(evaluator, function, args);
   for (std::size_t i = 0; i < program.inputs.size(); ++i)
     if (read.count(program.inputs[i]))
