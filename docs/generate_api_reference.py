@@ -121,7 +121,8 @@ MODULES = [
     ("jax.tree", "import jax", ["Tuples, lists, dicts and `None` are containers; everything else is a leaf."]),
     ("jax.tree_util", "import jax", ["The `tree_*` spellings of the `jax.tree` functions."]),
     ("jax.config", "import jax", [
-        "`update` knows `jax_threefry_partitionable`, `jax_num_cpu_devices`, `jax_platforms`.",
+        "`update` knows `jax_threefry_partitionable`, `jax_num_cpu_devices`, `jax_platforms` and "
+        "`jax_remat3` (True only: shardlang's remat is the one it selects).",
     ]),
     ("jax.experimental", "import jax", []),
     ("jax.experimental.mesh_utils", "from jax.experimental import mesh_utils", [

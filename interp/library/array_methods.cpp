@@ -170,10 +170,12 @@ ArrayRef to_array(Evaluator& evaluator, const Value& value, std::optional<DType>
 
 // ------------------------------------------------------------ ArrayObject
 
-const TypeRef& ArrayObject::type() const {
+const TypeRef& array_type() {
   static const TypeRef type = make_type("ArrayImpl");
   return type;
 }
+
+const TypeRef& ArrayObject::type() const { return array_type(); }
 
 namespace {
 std::string array_text(Evaluator& evaluator, const ArrayObject& array, bool as_repr) {
@@ -228,6 +230,10 @@ std::optional<Value> ArrayObject::get_attribute(Evaluator& evaluator, const std:
   if (name == "addressable_shards") return addressable_shards(evaluator, self_ref);
   if (name == "is_fully_addressable") return Value::boolean(is_fully_addressable(evaluator, *this));
   if (name == "at") return at_indexer(self_ref);
+  if (name == "__abs__")
+    return Value(native("__abs__()", [self_ref](Evaluator& ev, Arguments&) {
+      return apply_elementwise(ev, primitive("abs"), {Value(self_ref)});
+    }));
   if (name == "T") return apply_transpose(evaluator, Value(self_ref), typecheck::reversed_permutation(aval.ndim()));
   if (name == "item")
     return Value(native("item()", [self_ref](Evaluator& ev, Arguments&) {
@@ -318,6 +324,16 @@ std::optional<std::int64_t> ArrayObject::length(Evaluator&) const {
   return aval.shape[0];
 }
 
+const TypeRef& concretization_type_error() {
+  static const TypeRef type = make_type("ConcretizationTypeError", exc::TypeError());
+  return type;
+}
+
+const TypeRef& tracer_bool_conversion_error() {
+  static const TypeRef type = make_type("TracerBoolConversionError", concretization_type_error());
+  return type;
+}
+
 bool ArrayObject::truthy(Evaluator& evaluator) const {
   if (devices::element_count(aval.shape) != 1)
     raise(exc::ValueError(), "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
@@ -326,6 +342,9 @@ bool ArrayObject::truthy(Evaluator& evaluator) const {
     for (Trace* trace : runtime_of(evaluator).trace_stack)
       if (auto* jit = dynamic_cast<JitTrace*>(trace))
         if (ArrayRef known = jit->concrete_value(*this)) return element_values(evaluator, *known)[0] != 0;
+    if (evaluator.mode == Evaluator::Mode::run && !poisoned)
+      raise(tracer_bool_conversion_error(), "Attempted boolean conversion of traced array with shape " + aval.short_str() +
+                                                ".\nSee https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerBoolConversionError");
     return false;
   }
   return element_values(evaluator, *this)[0] != 0;

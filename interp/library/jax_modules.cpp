@@ -412,6 +412,10 @@ void install_jax_module(Evaluator& evaluator) {
       if (*name == "jax_num_cpu_devices") rt.options().device_count = c_int(ev.index_of(a[1]));
       else if (auto platform = devices::parse_platform(ev.str(a[1]))) rt.options().platform = *platform;
       else raise(exc::ValueError(), "unknown platform " + ev.repr(a[1]));
+    } else if (*name == "jax_remat3") {
+      // JAX's new remat (jax.checkpoint's policies on the linearized program)
+      // is the only one shardlang has: True asks for it; False is refused.
+      if (!ev.truthy(a[1])) raise(exc::ValueError(), "shardlang has only the remat that jax_remat3 selects");
     } else {
       raise(exc::AttributeError(), "Unrecognized config option: " + *name);
     }
@@ -639,6 +643,9 @@ void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_j
 
 }  // namespace
 
+void install_test_util(Evaluator& evaluator);     // test_util_module.cpp
+void install_numpy_random(Evaluator& evaluator);  // numpy_random.cpp
+
 void install_array_members(Evaluator& evaluator) {
   install_sharding_module(evaluator);
   install_jax_module(evaluator);
@@ -649,6 +656,8 @@ void install_array_members(Evaluator& evaluator) {
   install_forward_mode(evaluator);
   install_custom_derivatives(evaluator);
   install_remat(evaluator);
+  install_test_util(evaluator);
+  install_numpy_random(evaluator);
   install_vmap(evaluator);
   install_eval_shape(evaluator);
   install_numpy_members(evaluator, *evaluator.module("jax.numpy"), true);
@@ -660,8 +669,13 @@ void install_array_members(Evaluator& evaluator) {
   install_debug_operations(evaluator);
   install_multihost(evaluator);
   install_nn_module(evaluator);
+  evaluator.module("jax")->add("Array", Value(array_type()));
+  evaluator.module("jax.numpy")->add("ndarray", Value(array_type()));
+  auto errors = evaluator.module("jax.errors");
+  errors->add("ConcretizationTypeError", Value(concretization_type_error()));
+  errors->add("TracerBoolConversionError", Value(tracer_bool_conversion_error()));
   auto jax = evaluator.module("jax");
-  for (const char* sub : {"numpy", "lax", "random", "sharding", "experimental", "debug", "tree", "config", "nn"})
+  for (const char* sub : {"errors", "numpy", "lax", "random", "sharding", "experimental", "debug", "tree", "config", "nn"})
     jax->add(sub, Value(evaluator.module(std::string("jax.") + sub)));
   evaluator.module("numpy")->add("testing", Value(evaluator.module("numpy.testing")));
 }

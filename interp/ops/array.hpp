@@ -113,6 +113,12 @@ std::vector<double> element_values(Evaluator& evaluator, const ArrayObject& arra
 // overrides the inferred one.
 ArrayRef to_array(Evaluator& evaluator, const Value& value, std::optional<typecheck::DType> dtype = std::nullopt);
 bool is_array_like(const Value& value);
+// The class of arrays (jax.Array, jnp.ndarray).
+const TypeRef& array_type();
+// jax.errors.ConcretizationTypeError and its TracerBoolConversionError
+// (bool() of a traced array), raised by the array methods.
+const TypeRef& concretization_type_error();
+const TypeRef& tracer_bool_conversion_error();
 
 // The same data in `target` layout: collectives on the same mesh, a host
 // transfer across meshes.

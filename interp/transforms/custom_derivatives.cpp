@@ -242,6 +242,11 @@ class CustomFunction : public Object {
   bool callable() const override { return true; }
   Value call(Evaluator& evaluator, CallArgs& args) override;
   std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  // A method of a class: bound to the instance it is read through.
+  std::optional<Value> descriptor_get(Evaluator&, const Value& instance, const Value&) override {
+    if (instance.is_none()) return std::nullopt;
+    return Value(std::make_shared<BoundMethod>(instance, shared_from_this()));
+  }
 
   Value function;
   std::set<std::int64_t> nondiff;

@@ -84,6 +84,11 @@ class JitFunctionObject : public Object {
     return "<PjitFunction of " + evaluator.repr(function) + ">";
   }
   bool callable() const override { return true; }
+  // A method of a class: bound to the instance it is read through.
+  std::optional<Value> descriptor_get(Evaluator&, const Value& instance, const Value&) override {
+    if (instance.is_none()) return std::nullopt;
+    return Value(std::make_shared<BoundMethod>(instance, shared_from_this()));
+  }
   Value call(Evaluator& evaluator, CallArgs& args) override;
   std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
 
@@ -342,10 +347,51 @@ class LoweredObject : public Object {
   LoweredCall lowered;
 };
 
+// A jaxpr as a value (jit(f).trace(...).jaxpr): printed as JAX prints one;
+// `.jaxpr` is itself (JAX's ClosedJaxpr.jaxpr).
+class JaxprObject : public Object {
+ public:
+  explicit JaxprObject(std::shared_ptr<const Jaxpr> program) : program(std::move(program)) {}
+  const TypeRef& type() const override {
+    static const TypeRef type = make_type("ClosedJaxpr");
+    return type;
+  }
+  std::string repr(Evaluator&) const override { return program->str(); }
+  std::optional<Value> get_attribute(Evaluator&, const std::string& attribute) override {
+    if (attribute == "jaxpr") return Value(shared_from_this());
+    return std::nullopt;
+  }
+  std::shared_ptr<const Jaxpr> program;
+};
+
+// f.trace(*args): the traced stage, whose .jaxpr is the program and
+// .lower() the lowered one.
+class TracedObject : public Object {
+ public:
+  TracedObject(std::shared_ptr<const Jaxpr> program, std::string name, LoweredCall lowered)
+      : program(std::move(program)), name(std::move(name)), lowered(std::move(lowered)) {}
+  const TypeRef& type() const override {
+    static const TypeRef type = make_type("Traced");
+    return type;
+  }
+  std::string repr(Evaluator&) const override { return "<jax.stages.Traced object>"; }
+  std::optional<Value> get_attribute(Evaluator&, const std::string& attribute) override {
+    if (attribute == "jaxpr") return Value(std::make_shared<JaxprObject>(program));
+    if (attribute == "lower")
+      return Value(native("lower()", [program = program, name = name, lowered = lowered](Evaluator&, Arguments&) {
+        return Value(std::make_shared<LoweredObject>(program, name, lowered));
+      }));
+    return std::nullopt;
+  }
+  std::shared_ptr<const Jaxpr> program;
+  std::string name;
+  LoweredCall lowered;
+};
+
 std::optional<Value> JitFunctionObject::get_attribute(Evaluator& evaluator, const std::string& attribute) {
   auto self = std::static_pointer_cast<JitFunctionObject>(shared_from_this());
-  if (attribute == "lower")
-    return Value(native("lower(*args, **kwargs)", [self](Evaluator& ev, Arguments& a) {
+  if (attribute == "lower" || attribute == "trace")
+    return Value(native(attribute + "(*args, **kwargs)", [self, attribute](Evaluator& ev, Arguments& a) {
       CallArgs call{a[0].as<TupleObject>()->items, {}};
       if (auto* kwargs = a[1].as<DictObject>())
         for (const auto& e : kwargs->table.entries())
@@ -354,8 +400,10 @@ std::optional<Value> JitFunctionObject::get_attribute(Evaluator& evaluator, cons
       const TracedCall& traced = *self->trace(ev, call, arguments);
       std::string name = self->name();
       auto dot = name.rfind('.');
-      return Value(std::make_shared<LoweredObject>(traced.program, dot == std::string::npos ? name : name.substr(dot + 1),
-                                                   LoweredCall{self, call}));
+      std::string short_name = dot == std::string::npos ? name : name.substr(dot + 1);
+      if (attribute == "trace")
+        return Value(std::make_shared<TracedObject>(traced.program, short_name, LoweredCall{self, call}));
+      return Value(std::make_shared<LoweredObject>(traced.program, short_name, LoweredCall{self, call}));
     }));
   if (attribute == "__wrapped__") return function;
   return evaluator.find_attribute(function, attribute);

@@ -129,6 +129,11 @@ class RematFunction : public Object {
     return std::nullopt;
   }
   Value call(Evaluator& evaluator, CallArgs& args) override;
+  // A method of a class: bound to the instance it is read through.
+  std::optional<Value> descriptor_get(Evaluator&, const Value& instance, const Value&) override {
+    if (instance.is_none()) return std::nullopt;
+    return Value(std::make_shared<BoundMethod>(instance, shared_from_this()));
+  }
 
   Value function;
   Saveable saveable;
@@ -266,6 +271,22 @@ void install_policies(Evaluator& evaluator) {
       return !name || names.count(*name) == 0;
     });
   });
+  // Offloading moves a residual to host memory; the simulated devices keep it
+  // where it is, so an offloadable name is saved.
+  policies->add_function("save_and_offload_only_these_names(*, names_which_can_be_saved, names_which_can_be_offloaded, "
+                         "offload_src, offload_dst)",
+                         [](Evaluator& ev, Arguments& a) {
+                           std::set<std::string> saved = names_of(ev, a[0]), offloaded = names_of(ev, a[1]);
+                           for (const auto& name : saved)
+                             if (offloaded.count(name))
+                               raise(exc::ValueError(), "The names should be exclusive and should not intersect in "
+                                                        "`names_which_can_be_saved` and `names_which_can_be_offloaded`.");
+                           saved.insert(offloaded.begin(), offloaded.end());
+                           return policy("save_and_offload_only_these_names", [saved](const Equation& e) {
+                             const std::string* name = name_of(e);
+                             return name && saved.count(*name) > 0;
+                           });
+                         });
   policies->add_function("save_from_both_policies(policy_1, policy_2)", [](Evaluator& ev, Arguments& a) {
     Saveable first = policy_argument(ev, a[0]).saveable, second = policy_argument(ev, a[1]).saveable;
     return policy("save_from_both_policies", [first, second](const Equation& e) { return first(e) || second(e); });
