@@ -118,6 +118,13 @@ MODULES = [
     ("jax.checkpoint_policies", "import jax", [
         "`save_anything_except_these_names` saves everything but the names given (JAX 0.11's saves everything).",
     ]),
+    ("jax.errors", "import jax", [
+        "`TracerBoolConversionError` (a subclass of `ConcretizationTypeError`, a `TypeError`) is raised by `bool()` "
+        "of a traced array whose value the trace does not know.",
+    ]),
+    ("jax.test_util", "import jax", [
+        "`check_grads` draws its random directions with `jax.random` (JAX uses NumPy's `RandomState(0)`).",
+    ]),
     ("jax.tree", "import jax", ["Tuples, lists, dicts and `None` are containers; everything else is a leaf."]),
     ("jax.tree_util", "import jax", ["The `tree_*` spellings of the `jax.tree` functions."]),
     ("jax.config", "import jax", [
@@ -142,6 +149,10 @@ MODULES = [
         "needs them. There is no float64: `np.float32` / `np.int32` are the defaults as in `jnp`.",
         "`np.load` / `np.save` read and write `.npy` files only under directories the host allows (the "
         "command line allows the working directory); elsewhere they raise `ValueError`.",
+    ]),
+    ("numpy.random", "import numpy as np", [
+        "NumPy's legacy global generator: `seed` seeds MT19937 as NumPy does, `random`/`random_sample`/`uniform` "
+        "draw NumPy's numbers; scalars only (no `size=`). Unseeded, it starts from a fixed seed.",
     ]),
     ("numpy.testing", "import numpy as np", [
         "Failures print NumPy 1.24's full report. In `shardlang check` the values are unknown: only "
