@@ -7,6 +7,7 @@
 #include "interp/library/numpy_module.hpp"
 #include "interp/ops/array.hpp"
 #include "typecheck/python_repr.hpp"
+#include "typecheck/shape_arithmetic.hpp"
 #include "interp/python/builtins.hpp"
 
 namespace interp {
@@ -94,6 +95,16 @@ Value pad(const Jnp& jnp, const Value& array_value, const Value& width, const st
   if (mode != "constant" && mode != "edge" && mode != "wrap" && mode != "reflect" && mode != "symmetric")
     raise(exc::NotImplementedError(), "jnp.pad with mode='" + mode + "': the modes are constant, edge, wrap, reflect "
                                       "and symmetric");
+  // The padded shape first, checked: widths past 64 bits raise NumPy's
+  // error instead of wrapping (issue 17's overflow rule).
+  typecheck::Shape padded = array->aval.shape;
+  for (std::size_t d = 0; d < widths.size(); ++d) {
+    auto size = typecheck::checked_add(padded[d], widths[d].first);
+    if (size) size = typecheck::checked_add(*size, widths[d].second);
+    if (!size) raise_error(typecheck::array_too_big());
+    padded[d] = *size;
+  }
+  if (auto error = typecheck::check_array_size(padded, array->aval.dtype)) raise_error(*error);
   Value out(array);
   for (std::size_t d = 0; d < widths.size(); ++d) {
     auto [before, after] = widths[d];
