@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -29,9 +30,13 @@ void starting_switch(void** fake_stack, const void* bottom, std::size_t size) {
 void finished_switch(void* fake_stack, const void** previous_bottom, std::size_t* previous_size) {
   __sanitizer_finish_switch_fiber(fake_stack, previous_bottom, previous_size);
 }
+// Frames that never returned (a generator dropped mid-body) leave their
+// redzones poisoned on its stack: cleared before the stack is reused.
+void unpoison(char* memory, std::size_t size) { __asan_unpoison_memory_region(memory, size); }
 #else
 void starting_switch(void**, const void*, std::size_t) {}
 void finished_switch(void*, const void**, std::size_t*) {}
+void unpoison(char*, std::size_t) {}
 #endif
 
 // Each body gets its own stack, touched lazily; the guard keeps
@@ -60,6 +65,7 @@ char* take_stack() {
 }
 
 void give_back_stack(char* stack) {
+  unpoison(stack, stack_bytes);
   if (stack_pool.free.size() < 32) stack_pool.free.push_back(stack);
   else munmap(stack, stack_bytes);
 }
