@@ -443,9 +443,13 @@ std::optional<Value> CustomFunction::get_attribute(Evaluator& evaluator, const s
   if (is_jvp && name == "defjvps")
     return Value(native("defjvps(*jvps)", [self](Evaluator&, Arguments& a) {
       std::vector<Value> jvps = a[0].as<TupleObject>()->items;
-      Value owner(std::static_pointer_cast<Object>(self));
+      // Weak: the function holds this rule, and a strong reference back
+      // would be a cycle that never frees.
+      std::weak_ptr<Object> owner = self;
       self->jvp = Value(native("jvp(primals, tangents)", [owner, jvps](Evaluator& ev, Arguments& b) {
-        return jvps_rule(ev, owner, jvps, b[0], b[1]);
+        ObjectRef function = owner.lock();
+        if (!function) raise(exc::RuntimeError(), "defjvps: the custom_jvp function of this rule no longer exists");
+        return jvps_rule(ev, Value(function), jvps, b[0], b[1]);
       }));
       return Value();
     }));
