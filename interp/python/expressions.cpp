@@ -109,13 +109,17 @@ bool Evaluator::call_method(const ast::Expr& expression, const ast::Call& call, 
   const auto* attribute = std::get_if<ast::Attribute>(&call.func->node);
   if (!attribute || observer) return false;
   Value object = eval(*attribute->value, frame);
-  if (const ObjectRef* method = container_method(object, attribute->attr)) {
-    // As the bound method would: the object first, then the arguments.
-    Value callee(*method);
+  // As the bound method would pass them: the object first, then the arguments.
+  auto arguments_for = [&](const Value& callee) {
     CallArgs args;
     args.positional.reserve(call.args.size() + 1);
     args.positional.push_back(std::move(object));
     eval_arguments(call, callee, frame, args);
+    return args;
+  };
+  if (const ObjectRef* method = container_method(object, attribute->attr)) {
+    Value callee(*method);
+    CallArgs args = arguments_for(callee);
     RestoreOnExit restore_call(running_call);
     running_call = {&expression, nullptr};
     result = callee.object()->call(*this, args);
@@ -139,10 +143,7 @@ bool Evaluator::call_method(const ast::Expr& expression, const ast::Call& call, 
     return true;
   }
   Value callee(function->self());  // the function stays alive through the call
-  CallArgs args;
-  args.positional.reserve(call.args.size() + 1);
-  args.positional.push_back(std::move(object));
-  eval_arguments(call, callee, frame, args);
+  CallArgs args = arguments_for(callee);
   RestoreOnExit restore_call(running_call);
   running_call = {&expression, function};
   result = call_function(*function, args);
