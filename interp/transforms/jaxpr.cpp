@@ -27,6 +27,21 @@ std::string typed(const Jaxpr& program, int variable) {
   return variable_name(variable) + ":" + program.variable_types[static_cast<std::size_t>(variable)].short_str();
 }
 
+// Sets the runtime's context mesh for each replayed equation and restores
+// the caller's when the run ends (or raises).
+class ContextMeshScope {
+ public:
+  explicit ContextMeshScope(Runtime& runtime) : runtime_(runtime), saved_(runtime.context_mesh) {}
+  ~ContextMeshScope() { runtime_.context_mesh = saved_; }
+  ContextMeshScope(const ContextMeshScope&) = delete;
+  ContextMeshScope& operator=(const ContextMeshScope&) = delete;
+  void enter(const std::shared_ptr<MeshObject>& mesh) { runtime_.context_mesh = mesh; }
+
+ private:
+  Runtime& runtime_;
+  std::shared_ptr<MeshObject> saved_;
+};
+
 }  // namespace
 
 std::string Jaxpr::str() const {
@@ -63,9 +78,11 @@ std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<Ar
   for (const auto& [number, value] : program.constants) values[static_cast<std::size_t>(number)] = value;
   for (std::size_t i = 0; i < program.inputs.size() && i < arguments.size(); ++i)
     values[static_cast<std::size_t>(program.inputs[i])] = arguments[i];
+  ContextMeshScope context(runtime_of(evaluator));
   for (const auto& e : program.equations) {
     std::vector<ArrayRef> operands;
     for (int input : e.inputs) operands.push_back(values[static_cast<std::size_t>(input)]);
+    context.enter(e.context_mesh);
     values[static_cast<std::size_t>(e.output)] =
         e.primitive->implementation(evaluator, *e.primitive, operands, e.params, true);
     // One program: its equations pay no dispatch of their own.

@@ -25,11 +25,17 @@
 
 namespace interp {
 
+class MeshObject;
+
 struct Equation {
   const Primitive* primitive = nullptr;
   std::vector<int> inputs;
   Params params;
   int output = -1;
+  // The context mesh the equation was traced under (a shard_map body's, or
+  // `with jax.set_mesh(...)`'s): implementations that consult it get the
+  // same one when the executable replays them.
+  std::shared_ptr<MeshObject> context_mesh;
 };
 
 struct Jaxpr {

@@ -161,7 +161,8 @@ ArrayRef JitTrace::process(Evaluator& evaluator, const Primitive& primitive, con
     }
     if (values.size() == operands.size()) concrete_[result.get()] = apply(evaluator, primitive, values, params, true);
   }
-  Equation equation{&primitive, {}, params, program->add_variable(result->aval, result->layout)};
+  Equation equation{&primitive, {}, params, program->add_variable(result->aval, result->layout),
+                    runtime_of(evaluator).context_mesh};
   if (auto value = concrete_value(*result)) concrete_variables_[equation.output] = value;
   for (const auto& operand : operands) equation.inputs.push_back(variable_of(operand));
   variables_[result.get()] = {equation.output, result};
