@@ -149,6 +149,8 @@ def main():
     parser.add_argument("--quiet", action="store_true", help="print failures only")
     parser.add_argument("paths", nargs="+", type=Path)
     arguments = parser.parse_args()
+    # Sanitizer builds run several times slower: .ci/sanitize scales every timeout.
+    arguments.timeout *= float(os.environ.get("SHARDLANG_TEST_TIMEOUT_SCALE", "1"))
     binary = str(Path(arguments.bin).resolve())
 
     scripts = []

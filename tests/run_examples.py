@@ -18,6 +18,7 @@ that `[...]` in an expected line matches any text (for host timings).
 expected line that still matches, so `[...]` placeholders survive.
 """
 import argparse
+import os
 import re
 import shlex
 import subprocess
@@ -92,6 +93,8 @@ def main():
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("examples", nargs="+", type=Path)
     arguments = parser.parse_args()
+    # Sanitizer builds run several times slower: .ci/sanitize scales every timeout.
+    arguments.timeout *= float(os.environ.get("SHARDLANG_TEST_TIMEOUT_SCALE", "1"))
     failures = 0
     for example in arguments.examples:
         problem = check(str(Path(arguments.bin).resolve()), example.resolve(), arguments.update, arguments.timeout)

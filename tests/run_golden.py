@@ -37,6 +37,7 @@ the file expects no error; other files are reported, not touched.
 """
 import argparse
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -247,6 +248,8 @@ def main():
     parser.add_argument("--update", action="store_true", help="rewrite failing files' `# expect:` block from run's output")
     parser.add_argument("paths", nargs="+", help="folders or .shl files")
     options = parser.parse_args()
+    # Sanitizer builds run several times slower: .ci/sanitize scales every timeout.
+    options.timeout *= float(os.environ.get("SHARDLANG_TEST_TIMEOUT_SCALE", "1"))
 
     passed = failed = 0
     for path in script_files(options.paths):

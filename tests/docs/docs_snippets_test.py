@@ -155,6 +155,8 @@ def main():
     parser.add_argument("--timeout", type=int, default=300, help="seconds per snippet")
     parser.add_argument("documents", nargs="*", type=Path)
     options = parser.parse_args()
+    # Sanitizer builds run several times slower: .ci/sanitize scales every timeout.
+    options.timeout *= float(os.environ.get("SHARDLANG_TEST_TIMEOUT_SCALE", "1"))
     binary = str(Path(options.bin).resolve())
     documents = options.documents or sorted((Path(__file__).resolve().parents[2] / "docs").glob("*.md"))
 

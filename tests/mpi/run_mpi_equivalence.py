@@ -19,6 +19,7 @@ both outputs its time is replaced by `[host time]` before comparing.
 Prints `ok`/`FAIL` per script and `N passed, M failed`; exits 1 on a failure.
 """
 import argparse
+import os
 import re
 import shlex
 import subprocess
@@ -121,6 +122,8 @@ def main():
     parser.add_argument("--timeout", type=float, default=120)
     parser.add_argument("paths", nargs="+")
     options = parser.parse_args()
+    # Sanitizer builds run several times slower: .ci/sanitize scales every timeout.
+    options.timeout *= float(os.environ.get("SHARDLANG_TEST_TIMEOUT_SCALE", "1"))
     binary = str(Path(options.bin).resolve())
     passed = failed = 0
     part, parts = (int(n) for n in options.part.split("/"))
