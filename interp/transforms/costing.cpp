@@ -179,7 +179,7 @@ std::vector<devices::Charge> collective_charges(const devices::CostModel& model,
     return charges;
   }
   Jaxpr equation_program;
-  Equation equation{&primitive, {}, params, -1, nullptr};
+  Equation equation{&primitive, {}, params, -1};
   for (const auto& operand : operands) equation.inputs.push_back(equation_program.add_variable(operand));
   equation.output = equation_program.add_variable(result);
   for (const PlannedCollective& planned : plan_collectives(equation_program, equation)) {

@@ -35,7 +35,7 @@ struct Equation {
   // The context mesh the equation was traced under (a shard_map body's, or
   // `with jax.set_mesh(...)`'s): implementations that consult it get the
   // same one when the executable replays them.
-  std::shared_ptr<MeshObject> context_mesh;
+  std::shared_ptr<MeshObject> context_mesh = nullptr;
 };
 
 struct Jaxpr {
