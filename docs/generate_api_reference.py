@@ -33,8 +33,13 @@ MODULES = [
         "devices of a TPU v5e), or by `jax.config.update('jax_num_cpu_devices', N)` before first use.",
         "`jax.make_mesh` gives **Explicit** axes by default, as JAX 0.11 does, and orders devices as JAX's "
         "`mesh_utils` does for the chip's topology (the tutorials' `0 1 2 3 6 7 4 5` on a v2-8).",
-        "`jax.typeof(x)` prints the sharding in the type: `float32[8@X,2@Y]` (diagnostics and `check` use "
-        "the short dtype names, `f32[8@X,2@Y]`).",
+        "`jax.typeof(x)` (and `x.aval`) is the abstract value, JAX's `ShapedArray`: it prints the sharding in "
+        "the type, `float32[8@X,2@Y]` (diagnostics and `check` use the short dtype names, `f32[8@X,2@Y]`), "
+        "and has `shape`, `dtype`, `sharding` (with `.spec` and `.mesh`), `vma` and `mat` (the varying, "
+        "unreduced and reduced Manual axes inside `shard_map`).",
+        "`jax.effects_barrier()` returns at once: debug prints happen in program order as it runs. Inside a "
+        "`shard_map` body, `jax.debug.print` prints once per device, and `str` of a value shows each device's "
+        "block under its mesh coordinates, as JAX's eager shard_map does.",
         "`jax.jit`: a function is traced once per input types, partitioned once and cached; "
         "`f.lower(...).compile()` gives the per-device program, whose `as_text()` is HLO-like text with "
         "XLA's collective names (not real HLO) and whose `cost_analysis()` returns `flops`, "

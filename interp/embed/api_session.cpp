@@ -28,7 +28,7 @@ constexpr const char* script_name = "<stdin>";
 // A lambda giving the type text of a value: jax.typeof for arrays (the
 // sharded type), the Python type name otherwise.
 std::string type_text_function() {
-  return std::string("(lambda v: ") + jax_alias + ".typeof(v) if type(v).__name__ == 'ArrayImpl' else type(v).__name__)";
+  return std::string("(lambda v: str(") + jax_alias + ".typeof(v)) if type(v).__name__ == 'ArrayImpl' else type(v).__name__)";
 }
 
 // While alive, the session's evaluator evaluates as check mode does (arrays

@@ -14,6 +14,7 @@
 #include "interp/library/multihost.hpp"
 #include "interp/library/numpy_module.hpp"
 #include "interp/ops/primitives.hpp"
+#include "interp/ops/shaped_array.hpp"
 #include "interp/ops/vjp_support.hpp"
 #include "interp/transforms/trace.hpp"
 #include "typecheck/rule_support.hpp"
@@ -102,6 +103,11 @@ void flatten(Evaluator& evaluator, const Value& value, std::size_t depth, typech
     for (const auto& item : items) flatten(evaluator, item, depth + 1, shape, out, any_float, all_bool);
     return;
   }
+  if (is_unknown(value)) {  // check mode's host number of unknown value (float(x) of an abstract x)
+    any_float = true;
+    all_bool = false;
+    return;  // no element: the array made is abstract
+  }
   if (!value.is_number()) raise(exc::TypeError(), "Value " + evaluator.repr(value) + " with type " + type_name(value) + " is not a valid JAX type");
   if (value.is_float()) any_float = true;
   if (!value.is_bool()) all_bool = false;
@@ -139,6 +145,9 @@ ArrayRef to_array(Evaluator& evaluator, const Value& value, std::optional<DType>
     // The primitive, so that a jit trace records the conversion (jnp.asarray(x, dtype=) of a tracer).
     return std::static_pointer_cast<ArrayObject>(apply_astype(evaluator, self_ref, *dtype).object());
   }
+  // Check mode's unknown (a value computed from array data) may be an array
+  // of any shape: a statement that makes it one cannot be followed.
+  if (is_unknown(value)) stop_checking(evaluator);
   typecheck::Shape shape;
   std::vector<double> values;
   bool any_float = false, all_bool = true;
@@ -178,8 +187,28 @@ const TypeRef& array_type() {
 const TypeRef& ArrayObject::type() const { return array_type(); }
 
 namespace {
+// A value in an eager shard_map body, as JAX prints one: each device's block
+// under its mesh coordinates.
+std::string blocks_text(Evaluator& evaluator, const ArrayObject& array) {
+  const DeviceMesh& mesh = *array.layout.mesh;
+  std::string names;
+  for (const auto& axis : mesh.abstract->axes()) names += axis.name + ", ";
+  auto self = std::static_pointer_cast<ArrayObject>(const_cast<ArrayObject&>(array).self());
+  std::string text;
+  for (std::size_t p = 0; p < mesh.devices.size(); ++p) {
+    std::string index;
+    for (int c : mesh.coordinates(static_cast<int>(p))) index += (index.empty() ? "" : ", ") + std::to_string(c);
+    if (mesh.shape.size() == 1) index += ",";
+    text += (p ? "\n" : "") + std::string("On ") + evaluator.str(Value(std::make_shared<DeviceObject>(mesh.devices[p]))) +
+            " at mesh coordinates (" + names.substr(0, names.size() - 1) + ") = (" + index + "):\n" +
+            evaluator.str(Value(block_at(evaluator, self, p))) + "\n";
+  }
+  return text;
+}
+
 std::string array_text(Evaluator& evaluator, const ArrayObject& array, bool as_repr) {
   if (array.abstract()) return "Array(" + array.aval.str() + ")";
+  if (on_manual_mesh(array)) return blocks_text(evaluator, array);
   auto global = global_value(evaluator, array);
   auto text = as_repr ? devices::array_repr(array.aval.dtype, array.aval.shape, devices::element_bytes(global),
                                            array.aval.weak_type)
@@ -205,9 +234,9 @@ std::vector<std::int64_t> size_arguments(Evaluator& evaluator, const std::vector
 }
 
 const std::vector<std::string>& array_attribute_names() {
-  static const std::vector<std::string> names{"T", "addressable_shards", "astype", "at", "block_until_ready", "copy", "cumsum",
+  static const std::vector<std::string> names{"T", "addressable_data", "addressable_shards", "all", "any", "astype", "at", "aval", "block_until_ready", "copy", "cumsum",
                                               "dtype", "is_fully_addressable", "item", "max", "mean", "min", "ndim", "reshape",
-                                              "shape", "sharding", "size", "sum", "transpose"};
+                                              "ravel", "shape", "sharding", "size", "squeeze", "sum", "transpose"};
   return names;
 }
 }  // namespace
@@ -227,6 +256,7 @@ std::optional<Value> ArrayObject::get_attribute(Evaluator& evaluator, const std:
     return sharding_value(layout);
   }
   if (name == "committed") return Value::boolean(committed);
+  if (name == "aval") return shaped_array(self_ref);
   if (name == "addressable_shards") return addressable_shards(evaluator, self_ref);
   if (name == "is_fully_addressable") return Value::boolean(is_fully_addressable(evaluator, *this));
   if (name == "at") return at_indexer(self_ref);
@@ -266,6 +296,29 @@ std::optional<Value> ArrayObject::get_attribute(Evaluator& evaluator, const std:
     return Value(native("cumsum(axis=None, dtype=None, out=None)", [self_ref](Evaluator& ev, Arguments& a) {
       return apply_cumsum(ev, Value(self_ref), a[0], a[1], a[2]);
     }));
+  if (name == "addressable_data")
+    return Value(native("addressable_data(index)", [self_ref](Evaluator& ev, Arguments& a) {
+      if (self_ref->abstract()) {  // check mode: a block of the shard shape
+        typecheck::ArrayType block = self_ref->aval;
+        block.shape = self_ref->layout.shard_shape(block.shape);
+        block.sharding = typecheck::Sharding::replicated(nullptr, block.shape.size());
+        return Value(make_abstract_array(block, default_layout(ev, block.shape.size()), true));
+      }
+      Value shards = addressable_shards(ev, self_ref);
+      Value shard = ev.get_item(shards, a[0]);
+      return ev.get_attribute(shard, "data");
+    }));
+  // Methods that are the jnp function of the array: x.all() is jnp.all(x).
+  for (const char* function : {"all", "any", "squeeze", "ravel"})
+    if (name == function)
+      return Value(native(name + "(*args, **kwargs)", [self_ref, name](Evaluator& ev, Arguments& a) {
+        CallArgs call{{Value(self_ref)}, {}};
+        for (const auto& arg : a[0].as<TupleObject>()->items) call.positional.push_back(arg);
+        if (auto* keywords = a[1].as<DictObject>())
+          for (const auto& entry : keywords->table.entries())
+            if (entry.live) call.keywords.emplace_back(ev.str(entry.key), entry.value);
+        return ev.call(*ev.module("jax.numpy")->find(name), call);
+      }));
   for (const char* reduction : {"sum", "mean", "max", "min", "prod", "argmax", "argmin"})
     if (name == reduction)
       return Value(native(name + "(axis=None, keepdims=False)", [self_ref, name](Evaluator& ev, Arguments& a) {

@@ -8,6 +8,7 @@
 #include "devices/random_samplers.hpp"
 #include "devices/sharding_picture.hpp"
 #include "interp/ops/array.hpp"
+#include "interp/ops/shaped_array.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/transforms/check_mode.hpp"
 #include "interp/ops/debug_ops.hpp"
@@ -146,6 +147,26 @@ DeviceMeshRef context_device_mesh(Evaluator& evaluator) {
   return rt.context_mesh ? rt.context_mesh->mesh : nullptr;
 }
 
+// reshard's type check (JAX's core.get_sharding): a spec longer than the value's rank.
+void check_reshard_rank(Evaluator& evaluator, const Value& leaf, const Value& target) {
+  const typecheck::PartitionSpec* spec = nullptr;
+  typecheck::MeshRef mesh;
+  if (auto* p = target.as<PartitionSpecObject>()) {
+    spec = &p->spec;
+    if (auto context = context_device_mesh(evaluator)) mesh = context->abstract;
+  } else if (auto* named = target.as<NamedShardingObject>()) {
+    spec = &named->spec;
+    mesh = named->mesh->abstract;
+  }
+  std::size_t ndim = to_array(evaluator, leaf)->aval.ndim();
+  if (!spec || !mesh || spec->partitions().size() <= ndim) return;
+  std::string length = std::to_string(spec->partitions().size()), rank = std::to_string(ndim);
+  raise(exc::ValueError(), "Length of sharding.spec (" + length + ") must be equal to aval's ndim (" + rank +
+                               "). Got sharding.spec " + spec->repr() + ", aval.ndim " + rank +
+                               " and sharding NamedSharding(mesh=" + typecheck::mesh_repr(mesh) + ", spec=" +
+                               spec->repr() + ")");
+}
+
 typecheck::MeshRef context_abstract_mesh(Evaluator& evaluator) {
   auto mesh = context_device_mesh(evaluator);
   return mesh ? mesh->abstract : nullptr;
@@ -191,8 +212,7 @@ Layout layout_for_target(Evaluator& evaluator, const Value& target, const typech
   if (auto* spec = target.as<PartitionSpecObject>()) {
     auto mesh = context_device_mesh(evaluator);
     if (!mesh)
-      raise(exc::ValueError(), "PartitionSpec passed to device_put cannot contain axis names that are of type Auto "
-                               "or Manual. Got PartitionSpec: " + spec->spec.repr() + " and mesh: AbstractMesh((), axis_types=())");
+      raise(exc::ValueError(), "Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to device_put");
     return checked(make_layout(mesh, spec->spec, shape));
   }
   if (auto* d = target.as<DeviceObject>()) {
@@ -393,14 +413,18 @@ void install_jax_module(Evaluator& evaluator) {
       raise(exc::ValueError(), "Using PartitionSpec when you are not under a mesh context is not allowed. Please pass a "
                                "NamedSharding instance or enter into a mesh context via `jax.set_mesh`. Got " +
                                    spec->spec.repr());
-    return tree_map(ev, a[0], [&](const Value& leaf) { return device_put_leaf(ev, leaf, target); });
+    return tree_map(ev, a[0], [&](const Value& leaf) {
+      check_reshard_rank(ev, leaf, target);
+      return device_put_leaf(ev, leaf, target);
+    });
   });
   jax->add_function("typeof(x)", [](Evaluator& ev, Arguments& a) {
     if (auto key_type = key_type_text(a[0])) return make_str(*key_type);
-    ArrayRef array = to_array(ev, a[0]);
-    return make_str(array->aval.str());
+    return shaped_array(to_array(ev, a[0]));
   });
   jax->add_function("block_until_ready(x)", [](Evaluator&, Arguments& a) { return a[0]; });
+  // Effects (debug prints) happen in program order as the program runs: nothing to wait for.
+  jax->add_function("effects_barrier()", [](Evaluator&, Arguments&) { return Value(); });
   evaluator.module("jax.config")->add_function("update(name, value)", [](Evaluator& ev, Arguments& a) {
     auto& rt = runtime_of(ev);
     const std::string* name = string_of(a[0]);
@@ -607,6 +631,19 @@ void install_numpy_computation(ModuleObject& module) {
       return apply_reduction(ev, name, a[0], a[1], ev.truthy(a[2]));
     });
   }
+  // all and any: the min and max of the array as booleans.
+  for (const auto& [logical, extremum] : {std::pair<std::string, std::string>{"all", "min"}, {"any", "max"}})
+    module.add_function(logical + "(a, axis=None, keepdims=False)", [reduction = extremum](Evaluator& ev, Arguments& a) {
+      Value booleans = apply_astype(ev, to_array(ev, a[0]), DType::bool_);
+      return apply_reduction(ev, reduction, booleans, a[1], ev.truthy(a[2]));
+    });
+  module.add_function("dtype(dtype)", [](Evaluator& ev, Arguments& a) {
+    return Value(std::make_shared<DTypeObject>(dtype_argument(ev, a[0])));
+  });
+  module.add_function("ravel(a)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef x = to_array(ev, a[0]);
+    return apply_reshape(ev, Value(x), {devices::element_count(x->aval.shape)});
+  });
   module.add_function("reshape(a, shape)", [](Evaluator& ev, Arguments& a) {
     return apply_reshape(ev, a[0], int_values(ev, a[1]));
   });
@@ -627,6 +664,16 @@ void install_numpy_computation(ModuleObject& module) {
       double u = xs[xs.size() == 1 ? 0 : i], v = ys[ys.size() == 1 ? 0 : i];
       if (!(std::fabs(u - v) <= atol + rtol * std::fabs(v))) return Value::boolean(false);
     }
+    return Value::boolean(true);
+  });
+  module.add_function("array_equal(a1, a2, equal_nan=False)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef x = to_array(ev, a[0]), y = to_array(ev, a[1]);
+    if (x->aval.shape != y->aval.shape) return Value::boolean(false);
+    if (x->abstract() || y->abstract()) return unknown_value();  // check mode: no data to compare
+    auto xs = element_values(ev, *x), ys = element_values(ev, *y);
+    bool equal_nan = ev.truthy(a[2]);
+    for (std::size_t i = 0; i < xs.size(); ++i)
+      if (!(xs[i] == ys[i] || (equal_nan && std::isnan(xs[i]) && std::isnan(ys[i])))) return Value::boolean(false);
     return Value::boolean(true);
   });
 }

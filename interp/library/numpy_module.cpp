@@ -352,6 +352,8 @@ void install_joining_operations(ModuleObject& module) {
 // jax.lax.broadcast_in_dim, convert_element_type, concatenate and rev, and
 // the elementwise primitives by their lax names (lax.rsqrt, lax.mul, ...;
 // no implicit rank promotion is checked: operands broadcast as jnp's do).
+void install_lax_shape_operations(ModuleObject& lax);
+
 void install_lax_structural(ModuleObject& lax) {
   for (const auto& primitive : primitives()) {
     if (!is_elementwise(primitive) || primitive.name == "true_divide" || primitive.name == "floor_divide" ||
@@ -364,6 +366,11 @@ void install_lax_structural(ModuleObject& lax) {
       return apply_elementwise(ev, *p, operands);
     });
   }
+  // lax.iota: jnp.arange of the size, in the dtype.
+  lax.add_function("iota(dtype, size)", [](Evaluator& ev, Arguments& a) {
+    CallArgs call{{a[1]}, {{"dtype", a[0]}}};
+    return ev.call(*ev.module("jax.numpy")->find("arange"), call);
+  });
   lax.add_function("broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None)",
                     [](Evaluator& ev, Arguments& a) {
                       auto sizes = int_values(ev, a[1]);
@@ -393,6 +400,74 @@ void install_lax_structural(ModuleObject& lax) {
     Params params;
     params.set("dimensions", int_values(ev, a[1]));
     return bind(ev, primitive("rev"), {to_array(ev, a[0])}, std::move(params));
+  });
+  install_lax_shape_operations(lax);
+}
+
+// lax.reshape, squeeze, slice, split, select and broadcasted_iota, on the
+// jnp operations with lax's own checks.
+Value shape_tuple(const std::vector<std::int64_t>& shape) {
+  std::vector<Value> items;
+  for (auto d : shape) items.push_back(Value::integer(d));
+  return make_tuple(std::move(items));
+}
+
+void install_lax_shape_operations(ModuleObject& lax) {
+  lax.add_function("reshape(operand, new_sizes, dimensions=None)", [](Evaluator& ev, Arguments& a) {
+    Value operand(to_array(ev, a[0]));
+    if (!a[2].is_none()) {
+      std::vector<int> permutation;
+      for (auto d : int_values(ev, a[2])) permutation.push_back(static_cast<int>(d));
+      operand = apply_transpose(ev, operand, permutation);
+    }
+    return apply_reshape(ev, operand, int_values(ev, a[1]));
+  });
+  lax.add_function("squeeze(array, dimensions)", [](Evaluator& ev, Arguments& a) {
+    CallArgs call{{a[0]}, {{"axis", make_tuple(ev.to_vector(a[1]))}}};
+    return ev.call(*ev.module("jax.numpy")->find("squeeze"), call);
+  });
+  lax.add_function("slice(operand, start_indices, limit_indices, strides=None)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef x = to_array(ev, a[0]);
+    auto start = int_values(ev, a[1]), limit = int_values(ev, a[2]);
+    std::vector<std::int64_t> strides = a[3].is_none() ? std::vector<std::int64_t>(start.size(), 1) : int_values(ev, a[3]);
+    (void)checked(typecheck::slice_rule(x->aval, start, limit, strides));
+    std::vector<Value> key;
+    for (std::size_t d = 0; d < start.size(); ++d)
+      key.push_back(Value(std::make_shared<SliceObject>(Value::integer(start[d]), Value::integer(limit[d]),
+                                                         Value::integer(strides[d]))));
+    return *x->get_item(ev, make_tuple(std::move(key)));
+  });
+  lax.add_function("split(operand, sizes, axis=0)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef x = to_array(ev, a[0]);
+    auto axis = static_cast<std::size_t>(normalized_axis(ev.index_of(a[2]), x->aval.ndim()));
+    std::vector<std::int64_t> sizes = int_values(ev, a[1]);
+    (void)checked(typecheck::split_rule(x->aval, sizes, static_cast<std::int64_t>(axis)));
+    std::vector<Value> pieces;
+    std::int64_t start = 0;
+    for (auto size : sizes) {
+      pieces.push_back(slice_along(ev, x, axis, start, start + size));
+      start += size;
+    }
+    return make_list(std::move(pieces));
+  });
+  lax.add_function("select(pred, on_true, on_false)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef on_true = to_array(ev, a[1]), on_false = to_array(ev, a[2]);
+    if (on_true->aval.shape != on_false->aval.shape)
+      raise(exc::TypeError(), "select cases must have the same shapes, got [" + ev.repr(shape_tuple(on_true->aval.shape)) +
+                                  ", " + ev.repr(shape_tuple(on_false->aval.shape)) + "].");
+    return ev.call(*ev.module("jax.numpy")->find("where"), std::vector<Value>{a[0], Value(on_true), Value(on_false)});
+  });
+  lax.add_function("broadcasted_iota(dtype, shape, dimension, out_sharding=None)", [](Evaluator& ev, Arguments& a) {
+    std::vector<std::int64_t> shape = int_values(ev, a[1]);
+    auto dimension = static_cast<std::size_t>(normalized_axis(ev.index_of(a[2]), shape.size()));
+    CallArgs range{{Value::integer(shape.at(dimension))}, {{"dtype", a[0]}}};
+    Value iota = ev.call(*ev.module("jax.numpy")->find("arange"), range);
+    std::vector<std::int64_t> column(shape.size(), 1);
+    column[dimension] = shape[dimension];
+    iota = reshaped(ev, iota, column);
+    Value out = ev.call(*ev.module("jax.numpy")->find("broadcast_to"), std::vector<Value>{iota, shape_tuple(shape)});
+    if (a[3].is_none()) return out;
+    return ev.call(*ev.module("jax")->find("reshard"), std::vector<Value>{out, a[3]});
   });
 }
 

@@ -551,9 +551,16 @@ void install_tree_module(Evaluator& evaluator) {
     for (std::size_t i = start; i < leaves.size(); ++i) accumulated = ev.call(a[0], std::vector<Value>{accumulated, leaves[i]});
     return accumulated;
   });
+  // all(tree): whether every leaf is true (an array leaf by its truth value).
+  tree->add_function("all(tree, *, is_leaf=None)", [](Evaluator& ev, Arguments& a) {
+    TreeDef def;
+    for (const auto& leaf : tree_flatten(ev, a[0], def, a[1]))
+      if (!ev.truthy(leaf)) return Value::boolean(false);
+    return Value::boolean(true);
+  });
   // jax.tree_util's older names.
   auto tree_util = evaluator.module("jax.tree_util");
-  for (const char* name : {"leaves", "structure", "flatten", "unflatten", "map", "reduce"})
+  for (const char* name : {"leaves", "structure", "flatten", "unflatten", "map", "reduce", "all"})
     tree_util->add(std::string("tree_") + name, *tree->find(name));
   install_pytree_registration(*tree_util);
   evaluator.module("jax")->add("tree_util", Value(tree_util));

@@ -66,6 +66,22 @@ ArrayRef retyped_array(Evaluator& evaluator, const ArrayObject& array, typecheck
   return make_array(evaluator, std::move(aval), array.layout, std::move(shards), committed);
 }
 
+bool on_manual_mesh(const ArrayObject& array) {
+  const auto& mesh = array.layout.mesh;
+  return mesh && mesh->abstract && mesh->abstract->has_axis_of_type(typecheck::AxisType::Manual);
+}
+
+ArrayRef block_at(Evaluator& evaluator, const ArrayRef& array, std::size_t position) {
+  const Layout& layout = array->layout;
+  if (array->abstract() || !layout.fully_replicated() || position >= array->shards.size()) return array;
+  typecheck::ArrayType aval = array->aval;
+  aval.sharding = typecheck::Sharding::replicated(nullptr, aval.ndim());
+  aval.manual = {};
+  Layout one{runtime_of(evaluator).single_device_mesh(layout.mesh->devices[position].id),
+             std::vector<typecheck::SpecEntry>(aval.ndim())};
+  return make_array(evaluator, std::move(aval), std::move(one), {array->shards[position].shared_buffer()}, true);
+}
+
 ArrayRef make_abstract_array(typecheck::ArrayType aval, Layout layout, bool committed) {
   auto array = std::make_shared<ArrayObject>();
   array->aval = std::move(aval);

@@ -92,6 +92,12 @@ ArrayRef make_array(Evaluator& evaluator, typecheck::ArrayType aval, Layout layo
 // `array`'s shards (shared, not copied) under another type or commitment;
 // an abstract array stays abstract.
 ArrayRef retyped_array(Evaluator& evaluator, const ArrayObject& array, typecheck::ArrayType aval, bool committed);
+// Inside a shard_map body (a mesh with Manual axes) every device holds its
+// own value: on_manual_mesh says whether `array` is such a value, and
+// block_at is the one `position` of its mesh holds, as a one-device array
+// (`array` itself when it is not one value per device).
+bool on_manual_mesh(const ArrayObject& array);
+ArrayRef block_at(Evaluator& evaluator, const ArrayRef& array, std::size_t position);
 // An abstract array (check mode): no shards.
 ArrayRef make_abstract_array(typecheck::ArrayType aval, Layout layout, bool committed);
 // An array holding `global` split by `layout` (a host-to-device transfer).

@@ -25,11 +25,31 @@ ArrayRef debug_print_implementation(Evaluator& evaluator, const Primitive&, cons
     keywords.push_back(names.substr(begin, end - begin));
     begin = end + 1;
   }
-  CallArgs args;
   std::size_t positional = operands.size() - keywords.size();
-  for (std::size_t i = 0; i < positional; ++i) args.positional.emplace_back(operands[i]);
-  for (std::size_t k = 0; k < keywords.size(); ++k) args.keywords.emplace_back(keywords[k], Value(operands[positional + k]));
-  evaluator.write(format_string(evaluator, *params.get<std::string>("format"), args) + "\n");
+  auto print = [&](const std::vector<ArrayRef>& values) {
+    CallArgs args;
+    for (std::size_t i = 0; i < positional; ++i) args.positional.emplace_back(values[i]);
+    for (std::size_t k = 0; k < keywords.size(); ++k) args.keywords.emplace_back(keywords[k], Value(values[positional + k]));
+    evaluator.write(format_string(evaluator, *params.get<std::string>("format"), args) + "\n");
+  };
+  // In a shard_map body every device prints its own values, in device order.
+  Runtime& runtime = runtime_of(evaluator);
+  const DeviceMesh* mesh = nullptr;
+  for (const auto& operand : operands)
+    if (on_manual_mesh(*operand)) mesh = operand->layout.mesh.get();
+  const MeshObject* context = runtime.context_mesh.get();
+  if (!mesh && context && context->mesh->abstract && context->mesh->abstract->has_axis_of_type(typecheck::AxisType::Manual))
+    mesh = context->mesh.get();
+  if (!mesh) {
+    print(operands);
+  } else {
+    for (std::size_t p = 0; p < mesh->devices.size(); ++p) {
+      if (!runtime.holds(*mesh, p)) continue;
+      std::vector<ArrayRef> blocks;
+      for (const auto& operand : operands) blocks.push_back(on_manual_mesh(*operand) ? block_at(evaluator, operand, p) : operand);
+      print(blocks);
+    }
+  }
   return host_array(evaluator, empty, [&]() {
     auto made = devices::make_local_array(runtime_of(evaluator).ledger(), typecheck::DType::float32, {0});
     if (!made) raise_devices_error(made.error());

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "interp/ops/shaped_array.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/transforms/check_mode.hpp"
 #include "interp/transforms/custom_derivatives.hpp"
@@ -189,7 +190,14 @@ std::vector<std::string> argument_names(Evaluator& evaluator, const Value& funct
   return names;
 }
 
-void print_saved_residuals(Evaluator& evaluator, const Value& function, const std::vector<Value>& args, const Value& kwargs) {
+// One residual the backward pass reads: its type and where it comes from.
+struct Residual {
+  typecheck::ArrayType type;
+  std::string source;
+};
+
+std::vector<Residual> saved_residuals(Evaluator& evaluator, const Value& function, const std::vector<Value>& args,
+                                      const Value& kwargs) {
   CallArgs call{args, {}};
   if (auto* dict = kwargs.as<DictObject>())
     for (const auto& entry : dict->table.entries())
@@ -222,8 +230,9 @@ void print_saved_residuals(Evaluator& evaluator, const Value& function, const st
   for (const auto& [variable, array] : backward_trace.program->constants)
     if (auto found = stand_ins.find(array.get()); found != stand_ins.end()) read.insert(found->second);
   const Jaxpr& program = *lin->trace->program;
+  std::vector<Residual> residuals;
   auto line = [&](int variable, const std::string& source) {
-    evaluator.write(program.variable_types.at(static_cast<std::size_t>(variable)).short_str() + " " + source + "\n");
+    residuals.push_back({program.variable_types.at(static_cast<std::size_t>(variable)), source});
   };
   // (A Python scalar is a literal in JAX's program, not a residual.)
   for (const auto& [variable, constant] : program.constants)
@@ -240,7 +249,10 @@ void print_saved_residuals(Evaluator& evaluator, const Value& function, const st
     if (const std::string* name = name_of(e)) line(e.output, "named '" + *name + "' from " + source);
     else line(e.output, "output of " + std::string(e.primitive->name) + " from " + source);
   }
+  return residuals;
 }
+
+std::vector<Value> call_arguments(const Arguments& a) { return a[1].as<TupleObject>()->items; }
 
 void install_policies(Evaluator& evaluator) {
   auto policies = evaluator.module("jax.checkpoint_policies");
@@ -312,8 +324,18 @@ void install_remat(Evaluator& evaluator) {
     });
   });
   ad_checkpoint->add_function("print_saved_residuals(f, *args, **kwargs)", [](Evaluator& ev, Arguments& a) {
-    print_saved_residuals(ev, a[0], a[1].as<TupleObject>()->items, a[2]);
+    for (const auto& residual : saved_residuals(ev, a[0], call_arguments(a), a[2]))
+      ev.write(residual.type.short_str() + " " + residual.source + "\n");
     return Value();
+  });
+  // JAX's list of (abstract value, description) pairs.
+  ad_checkpoint->add_function("saved_residuals(f, *args, **kwargs)", [](Evaluator& ev, Arguments& a) {
+    std::vector<Value> pairs;
+    for (const auto& residual : saved_residuals(ev, a[0], call_arguments(a), a[2])) {
+      ArrayRef stand_in = make_abstract_array(residual.type, default_layout(ev, residual.type.ndim()), false);
+      pairs.push_back(make_tuple({shaped_array(stand_in), make_str(residual.source)}));
+    }
+    return make_list(std::move(pairs));
   });
   Value policies(evaluator.module("jax.checkpoint_policies"));
   jax->add("checkpoint_policies", policies);
