@@ -191,7 +191,11 @@ void Evaluator::execute(const std::shared_ptr<const Program>& program, ModuleObj
   Frame* caller_frame = current_frame_;  // an importing statement's
   current_frame_ = &frame;
   try {
-    exec_body(program->module->body, frame);
+    if (mode == Mode::check) {
+      exec_module_checking(program, frame);
+    } else {
+      exec_body(program->module->body, frame);
+    }
   } catch (PyError& error) {
     current_frame_ = caller_frame;
     leave_frame(*error.exception, "<module>");
@@ -201,6 +205,23 @@ void Evaluator::execute(const std::shared_ptr<const Program>& program, ModuleObj
     throw;
   }
   current_frame_ = caller_frame;
+}
+
+void Evaluator::exec_module_checking(const std::shared_ptr<const Program>& program, Frame& frame) {
+  // A top-level statement that branches on array data ends with the check
+  // warning; the names it binds become unknown and checking goes on with the
+  // next statement, so that the errors after it are still reported.
+  for (const auto& stmt : program->module->body) {
+    try {
+      exec(*stmt, frame);
+    } catch (PyError& error) {
+      if (!is_check_stop(*error.exception)) throw;
+      (void)end_checking(*this, *error.exception);
+      auto bound = program->resolution.module_bindings.find(stmt.get());
+      if (bound == program->resolution.module_bindings.end()) continue;
+      for (const auto& name : bound->second) (**frame.globals)[name] = unknown_value();
+    }
+  }
 }
 
 // ------------------------------------------------------------ protocols

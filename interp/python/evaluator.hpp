@@ -320,6 +320,8 @@ class Evaluator {
   enum class Flow { normal, break_, continue_, return_ };
 
   Flow exec_body(const lang::ast::Body& body, Frame& frame);
+  // Check mode's module body: one statement at a time, past those it cannot follow.
+  void exec_module_checking(const std::shared_ptr<const Program>& program, Frame& frame);
   Flow exec(const lang::ast::Stmt& stmt, Frame& frame);
   Value eval(const lang::ast::Expr& expr, Frame& frame);
   Value eval_node(const lang::ast::Expr& expr, Frame& frame);

@@ -43,12 +43,19 @@ class Analyzer {
 
   // The Name expressions among the sites, whose nodes carry their resolution.
   std::unordered_map<const void*, const ast::Name*> name_nodes;
+  // The module names each top-level statement binds (Resolution::module_bindings).
+  std::unordered_map<const void*, std::vector<std::string>> module_bindings;
 
   std::unique_ptr<ScopeData> collect(const ast::Module& module) {
     auto root = std::make_unique<ScopeData>();
     root->node = &module;
     root->name = "<module>";
-    for (const auto& stmt : module.body) visit(*stmt, *root);
+    root_ = root.get();
+    for (const auto& stmt : module.body) {
+      recording_ = &module_bindings[stmt.get()];
+      visit(*stmt, *root);
+    }
+    recording_ = nullptr;
     return root;
   }
 
@@ -173,6 +180,9 @@ class Analyzer {
   }
 
   void bind(ScopeData& scope, const void* site, const std::string& name) {
+    if (&scope == root_ && recording_ &&
+        std::find(recording_->begin(), recording_->end(), name) == recording_->end())
+      recording_->push_back(name);
     scope.assigned.insert(name);
     scope.sites.emplace_back(site, name);
   }
@@ -417,6 +427,8 @@ class Analyzer {
   StackLimit limit_;
   bool reported_depth_ = false;
   int loop_depth_ = 0;  // loops around the statement being visited, in its function
+  const ScopeData* root_ = nullptr;
+  std::vector<std::string>* recording_ = nullptr;  // the top-level statement's module_bindings
 };
 
 }  // namespace
@@ -427,6 +439,7 @@ Resolution Resolution::analyze(const ast::Module& module, std::vector<lang::Diag
   analyzer.resolve(*root);
   Resolution resolution;
   analyzer.assign_slots(*root, resolution);
+  resolution.module_bindings = std::move(analyzer.module_bindings);
   for (const auto& [site, node] : analyzer.name_nodes) {
     const NameRef& ref = resolution.name(site);
     node->resolved_kind = static_cast<std::uint8_t>(static_cast<std::uint8_t>(ref.kind) + 1);

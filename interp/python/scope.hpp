@@ -62,6 +62,9 @@ class Resolution {
 
   std::unordered_map<const void*, NameRef> names;
   std::unordered_map<const void*, ScopeInfo> scopes;
+  // The module names each top-level statement binds, keyed by the statement
+  // (check mode goes on after a statement it cannot follow, with these unknown).
+  std::unordered_map<const void*, std::vector<std::string>> module_bindings;
 };
 
 // A parsed module with its resolution; function values keep it alive.

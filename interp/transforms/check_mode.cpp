@@ -61,6 +61,8 @@ std::optional<Value> UnknownObject::get_attribute(Evaluator& evaluator, const st
 Value UnknownObject::call(Evaluator&, CallArgs&) { return unknown_value(); }
 
 bool UnknownObject::truthy(Evaluator& evaluator) const { stop_checking(evaluator); }
+// How many items an unknown holds is not known: a loop over it cannot be followed.
+IteratorRef UnknownObject::iterate(Evaluator& evaluator) { stop_checking(evaluator); }
 
 Value unknown_value() {
   static const Value unknown(std::make_shared<UnknownObject>());

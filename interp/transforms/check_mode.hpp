@@ -36,6 +36,7 @@ class UnknownObject : public Object {
   bool callable() const override { return true; }
   Value call(Evaluator& evaluator, CallArgs& args) override;
   bool truthy(Evaluator& evaluator) const override;
+  IteratorRef iterate(Evaluator& evaluator) override;
   std::optional<std::size_t> hash() const override { return 0; }
 };
 

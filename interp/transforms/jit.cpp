@@ -7,6 +7,7 @@
 #include "interp/library/host_modules.hpp"
 #include "interp/library/tree_module.hpp"
 #include "interp/python/builtins.hpp"
+#include "interp/transforms/check_mode.hpp"
 #include "interp/transforms/control_flow.hpp"
 #include "interp/transforms/costing.hpp"
 #include "interp/library/numpy_testing.hpp"
@@ -38,7 +39,7 @@ ArrayRef leaf_array(Evaluator& evaluator, const Value& leaf) {
   if (leaf.as<ArrayObject>()) return std::static_pointer_cast<ArrayObject>(leaf.object());
   // f.lower(ShapeDtypeStruct(...)): an abstract argument (a call refuses it below).
   if (auto array = shape_dtype_struct_array(evaluator, leaf)) return *array;
-  if (leaf.is_integral() || leaf.is_float() || is_array_like(leaf)) return to_array(evaluator, leaf);
+  if (leaf.is_integral() || leaf.is_float() || is_array_like(leaf) || is_unknown(leaf)) return to_array(evaluator, leaf);
   raise(exc::TypeError(), "Argument '" + evaluator.str(leaf) + "' of type " + type_name(leaf) +
                               " is not a valid JAX type");
 }
@@ -98,6 +99,8 @@ class JitFunctionObject : public Object {
   const TracedCall* trace(Evaluator& evaluator, CallArgs& args, std::vector<ArrayRef>& arguments, bool cached_only = false);
   // Runs a traced call's executable and rebuilds the result tree.
   static Value run(Evaluator& evaluator, const TracedCall& traced, const std::vector<ArrayRef>& arguments);
+  // Check mode: refuses the arguments a call refuses before tracing.
+  void check_arguments(Evaluator& evaluator, const CallArgs& args) const;
   // The options with static_argnums and static_argnames completed from each other.
   JitOptions effective_options() const;
   std::string name() const { return qualified_name(function); }
@@ -106,6 +109,21 @@ class JitFunctionObject : public Object {
   JitOptions options;
   std::map<std::string, TracedCall> cache;
 };
+
+std::size_t static_hash(Evaluator& evaluator, const Value& value) {
+  try {
+    return hash_value(value);
+  } catch (PyError& error) {
+    raise(exc::ValueError(), "Non-hashable static arguments are not allowed. An error occurred while trying to hash an "
+                             "object of type " + evaluator.repr(Value(type_of(value))) + ", " + evaluator.repr(value) +
+                             ". The error was:\n" + error.exception->type()->name() + ": " + error.exception->str(evaluator));
+  }
+}
+
+[[noreturn]] void refuse_shape_dtype_struct() {
+  raise(exc::TypeError(), "Argument of type ShapeDtypeStruct is not a valid JAX type: a jitted function is "
+                          "called with arrays; use f.lower(...) or jax.eval_shape for abstract arguments");
+}
 
 bool is_static(const JitFunctionObject& jit, std::size_t position, const std::string* keyword) {
   if (keyword) return jit.options.static_argnames.count(*keyword) > 0;
@@ -137,15 +155,7 @@ const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
   auto prepare = [&](Value& value, std::size_t position, const std::string* keyword) {
     if (is_static(view, position, keyword)) {
       // Static arguments are keyed as JAX keys them: by hash, then equality (below).
-      std::size_t hash = 0;
-      try {
-        hash = hash_value(value);
-      } catch (PyError& error) {
-        raise(exc::ValueError(), "Non-hashable static arguments are not allowed. An error occurred while trying to hash an "
-                                 "object of type " + evaluator.repr(Value(type_of(value))) + ", " + evaluator.repr(value) +
-                                 ". The error was:\n" + error.exception->type()->name() + ": " + error.exception->str(evaluator));
-      }
-      key += "s" + type_name(value) + "#" + std::to_string(hash) + ";";
+      key += "s" + type_name(value) + "#" + std::to_string(static_hash(evaluator, value)) + ";";
       static_values.push_back(value);
       return;
     }
@@ -219,10 +229,28 @@ const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
   return &cache.emplace(key, TracedCall{jit_trace.program, compile(jit_trace.program), result, static_values}).first->second;
 }
 
+void JitFunctionObject::check_arguments(Evaluator& evaluator, const CallArgs& args) const {
+  // Check mode follows the body directly: what a call refuses before tracing
+  // (an unhashable static argument, a ShapeDtypeStruct) is refused here.
+  JitFunctionObject view(function, effective_options());
+  auto check = [&](const Value& value, std::size_t position, const std::string* keyword) {
+    if (is_static(view, position, keyword)) {
+      (void)static_hash(evaluator, value);
+      return;
+    }
+    TreeDef def;
+    for (const auto& leaf : tree_flatten(evaluator, value, def))
+      if (shape_dtype_struct_array(evaluator, leaf)) refuse_shape_dtype_struct();
+  };
+  for (std::size_t i = 0; i < args.positional.size(); ++i) check(args.positional[i], i, nullptr);
+  for (const auto& [name, value] : args.keywords) check(value, 0, &name);
+}
+
 Value JitFunctionObject::call(Evaluator& evaluator, CallArgs& args) {
   // Inside another jit the body is inlined into the outer program; check
   // mode follows the body on abstract arrays directly.
   if (tracing_jit(evaluator) || evaluator.mode == Evaluator::Mode::check) {
+    if (evaluator.mode == Evaluator::Mode::check && !tracing_jit(evaluator)) check_arguments(evaluator, args);
     JittedBodyScope no_dispatch(evaluator);
     Value result = evaluator.call(function, args);
     return apply_shardings(evaluator, result, options.out_shardings, "out_shardings");
@@ -230,9 +258,7 @@ Value JitFunctionObject::call(Evaluator& evaluator, CallArgs& args) {
   std::vector<ArrayRef> arguments;
   const TracedCall* traced = trace(evaluator, args, arguments);
   for (const auto& argument : arguments)
-    if (argument->abstract())
-      raise(exc::TypeError(), "Argument of type ShapeDtypeStruct is not a valid JAX type: a jitted function is "
-                              "called with arrays; use f.lower(...) or jax.eval_shape for abstract arguments");
+    if (argument->abstract()) refuse_shape_dtype_struct();
   return run(evaluator, *traced, arguments);
 }
 

@@ -7,6 +7,7 @@
 #include "interp/library/tree_module.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/ops/collectives.hpp"
+#include "interp/transforms/check_mode.hpp"
 #include "interp/transforms/trace.hpp"
 #include "typecheck/shard_map_rules.hpp"
 
@@ -217,6 +218,8 @@ Value ShardMapObject::call(Evaluator& evaluator, CallArgs& args) {
     BodyScope scope(runtime, std::make_shared<MeshObject>(body), options.check_vma);
     result = evaluator.call(function, evaluator.to_vector(local_arguments));
   }
+  // Check mode could not follow the body (a branch on array data): nor its outputs.
+  if (is_unknown(result)) return result;
 
   // Outputs against out_specs.
   std::vector<ArrayLeaf> outputs = flatten(evaluator, result);
