@@ -300,6 +300,29 @@ void install_joining_operations(ModuleObject& module) {
     }
     return make_list(std::move(pieces));
   });
+  // repeat with an int count: each element `repeats` times along the axis
+  // (the raveled array when axis is None), by broadcasting a new axis after
+  // it and merging the two.
+  module.add_function("repeat(a, repeats, axis=None)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef x = to_array(ev, a[0]);
+    if (!a[1].is_integral())
+      raise(exc::NotImplementedError(), "jnp.repeat: shardlang takes an int count of repeats");
+    std::int64_t repeats = a[1].as_int();
+    if (repeats < 0) raise(exc::ValueError(), "repeats may not contain negative values.");
+    if (a[2].is_none()) {
+      x = array_of(reshaped(ev, Value(x), {devices::element_count(x->aval.shape)}));
+    }
+    auto axis = static_cast<std::size_t>(normalized_axis(a[2].is_none() ? 0 : ev.index_of(a[2]), x->aval.ndim()));
+    typecheck::Shape spread = x->aval.shape;
+    spread.insert(spread.begin() + static_cast<std::ptrdiff_t>(axis) + 1, repeats);
+    Value widened = expand_dims(ev, x, {static_cast<std::int64_t>(axis) + 1});
+    std::vector<Value> dims;
+    for (auto d : spread) dims.push_back(Value::integer(d));
+    widened = ev.call(*ev.module("jax.numpy")->find("broadcast_to"), std::vector<Value>{widened, make_tuple(dims)});
+    typecheck::Shape merged = x->aval.shape;
+    merged[axis] *= repeats;
+    return reshaped(ev, widened, merged);
+  });
   module.add_function("roll(a, shift, axis=None)", [](Evaluator& ev, Arguments& a) {
     ArrayRef x = to_array(ev, a[0]);
     std::optional<std::vector<std::int64_t>> axes;
