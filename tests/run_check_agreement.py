@@ -126,6 +126,8 @@ def main():
     parser.add_argument("--expected", help="the file of known disagreements")
     parser.add_argument("paths", nargs="+", help="folders or scripts")
     options = parser.parse_args()
+    # Sanitizer builds run several times slower: .ci/sanitize scales every timeout.
+    options.timeout *= float(os.environ.get("SHARDLANG_TEST_TIMEOUT_SCALE", "1"))
 
     listed = read_expected(options.expected)
     scripts = [path for path in script_files(options.paths) if path.suffix in (".shl", ".py")]
