@@ -486,6 +486,18 @@ void install_filled_creation(ModuleObject& module, const std::string& placement,
     ArrayRef fill = to_array(ev, a[1]);
     DType dtype = optional_dtype(ev, a[2], fill->aval.dtype);
     typecheck::Shape shape = int_values(ev, a[0]);
+    if (fill->aval.ndim() > 0) {  // an array fill value is broadcast to the shape, as JAX's full does
+      Value cast = apply_astype(ev, fill, dtype);
+      Value out = ev.call(*ev.module("jax.numpy")->find("broadcast_to"),
+                          std::vector<Value>{cast, make_tuple([&] {
+                            std::vector<Value> dims;
+                            for (auto d : shape) dims.push_back(Value::integer(d));
+                            return dims;
+                          }())});
+      for (std::size_t placement = 3; is_jnp && placement <= 4; ++placement)
+        if (!a[placement].is_none()) return device_put_leaf(ev, out, a[placement]);
+      return out;
+    }
     double v = fill->abstract() ? 0.0 : element_values(ev, *fill)[0];
     Value none;
     return create(ev, "full", dtype, shape, is_jnp ? a[3] : none, is_jnp ? a[4] : none, [&]() { return filled(ev, dtype, shape, v); });
