@@ -219,6 +219,55 @@ std::vector<std::int64_t> int_list(Evaluator& evaluator, const Value& value) {
 
 }  // namespace
 
+namespace {
+
+// lax.map: f over the leading axis of xs by a scan; with batch_size, the scan
+// runs over batches of that many (f vmapped over each) and the remainder is
+// one more vmapped call, as JAX's map does.
+Value lax_map(Evaluator& ev, const Value& f, const Value& xs, const Value& batch_size) {
+  Value scan = *ev.module("jax.lax")->find("scan");
+  Value vmap = *ev.module("jax")->find("vmap");
+  auto mapped_over = [&](const Value& g, const Value& values) {
+    Value body(native("body(carry, x)", [g](Evaluator& inner, Arguments& b) {
+      return make_tuple({b[0], inner.call(g, std::vector<Value>{b[1]})});
+    }));
+    return ev.to_vector(ev.call(scan, std::vector<Value>{body, Value(), values}))[1];
+  };
+  if (batch_size.is_none()) return mapped_over(f, xs);
+  std::int64_t size = ev.index_of(batch_size);
+  TreeDef def;
+  std::vector<Value> leaves = tree_flatten(ev, xs, def);
+  if (leaves.empty() || size <= 0) return mapped_over(f, xs);
+  std::int64_t length = to_array(ev, leaves[0])->aval.shape.at(0), batches = length / size, whole = batches * size;
+  Value batched_f = ev.call(vmap, std::vector<Value>{f});
+  auto slice_leaves = [&](std::int64_t start, std::int64_t stop, bool in_batches) {
+    return tree_map(ev, xs, [&](const Value& leaf) {
+      ArrayRef x = to_array(ev, leaf);
+      Value part = ev.get_item(Value(x), Value(std::make_shared<SliceObject>(Value::integer(start), Value::integer(stop), Value())));
+      if (!in_batches) return part;
+      std::vector<std::int64_t> shape{batches, size};
+      shape.insert(shape.end(), x->aval.shape.begin() + 1, x->aval.shape.end());
+      return apply_reshape(ev, part, shape);
+    });
+  };
+  Value ys = tree_map(ev, mapped_over(batched_f, slice_leaves(0, whole, true)), [&](const Value& leaf) {
+    ArrayRef y = to_array(ev, leaf);
+    std::vector<std::int64_t> shape{whole};
+    shape.insert(shape.end(), y->aval.shape.begin() + 2, y->aval.shape.end());
+    return apply_reshape(ev, leaf, shape);
+  });
+  if (whole == length) return ys;
+  Value rest = ev.call(batched_f, std::vector<Value>{slice_leaves(whole, length, false)});
+  TreeDef ys_def;
+  std::vector<Value> done = tree_flatten(ev, ys, ys_def), more = tree_flatten(ev, rest, def);
+  Value concatenate = *ev.module("jax.numpy")->find("concatenate");
+  for (std::size_t i = 0; i < done.size(); ++i)
+    done[i] = ev.call(concatenate, std::vector<Value>{make_list({done[i], more.at(i)})});
+  return tree_unflatten(ev, ys_def, done);
+}
+
+}  // namespace
+
 void install_control_flow(Evaluator& evaluator) {
   auto lax = evaluator.module("jax.lax");
   lax->add_function("fori_loop(lower, upper, body_fun, init_val, *, unroll=None)", [](Evaluator& ev, Arguments& a) {
@@ -319,6 +368,7 @@ void install_control_flow(Evaluator& evaluator) {
     std::int64_t axis = normalized_axis(ev, a[3], x->aval.ndim());
     return dynamic_update_slice(ev, Value(x), a[1], starts_in_dim(x->aval.ndim(), axis, a[2]));
   });
+  lax->add_function("map(f, xs, *, batch_size=None)", [](Evaluator& ev, Arguments& a) { return lax_map(ev, a[0], a[1], a[2]); });
 }
 
 }  // namespace interp
