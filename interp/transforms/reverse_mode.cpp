@@ -106,6 +106,9 @@ ArrayRef placed_like(Evaluator& evaluator, const ArrayRef& value, const ArrayRef
 }  // namespace
 
 ArrayRef zeros_placed_like(Evaluator& evaluator, const ArrayRef& like) {
+  // Inside a shard_map body, zeros that vary as `like` does (a literal would
+  // be invariant, and a custom_jvp rule's tangent summed over the axes).
+  if (like->aval.manual.varying.size() > 0) return vjp::zeros_on(evaluator, like, like->aval.dtype);
   return placed_like(evaluator, zeros_like(evaluator, like->aval), like);
 }
 
