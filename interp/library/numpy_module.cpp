@@ -76,6 +76,18 @@ Value slice_along(Evaluator& evaluator, const ArrayRef& operand, std::size_t axi
   return *operand->get_item(evaluator, make_tuple(std::move(key)));
 }
 
+// jnp.split's and lax.split's pieces of `sizes` along `axis` (checked by split_rule).
+Value split_pieces(Evaluator& evaluator, const ArrayRef& x, std::size_t axis, const std::vector<std::int64_t>& sizes) {
+  (void)checked(typecheck::split_rule(x->aval, sizes, static_cast<std::int64_t>(axis)));
+  std::vector<Value> pieces;
+  std::int64_t start = 0;
+  for (auto size : sizes) {
+    pieces.push_back(slice_along(evaluator, x, axis, start, start + size));
+    start += size;
+  }
+  return make_list(std::move(pieces));
+}
+
 Value concatenate_arrays(Evaluator& evaluator, std::vector<ArrayRef> operands, std::int64_t axis) {
   if (operands.empty()) raise(exc::ValueError(), "Need at least one array to concatenate.");
   std::vector<typecheck::ElementType> elements;
@@ -291,14 +303,7 @@ void install_joining_operations(ModuleObject& module) {
     std::vector<std::int64_t> sizes = a[1].is_integral()
                                           ? checked(typecheck::split_sizes_for_sections(size, a[1].as_int()))
                                           : typecheck::split_sizes_for_indices(size, int_values(ev, a[1]));
-    (void)checked(typecheck::split_rule(x->aval, sizes, static_cast<std::int64_t>(axis)));
-    std::vector<Value> pieces;
-    std::int64_t start = 0;
-    for (auto s : sizes) {
-      pieces.push_back(slice_along(ev, x, axis, start, start + s));
-      start += s;
-    }
-    return make_list(std::move(pieces));
+    return split_pieces(ev, x, axis, sizes);
   });
   // repeat with an int count: each element `repeats` times along the axis
   // (the raveled array when axis is None), by broadcasting a new axis after
@@ -464,14 +469,7 @@ void install_lax_shape_operations(ModuleObject& lax) {
     ArrayRef x = to_array(ev, a[0]);
     auto axis = static_cast<std::size_t>(normalized_axis(ev.index_of(a[2]), x->aval.ndim()));
     std::vector<std::int64_t> sizes = int_values(ev, a[1]);
-    (void)checked(typecheck::split_rule(x->aval, sizes, static_cast<std::int64_t>(axis)));
-    std::vector<Value> pieces;
-    std::int64_t start = 0;
-    for (auto size : sizes) {
-      pieces.push_back(slice_along(ev, x, axis, start, start + size));
-      start += size;
-    }
-    return make_list(std::move(pieces));
+    return split_pieces(ev, x, axis, sizes);
   });
   lax.add_function("select(pred, on_true, on_false)", [](Evaluator& ev, Arguments& a) {
     ArrayRef on_true = to_array(ev, a[1]), on_false = to_array(ev, a[2]);
