@@ -114,6 +114,9 @@ inline Status check_array(const LocalArray& array, std::string_view what) {
 }
 
 inline std::vector<std::int64_t> row_major_strides(std::span<const std::int64_t> shape) {
+  // An empty array is never indexed, and its other extents' product may
+  // overflow (a (0, 2**62, 16) cotangent): its strides are all 0.
+  if (element_count(shape) == 0) return std::vector<std::int64_t>(shape.size(), 0);
   std::vector<std::int64_t> strides(shape.size(), 1);
   for (std::size_t axis = shape.size(); axis-- > 1;) strides[axis - 1] = strides[axis] * shape[axis];
   return strides;
