@@ -26,9 +26,11 @@ constexpr std::int64_t flag_ascii = 256, flag_ignorecase = 2, flag_multiline = 8
 const TypeRef& error_type() {
   static const TypeRef type = [] {
     std::vector<TypeRef> bases{exc::Exception()};
-    return std::make_shared<ClassObject>(
+    auto error = std::make_shared<ClassObject>(
         "error", "error", bases, class_mro(bases),
         AttributeList{{"__module__", make_str("re")}, {"__qualname__", make_str("error")}});
+    error->process_wide = true;
+    return error;
   }();
   return type;
 }

@@ -64,6 +64,9 @@ class ClassObject : public TypeObject {
   const std::string& qualname() const { return qualname_; }
   // The metaclass behaviour, inherited from the first base along the MRO that has one.
   std::shared_ptr<ClassBehaviour> behaviour;
+  // Made once for the whole process and shared by every interpreter
+  // (re.error): an interpreter's teardown sweep must leave it as it is.
+  bool process_wide = false;
   // Its module's name (the class body's __module__: the defining module's
   // __name__) and "module.qualname", as repr shows it.
   std::string module_name() const;

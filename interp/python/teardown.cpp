@@ -86,6 +86,8 @@ void break_reference_cycles(const std::vector<Value>& roots) {
     Value value = std::move(pending.back());
     pending.pop_back();
     if (!value.is_object() || !seen.insert(value.object().get()).second) continue;
+    // Another interpreter may be using it, on another thread.
+    if (auto* cls = dynamic_cast<ClassObject*>(value.object().get()); cls && cls->process_wide) continue;
     found.push_back(value.object());
     for_each_held(*value.object(), [&](const Value& held) { pending.push_back(held); });
   }

@@ -192,6 +192,18 @@ TEST(Interpreter, TwoInterpretersAreIndependent) {
   EXPECT_EQ(b.run("print(x)"), "b\n");
 }
 
+// re.error is made once per process: the end of one interpreter (its
+// teardown sweep) must leave it whole for the next.
+TEST(Interpreter, ProcessWideClassesOutliveAnInterpreter) {
+  const char* program = "import re\nprint(re.error.__module__, re.error.__qualname__)";
+  {
+    Session first;
+    EXPECT_EQ(first.run(program), "re error\n");
+  }
+  Session second;
+  EXPECT_EQ(second.run(program), "re error\n");
+}
+
 TEST(Interpreter, CompletionNames) {
   Session s;
   s.run("import jax\nimport jax.numpy as jnp\nimport functools\nitems = [1]\n");
