@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run_golden import case_prefix, command_for, execute, read_expectations, script_files  # noqa: E402
+from run_golden import case_prefix, command_for, execute, read_expectations, script_files, timeout_scale  # noqa: E402
 
 # The last located error of run's stderr: FILE:LINE:COL: error: MESSAGE
 RUN_ERROR = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:\d+:)?\s*error:\s*(?P<message>.*)$", re.MULTILINE)
@@ -126,8 +126,7 @@ def main():
     parser.add_argument("--expected", help="the file of known disagreements")
     parser.add_argument("paths", nargs="+", help="folders or scripts")
     options = parser.parse_args()
-    # Sanitizer builds run several times slower: .ci/sanitize scales every timeout.
-    options.timeout *= float(os.environ.get("SHARDLANG_TEST_TIMEOUT_SCALE", "1"))
+    options.timeout *= timeout_scale()
 
     listed = read_expected(options.expected)
     scripts = [path for path in script_files(options.paths) if path.suffix in (".shl", ".py")]

@@ -106,6 +106,11 @@ def read_expectations(path):
     return expected
 
 
+def timeout_scale():
+    """Sanitizer builds run several times slower: .ci/sanitize scales every timeout."""
+    return float(os.environ.get("SHARDLANG_TEST_TIMEOUT_SCALE", "1"))
+
+
 def execute(command, cwd, timeout):
     """(exit status or None, stdout, stderr); None when it could not finish."""
     try:
@@ -248,8 +253,7 @@ def main():
     parser.add_argument("--update", action="store_true", help="rewrite failing files' `# expect:` block from run's output")
     parser.add_argument("paths", nargs="+", help="folders or .shl files")
     options = parser.parse_args()
-    # Sanitizer builds run several times slower: .ci/sanitize scales every timeout.
-    options.timeout *= float(os.environ.get("SHARDLANG_TEST_TIMEOUT_SCALE", "1"))
+    options.timeout *= timeout_scale()
 
     passed = failed = 0
     for path in script_files(options.paths):
