@@ -58,6 +58,7 @@ Expected<LocalArray> make_local_array(const std::shared_ptr<MemoryLedger>& ledge
 
 enum class UnaryOp {
   neg, abs, sign, sin, cos, tan, tanh, exp, log, log1p, expm1, sqrt, rsqrt, square, logical_not, erf, erf_inv,
+  floor, ceil, round,  // round: to nearest, ties to even (lax.RoundingMethod.TO_NEAREST_EVEN)
 };
 
 enum class BinaryOp {

@@ -195,6 +195,9 @@ Status unary_typed(UnaryOp op, const Buffer& operand, Buffer& result) {
       case UnaryOp::square: apply([](float x) { return x * x; }); break;
       case UnaryOp::erf: apply([](float x) { return std::erf(x); }); break;
       case UnaryOp::erf_inv: apply(erf_inv_f32); break;
+      case UnaryOp::floor: apply([](float x) { return std::floor(x); }); break;
+      case UnaryOp::ceil: apply([](float x) { return std::ceil(x); }); break;
+      case UnaryOp::round: apply([](float x) { return std::nearbyint(x); }); break;  // default mode: ties to even
       default: break;  // logical_not above; sin, cos, tanh, exp, log vectorised
     }
     return {};

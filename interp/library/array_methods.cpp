@@ -2,6 +2,7 @@
 // dtype objects, and turning host values into arrays (array.hpp).
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "devices/array_text.hpp"
 #include "devices/host_values.hpp"
@@ -233,10 +234,38 @@ std::vector<std::int64_t> size_arguments(Evaluator& evaluator, const std::vector
   return out;
 }
 
+Value jnp_member(Evaluator& evaluator, const std::string& name) {
+  return *evaluator.module("jax.numpy")->get_attribute(evaluator, name);
+}
+
+// x.tolist(): nested lists of Python scalars; a traced array has no values.
+Value array_tolist(Evaluator& evaluator, const ArrayObject& array) {
+  if (array.abstract()) {
+    if (evaluator.mode != Evaluator::Mode::run) return unknown_value();
+    std::string what = "traced array with shape " + array.aval.format({.short_dtypes = false, .weak_marker = false});
+    raise(concretization_type_error(), "Abstract tracer value encountered where concrete value is expected: " + what +
+                                           "\nThe tolist() method was called on " + what + ".\n");
+  }
+  std::vector<double> values = element_values(evaluator, array);
+  auto scalar = [&](double v) {
+    if (array.aval.dtype == DType::bool_) return Value::boolean(v != 0);
+    if (typecheck::is_floating(array.aval.dtype)) return Value::floating(v);
+    return Value::integer(static_cast<std::int64_t>(v));
+  };
+  std::size_t next = 0;
+  std::function<Value(std::size_t)> build = [&](std::size_t dim) -> Value {
+    if (dim == array.aval.ndim()) return scalar(values[next++]);
+    std::vector<Value> items;
+    for (std::int64_t i = 0; i < array.aval.shape[dim]; ++i) items.push_back(build(dim + 1));
+    return make_list(std::move(items));
+  };
+  return build(0);
+}
+
 const std::vector<std::string>& array_attribute_names() {
-  static const std::vector<std::string> names{"T", "addressable_data", "addressable_shards", "all", "any", "astype", "at", "aval", "block_until_ready", "copy", "cumsum",
+  static const std::vector<std::string> names{"T", "addressable_data", "addressable_shards", "all", "any", "argsort", "astype", "at", "aval", "block_until_ready", "copy", "cumsum",
                                               "dtype", "is_fully_addressable", "item", "max", "mean", "min", "ndim", "reshape",
-                                              "ravel", "shape", "sharding", "size", "squeeze", "sum", "transpose"};
+                                              "ravel", "round", "shape", "sharding", "size", "sort", "squeeze", "sum", "tolist", "transpose"};
   return names;
 }
 }  // namespace
@@ -269,6 +298,8 @@ std::optional<Value> ArrayObject::get_attribute(Evaluator& evaluator, const std:
     return Value(native("item()", [self_ref](Evaluator& ev, Arguments&) {
       return *host_scalar_of(ev, Value(self_ref), HostScalar::item);
     }));
+  if (name == "tolist")
+    return Value(native("tolist()", [self_ref](Evaluator& ev, Arguments&) { return array_tolist(ev, *self_ref); }));
   if (name == "block_until_ready")
     return Value(native("block_until_ready()", [self_ref](Evaluator&, Arguments&) { return Value(self_ref); }));
   if (name == "copy")
@@ -309,7 +340,7 @@ std::optional<Value> ArrayObject::get_attribute(Evaluator& evaluator, const std:
       return ev.get_attribute(shard, "data");
     }));
   // Methods that are the jnp function of the array: x.all() is jnp.all(x).
-  for (const char* function : {"all", "any", "squeeze", "ravel"})
+  for (const char* function : {"all", "any", "argsort", "ravel", "round", "sort", "squeeze"})
     if (name == function)
       return Value(native(name + "(*args, **kwargs)", [self_ref, name](Evaluator& ev, Arguments& a) {
         CallArgs call{{Value(self_ref)}, {}};
@@ -340,7 +371,11 @@ std::optional<Value> ArrayObject::binary_op(Evaluator& evaluator, lang::ast::Bin
     case Op::mult: name = "multiply"; break;
     case Op::div: name = "divide"; break;
     case Op::floordiv: name = "floor_divide"; break;
-    case Op::mod: name = "remainder"; break;
+    case Op::mod: {  // jnp.remainder, composed (Python's sign rule)
+      Value remainder = jnp_member(evaluator, "remainder");
+      CallArgs args{reflected ? std::vector<Value>{other, Value(self())} : std::vector<Value>{Value(self()), other}, {}};
+      return evaluator.call(remainder, args);
+    }
     case Op::pow: name = "power"; break;
     default: return std::nullopt;
   }

@@ -643,12 +643,6 @@ void install_numpy_computation(ModuleObject& module) {
       return apply_reduction(ev, name, a[0], a[1], ev.truthy(a[2]));
     });
   }
-  // all and any: the min and max of the array as booleans.
-  for (const auto& [logical, extremum] : {std::pair<std::string, std::string>{"all", "min"}, {"any", "max"}})
-    module.add_function(logical + "(a, axis=None, keepdims=False)", [reduction = extremum](Evaluator& ev, Arguments& a) {
-      Value booleans = apply_astype(ev, to_array(ev, a[0]), DType::bool_);
-      return apply_reduction(ev, reduction, booleans, a[1], ev.truthy(a[2]));
-    });
   module.add_function("dtype(dtype)", [](Evaluator& ev, Arguments& a) {
     return Value(std::make_shared<DTypeObject>(dtype_argument(ev, a[0])));
   });
@@ -676,16 +670,6 @@ void install_numpy_computation(ModuleObject& module) {
       double u = xs[xs.size() == 1 ? 0 : i], v = ys[ys.size() == 1 ? 0 : i];
       if (!(std::fabs(u - v) <= atol + rtol * std::fabs(v))) return Value::boolean(false);
     }
-    return Value::boolean(true);
-  });
-  module.add_function("array_equal(a1, a2, equal_nan=False)", [](Evaluator& ev, Arguments& a) {
-    ArrayRef x = to_array(ev, a[0]), y = to_array(ev, a[1]);
-    if (x->aval.shape != y->aval.shape) return Value::boolean(false);
-    if (x->abstract() || y->abstract()) return unknown_value();  // check mode: no data to compare
-    auto xs = element_values(ev, *x), ys = element_values(ev, *y);
-    bool equal_nan = ev.truthy(a[2]);
-    for (std::size_t i = 0; i < xs.size(); ++i)
-      if (!(xs[i] == ys[i] || (equal_nan && std::isnan(xs[i]) && std::isnan(ys[i])))) return Value::boolean(false);
     return Value::boolean(true);
   });
 }

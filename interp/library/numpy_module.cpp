@@ -26,6 +26,14 @@ std::vector<std::int64_t> int_values(Evaluator& evaluator, const Value& value) {
   return out;
 }
 
+Value Jnp::operator()(const std::string& name, std::vector<Value> args,
+                     std::vector<std::pair<std::string, Value>> keywords) const {
+  auto member = module.get_attribute(ev, name);
+  if (!member) raise(exc::AttributeError(), "module has no attribute '" + name + "'");
+  CallArgs call{std::move(args), std::move(keywords)};
+  return ev.call(*member, call);
+}
+
 namespace {
 
 std::int64_t normalized_axis(std::int64_t axis, std::size_t ndim) {
@@ -500,6 +508,7 @@ void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool i
   install_joining_operations(module);
   install_structured_operations(evaluator, module);
   if (is_jnp) install_lax_structural(*evaluator.module("jax.lax"));
+  install_math_operations(evaluator, module, is_jnp);  // after: lax.round replaces the primitive's member
 }
 
 }  // namespace interp

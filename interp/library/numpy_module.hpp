@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "interp/ops/array.hpp"
@@ -24,10 +26,23 @@ Value apply_astype(Evaluator& evaluator, const ArrayRef& operand, typecheck::DTy
 // accumulates a != 0), then the cumsum primitive.
 Value apply_cumsum(Evaluator& evaluator, const Value& operand, const Value& axis, const Value& dtype, const Value& out);
 
+// Calls a member of a jnp-like module by name, as user code would: the
+// composites built this way run under every trace.
+struct Jnp {
+  Evaluator& ev;
+  ModuleObject& module;
+
+  Value operator()(const std::string& name, std::vector<Value> args,
+                   std::vector<std::pair<std::string, Value>> keywords = {}) const;
+};
+
 // Adds the members to jax.numpy (is_jnp, plus jax.lax's) or to numpy.
 void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool is_jnp);
 // isnan isinf isfinite logaddexp tri tril triu pad take_along_axis and nan
 // inf pi e newaxis // (numpy_structured.cpp), built on the module's other members.
 void install_structured_operations(Evaluator& evaluator, ModuleObject& module);
+// all any round floor ceil trunc remainder mod fmod isclose array_equal
+// nan_to_num count_nonzero finfo iinfo, and lax.round (numpy_math.cpp).
+void install_math_operations(Evaluator& evaluator, ModuleObject& module, bool is_jnp);
 
 }  // namespace interp

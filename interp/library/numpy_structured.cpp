@@ -14,18 +14,6 @@ namespace interp {
 
 namespace {
 
-struct Jnp {
-  Evaluator& ev;
-  ModuleObject& module;
-
-  Value operator()(const std::string& name, std::vector<Value> args, std::vector<std::pair<std::string, Value>> keywords = {}) const {
-    auto member = module.get_attribute(ev, name);
-    if (!member) raise(exc::AttributeError(), "module has no attribute '" + name + "'");
-    CallArgs call{std::move(args), std::move(keywords)};
-    return ev.call(*member, call);
-  }
-};
-
 Value int_tuple(const std::vector<std::int64_t>& values) {
   std::vector<Value> items;
   for (auto v : values) items.push_back(Value::integer(v));

@@ -449,9 +449,10 @@ ArrayRef reduction_implementation(Evaluator& evaluator, const Primitive& primiti
   if (name == "argmax" || name == "argmin" || name == "max" || name == "min") compute = operand->aval.dtype;
   if (compute == DType::bool_ && (name == "sum" || name == "prod")) compute = DType::int32;
   input = astype(evaluator, input, compute == DType::int32 && typecheck::is_floating(operand->aval.dtype) ? operand->aval.dtype : compute);
+  // all and any reduce booleans: their min and max.
   devices::ReduceOp op = name == "prod" ? devices::ReduceOp::prod
-                         : name == "max" ? devices::ReduceOp::max
-                         : name == "min" ? devices::ReduceOp::min
+                         : name == "max" || name == "any" ? devices::ReduceOp::max
+                         : name == "min" || name == "all" ? devices::ReduceOp::min
                          : name == "argmax" ? devices::ReduceOp::argmax
                          : name == "argmin" ? devices::ReduceOp::argmin
                                             : devices::ReduceOp::sum;
@@ -748,6 +749,7 @@ constexpr std::array primitive_table{
     reduction("argmin", "argmin", vjp::zero_vjp),
     Primitive{"axis_index", "axis_index", axis_index_implementation, collective_cost, vjp::zero_vjp, batching::collective, partition::none},
     Primitive{"broadcast_in_dim", "broadcast_in_dim", broadcast_in_dim_implementation, movement_cost, vjp::broadcast_in_dim_vjp, batching::broadcast_in_dim, partition::none},
+    unary("ceil", UnaryOp::ceil, R::floating, vjp::zero_vjp),
     Primitive{"concatenate", "concatenate", concatenate_implementation, movement_cost, vjp::concatenate_vjp, batching::concatenate, partition::none},
     Primitive{"convert_element_type", "astype", convert_implementation, memory_bound_cost, vjp::convert_vjp, batching::convert, partition::none},
     Primitive{"copy", "copy", identity_implementation, movement_cost, vjp::identity_vjp, batching::convert, partition::none},
@@ -764,6 +766,7 @@ constexpr std::array primitive_table{
     unary("erf_inv", UnaryOp::erf_inv, R::floating, vjp::erf_inv_vjp),
     unary("exp", UnaryOp::exp, R::floating, vjp::exp_vjp),
     unary("expm1", UnaryOp::expm1, R::floating, vjp::expm1_vjp),
+    unary("floor", UnaryOp::floor, R::floating, vjp::zero_vjp),
     binary("floor_divide", BinaryOp::floor_divide, R::promoted, vjp::zero_vjp),
     Primitive{"gather", "take", gather_implementation, gather_cost, vjp::gather_vjp, batching::gather, partition::none},
     binary("greater", BinaryOp::gt, R::boolean, vjp::zero_vjp),
@@ -792,14 +795,17 @@ constexpr std::array primitive_table{
     Primitive{"random_fold_in", "fold_in", random_fold_in_implementation, random_cost, vjp::zero_vjp, batching::loop, partition::none},
     Primitive{"random_sample", "random", random_sample_implementation, random_cost, vjp::zero_vjp, batching::loop, partition::none},
     Primitive{"random_split", "split", random_split_implementation, random_cost, vjp::zero_vjp, batching::loop, partition::none},
+    reduction("reduce_and", "all", vjp::zero_vjp),
     reduction("reduce_max", "max", vjp::reduce_extremum_vjp),
     reduction("reduce_mean", "mean", vjp::reduce_mean_vjp),
     reduction("reduce_min", "min", vjp::reduce_extremum_vjp),
+    reduction("reduce_or", "any", vjp::zero_vjp),
     reduction("reduce_prod", "prod", vjp::reduce_prod_vjp),
     reduction("reduce_sum", "sum", vjp::reduce_sum_vjp),
     binary("remainder", BinaryOp::rem, R::promoted, vjp::remainder_vjp),
     Primitive{"reshape", "reshape", reshape_implementation, movement_cost, vjp::reshape_vjp, batching::reshape, partition::none},
     Primitive{"rev", "flip", rev_implementation, movement_cost, vjp::rev_vjp, batching::rev, partition::none},
+    unary("round", UnaryOp::round, R::floating, vjp::zero_vjp),
     unary("rsqrt", UnaryOp::rsqrt, R::floating, vjp::rsqrt_vjp),
     Primitive{"scatter", "scatter", scatter_implementation, movement_cost, vjp::scatter_vjp, batching::loop, partition::none},
     Primitive{"select_n", "where", select_n_implementation, memory_bound_cost, vjp::select_n_vjp, batching::select_n, partition::none},

@@ -125,6 +125,18 @@ TEST(Kernels, FloatUnaryMatchesNumpyFloat32) {
   expect_values(ok(unary(UnaryOp::logical_not, signs)), {0, 1, 1, 0});
 }
 
+// floor, ceil and round (to nearest, ties to even: XLA's round_nearest_even),
+// NaN and infinities through, -0.0 kept.
+TEST(Kernels, FloatRounding) {
+  LocalArray x = array(DType::float32, {8}, {-2.5, -1.5, -0.5, 0.5, 2.5, 3.7, INFINITY, NAN});
+  expect_values(ok(unary(UnaryOp::floor, x)), {-3, -2, -1, 0, 2, 3, INFINITY, NAN});
+  expect_values(ok(unary(UnaryOp::ceil, x)), {-2, -1, -0.0, 1, 3, 4, INFINITY, NAN});
+  expect_values(ok(unary(UnaryOp::round, x)), {-2, -2, -0.0, 0, 2, 4, INFINITY, NAN});
+  EXPECT_TRUE(std::signbit(values_of(ok(unary(UnaryOp::round, x)))[2]));
+  LocalArray halves = array(DType::bfloat16, {2}, {0.5, 1.5});
+  expect_values(ok(unary(UnaryOp::round, halves)), {0, 2});
+}
+
 TEST(Kernels, IntegerUnaryWraps) {
   LocalArray x = array(DType::int32, {4}, {int32_min, -5, 0, 7});
   expect_values(ok(unary(UnaryOp::neg, x)), {int32_min, 5, 0, -7});
