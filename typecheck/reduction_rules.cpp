@@ -135,4 +135,39 @@ std::optional<Error> check_flattened_cumulative(std::string_view name, const Arr
                    ". Got input type=" + operand.format({.short_dtypes = false})};
 }
 
+Checked<ArrayType> sort_rule(std::span<const ArrayType> operands, std::int64_t dimension, std::int64_t output) {
+  if (operands.empty()) return Error{ErrorClass::TypeError, "Sort requires at least one operand"};
+  for (const ArrayType& operand : operands)
+    if (operand.shape != operands[0].shape) {
+      std::string shapes;
+      for (const ArrayType& each : operands) shapes += (shapes.empty() ? "" : " ") + python_shape_repr(each.shape);
+      return Error{ErrorClass::TypeError, "Arguments to sort must have equal shapes, got: " + shapes};
+    }
+  if (dimension < 0 || static_cast<std::size_t>(dimension) >= operands[0].ndim())
+    return Error{ErrorClass::ValueError, "axis " + std::to_string(dimension) + " is out of bounds for array of dimension " +
+                                             std::to_string(operands[0].ndim())};
+  const Sharding* first = nullptr;
+  for (const ArrayType& operand : operands) {
+    if (!has_explicit_axis(operand.sharding.mesh)) continue;
+    if (!operand.sharding.dims[static_cast<std::size_t>(dimension)].empty())
+      return Error{ErrorClass::ShardingTypeError,
+                   "Arguments to sort must be unsharded over the sorting dimension. Got arg sharding=" +
+                       operand.sharding.repr() + " and sorting dimension=" + std::to_string(dimension)};
+    if (first && !(operand.sharding == *first)) {
+      std::string shardings;
+      for (const ArrayType& each : operands)
+        if (has_explicit_axis(each.sharding.mesh)) shardings += (shardings.empty() ? "" : " ") + each.sharding.repr();
+      return Error{ErrorClass::ShardingTypeError, "Arguments to sort must have equal shardings, got: " + shardings};
+    }
+    if (!first) first = &operand.sharding;
+  }
+  if (static_cast<std::size_t>(output) == operands.size()) {
+    ArrayType indices = operands[0];
+    indices.dtype = DType::int32;
+    indices.weak_type = false;
+    return indices;
+  }
+  return operands[static_cast<std::size_t>(output)];
+}
+
 }  // namespace typecheck

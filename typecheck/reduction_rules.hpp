@@ -50,4 +50,11 @@ Checked<ArrayType> cumulative_rule(std::string_view name, const ArrayType& opera
 // fully replicated x (ShardingTypeError otherwise).
 std::optional<Error> check_flattened_cumulative(std::string_view name, const ArrayType& operand);
 
+// lax.sort(operands, dimension, num_keys)'s result `output` (an operand's
+// type, or with output == operands.size() the permutation's: int32 of the
+// same shape and sharding), as JAX's _sort_abstract_eval: equal shapes
+// (TypeError), and on an Explicit mesh operands unsharded over the sorted
+// dimension and equally sharded (ShardingTypeError).
+Checked<ArrayType> sort_rule(std::span<const ArrayType> operands, std::int64_t dimension, std::int64_t output);
+
 }  // namespace typecheck

@@ -44,5 +44,8 @@ void install_structured_operations(Evaluator& evaluator, ModuleObject& module);
 // all any round floor ceil trunc remainder mod fmod isclose array_equal
 // nan_to_num count_nonzero finfo iinfo, and lax.round (numpy_math.cpp).
 void install_math_operations(Evaluator& evaluator, ModuleObject& module, bool is_jnp);
+// sort argsort quantile percentile median, and lax.sort, sort_key_val and
+// top_k, on the sort primitive (numpy_sorting.cpp).
+void install_sorting_operations(Evaluator& evaluator, ModuleObject& module, bool is_jnp);
 
 }  // namespace interp

@@ -174,6 +174,13 @@ Batched cumsum(const BatchCall& call) {
   return {apply(call.evaluator, call.primitive.name, {x}, with(call.params, "axis", axis)), 0};
 }
 
+Batched sort(const BatchCall& call) {
+  Operands operands;
+  for (std::size_t i = 0; i < call.operands.size(); ++i) operands.push_back(mapped_first(call, i));
+  std::int64_t dimension = *call.params.get<std::int64_t>("dimension") + 1;
+  return {apply(call.evaluator, "sort", std::move(operands), with(call.params, "dimension", dimension)), 0};
+}
+
 // ------------------------------------------------------------ dot_general
 
 // Both mapped: a new leading batch dimension. One mapped: its mapped

@@ -34,6 +34,8 @@ Batched elementwise(const BatchCall& call);
 Batched select_n(const BatchCall& call);
 Batched reduction(const BatchCall& call);  // reduce_*, argmax, argmin
 Batched cumsum(const BatchCall& call);
+// sort: every operand mapped first, the sorted dimension after it.
+Batched sort(const BatchCall& call);
 Batched dot_general(const BatchCall& call);
 Batched reshape(const BatchCall& call);
 Batched transpose(const BatchCall& call);

@@ -6,6 +6,7 @@
 
 #include "devices/collectives.hpp"
 #include "devices/kernels/cumulative.hpp"
+#include "devices/kernels/sort.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/ops/collectives.hpp"
 #include "interp/ops/contractions.hpp"
@@ -567,6 +568,32 @@ ArrayRef cumsum_implementation(Evaluator& evaluator, const Primitive& primitive,
   return finish(evaluator, type, needed, operand->layout, std::move(shards), operand->committed);
 }
 
+// params: dimension, is_stable, num_keys, output (the operand returned
+// permuted; the operand count for the permutation itself), descending
+// (top_k's order, absent: ascending). The sorted dim is gathered (an
+// Explicit one is refused by the rule), the result laid out as operand 0.
+ArrayRef sort_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                             const Params& params, bool execute) {
+  std::int64_t dimension = *params.get<std::int64_t>("dimension"), output = *params.get<std::int64_t>("output");
+  std::vector<typecheck::ArrayType> types;
+  for (const auto& a : operands) types.push_back(a->aval);
+  typecheck::ArrayType out_type = checked(typecheck::sort_rule(types, dimension, output));
+  DeviceMeshRef mesh = computation_mesh(evaluator, "sort", operands);
+  Layout target = result_layout(out_type, mesh, dims_on(*operands[0], mesh));
+  bool committed = any_committed(operands);
+  if (!execute) return make_abstract_array(out_type, target, committed);
+  Layout needed = target;
+  needed.dims[static_cast<std::size_t>(dimension)].clear();
+  std::vector<ArrayRef> inputs;
+  for (const auto& a : operands) inputs.push_back(relayout(evaluator, a, needed));
+  auto num_keys = static_cast<int>(*params.get<std::int64_t>("num_keys"));
+  const bool* descending = params.get<bool>("descending");
+  auto shards = run_per_position(evaluator, mesh, inputs, [&](const std::vector<devices::LocalArray>& in) {
+    return devices::sort_along(in, static_cast<int>(dimension), num_keys, static_cast<int>(output), descending && *descending);
+  });
+  return finish(evaluator, out_type, needed, target, std::move(shards), committed);
+}
+
 // Operands of one dtype; params: dimension. The concatenated dim is gathered,
 // the others follow the first operand.
 ArrayRef concatenate_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
@@ -815,6 +842,7 @@ constexpr std::array primitive_table{
     unary("sign", UnaryOp::sign, R::promoted, vjp::zero_vjp),
     unary("sin", UnaryOp::sin, R::floating, vjp::sin_vjp),
     Primitive{"slice", "slice", static_slice_implementation, slice_cost, vjp::slice_vjp, batching::slice, partition::none},
+    Primitive{"sort", "sort", sort_implementation, reduction_cost, vjp::sort_vjp, batching::sort, partition::none},
     unary("sqrt", UnaryOp::sqrt, R::floating, vjp::sqrt_vjp),
     unary("square", UnaryOp::square, R::promoted, vjp::square_vjp),
     Primitive{"stop_gradient", "stop_gradient", identity_implementation, movement_cost, vjp::zero_vjp, batching::convert, partition::none},

@@ -188,4 +188,22 @@ Cotangents cumsum_vjp(const VjpCall& call) {
   return {apply(call.evaluator, "cumsum", {call.cotangent}, std::move(reversed))};
 }
 
+// sort: output i < n is operand i permuted, so its cotangent goes back
+// through the inverse permutation: the cotangent sorted by the permutation
+// (the unsort). The permutation output and integer operands get none.
+Cotangents sort_vjp(const VjpCall& call) {
+  const auto& [ev, x, params, result, ct, needs, primitive] = call;
+  Cotangents out(x.size());
+  auto output = static_cast<std::size_t>(*params.get<std::int64_t>("output"));
+  if (output == x.size() || !needs[output]) return out;
+  Params permutation;
+  for (const auto& [name, value] : params.entries) permutation.set(name, name == "output" ? ParamValue(static_cast<std::int64_t>(x.size())) : value);
+  ArrayRef order = apply(ev, "sort", x, permutation);
+  Params unsort;
+  unsort.set("dimension", *params.get<std::int64_t>("dimension")).set("is_stable", true);
+  unsort.set("num_keys", std::int64_t{1}).set("output", std::int64_t{1});
+  out[output] = apply(ev, "sort", {order, ct}, unsort);
+  return out;
+}
+
 }  // namespace interp::vjp

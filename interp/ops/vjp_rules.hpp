@@ -41,6 +41,7 @@ Cotangents multiply_vjp(const VjpCall& call);
 Cotangents negative_vjp(const VjpCall& call);
 Cotangents power_vjp(const VjpCall& call);
 Cotangents remainder_vjp(const VjpCall& call);
+Cotangents sort_vjp(const VjpCall& call);
 Cotangents rsqrt_vjp(const VjpCall& call);
 Cotangents select_n_vjp(const VjpCall& call);
 Cotangents sin_vjp(const VjpCall& call);

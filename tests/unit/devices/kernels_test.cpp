@@ -9,6 +9,7 @@
 
 #include "devices/half_float.hpp"
 #include "devices/kernels.hpp"
+#include "devices/kernels/sort.hpp"
 #include "devices/memory.hpp"
 
 namespace devices {
@@ -135,6 +136,25 @@ TEST(Kernels, FloatRounding) {
   EXPECT_TRUE(std::signbit(values_of(ok(unary(UnaryOp::round, x)))[2]));
   LocalArray halves = array(DType::bfloat16, {2}, {0.5, 1.5});
   expect_values(ok(unary(UnaryOp::round, halves)), {0, 2});
+}
+
+// lax.sort's kernel: NaN last, -0.0 == 0.0 kept in order (stable), several
+// keys lexicographically, the permutation as int32, along an inner axis,
+// and top_k's descending order (NaN first, ties in their order).
+TEST(Kernels, SortAlongAnAxis) {
+  LocalArray x = array(DType::float32, {6}, {3, NAN, -0.0, 1, 0, -INFINITY});
+  std::vector<LocalArray> one{x};
+  expect_values(ok(sort_along(one, 0, 1, 0)), {-INFINITY, -0.0, 0, 1, 3, NAN});
+  expect_values(ok(sort_along(one, 0, 1, 1)), {5, 2, 4, 3, 0, 1});
+  expect_values(ok(sort_along(one, 0, 1, 1, true)), {1, 0, 3, 2, 4, 5});
+  LocalArray keys = array(DType::int32, {4}, {1, 0, 1, 0}), second = array(DType::int32, {4}, {3, 2, 1, 0});
+  std::vector<LocalArray> two{keys, second};
+  expect_values(ok(sort_along(two, 0, 2, 1)), {0, 2, 1, 3});
+  expect_values(ok(sort_along(two, 0, 1, 1)), {2, 0, 3, 1});
+  LocalArray m = array(DType::bfloat16, {2, 3}, {3, 1, 2, 1, 3, 1});
+  std::vector<LocalArray> rows{m};
+  expect_values(ok(sort_along(rows, 1, 1, 0)), {1, 2, 3, 1, 1, 3});
+  expect_values(ok(sort_along(rows, 0, 1, 1)), {1, 0, 1, 0, 1, 0});
 }
 
 TEST(Kernels, IntegerUnaryWraps) {

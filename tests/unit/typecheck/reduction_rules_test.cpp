@@ -34,6 +34,21 @@ TEST(Reduction, Dtypes) {
   EXPECT_EQ(outcome(reduction_rule("std", parse("f32[8@X,2@Y]", mesh), Axes{{1}})), "f32[8@X]");
 }
 
+// lax.sort: the result is the operand returned (or the int32 permutation);
+// equal shapes; on Explicit axes unsharded over the sorted dim, equal shardings.
+TEST(Reduction, SortRule) {
+  const MeshRef mesh = xy_mesh();
+  const std::vector<ArrayType> one{parse("f32[8@X,4]", mesh)};
+  EXPECT_EQ(outcome(sort_rule(one, 1, 0)), "f32[8@X,4]");
+  EXPECT_EQ(outcome(sort_rule(one, 1, 1)), "i32[8@X,4]");
+  EXPECT_EQ(outcome(sort_rule(one, 0, 0)).rfind("ShardingTypeError: Arguments to sort must be unsharded over the sorting "
+                                                "dimension. Got arg sharding=NamedSharding(", 0), 0u);
+  const std::vector<ArrayType> shapes{parse("f32[8]", mesh), parse("i32[4]", mesh)};
+  EXPECT_EQ(outcome(sort_rule(shapes, 0, 0)), "TypeError: Arguments to sort must have equal shapes, got: (8,) (4,)");
+  const std::vector<ArrayType> shardings{parse("f32[8@X,4]", mesh), parse("i32[8,4]", mesh)};
+  EXPECT_EQ(outcome(sort_rule(shardings, 1, 1)).rfind("ShardingTypeError: Arguments to sort must have equal shardings", 0), 0u);
+}
+
 TEST(Reduction, ArgReductions) {
   const MeshRef mesh = xy_mesh();
   EXPECT_EQ(outcome(reduction_rule("argmax", parse("f32[8@X,2@Y]", mesh), Axes{{1}})), "i32[8@X]");
