@@ -672,6 +672,18 @@ void install_numpy_computation(ModuleObject& module) {
     }
     return Value::boolean(true);
   });
+  // numpy.array_equal compares host values into a Python bool (jnp's is
+  // composed from primitives: numpy_math.cpp).
+  module.add_function("array_equal(a1, a2, equal_nan=False)", [](Evaluator& ev, Arguments& a) {
+    ArrayRef x = to_array(ev, a[0]), y = to_array(ev, a[1]);
+    if (x->aval.shape != y->aval.shape) return Value::boolean(false);
+    if (x->abstract() || y->abstract()) return unknown_value();  // check mode: no data to compare
+    auto xs = element_values(ev, *x), ys = element_values(ev, *y);
+    bool equal_nan = ev.truthy(a[2]);
+    for (std::size_t i = 0; i < xs.size(); ++i)
+      if (!(xs[i] == ys[i] || (equal_nan && std::isnan(xs[i]) && std::isnan(ys[i])))) return Value::boolean(false);
+    return Value::boolean(true);
+  });
 }
 
 void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_jnp) {

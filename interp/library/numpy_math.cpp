@@ -268,6 +268,10 @@ void install_math_operations(Evaluator& evaluator, ModuleObject& module, bool is
   });
   module.add_function("isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False)",
                       [jnp_of](Evaluator& ev, Arguments& a) { return isclose(jnp_of(ev), a); });
+  module.add_function("nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None)",
+                      [jnp_of](Evaluator& ev, Arguments& a) { return nan_to_num(jnp_of(ev), a); });
+  install_info(module);
+  if (!is_jnp) return;
   module.add_function("array_equal(a1, a2, equal_nan=False)", [jnp_of](Evaluator& ev, Arguments& a) {
     Jnp jnp = jnp_of(ev);
     ArrayRef x = to_array(ev, a[0]), y = to_array(ev, a[1]);
@@ -277,10 +281,6 @@ void install_math_operations(Evaluator& evaluator, ModuleObject& module, bool is
       eq = jnp("logical_or", {eq, jnp("logical_and", {jnp("isnan", {Value(x)}), jnp("isnan", {Value(y)})})});
     return jnp("all", {eq});
   });
-  module.add_function("nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None)",
-                      [jnp_of](Evaluator& ev, Arguments& a) { return nan_to_num(jnp_of(ev), a); });
-  install_info(module);
-  if (!is_jnp) return;
   auto& lax = *evaluator.module("jax.lax");
   auto methods = std::make_shared<ModuleObject>("RoundingMethod");
   methods->add("AWAY_FROM_ZERO", Value::integer(0));

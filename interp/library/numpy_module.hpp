@@ -42,7 +42,8 @@ void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool i
 // inf pi e newaxis // (numpy_structured.cpp), built on the module's other members.
 void install_structured_operations(Evaluator& evaluator, ModuleObject& module);
 // all any round floor ceil trunc remainder mod fmod isclose array_equal
-// nan_to_num count_nonzero finfo iinfo, and lax.round (numpy_math.cpp).
+// nan_to_num count_nonzero finfo iinfo, and lax.round (numpy_math.cpp);
+// array_equal in jax.numpy only (numpy's compares on the host).
 void install_math_operations(Evaluator& evaluator, ModuleObject& module, bool is_jnp);
 // sort argsort quantile percentile median, and lax.sort, sort_key_val and
 // top_k, on the sort primitive (numpy_sorting.cpp).
