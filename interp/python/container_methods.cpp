@@ -77,12 +77,14 @@ void install_list_type(TypeObject& type) {
   type.set_constructor(constructor("list(iterable=?, /)", [](Evaluator& ev, Arguments& a) {
     return a.has(0) ? make_list(ev.to_vector(a[0])) : make_list({});
   }));
-  type.add_method("append(self, object, /)", [](Evaluator&, Arguments& a) {
+  type.add_method("append(self, object, /)", [](Evaluator& ev, Arguments& a) {
+    ev.remember_store(list_of(a[0]), a[1]);
     list_of(a[0]).items.push_back(a[1]);
     return Value::none();
   });
   type.add_method("extend(self, iterable, /)", [](Evaluator& ev, Arguments& a) {
     std::vector<Value> extra = ev.to_vector(a[1]);
+    for (const Value& item : extra) ev.remember_store(list_of(a[0]), item);
     auto& items = list_of(a[0]).items;
     items.insert(items.end(), extra.begin(), extra.end());
     return Value::none();
@@ -92,6 +94,7 @@ void install_list_type(TypeObject& type) {
     std::int64_t n = static_cast<std::int64_t>(items.size());
     std::int64_t i = ev.index_of(a[1]);
     if (i < 0) i = std::max<std::int64_t>(0, i + n);
+    ev.remember_store(list_of(a[0]), a[2]);
     items.insert(items.begin() + std::min(i, n), a[2]);
     return Value::none();
   });
@@ -168,10 +171,14 @@ void install_tuple_type(TypeObject& type) {
 
 void install_dict_type(TypeObject& type) {
   auto update = [](Evaluator& ev, DictObject& target, const Arguments& a, std::size_t other, std::size_t keywords) {
+    auto insert = [&](const Value& key, const Value& value) {
+      ev.remember_store(target, value);
+      target.table.insert(key, value);
+    };
     if (a.has(other)) {
       if (auto* d = a[other].as<DictObject>()) {
         for (const auto& e : d->table.entries())
-          if (e.live) target.table.insert(e.key, e.value);
+          if (e.live) insert(e.key, e.value);
       } else {
         std::size_t index = 0;
         for (const auto& pair : ev.to_vector(a[other])) {
@@ -179,13 +186,13 @@ void install_dict_type(TypeObject& type) {
           if (kv.size() != 2)
             raise(exc::ValueError(), "dictionary update sequence element #" + std::to_string(index) + " has length " +
                                          std::to_string(kv.size()) + "; 2 is required");
-          target.table.insert(kv[0], kv[1]);
+          insert(kv[0], kv[1]);
           ++index;
         }
       }
     }
     for (const auto& e : dict_of(a[keywords]).table.entries())
-      if (e.live) target.table.insert(e.key, e.value);
+      if (e.live) insert(e.key, e.value);
   };
   type.set_constructor(constructor("dict(mapping=?, /, **kwargs)", [update](Evaluator& ev, Arguments& a) {
     auto d = make_dict();
@@ -206,9 +213,10 @@ void install_dict_type(TypeObject& type) {
     const Value* v = dict_of(a[0]).table.find(a[1]);
     return v ? *v : a[2];
   });
-  type.add_method("setdefault(self, key, default=None, /)", [](Evaluator&, Arguments& a) {
+  type.add_method("setdefault(self, key, default=None, /)", [](Evaluator& ev, Arguments& a) {
     auto& table = dict_of(a[0]).table;
     if (const Value* v = table.find(a[1])) return *v;
+    ev.remember_store(dict_of(a[0]), a[2]);
     table.insert(a[1], a[2]);
     return a[2];
   });

@@ -48,7 +48,8 @@ std::optional<Value> FunctionObject::get_attribute(Evaluator& evaluator, const s
   return Object::get_attribute(evaluator, name);
 }
 
-bool FunctionObject::set_attribute(Evaluator&, const std::string& name, const Value& value) {
+bool FunctionObject::set_attribute(Evaluator& evaluator, const std::string& name, const Value& value) {
+  evaluator.remember_store(*this, value);
   for (auto& [key, existing] : attributes)
     if (key == name) {
       existing = value;
@@ -84,7 +85,7 @@ Evaluator::~Evaluator() {
   namespaces_made_.for_each_alive([&](Namespace& names) {
     for (const auto& [name, value] : names) roots.push_back(value);
   });
-  attribute_owners_.for_each_alive([&](Object& owner) { roots.emplace_back(owner.shared_from_this()); });
+  cycle_candidates_.for_each_alive([&](Object& owner) { roots.emplace_back(owner.shared_from_this()); });
   cells_made_.for_each_alive([&](Cell& cell) {
     if (cell.value) roots.push_back(*cell.value);
   });

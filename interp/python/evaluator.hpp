@@ -96,6 +96,7 @@ class FunctionObject : public Object {
 
   std::shared_ptr<const Program> program;  // keeps the AST alive
   std::vector<std::pair<std::string, Value>> attributes;  // the function's __dict__ (__wrapped__, __name__ set by wraps)
+  bool remembered_for_teardown = false;  // see Evaluator::remember_store()
   std::shared_ptr<Namespace> globals;       // of the module that defined it
   const ScopeInfo* scope = nullptr;
   const lang::ast::Parameters* parameters = nullptr;
@@ -281,7 +282,18 @@ class Evaluator {
   // Remembers a user class or an instance of one (or of a user exception)
   // for the destructor to empty, even when nothing reaches it any more: an
   // instance that holds itself (self.parent = self) is a cycle too.
-  void remember_attribute_owner(const ObjectRef& owner) { attribute_owners_.add(owner); }
+  void remember_attribute_owner(const ObjectRef& owner) { cycle_candidates_.add(owner); }
+  // Remembers a list or dict that a store (append, d[k] = v, update, +=,
+  // f.attr = v) has given an object, for the destructor to empty even when
+  // nothing reaches it any more: such a store is how a container comes to
+  // hold itself (d['self'] = d, then d rebound). A container built from
+  // older values cannot, so building one pays nothing.
+  template <class Container>
+  void remember_store(Container& container, const Value& stored) {
+    if (container.remembered_for_teardown || !stored.is_object()) return;
+    container.remembered_for_teardown = true;
+    cycle_candidates_.add(container.shared_from_this());
+  }
   void guard_stack() {
     if (stack_limit_.exhausted()) raise_recursion();
   }
@@ -367,7 +379,7 @@ class Evaluator {
   // The namespaces of user modules: a module's functions refer back to it,
   // so the destructor empties each to free them.
   CycleCandidates<Namespace> namespaces_made_;
-  CycleCandidates<Object> attribute_owners_;  // see remember_attribute_owner()
+  CycleCandidates<Object> cycle_candidates_;  // see remember_attribute_owner() and remember_store()
   int depth_ = 0;
   Frame* current_frame_ = nullptr;
   std::shared_ptr<const Program> current_program_;

@@ -324,6 +324,7 @@ std::optional<Value> ListObject::binary_op(Evaluator&, ast::BinaryOperator op, c
 std::optional<Value> ListObject::binary_inplace(Evaluator& evaluator, ast::BinaryOperator op, const Value& other) {
   if (op == ast::BinaryOperator::add) {
     std::vector<Value> extra = evaluator.to_vector(other);  // list += any iterable
+    for (const Value& item : extra) evaluator.remember_store(*this, item);
     items.insert(items.end(), extra.begin(), extra.end());
     return Value(self());
   }
@@ -345,6 +346,7 @@ std::optional<Value> ListObject::get_item(Evaluator& evaluator, const Value& key
 bool ListObject::set_item(Evaluator& evaluator, const Value& key, const Value& value) {
   if (auto* slice = key.as<SliceObject>()) {
     std::vector<Value> replacement = evaluator.to_vector(value);
+    for (const Value& item : replacement) evaluator.remember_store(*this, item);
     auto b = slice->bounds(static_cast<std::int64_t>(items.size()));
     if (b.step == 1) {
       auto first = items.begin() + b.start;
@@ -363,6 +365,7 @@ bool ListObject::set_item(Evaluator& evaluator, const Value& key, const Value& v
   if (!is_index(evaluator, key)) bad_index_type("list", key);
   std::int64_t i = key.as_int() < 0 ? key.as_int() + static_cast<std::int64_t>(items.size()) : key.as_int();
   if (i < 0 || i >= static_cast<std::int64_t>(items.size())) raise(exc::IndexError(), "list assignment index out of range");
+  evaluator.remember_store(*this, value);
   items[static_cast<std::size_t>(i)] = value;
   return true;
 }
@@ -494,7 +497,8 @@ std::optional<Value> DictObject::get_item(Evaluator&, const Value& key) {
   raise_value(exc::KeyError(), key);
 }
 
-bool DictObject::set_item(Evaluator&, const Value& key, const Value& value) {
+bool DictObject::set_item(Evaluator& evaluator, const Value& key, const Value& value) {
+  evaluator.remember_store(*this, value);
   table.insert(key, value);
   return true;
 }

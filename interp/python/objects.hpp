@@ -50,6 +50,7 @@ const std::string* string_of(const Value& value);
 class SequenceObject : public Object {
  public:
   std::vector<Value> items;
+  bool remembered_for_teardown = false;  // see Evaluator::remember_store()
   std::optional<std::int64_t> length(Evaluator&) const override {
     return static_cast<std::int64_t>(items.size());
   }
@@ -124,6 +125,7 @@ class ValueTable {
 class DictObject : public Object {
  public:
   ValueTable table;
+  bool remembered_for_teardown = false;  // see Evaluator::remember_store()
   const TypeRef& type() const override { return types::dict(); }
   std::string repr(Evaluator& evaluator) const override;
   std::optional<Value> get_item(Evaluator& evaluator, const Value& key) override;

@@ -2,8 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "session.hpp"
 #include "shardlang/shardlang.hpp"
@@ -202,6 +204,28 @@ TEST(Interpreter, ProcessWideClassesOutliveAnInterpreter) {
   }
   Session second;
   EXPECT_EQ(second.run(program), "re error\n");
+}
+
+// A dict, list or function that holds itself and that no name reaches any
+// more is freed when its interpreter ends. There is no cycle collector: the
+// teardown sweep empties what the store that made the cycle remembered.
+// Each cycle also holds a host function whose capture shows whether it was.
+TEST(Interpreter, UnreachableSelfHoldingContainersAreFreedAtTheEnd) {
+  std::vector<std::shared_ptr<int>> sentinels{std::make_shared<int>(), std::make_shared<int>(), std::make_shared<int>()};
+  {
+    Session s;
+    for (std::size_t i = 0; i < sentinels.size(); ++i)
+      s.interpreter.def("held" + std::to_string(i), [held = sentinels[i]](const shardlang::Args&) -> shardlang::HostResult {
+        return shardlang::Value::none();
+      });
+    s.run(
+        "d = {'f': held0}\nd['c'] = d\n"
+        "items = [held1]\nitems.append(items)\n"
+        "def g(): pass\ng.f = held2\ng.me = g\n"
+        "d = items = g = None\ndel held0, held1, held2\n");
+    EXPECT_TRUE(s.last.ok());
+  }
+  for (const auto& sentinel : sentinels) EXPECT_EQ(sentinel.use_count(), 1);
 }
 
 TEST(Interpreter, CompletionNames) {
