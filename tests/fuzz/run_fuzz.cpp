@@ -54,6 +54,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       data, size, [devices](fuzz::Choices& choices) { return fuzz::RunProgramGenerator(choices, devices).generate(); });
   if (!script) return -1;
   const std::string& source = *script;
+  // Triage: rerunning a finding (`run_fuzz ARTIFACT`) with FUZZ_PRINT set
+  // shows the program that the bytes generated.
+  if (std::getenv("FUZZ_PRINT")) std::fprintf(stderr, "--- program ---\n%s\n---\n", source.c_str());
   std::string output;
   shardlang::Options options;
   options.platform = data[0] & 0x20 ? "cpu" : "tpu";
