@@ -17,6 +17,7 @@
 #include "interp/ops/vjp_rules.hpp"
 #include "interp/library/random_module.hpp"
 #include "interp/ops/indexing_ops.hpp"
+#include "interp/ops/placement.hpp"
 #include "interp/transforms/trace.hpp"
 #include "typecheck/creation_rules.hpp"
 #include "typecheck/elementwise_rules.hpp"
@@ -34,85 +35,6 @@ using typecheck::DType;
 using R = ElementwiseResult;
 
 namespace {
-
-std::string device_ids_text(const DeviceMesh& mesh) {
-  std::string out = "[";
-  auto ids = mesh.device_ids();
-  for (std::size_t i = 0; i < ids.size(); ++i) out += (i ? ", " : "") + std::to_string(ids[i]);
-  return out + "]";
-}
-
-// Committed operands must share their devices, in the same order (c04's
-// ValueError). Returns the mesh the computation runs on: a committed
-// operand's, else the most sharded operand's.
-DeviceMeshRef computation_mesh(Evaluator& evaluator, std::string_view api_name, const std::vector<ArrayRef>& operands) {
-  const ArrayObject* committed = nullptr;
-  std::size_t committed_index = 0;
-  for (std::size_t i = 0; i < operands.size(); ++i) {
-    const auto& a = operands[i];
-    if (!a->committed) continue;
-    if (!committed) {
-      committed = a.get();
-      committed_index = i;
-      continue;
-    }
-    if (a->layout.mesh->device_ids() != committed->layout.mesh->device_ids()) {
-      auto describe = [&](std::size_t index, const ArrayObject& x) {
-        std::string platform(devices::platform_display_name(x.layout.mesh->devices[0].platform));
-        return "argument x" + std::to_string(index + 1) + " of jax.numpy." + std::string(api_name) + " with shape " +
-               x.aval.format({.short_dtypes = false, .weak_marker = false}) + " and device ids " +
-               device_ids_text(*x.layout.mesh) + " on platform " + platform;
-      };
-      raise(exc::ValueError(), "Received incompatible devices for jitted computation. Got " +
-                                   describe(committed_index, *committed) + " and " + describe(i, *a));
-    }
-  }
-  if (committed) return committed->layout.mesh;
-  const ArrayObject* widest = operands[0].get();
-  for (const auto& a : operands)
-    if (a->layout.mesh->devices.size() > widest->layout.mesh->devices.size()) widest = a.get();
-  (void)evaluator;
-  return widest->layout.mesh;
-}
-
-bool any_committed(const std::vector<ArrayRef>& operands) {
-  return std::any_of(operands.begin(), operands.end(), [](const ArrayRef& a) { return a->committed; });
-}
-
-// A layout's dims moved onto `mesh` (the same axis names exist there when
-// the meshes share devices); dims on another mesh are dropped.
-std::vector<typecheck::SpecEntry> dims_on(const ArrayObject& array, const DeviceMeshRef& mesh) {
-  if (array.layout.mesh == mesh || (array.layout.mesh->device_ids() == mesh->device_ids() &&
-                                    *array.layout.mesh->abstract == *mesh->abstract))
-    return array.layout.dims;
-  return std::vector<typecheck::SpecEntry>(array.aval.ndim());
-}
-
-bool explicit_mesh(const typecheck::ArrayType& type) { return typecheck::has_explicit_axis(type.sharding.mesh); }
-
-// The layout of a result of `type` on `mesh`: the type's sharding where it
-// has Explicit axes, else `auto_dims` (computation follows data).
-Layout result_layout(const typecheck::ArrayType& type, const DeviceMeshRef& mesh, std::vector<typecheck::SpecEntry> auto_dims) {
-  Layout layout{mesh, explicit_mesh(type) ? type.sharding.dims : std::move(auto_dims)};
-  layout.dims.resize(type.ndim());
-  // An out_sharding on another mesh than the operands' (uncommitted operands
-  // on one device, say) names axes this mesh lacks: refuse rather than index
-  // past the mesh's axes.
-  for (const auto& entry : layout.dims)
-    for (const auto& axis : entry)
-      if (!mesh->abstract->index_of(axis))
-        raise(exc::ValueError(),
-              "the requested output sharding names mesh axis '" + axis +
-                  "', which the operands' devices do not have; put the operands on that mesh first "
-                  "(jax.device_put(x, NamedSharding(mesh, P(...))))");
-  return layout;
-}
-
-typecheck::ElementType promoted(const std::vector<ArrayRef>& operands) {
-  std::vector<typecheck::ElementType> elements;
-  for (const auto& a : operands) elements.push_back(a->aval.element_type());
-  return typecheck::result_type(elements);
-}
 
 std::int64_t elements(const typecheck::ArrayType& type) {
   std::int64_t n = 1;
@@ -185,177 +107,27 @@ Cost relayout_cost(const Primitive&, const std::vector<typecheck::ArrayType>& op
   return {0.0, bytes_accessed(operands, result), CostUnit::none};
 }
 
-// ------------------------------------------------------------ elementwise
+// ------------------------------------------------------------ by their decision
 
-ArrayRef elementwise_implementation(Evaluator& evaluator, const Primitive& primitive,
-                                    const std::vector<ArrayRef>& operands, const Params&, bool execute) {
-  DeviceMeshRef mesh = computation_mesh(evaluator, primitive.api_name, operands);
+// Elementwise (ops/elementwise.cpp), dot_general (ops/dot_general.cpp),
+// reductions (ops/reductions.cpp), device_put and sharding_constraint: the
+// family's decision run now (placement.hpp).
+}  // namespace
 
-  // Dtypes: promote, then the primitive's own result kind.
-  typecheck::ElementType common = promoted(operands);
-  if (primitive.result == R::floating && !typecheck::is_floating(common.dtype)) common = {DType::float32, common.weak_type};
-  typecheck::ElementType result = primitive.result == R::boolean ? typecheck::ElementType{DType::bool_, false} : common;
-  DType compute = common.dtype;
-  if (primitive.binary == BinaryOp::logical_and || primitive.binary == BinaryOp::logical_or ||
-      primitive.unary == UnaryOp::logical_not)
-    compute = DType::bool_;
-
-  // Shapes and shardings: the typecheck rule.
-  std::vector<typecheck::ArrayType> types;
-  for (const auto& a : operands) types.push_back(a->aval);
-  typecheck::ArrayType out_type =
-      primitive.arity == 1 ? checked(typecheck::unary_rule(primitive.lax_name, types[0], result))
-                           : checked(typecheck::jnp_elementwise_rule(primitive.lax_name, types, result));
-
-  // Auto: the result follows the most sharded operand of the result's rank.
-  std::vector<typecheck::SpecEntry> auto_dims(out_type.ndim());
-  std::size_t best = 0;
-  for (const auto& a : operands) {
-    if (a->aval.shape != out_type.shape) continue;
-    auto dims = dims_on(*a, mesh);
-    std::size_t sharded = static_cast<std::size_t>(std::count_if(dims.begin(), dims.end(), [](const auto& e) { return !e.empty(); }));
-    if (sharded > best) {
-      best = sharded;
-      auto_dims = dims;
-    }
-  }
-  Layout out_layout = result_layout(out_type, mesh, auto_dims);
-  bool committed = any_committed(operands);
-  if (!execute) return make_abstract_array(out_type, out_layout, committed);
-
-  // Each operand in the result's layout on its trailing dims (size-1 and
-  // missing dims broadcast, so they are whole on every device).
-  std::vector<ArrayRef> inputs;
-  for (const auto& a : operands) {
-    Layout needed{mesh, {}};
-    std::size_t offset = out_type.ndim() - a->aval.ndim();
-    for (std::size_t d = 0; d < a->aval.ndim(); ++d)
-      needed.dims.push_back(a->aval.shape[d] == out_type.shape[d + offset] ? out_layout.dims[d + offset]
-                                                                            : typecheck::SpecEntry{});
-    inputs.push_back(astype(evaluator, relayout(evaluator, a, needed), compute));
-  }
-  auto shards = run_per_position(evaluator, mesh, inputs, [&](const std::vector<devices::LocalArray>& in) {
-    if (primitive.arity == 1) return devices::unary(primitive.unary, in[0]);
-    // Operands of lower rank get leading 1s so the kernel broadcasts them.
-    std::vector<devices::LocalArray> ranked = in;
-    std::size_t rank = std::max(in[0].shape.size(), in[1].shape.size());
-    for (auto& r : ranked) {
-      if (r.shape.size() == rank) continue;
-      devices::Shape s(rank - r.shape.size(), 1);
-      s.insert(s.end(), r.shape.begin(), r.shape.end());
-      auto reshaped = devices::reshape(r, s);
-      if (!reshaped) return reshaped;
-      r = *reshaped;
-    }
-    return devices::binary(primitive.binary, ranked[0], ranked[1]);
-  });
-  ArrayRef out = make_array(evaluator, out_type, out_layout, std::move(shards), committed);
-  if (result.dtype != compute && primitive.result != R::boolean) out = astype(evaluator, out, result.dtype);
-  out->aval = out_type;
+// device_put and sharding_constraint: the operand, moved to the layout it
+// must have, under the result's type.
+ArrayRef relayout_kernel(Evaluator& evaluator, const Primitive&, const Placement& placement,
+                         const std::vector<ArrayRef>& inputs, const Params&) {
+  ArrayRef out = retyped_array(evaluator, *inputs[0], placement.type, placement.committed);
+  out->requested_spec = placement.requested_spec;
   return out;
 }
 
-// ------------------------------------------------------------ dot
+namespace {
 
-// lax.dot_general; params as contractions.hpp describes them.
-ArrayRef dot_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
-                            const Params& params, bool execute) {
-  ArrayRef lhs = operands[0], rhs = operands[1];
-  DeviceMeshRef mesh = computation_mesh(evaluator, "dot", {lhs, rhs});
-  typecheck::ElementType element = promoted({lhs, rhs});
-  lhs = astype(evaluator, lhs, element.dtype);
-  rhs = astype(evaluator, rhs, element.dtype);
-  typecheck::ElementType result_element =
-      checked(typecheck::dot_result_element(element, dot_preferred_element_type(params)));
-
-  const typecheck::DotDimensionNumbers numbers = dot_dimension_numbers(params, lhs->aval.ndim());
-  const typecheck::FactorRule rule = checked(typecheck::dot_general_factor_rule(lhs->aval.ndim(), rhs->aval.ndim(), numbers));
-  // The result's shape: one dimension per result factor (batch, lhs free, rhs free).
-  auto factor_size = [&](int factor) {
-    for (std::size_t k = 0; k < 2; ++k)
-      for (std::size_t d = 0; d < rule.operands[k].size(); ++d)
-        if (rule.operands[k][d] == factor) return operands[k]->aval.shape[d];
-    return std::int64_t{1};
-  };
-  std::optional<typecheck::Sharding> out;
-  if (const auto* argument = params.get<typecheck::ShardingArg>("out_sharding")) {
-    typecheck::Shape shape;
-    for (int factor : rule.result) shape.push_back(factor_size(factor));
-    typecheck::MeshRef context = runtime_of(evaluator).context_mesh ? runtime_of(evaluator).context_mesh->mesh->abstract : nullptr;
-    out = checked(typecheck::canonicalize_out_sharding("jnp.dot", *argument, context, shape));
-  }
-  typecheck::ArrayType out_type = checked(typecheck::dot_general_rule(lhs->aval, rhs->aval, numbers, result_element, out));
-
-  // Auto: every factor takes its operands' axes, the lhs's first; the
-  // contraction's first (it is all-reduced), then the result's in order,
-  // each axis once.
-  const std::vector<typecheck::SpecEntry> operand_dims[2] = {dims_on(*lhs, mesh), dims_on(*rhs, mesh)};
-  std::vector<typecheck::SpecEntry> factor_entries(rule.factor_kinds.size());
-  for (std::size_t factor = 0; factor < factor_entries.size(); ++factor)
-    for (std::size_t k = 2; k-- > 0;)
-      for (std::size_t d = 0; d < rule.operands[k].size(); ++d)
-        if (rule.operands[k][d] == static_cast<int>(factor) && !operand_dims[k][d].empty())
-          factor_entries[factor] = operand_dims[k][d];
-  typecheck::AxisSet used;
-  auto take = [&](const typecheck::SpecEntry& e) {
-    for (const auto& a : e)
-      if (used.count(a)) return typecheck::SpecEntry{};
-    used.insert(e.begin(), e.end());
-    return e;
-  };
-  for (std::size_t factor = 0; factor < factor_entries.size(); ++factor)
-    if (rule.factor_kinds[factor] == typecheck::FactorKind::reduction) factor_entries[factor] = take(factor_entries[factor]);
-  std::vector<typecheck::SpecEntry> auto_dims;
-  for (int factor : rule.result) auto_dims.push_back(take(factor_entries[factor]));
-  Layout out_layout = result_layout(out_type, mesh, auto_dims);
-  bool committed = any_committed({lhs, rhs});
-  if (!execute) return make_abstract_array(out_type, out_layout, committed);
-
-  // Operands: batch and free dims as the result has them, each contraction
-  // split by its entry unless the result uses one of its axes.
-  typecheck::AxisSet result_axes;
-  for (const auto& e : out_layout.dims) result_axes.insert(e.begin(), e.end());
-  typecheck::SpecEntry contracting;
-  for (std::size_t factor = 0; factor < factor_entries.size(); ++factor) {
-    if (rule.factor_kinds[factor] != typecheck::FactorKind::reduction) continue;
-    auto& entry = factor_entries[factor];
-    if (std::any_of(entry.begin(), entry.end(), [&](const std::string& a) { return result_axes.count(a) > 0; }))
-      entry.clear();
-    contracting.insert(contracting.end(), entry.begin(), entry.end());
-  }
-  for (std::size_t i = 0; i < rule.result.size(); ++i) factor_entries[rule.result[i]] = out_layout.dims[i];
-  Layout needed[2] = {{mesh, {}}, {mesh, {}}};
-  for (std::size_t k = 0; k < 2; ++k)
-    for (int factor : rule.operands[k]) needed[k].dims.push_back(factor_entries[factor]);
-  lhs = relayout(evaluator, lhs, needed[0]);
-  rhs = relayout(evaluator, rhs, needed[1]);
-
-  // Each shard's product is placed in the whole so that the kernel sums
-  // every element as the unsharded product does.
-  auto free_placement = [&](const ArrayRef& operand, const devices::LocalArray& shard, std::size_t k, int position,
-                            std::vector<std::int64_t>& origins, std::vector<std::int64_t>& totals) {
-    for (std::size_t d = 0; d < rule.operands[k].size(); ++d) {
-      if (rule.factor_kinds[rule.operands[k][d]] != typecheck::FactorKind::pass_through) continue;
-      origins.push_back(operand->layout.block_index(d, position) * shard.shape[d]);
-      totals.push_back(operand->aval.shape[d]);
-    }
-  };
-  auto shards = run_per_position(evaluator, mesh, {lhs, rhs}, [&](const std::vector<devices::LocalArray>& in, std::size_t p) {
-    devices::DotDimensions dims{numbers.lhs_batch, numbers.rhs_batch, numbers.lhs_contracting, numbers.rhs_contracting};
-    dims.result_dtype = result_element.dtype;
-    free_placement(lhs, in[0], 0, static_cast<int>(p), dims.placement.lhs_free_origins, dims.placement.lhs_free_totals);
-    free_placement(rhs, in[1], 1, static_cast<int>(p), dims.placement.rhs_free_origins, dims.placement.rhs_free_totals);
-    return devices::dot_general(in[0], in[1], dims);
-  });
-  // Partial sums over a split contraction: all-reduce.
-  Layout partial{mesh, out_layout.dims};
-  if (!contracting.empty()) {
-    std::vector<int> axes;
-    for (const auto& a : contracting) axes.push_back(static_cast<int>(*mesh->abstract->index_of(a)));
-    shards = value_or_raise(devices::all_reduce_sum(shards, partial.shard_shape(out_type.shape),
-                                                    devices::replica_groups(mesh->shape, axes)));
-  }
-  return make_array(evaluator, out_type, out_layout, std::move(shards), committed);
+ArrayRef placed_implementation(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                               const Params& params, bool execute) {
+  return run_placed(evaluator, primitive, operands, params, execute);
 }
 
 // ------------------------------------------------------------ shapes
@@ -402,98 +174,6 @@ ArrayRef transpose_implementation(Evaluator& evaluator, const Primitive&, const 
     return devices::transpose(in[0], permutation);
   });
   return make_array(evaluator, out_type, out_layout, std::move(shards), operand->committed);
-}
-
-// ------------------------------------------------------------ reductions
-
-// params: axes (absent: all), keepdims.
-ArrayRef reduction_implementation(Evaluator& evaluator, const Primitive& primitive,
-                                  const std::vector<ArrayRef>& operands, const Params& params, bool execute) {
-  const ArrayRef& operand = operands[0];
-  std::string_view name = primitive.api_name;
-  std::optional<std::vector<std::int64_t>> axis;
-  if (const auto* given = params.get<std::vector<std::int64_t>>("axes")) axis = *given;
-  bool keepdims = *params.get<bool>("keepdims");
-  typecheck::ArrayType out_type = checked(typecheck::reduction_rule(name, operand->aval, axis, keepdims));
-  auto axes = checked(typecheck::reduction_axes(axis, operand->aval.ndim()));
-  DeviceMeshRef mesh = operand->layout.mesh;
-
-  std::vector<typecheck::SpecEntry> kept;
-  for (std::size_t d = 0; d < operand->aval.ndim(); ++d) {
-    bool reduced = std::find(axes.begin(), axes.end(), d) != axes.end();
-    if (!reduced) kept.push_back(operand->layout.dims[d]);
-    else if (keepdims) kept.emplace_back();
-  }
-  Layout out_layout = result_layout(out_type, mesh, kept);
-  bool committed = operand->committed;
-  if (!execute) return make_abstract_array(out_type, out_layout, committed);
-
-  // The kernels reduce whole dims: gather what the result does not keep split.
-  Layout needed = operand->layout;
-  bool split_reduction = false;
-  std::vector<int> reduce_axes;
-  for (std::size_t d : axes) {
-    reduce_axes.push_back(static_cast<int>(d));
-    if (!needed.dims[d].empty()) split_reduction = true;
-  }
-  bool sum_like = name == "sum" || name == "mean";
-  if (split_reduction && !sum_like)
-    for (std::size_t d : axes) needed.dims[d].clear();
-  // Non-reduced dims as the result wants them.
-  for (std::size_t d = 0, k = 0; d < operand->aval.ndim(); ++d) {
-    bool reduced = std::find(axes.begin(), axes.end(), d) != axes.end();
-    if (!reduced) needed.dims[d] = out_layout.dims[k++];
-    else if (keepdims) ++k;
-  }
-  ArrayRef input = relayout(evaluator, operand, needed);
-  DType compute = out_type.dtype;
-  if (name == "argmax" || name == "argmin" || name == "max" || name == "min") compute = operand->aval.dtype;
-  if (compute == DType::bool_ && (name == "sum" || name == "prod")) compute = DType::int32;
-  input = astype(evaluator, input, compute == DType::int32 && typecheck::is_floating(operand->aval.dtype) ? operand->aval.dtype : compute);
-  // all and any reduce booleans: their min and max.
-  devices::ReduceOp op = name == "prod" ? devices::ReduceOp::prod
-                         : name == "max" || name == "any" ? devices::ReduceOp::max
-                         : name == "min" || name == "all" ? devices::ReduceOp::min
-                         : name == "argmax" ? devices::ReduceOp::argmax
-                         : name == "argmin" ? devices::ReduceOp::argmin
-                                            : devices::ReduceOp::sum;
-  typecheck::Shape kept_shape;
-  for (std::size_t d = 0; d < operand->aval.ndim(); ++d)
-    if (std::find(axes.begin(), axes.end(), d) == axes.end()) kept_shape.push_back(operand->aval.shape[d]);
-  Layout kept_layout{mesh, {}};
-  for (std::size_t d = 0; d < operand->aval.ndim(); ++d)
-    if (std::find(axes.begin(), axes.end(), d) == axes.end()) kept_layout.dims.push_back(needed.dims[d]);
-  auto shards = run_per_position(evaluator, mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
-    return devices::reduce(op, in[0], reduce_axes);
-  });
-  if (split_reduction && sum_like) {
-    std::vector<int> mesh_axes;
-    for (std::size_t d : axes)
-      for (const auto& a : input->layout.dims[d]) mesh_axes.push_back(static_cast<int>(*mesh->abstract->index_of(a)));
-    std::sort(mesh_axes.begin(), mesh_axes.end());
-    shards = value_or_raise(devices::all_reduce_sum(shards, kept_layout.shard_shape(kept_shape),
-                                                    devices::replica_groups(mesh->shape, mesh_axes)));
-  }
-  typecheck::ArrayType reduced_type = out_type;
-  reduced_type.shape = kept_shape;
-  reduced_type.dtype = devices::reduce_result_dtype(op, input->aval.dtype);
-  reduced_type.sharding = typecheck::Sharding::replicated(out_type.sharding.mesh, kept_shape.size());
-  ArrayRef out = make_array(evaluator, reduced_type, kept_layout, std::move(shards), committed);
-  if (name == "mean") {
-    std::int64_t count = 1;
-    for (std::size_t d : axes) count *= operand->aval.shape[d];
-    ArrayRef divisor = to_array(evaluator, Value::floating(static_cast<double>(count)));
-    out = elementwise_implementation(evaluator, interp::primitive("divide"), {out, divisor}, {}, true);
-  }
-  out = astype(evaluator, out, out_type.dtype);
-  if (keepdims) {
-    Params sizes;
-    sizes.set("new_sizes", out_type.shape);
-    out = reshape_implementation(evaluator, interp::primitive("reshape"), {out}, sizes, true);
-  }
-  out = relayout(evaluator, out, out_layout);
-  out->aval = out_type;
-  return out;
 }
 
 // ------------------------------------------------------------ structural
@@ -578,7 +258,7 @@ ArrayRef sort_implementation(Evaluator& evaluator, const Primitive&, const std::
   std::vector<typecheck::ArrayType> types;
   for (const auto& a : operands) types.push_back(a->aval);
   typecheck::ArrayType out_type = checked(typecheck::sort_rule(types, dimension, output));
-  DeviceMeshRef mesh = computation_mesh(evaluator, "sort", operands);
+  DeviceMeshRef mesh = computation_mesh("sort", operands);
   Layout target = result_layout(out_type, mesh, dims_on(*operands[0], mesh));
   bool committed = any_committed(operands);
   if (!execute) return make_abstract_array(out_type, target, committed);
@@ -602,7 +282,7 @@ ArrayRef concatenate_implementation(Evaluator& evaluator, const Primitive&, cons
   std::vector<typecheck::ArrayType> types;
   for (const auto& a : operands) types.push_back(a->aval);
   typecheck::ArrayType out_type = checked(typecheck::concatenate_rule(types, dimension));
-  DeviceMeshRef mesh = computation_mesh(evaluator, "concatenate", operands);
+  DeviceMeshRef mesh = computation_mesh("concatenate", operands);
   Layout needed{mesh, dims_on(*operands[0], mesh)};
   needed.dims[static_cast<std::size_t>(dimension)].clear();
   Layout out_layout = result_layout(out_type, mesh, needed.dims);
@@ -658,7 +338,7 @@ ArrayRef select_n_implementation(Evaluator& evaluator, const Primitive&, const s
                                  const Params&, bool execute) {
   std::vector<typecheck::ArrayType> cases{operands[1]->aval, operands[2]->aval};
   typecheck::ArrayType out_type = checked(typecheck::select_n_rule(operands[0]->aval, cases));
-  DeviceMeshRef mesh = computation_mesh(evaluator, "where", operands);
+  DeviceMeshRef mesh = computation_mesh("where", operands);
   std::vector<typecheck::SpecEntry> auto_dims(out_type.ndim());
   std::size_t best = 0;
   for (const auto& a : operands) {
@@ -708,25 +388,22 @@ ArrayRef update_slice_implementation(Evaluator& evaluator, const Primitive&, con
 // ------------------------------------------------------------ placement
 
 // params: layout (the target), requested (the spec as written, optional).
-ArrayRef device_put_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
-                                   const Params& params, bool execute) {
+Placement place_device_put(Evaluator&, const Primitive&, const std::vector<ArrayRef>& operands, const Params& params) {
   const ArrayRef& operand = operands[0];
   const Layout& layout = *params.get<Layout>("layout");
-  typecheck::ArrayType aval = operand->aval;
-  aval.sharding = checked(typecheck::make_sharding(layout.mesh->abstract,
-                                                   typecheck::PartitionSpec::from_entries(layout.dims), aval.shape));
+  Placement placement;
+  placement.type = operand->aval;
+  placement.type.sharding = checked(typecheck::make_sharding(
+      layout.mesh->abstract, typecheck::PartitionSpec::from_entries(layout.dims), placement.type.shape));
   // On one device without a mesh (device_put(x, device)) the array is that
   // device's; a mesh of size-1 axes keeps the spec, as JAX's types do.
   if (layout.mesh->devices.size() == 1 && (!layout.mesh->abstract || layout.mesh->abstract->axes().empty()))
-    aval.sharding = typecheck::Sharding::replicated(nullptr, aval.ndim());
-  ArrayRef out;
-  if (!execute || operand->abstract()) {
-    out = make_abstract_array(aval, layout, true);
-  } else {
-    out = retyped_array(evaluator, *relayout(evaluator, operand, layout), aval, true);
-  }
-  if (const auto* requested = params.get<typecheck::ShardingArg>("requested")) out->requested_spec = requested->spec;
-  return out;
+    placement.type.sharding = typecheck::Sharding::replicated(nullptr, placement.type.ndim());
+  placement.layout = placement.computed = layout;
+  placement.operands = {layout};
+  placement.committed = true;
+  if (const auto* requested = params.get<typecheck::ShardingArg>("requested")) placement.requested_spec = requested->spec;
+  return placement;
 }
 
 // The operand itself: lax.stop_gradient (grad sends no cotangent through it),
@@ -755,39 +432,39 @@ constexpr std::string_view lax_name_of(std::string_view name) {
   return name;
 }
 constexpr Primitive unary(std::string_view name, UnaryOp op, R result, VjpRule vjp) {
-  return {name, name, elementwise_implementation, elementwise_cost, vjp, batching::elementwise, partition::elementwise,
+  return {name, name, placed_implementation, elementwise_cost, vjp, batching::elementwise, &partitioning::elementwise,
           CollectiveKind::none, lax_name_of(name), 1, op, no_binary, result};
 }
 constexpr Primitive binary(std::string_view name, BinaryOp op, R result, VjpRule vjp) {
-  return {name, name, elementwise_implementation, elementwise_cost, vjp, batching::elementwise, partition::elementwise,
+  return {name, name, placed_implementation, elementwise_cost, vjp, batching::elementwise, &partitioning::elementwise,
           CollectiveKind::none, lax_name_of(name), 2, no_unary, op, result};
 }
 constexpr Primitive reduction(std::string_view name, std::string_view api_name, VjpRule vjp) {
-  return {name, api_name, reduction_implementation, reduction_cost, vjp, batching::reduction, partition::reduction};
+  return {name, api_name, placed_implementation, reduction_cost, vjp, batching::reduction, &partitioning::reduction};
 }
 
 // Sorted by name.
 constexpr std::array primitive_table{
     unary("abs", UnaryOp::abs, R::promoted, vjp::abs_vjp),
     binary("add", BinaryOp::add, R::promoted, vjp::add_vjp),
-    Primitive{"all_gather", "all_gather", all_gather_implementation, collective_cost, vjp::all_gather_vjp, batching::collective, partition::none, CollectiveKind::all_gather},
-    Primitive{"all_to_all", "all_to_all", all_to_all_implementation, collective_cost, vjp::all_to_all_vjp, batching::collective, partition::none, CollectiveKind::all_to_all},
+    Primitive{"all_gather", "all_gather", all_gather_implementation, collective_cost, vjp::all_gather_vjp, batching::collective, &partitioning::replay, CollectiveKind::all_gather},
+    Primitive{"all_to_all", "all_to_all", all_to_all_implementation, collective_cost, vjp::all_to_all_vjp, batching::collective, &partitioning::replay, CollectiveKind::all_to_all},
     reduction("argmax", "argmax", vjp::zero_vjp),
     reduction("argmin", "argmin", vjp::zero_vjp),
-    Primitive{"axis_index", "axis_index", axis_index_implementation, collective_cost, vjp::zero_vjp, batching::collective, partition::none},
-    Primitive{"broadcast_in_dim", "broadcast_in_dim", broadcast_in_dim_implementation, movement_cost, vjp::broadcast_in_dim_vjp, batching::broadcast_in_dim, partition::none},
+    Primitive{"axis_index", "axis_index", axis_index_implementation, collective_cost, vjp::zero_vjp, batching::collective, &partitioning::replay},
+    Primitive{"broadcast_in_dim", "broadcast_in_dim", broadcast_in_dim_implementation, movement_cost, vjp::broadcast_in_dim_vjp, batching::broadcast_in_dim, &partitioning::replay},
     unary("ceil", UnaryOp::ceil, R::floating, vjp::zero_vjp),
-    Primitive{"concatenate", "concatenate", concatenate_implementation, movement_cost, vjp::concatenate_vjp, batching::concatenate, partition::none},
-    Primitive{"convert_element_type", "astype", convert_implementation, memory_bound_cost, vjp::convert_vjp, batching::convert, partition::none},
-    Primitive{"copy", "copy", identity_implementation, movement_cost, vjp::identity_vjp, batching::convert, partition::none},
+    Primitive{"concatenate", "concatenate", concatenate_implementation, movement_cost, vjp::concatenate_vjp, batching::concatenate, &partitioning::replay},
+    Primitive{"convert_element_type", "astype", convert_implementation, memory_bound_cost, vjp::convert_vjp, batching::convert, &partitioning::replay},
+    Primitive{"copy", "copy", identity_implementation, movement_cost, vjp::identity_vjp, batching::convert, &partitioning::replay},
     unary("cos", UnaryOp::cos, R::floating, vjp::cos_vjp),
-    Primitive{"cumsum", "cumsum", cumsum_implementation, reduction_cost, vjp::cumsum_vjp, batching::cumsum, partition::none},
-    Primitive{"debug_print", "debug.print", debug_print_implementation, movement_cost, vjp::zero_vjp, batching::loop, partition::none},
-    Primitive{"device_put", "device_put", device_put_implementation, relayout_cost, vjp::identity_vjp, batching::placement, partition::relayout},
+    Primitive{"cumsum", "cumsum", cumsum_implementation, reduction_cost, vjp::cumsum_vjp, batching::cumsum, &partitioning::replay},
+    Primitive{"debug_print", "debug.print", debug_print_implementation, movement_cost, vjp::zero_vjp, batching::loop, &partitioning::replay},
+    Primitive{"device_put", "device_put", placed_implementation, relayout_cost, vjp::identity_vjp, batching::placement, &partitioning::device_put},
     binary("divide", BinaryOp::div, R::floating, vjp::divide_vjp),
-    Primitive{"dot_general", "dot", dot_implementation, dot_cost, vjp::dot_general_vjp, batching::dot_general, partition::contraction},
-    Primitive{"dynamic_slice", "dynamic_slice", dynamic_slice_implementation, slice_cost, vjp::dynamic_slice_vjp, batching::dynamic_slice, partition::none},
-    Primitive{"dynamic_update_slice", "dynamic_update_slice", dynamic_update_slice_implementation, slice_cost, vjp::dynamic_update_slice_vjp, batching::dynamic_update_slice, partition::none},
+    Primitive{"dot_general", "dot", placed_implementation, dot_cost, vjp::dot_general_vjp, batching::dot_general, &partitioning::contraction},
+    Primitive{"dynamic_slice", "dynamic_slice", dynamic_slice_implementation, slice_cost, vjp::dynamic_slice_vjp, batching::dynamic_slice, &partitioning::replay},
+    Primitive{"dynamic_update_slice", "dynamic_update_slice", dynamic_update_slice_implementation, slice_cost, vjp::dynamic_update_slice_vjp, batching::dynamic_update_slice, &partitioning::replay},
     binary("equal", BinaryOp::eq, R::boolean, vjp::zero_vjp),
     unary("erf", UnaryOp::erf, R::floating, vjp::erf_vjp),
     unary("erf_inv", UnaryOp::erf_inv, R::floating, vjp::erf_inv_vjp),
@@ -795,7 +472,7 @@ constexpr std::array primitive_table{
     unary("expm1", UnaryOp::expm1, R::floating, vjp::expm1_vjp),
     unary("floor", UnaryOp::floor, R::floating, vjp::zero_vjp),
     binary("floor_divide", BinaryOp::floor_divide, R::promoted, vjp::zero_vjp),
-    Primitive{"gather", "take", gather_implementation, gather_cost, vjp::gather_vjp, batching::gather, partition::none},
+    Primitive{"gather", "take", gather_implementation, gather_cost, vjp::gather_vjp, batching::gather, &partitioning::replay},
     binary("greater", BinaryOp::gt, R::boolean, vjp::zero_vjp),
     binary("greater_equal", BinaryOp::ge, R::boolean, vjp::zero_vjp),
     binary("less", BinaryOp::lt, R::boolean, vjp::zero_vjp),
@@ -808,20 +485,20 @@ constexpr std::array primitive_table{
     binary("maximum", BinaryOp::max, R::promoted, vjp::maximum_vjp),
     binary("minimum", BinaryOp::min, R::promoted, vjp::minimum_vjp),
     binary("multiply", BinaryOp::mul, R::promoted, vjp::multiply_vjp),
-    Primitive{"name", "checkpoint_name", identity_implementation, movement_cost, vjp::identity_vjp, batching::convert, partition::none},
+    Primitive{"name", "checkpoint_name", identity_implementation, movement_cost, vjp::identity_vjp, batching::convert, &partitioning::replay},
     unary("negative", UnaryOp::neg, R::promoted, vjp::negative_vjp),
     binary("not_equal", BinaryOp::ne, R::boolean, vjp::zero_vjp),
-    Primitive{"pmax", "pmax", psum_implementation, collective_cost, vjp::not_differentiable, batching::collective, partition::none, CollectiveKind::all_reduce},
-    Primitive{"pmean", "pmean", psum_implementation, collective_cost, vjp::pmean_vjp, batching::collective, partition::none, CollectiveKind::all_reduce},
-    Primitive{"pmin", "pmin", psum_implementation, collective_cost, vjp::not_differentiable, batching::collective, partition::none, CollectiveKind::all_reduce},
+    Primitive{"pmax", "pmax", psum_implementation, collective_cost, vjp::not_differentiable, batching::collective, &partitioning::replay, CollectiveKind::all_reduce},
+    Primitive{"pmean", "pmean", psum_implementation, collective_cost, vjp::pmean_vjp, batching::collective, &partitioning::replay, CollectiveKind::all_reduce},
+    Primitive{"pmin", "pmin", psum_implementation, collective_cost, vjp::not_differentiable, batching::collective, &partitioning::replay, CollectiveKind::all_reduce},
     binary("power", BinaryOp::pow, R::promoted, vjp::power_vjp),
-    Primitive{"ppermute", "ppermute", ppermute_implementation, collective_cost, vjp::ppermute_vjp, batching::collective, partition::none, CollectiveKind::collective_permute},
-    Primitive{"psum", "psum", psum_implementation, collective_cost, vjp::psum_vjp, batching::collective, partition::none, CollectiveKind::all_reduce},
-    Primitive{"psum_scatter", "psum_scatter", psum_scatter_implementation, collective_cost, vjp::psum_scatter_vjp, batching::collective, partition::none, CollectiveKind::reduce_scatter},
-    Primitive{"pvary", "pvary", pvary_implementation, collective_cost, vjp::pvary_vjp, batching::collective, partition::none},
-    Primitive{"random_fold_in", "fold_in", random_fold_in_implementation, random_cost, vjp::zero_vjp, batching::loop, partition::none},
-    Primitive{"random_sample", "random", random_sample_implementation, random_cost, vjp::zero_vjp, batching::loop, partition::none},
-    Primitive{"random_split", "split", random_split_implementation, random_cost, vjp::zero_vjp, batching::loop, partition::none},
+    Primitive{"ppermute", "ppermute", ppermute_implementation, collective_cost, vjp::ppermute_vjp, batching::collective, &partitioning::replay, CollectiveKind::collective_permute},
+    Primitive{"psum", "psum", psum_implementation, collective_cost, vjp::psum_vjp, batching::collective, &partitioning::replay, CollectiveKind::all_reduce},
+    Primitive{"psum_scatter", "psum_scatter", psum_scatter_implementation, collective_cost, vjp::psum_scatter_vjp, batching::collective, &partitioning::replay, CollectiveKind::reduce_scatter},
+    Primitive{"pvary", "pvary", pvary_implementation, collective_cost, vjp::pvary_vjp, batching::collective, &partitioning::replay},
+    Primitive{"random_fold_in", "fold_in", random_fold_in_implementation, random_cost, vjp::zero_vjp, batching::loop, &partitioning::replay},
+    Primitive{"random_sample", "random", random_sample_implementation, random_cost, vjp::zero_vjp, batching::loop, &partitioning::replay},
+    Primitive{"random_split", "split", random_split_implementation, random_cost, vjp::zero_vjp, batching::loop, &partitioning::replay},
     reduction("reduce_and", "all", vjp::zero_vjp),
     reduction("reduce_max", "max", vjp::reduce_extremum_vjp),
     reduction("reduce_mean", "mean", vjp::reduce_mean_vjp),
@@ -830,28 +507,28 @@ constexpr std::array primitive_table{
     reduction("reduce_prod", "prod", vjp::reduce_prod_vjp),
     reduction("reduce_sum", "sum", vjp::reduce_sum_vjp),
     binary("remainder", BinaryOp::rem, R::promoted, vjp::remainder_vjp),
-    Primitive{"reshape", "reshape", reshape_implementation, movement_cost, vjp::reshape_vjp, batching::reshape, partition::none},
-    Primitive{"rev", "flip", rev_implementation, movement_cost, vjp::rev_vjp, batching::rev, partition::none},
+    Primitive{"reshape", "reshape", reshape_implementation, movement_cost, vjp::reshape_vjp, batching::reshape, &partitioning::replay},
+    Primitive{"rev", "flip", rev_implementation, movement_cost, vjp::rev_vjp, batching::rev, &partitioning::replay},
     unary("round", UnaryOp::round, R::floating, vjp::zero_vjp),
     unary("rsqrt", UnaryOp::rsqrt, R::floating, vjp::rsqrt_vjp),
-    Primitive{"scatter", "scatter", scatter_implementation, movement_cost, vjp::scatter_vjp, batching::loop, partition::none},
-    Primitive{"select_n", "where", select_n_implementation, memory_bound_cost, vjp::select_n_vjp, batching::select_n, partition::none},
-    Primitive{"shard_map_enter", "shard_map", shard_map_enter_implementation, collective_cost, vjp::shard_map_enter_vjp, batching::shard_map_boundary, partition::shard_map_entry},
-    Primitive{"shard_map_exit", "shard_map", shard_map_exit_implementation, collective_cost, vjp::shard_map_exit_vjp, batching::shard_map_boundary, partition::none},
-    Primitive{"sharding_constraint", "with_sharding_constraint", sharding_constraint_implementation, relayout_cost, vjp::identity_vjp, batching::placement, partition::relayout},
+    Primitive{"scatter", "scatter", scatter_implementation, movement_cost, vjp::scatter_vjp, batching::loop, &partitioning::replay},
+    Primitive{"select_n", "where", select_n_implementation, memory_bound_cost, vjp::select_n_vjp, batching::select_n, &partitioning::replay},
+    Primitive{"shard_map_enter", "shard_map", shard_map_enter_implementation, collective_cost, vjp::shard_map_enter_vjp, batching::shard_map_boundary, &partitioning::shard_map_entry},
+    Primitive{"shard_map_exit", "shard_map", shard_map_exit_implementation, collective_cost, vjp::shard_map_exit_vjp, batching::shard_map_boundary, &partitioning::replay},
+    Primitive{"sharding_constraint", "with_sharding_constraint", placed_implementation, relayout_cost, vjp::identity_vjp, batching::placement, &partitioning::sharding_constraint},
     unary("sign", UnaryOp::sign, R::promoted, vjp::zero_vjp),
     unary("sin", UnaryOp::sin, R::floating, vjp::sin_vjp),
-    Primitive{"slice", "slice", static_slice_implementation, slice_cost, vjp::slice_vjp, batching::slice, partition::none},
-    Primitive{"sort", "sort", sort_implementation, reduction_cost, vjp::sort_vjp, batching::sort, partition::none},
+    Primitive{"slice", "slice", static_slice_implementation, slice_cost, vjp::slice_vjp, batching::slice, &partitioning::replay},
+    Primitive{"sort", "sort", sort_implementation, reduction_cost, vjp::sort_vjp, batching::sort, &partitioning::replay},
     unary("sqrt", UnaryOp::sqrt, R::floating, vjp::sqrt_vjp),
     unary("square", UnaryOp::square, R::promoted, vjp::square_vjp),
-    Primitive{"stop_gradient", "stop_gradient", identity_implementation, movement_cost, vjp::zero_vjp, batching::convert, partition::none},
+    Primitive{"stop_gradient", "stop_gradient", identity_implementation, movement_cost, vjp::zero_vjp, batching::convert, &partitioning::replay},
     binary("subtract", BinaryOp::sub, R::promoted, vjp::subtract_vjp),
     unary("tan", UnaryOp::tan, R::floating, vjp::tan_vjp),
     unary("tanh", UnaryOp::tanh, R::floating, vjp::tanh_vjp),
-    Primitive{"transpose", "transpose", transpose_implementation, movement_cost, vjp::transpose_vjp, batching::transpose, partition::none},
+    Primitive{"transpose", "transpose", transpose_implementation, movement_cost, vjp::transpose_vjp, batching::transpose, &partitioning::replay},
     binary("true_divide", BinaryOp::div, R::floating, vjp::divide_vjp),
-    Primitive{"update_slice", "at.set", update_slice_implementation, slice_cost, vjp::update_slice_vjp, batching::update_slice, partition::none},
+    Primitive{"update_slice", "at.set", update_slice_implementation, slice_cost, vjp::update_slice_vjp, batching::update_slice, &partitioning::replay},
 };
 
 constexpr bool table_sorted() {
@@ -893,6 +570,10 @@ std::string Params::str() const {
   return out + "]";
 }
 
+namespace partitioning {
+const Partitioning device_put{"relayout", place_device_put, relayout_kernel};
+}  // namespace partitioning
+
 std::span<const Primitive> primitives() { return primitive_table; }
 
 const Primitive* find_primitive(std::string_view name) {
@@ -907,7 +588,7 @@ const Primitive& primitive(std::string_view name) {
   return *found;
 }
 
-bool is_elementwise(const Primitive& primitive) { return primitive.implementation == elementwise_implementation; }
+bool is_elementwise(const Primitive& primitive) { return primitive.partition == &partitioning::elementwise; }
 
 bool is_differentiable(const Primitive& primitive) { return primitive.vjp != vjp::not_differentiable; }
 

@@ -2,7 +2,7 @@
 // Every array operation is an entry: its name (as a Jaxpr prints it), the
 // typecheck rule that types it (called by its implementation), its
 // implementation, its cost, its VJP rule for grad, its batching rule for
-// vmap and its partition rule for the partitioner.
+// vmap and its partitioning (the family's one decision: ops/placement.hpp).
 //
 // An implementation is the eager kernel plus its layout planning. With
 // `execute` false it stops after the typecheck rule and the layout planning
@@ -11,7 +11,9 @@
 // trace. With `execute` true it runs on the mesh: when every operand's
 // shards already match what the output layout needs, the kernel runs per
 // device; otherwise the operands move by collectives first (relayout), and a
-// sharded contraction or reduction is all-reduced.
+// sharded contraction or reduction is all-reduced. For the families with a
+// decision (ops/placement.hpp) the implementation is run_placed, and the
+// same decision is what a jitted program's partitioned steps run.
 //
 // Array-level API functions (jnp.*, lax.*, methods, operators) parse their
 // Python arguments into operands and static Params and call bind(), which
@@ -91,14 +93,11 @@ using CostRule = Cost (*)(const Primitive& primitive, const std::vector<typechec
 // The bytes of the operands and the result (Cost::bytes_accessed).
 double bytes_accessed(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result);
 
-// The partitioner's rule (transforms/partitioner.hpp): the collectives the
-// per-device program runs around one equation of a jitted program, from
-// where its operands and result are split. The rules live with the
-// partitioner, one per family (namespace partition).
-struct Jaxpr;
-struct Equation;
-struct PlannedCollective;
-using PartitionRule = void (*)(const Jaxpr& program, const Equation& equation, std::vector<PlannedCollective>& out);
+// The family's decision about one application (ops/placement.hpp): where
+// the result lies and what moves; eager execution, the partitioned program
+// of a jitted call (transforms/partitioner.hpp), as_text() and the cost
+// model all use it.
+struct Partitioning;
 
 // grad's rule: the operands' cotangents from the result's. Each is built
 // from bind() (ops/vjp_support.hpp), so the backward pass runs, is recorded
@@ -147,7 +146,7 @@ struct Primitive {
   CostRule cost;
   VjpRule vjp;
   BatchRule batch;
-  PartitionRule partition;
+  const Partitioning* partition;
   // shard_map body collectives only: the collective the primitive is (its
   // XLA instruction: psum is an all-reduce).
   devices::CollectiveKind collective = devices::CollectiveKind::none;

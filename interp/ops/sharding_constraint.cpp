@@ -1,6 +1,8 @@
 // jax.lax.with_sharding_constraint (sharding_constraint.hpp).
 #include "interp/ops/sharding_constraint.hpp"
 
+#include "interp/ops/placement.hpp"
+
 #include "interp/python/builtins.hpp"
 #include "interp/transforms/trace.hpp"
 
@@ -104,30 +106,36 @@ Value constrain_tree(Evaluator& evaluator, const Value& tree, const Value& shard
 
 }  // namespace
 
-ArrayRef sharding_constraint_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
-                                            const Params& params, bool execute) {
+namespace {
+
+Placement place_sharding_constraint(Evaluator&, const Primitive&, const std::vector<ArrayRef>& operands,
+                                    const Params& params) {
   const ArrayRef& operand = operands[0];
   const Layout& layout = *params.get<Layout>("layout");
-  typecheck::ArrayType aval = operand->aval;
+  Placement placement;
+  placement.type = operand->aval;
   if (layout.mesh->devices.size() == 1)
-    aval.sharding = typecheck::Sharding::replicated(nullptr, aval.ndim());
+    placement.type.sharding = typecheck::Sharding::replicated(nullptr, placement.type.ndim());
   else
-    aval.sharding = checked(typecheck::make_sharding(
-        layout.mesh->abstract, typecheck::PartitionSpec::from_entries(layout.dims), aval.shape));
-  ArrayRef out;
-  if (!execute || operand->abstract()) {
-    out = make_abstract_array(aval, layout, true);
-  } else {
-    out = retyped_array(evaluator, *relayout(evaluator, operand, layout), aval, true);
-  }
+    placement.type.sharding = checked(typecheck::make_sharding(
+        layout.mesh->abstract, typecheck::PartitionSpec::from_entries(layout.dims), placement.type.shape));
+  placement.layout = placement.computed = layout;
+  placement.operands = {layout};
+  placement.committed = true;
   // .sharding.spec shows the spec as written when it is exactly where the data went.
   if (const auto* constraint = params.get<typecheck::ShardingArg>("sharding")) {
     std::vector<typecheck::SpecEntry> requested = constraint->spec.partitions();
     requested.resize(layout.dims.size());
-    if (requested == layout.dims) out->requested_spec = constraint->spec;
+    if (requested == layout.dims) placement.requested_spec = constraint->spec;
   }
-  return out;
+  return placement;
 }
+
+}  // namespace
+
+namespace partitioning {
+const Partitioning sharding_constraint{"relayout", place_sharding_constraint, relayout_kernel};
+}  // namespace partitioning
 
 void install_sharding_constraint(Evaluator& evaluator) {
   evaluator.module("jax.lax")->add_function("with_sharding_constraint(x, shardings)", [](Evaluator& ev, Arguments& a) {

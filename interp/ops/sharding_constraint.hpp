@@ -12,10 +12,9 @@
 
 namespace interp {
 
-// The primitive table's entry (primitives.cpp lists it). Params: `layout`
-// (the target), `sharding` (the NamedSharding or P as written, when it was one).
-ArrayRef sharding_constraint_implementation(Evaluator& evaluator, const Primitive& primitive,
-                                            const std::vector<ArrayRef>& operands, const Params& params, bool execute);
+// The primitive's decision is partitioning::sharding_constraint
+// (placement.hpp, defined here). Params: `layout` (the target), `sharding`
+// (the NamedSharding or P as written, when it was one).
 
 // jax.lax.with_sharding_constraint.
 void install_sharding_constraint(Evaluator& evaluator);

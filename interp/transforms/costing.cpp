@@ -149,14 +149,24 @@ typecheck::SpecEntry axis_names(const std::string& names) {
   return axes;
 }
 
-std::vector<devices::MeshAxisLink> links(const ArrayType& type, const typecheck::SpecEntry& axes, const LinkOf& link_of) {
-  std::vector<devices::MeshAxisLink> out;
-  for (const auto& axis : axes) out.push_back(link_of(axis, axis_size(type, axis)));
-  return out;
+std::vector<ArrayType> types_of(const std::vector<ArrayRef>& arrays) {
+  std::vector<ArrayType> types;
+  for (const auto& array : arrays) types.push_back(array->aval);
+  return types;
 }
 
-// The collectives of one application: the shard_map collective it is, or
-// those the partitioner plans for its operands and result.
+// The charge of one planned collective of a value of `type`.
+devices::Charge collective_charge(const devices::CostModel& model, const PlannedCollective& planned, const ArrayType& type,
+                                  const LinkOf& link_of) {
+  std::vector<devices::MeshAxisLink> axis_links;
+  for (std::size_t i = 0; i < planned.axes.size(); ++i)
+    axis_links.push_back(link_of(planned.axes[i], i < planned.axis_sizes.size() ? planned.axis_sizes[i] : 1));
+  return {planned.name, type.short_str(), planned.kind, planned.bytes,
+          model.collective_seconds(planned.kind, planned.bytes, axis_links), 0};
+}
+
+// The collectives of one replayed application: the shard_map collective it
+// is, or those its family's `replayed` rule reports.
 std::vector<devices::Charge> collective_charges(const devices::CostModel& model, const Primitive& primitive,
                                                 const std::vector<ArrayType>& operands, const ArrayType& result,
                                                 const Params& params, const LinkOf& link_of) {
@@ -178,28 +188,22 @@ std::vector<devices::Charge> collective_charges(const devices::CostModel& model,
                        model.collective_seconds(own_kind, bytes, axis_links), 0});
     return charges;
   }
+  // A replayed family: the collectives its implementation runs inside.
   Jaxpr equation_program;
   Equation equation{&primitive, {}, params, -1};
   for (const auto& operand : operands) equation.inputs.push_back(equation_program.add_variable(operand));
   equation.output = equation_program.add_variable(result);
-  for (const PlannedCollective& planned : plan_collectives(equation_program, equation)) {
+  for (const PlannedCollective& planned : replayed_collectives(equation_program, equation)) {
     if (planned.kind == devices::CollectiveKind::none || planned.variable < 0) continue;  // a dynamic-slice moves nothing
-    const ArrayType& type = equation_program.variable_types[static_cast<std::size_t>(planned.variable)];
-    // A result that keeps the summed axes unreduced holds partial sums: no
-    // collective runs now.
-    if (planned.variable == equation.output &&
-        std::all_of(planned.axes.begin(), planned.axes.end(),
-                    [&](const std::string& axis) { return type.sharding.unreduced.contains(axis); }))
-      continue;
-    charges.push_back({planned.name, type.short_str(), planned.kind, planned.bytes,
-                       model.collective_seconds(planned.kind, planned.bytes, links(type, planned.axes, link_of)), 0});
+    charges.push_back(collective_charge(model, planned,
+                                        equation_program.variable_types[static_cast<std::size_t>(planned.variable)], link_of));
   }
   return charges;
 }
 
-std::vector<devices::Charge> application_charges(const devices::CostModel& model, const Primitive& primitive,
-                                                 const std::vector<ArrayType>& operands, const ArrayType& result,
-                                                 const Params& params, const LinkOf& link_of) {
+std::vector<devices::Charge> replayed_charges(const devices::CostModel& model, const Primitive& primitive,
+                                              const std::vector<ArrayType>& operands, const ArrayType& result,
+                                              const Params& params, const LinkOf& link_of) {
   std::vector<devices::Charge> charges = collective_charges(model, primitive, operands, result, params, link_of);
   double compute = compute_seconds(model, primitive, operands, result, params);
   if (compute > 0) {
@@ -212,6 +216,66 @@ std::vector<devices::Charge> application_charges(const devices::CostModel& model
                            0, compute, 0});
   }
   return charges;
+}
+
+// `type`'s shard where `layout` splits it, as an unsharded type.
+ArrayType shard_type(const ArrayType& type, const Layout& layout) {
+  ArrayType shard = type;
+  shard.shape = layout.shard_shape(type.shape);
+  shard.sharding = typecheck::Sharding::replicated(nullptr, shard.shape.size());
+  return shard;
+}
+
+// The charges of one decision's steps, in order: the operands' collectives,
+// the kernel on each device's shards, the combining collective (none for a
+// sum the type defers).
+std::vector<devices::Charge> placed_charges(const devices::CostModel& model, const Primitive& primitive,
+                                            const Placement& placement, const std::vector<ArrayType>& operands,
+                                            const std::vector<Step>& steps, const Params& params, const LinkOf& link_of) {
+  std::vector<devices::Charge> charges;
+  for (const Step& step : steps) {
+    switch (step.kind) {
+      case Step::Kind::reshard:
+        for (const auto& planned : step.collectives)
+          if (planned.kind != devices::CollectiveKind::none)
+            charges.push_back(collective_charge(model, planned, operands[static_cast<std::size_t>(step.operand)], link_of));
+        break;
+      case Step::Kind::kernel: {
+        std::vector<ArrayType> shards;
+        for (std::size_t i = 0; i < operands.size(); ++i) shards.push_back(shard_type(operands[i], placement.operands[i]));
+        const Layout& left = placement.scatter_dimension >= 0 ? placement.computed : placement.layout;
+        ArrayType result = shard_type(placement.type, left);
+        double compute = compute_seconds(model, primitive, shards, result, params);
+        if (compute > 0)
+          charges.push_back({std::string(primitive.name), types_text(operands, placement.type),
+                             devices::CollectiveKind::none, 0, compute, 0});
+        break;
+      }
+      case Step::Kind::combine:
+        for (const auto& planned : step.collectives)
+          if (!planned.deferred) charges.push_back(collective_charge(model, planned, placement.type, link_of));
+        break;
+      case Step::Kind::finish:
+      case Step::Kind::replay:
+        break;
+    }
+  }
+  return charges;
+}
+
+// The charges of one application: by its family's decision (the steps it
+// runs), or a replayed family's.
+std::vector<devices::Charge> application_charges(Evaluator& evaluator, const devices::CostModel& model,
+                                                 const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                                                 const ArrayType& result, const Params& params, const LinkOf& link_of) {
+  std::vector<ArrayType> operand_types = types_of(operands);
+  if (replayed(*primitive.partition))
+    return replayed_charges(model, primitive, operand_types, result, params, link_of);
+  Placement placement = primitive.partition->place(evaluator, primitive, operands, params);
+  std::vector<Layout> layouts;
+  for (const auto& operand : operands) layouts.push_back(operand->layout);
+  return placed_charges(model, primitive, placement, operand_types,
+                        plan_steps(placement, operand_types, layouts, {}, -1), params, link_of);
 }
 
 // The links of a mesh without its devices' places (cost_analysis of a
@@ -230,11 +294,6 @@ LinkOf mesh_links(CostRecorder& recorder, const DeviceMeshRef& mesh) {
   };
 }
 
-std::vector<ArrayType> types_of(const std::vector<ArrayRef>& arrays) {
-  std::vector<ArrayType> types;
-  for (const auto& array : arrays) types.push_back(array->aval);
-  return types;
-}
 
 
 // What an application is to the overlap window.
@@ -466,32 +525,67 @@ CostRecorder& cost_recorder(Evaluator& evaluator) {
   return *runtime.costs;
 }
 
-void charge_application(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
-                        const ArrayRef& result, const Params& params, bool eager_dispatch) {
-  if (!result || !result->layout.mesh || result->poisoned) return;
+namespace {
+
+// The recorder when an application of `result` is to be charged now, else null.
+CostRecorder* charging_recorder(Evaluator& evaluator, const ArrayRef& result) {
+  if (!result || !result->layout.mesh || result->poisoned) return nullptr;
   Runtime& runtime = runtime_of(evaluator);
-  if (!runtime.costs && !runtime.options().profile) return;  // nothing measures: the fast path
+  if (!runtime.costs && !runtime.options().profile) return nullptr;  // nothing measures: the fast path
   CostRecorder& recorder = cost_recorder(evaluator);
-  if (!recorder.charging()) return;
+  return recorder.charging() ? &recorder : nullptr;
+}
+
+// The devices an application of `primitive` runs on: a shard_map body's mesh, else the result's.
+const DeviceMeshRef& application_mesh(const ArrayRef& result, const Params& params) {
   const Layout* body = params.get<Layout>("mesh");
-  const DeviceMeshRef& mesh = body && body->mesh ? body->mesh : result->layout.mesh;
-  std::vector<ArrayType> operand_types = types_of(operands);
+  return body && body->mesh ? body->mesh : result->layout.mesh;
+}
+
+// Schedules one application's charges, plus the host's dispatch when it ran eagerly.
+void schedule(Evaluator& evaluator, CostRecorder& recorder, const Primitive& primitive,
+              const std::vector<ArrayRef>& operands, const ArrayRef& result, const DeviceMeshRef& mesh,
+              std::vector<devices::Charge> charges, bool eager_dispatch) {
   OverlapWindow::Application application;
-  application.charges = application_charges(recorder.model(), primitive, operand_types, result->aval, params,
-                                            mesh_links(recorder, mesh));
+  application.charges = std::move(charges);
   application.devices = mesh->device_ids();
   bool in_jit = !eager_dispatch || recorder.jitted_body_depth > 0;
   if (!in_jit && application.devices.size() > 1)
     application.charges.push_back({"dispatch", "", devices::CollectiveKind::none, 0,
                                    recorder.model().eager_dispatch_seconds(static_cast<int>(application.devices.size())),
                                    0});
-  application.role = role_of(primitive, operand_types, result->aval, application.charges);
+  application.role = role_of(primitive, types_of(operands), result->aval, application.charges);
   for (const auto& operand : operands) application.inputs.push_back(reinterpret_cast<OverlapWindow::Id>(operand.get()));
   application.output = reinterpret_cast<OverlapWindow::Id>(result.get());
   application.keep_alive = result;
   application.span = evaluator.statement_span;
   application.windowed = in_jit && in_manual_body(result->aval);
   recorder.schedule(std::move(application));
+}
+
+}  // namespace
+
+void charge_application(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                        const ArrayRef& result, const Params& params, bool eager_dispatch) {
+  CostRecorder* recorder = charging_recorder(evaluator, result);
+  if (!recorder) return;
+  const DeviceMeshRef& mesh = application_mesh(result, params);
+  schedule(evaluator, *recorder, primitive, operands, result, mesh,
+           application_charges(evaluator, recorder->model(), primitive, operands, result->aval, params,
+                               mesh_links(*recorder, mesh)),
+           eager_dispatch);
+}
+
+void charge_partitioned(Evaluator& evaluator, const PartitionedEquation& equation, const std::vector<ArrayRef>& operands,
+                        const ArrayRef& result) {
+  CostRecorder* recorder = charging_recorder(evaluator, result);
+  if (!recorder) return;
+  const Equation& e = *equation.equation;
+  const DeviceMeshRef& mesh = application_mesh(result, e.params);
+  schedule(evaluator, *recorder, *e.primitive, operands, result, mesh,
+           placed_charges(recorder->model(), *e.primitive, *equation.placement, types_of(operands), equation.steps,
+                          e.params, mesh_links(*recorder, mesh)),
+           false);
 }
 
 double application_seconds(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
@@ -501,12 +595,11 @@ double application_seconds(Evaluator& evaluator, const Primitive& primitive, con
   Runtime& runtime = runtime_of(evaluator);
   CostRecorder places(runtime.options().chip, static_cast<int>(runtime.devices().size()), false);
   double seconds = 0;
-  for (const auto& charge : application_charges(places.model(), primitive, types_of(operands), result->aval, params,
+  for (const auto& charge : application_charges(evaluator, places.model(), primitive, operands, result->aval, params,
                                                 mesh_links(places, mesh)))
     seconds += charge.seconds;
   return seconds;
 }
-
 
 JittedBodyScope::JittedBodyScope(Evaluator& evaluator) {
   Runtime& runtime = runtime_of(evaluator);
@@ -522,7 +615,8 @@ JittedBodyScope::~JittedBodyScope() {
 namespace {
 
 template <class Visit>
-void visit_program_charges(const devices::CostModel& model, const Jaxpr& program, const DeviceMeshRef& mesh,
+void visit_program_charges(const devices::CostModel& model, const PartitionedProgram& partitioned,
+                           const DeviceMeshRef& mesh,
                            Visit visit) {
   // Without a recorder, links come from the devices' places when the mesh
   // is known, else from the chip's wraparound rule.
@@ -538,12 +632,15 @@ void visit_program_charges(const devices::CostModel& model, const Jaxpr& program
                           visit(compute);
                           visit(communication);
                         }});
-  for (const auto& e : program.equations) {
+  const Jaxpr& program = *partitioned.jaxpr;
+  for (const PartitionedEquation& pe : partitioned.equations) {
+    const Equation& e = *pe.equation;
     std::vector<ArrayType> operands;
     for (int input : e.inputs) operands.push_back(program.variable_types[static_cast<std::size_t>(input)]);
     const ArrayType& result = program.variable_types[static_cast<std::size_t>(e.output)];
     OverlapWindow::Application application;
-    application.charges = application_charges(model, *e.primitive, operands, result, e.params, link_of);
+    application.charges = pe.placement ? placed_charges(model, *e.primitive, *pe.placement, operands, pe.steps, e.params, link_of)
+                                       : replayed_charges(model, *e.primitive, operands, result, e.params, link_of);
     application.role = role_of(*e.primitive, operands, result, application.charges);
     // Variables are their own ids (shifted: 0 names no value).
     for (int input : e.inputs) application.inputs.push_back(static_cast<OverlapWindow::Id>(input) + 1);
@@ -557,13 +654,14 @@ void visit_program_charges(const devices::CostModel& model, const Jaxpr& program
 
 }  // namespace
 
-double program_seconds(const devices::CostModel& model, const Jaxpr& program, const DeviceMeshRef& mesh) {
+double program_seconds(const devices::CostModel& model, const PartitionedProgram& program, const DeviceMeshRef& mesh) {
   double seconds = 0;
   visit_program_charges(model, program, mesh, [&](const devices::Charge& charge) { seconds += charge.seconds; });
   return seconds;
 }
 
-double program_collective_bytes(const devices::CostModel& model, const Jaxpr& program, const DeviceMeshRef& mesh) {
+double program_collective_bytes(const devices::CostModel& model, const PartitionedProgram& program,
+                                const DeviceMeshRef& mesh) {
   double bytes = 0;
   visit_program_charges(model, program, mesh,
                         [&](const devices::Charge& charge) { bytes += static_cast<double>(charge.bytes_moved); });

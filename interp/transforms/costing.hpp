@@ -23,6 +23,7 @@
 #include "devices/cost_model.hpp"
 #include "devices/profile.hpp"
 #include "interp/transforms/jaxpr.hpp"
+#include "interp/transforms/partitioner.hpp"
 
 namespace interp {
 
@@ -157,6 +158,10 @@ CostRecorder& cost_recorder(Evaluator& evaluator);
 // host's dispatch when it ran eagerly (inside a jitted program it is free).
 void charge_application(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                         const ArrayRef& result, const Params& params, bool eager_dispatch);
+// Charges one equation of a jitted call's per-device program: the charges of its steps
+// (partitioner.hpp), on the devices of the result's mesh.
+void charge_partitioned(Evaluator& evaluator, const PartitionedEquation& equation, const std::vector<ArrayRef>& operands,
+                        const ArrayRef& result);
 // The estimated time of one application of `primitive` inside a jitted
 // program (no dispatch): its local work and the collectives planned for it,
 // on the runtime's chip and the devices of `result`'s mesh. Records nothing.
@@ -176,12 +181,13 @@ class JittedBodyScope {
   std::shared_ptr<CostRecorder> recorder_;
 };
 
-// The estimated time of one execution of `program` (cost_analysis): the sum
-// of its equations' charges, with `mesh` (may be null) giving the devices'
-// places for the links.
-double program_seconds(const devices::CostModel& model, const Jaxpr& program, const DeviceMeshRef& mesh);
+// The estimated time of one execution of the per-device `program`
+// (cost_analysis): the sum of its steps' charges, with `mesh` (may be null)
+// giving the devices' places for the links.
+double program_seconds(const devices::CostModel& model, const PartitionedProgram& program, const DeviceMeshRef& mesh);
 // Bytes the program's collectives move per device.
-double program_collective_bytes(const devices::CostModel& model, const Jaxpr& program, const DeviceMeshRef& mesh);
+double program_collective_bytes(const devices::CostModel& model, const PartitionedProgram& program,
+                                const DeviceMeshRef& mesh);
 
 // Sets the evaluator's %timeit hook: after IPython's host-time line, the
 // simulated time of one execution on the chosen chip.

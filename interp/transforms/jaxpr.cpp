@@ -6,9 +6,10 @@
 
 namespace interp {
 
-int Jaxpr::add_variable(typecheck::ArrayType type, std::optional<Layout> layout) {
+int Jaxpr::add_variable(typecheck::ArrayType type, std::optional<Layout> layout, bool committed) {
   variable_types.push_back(std::move(type));
   variable_layouts.push_back(std::move(layout));
+  variable_committed.push_back(committed);
   return static_cast<int>(variable_types.size()) - 1;
 }
 
@@ -72,21 +73,68 @@ Cost program_cost(const Jaxpr& program) {
   return total;
 }
 
+namespace {
+
+// Runs one partitioned equation's steps on its operands.
+ArrayRef run_steps(Evaluator& evaluator, const PartitionedEquation& pe, std::vector<ArrayRef> operands) {
+  const Equation& e = *pe.equation;
+  const Placement& placement = *pe.placement;
+  ArrayRef value;
+  for (const Step& step : pe.steps) {
+    switch (step.kind) {
+      case Step::Kind::reshard: {
+        auto& operand = operands[static_cast<std::size_t>(step.operand)];
+        operand = relayout(evaluator, operand, step.target);
+        break;
+      }
+      case Step::Kind::kernel:
+        // Arguments lie where the program was traced for; a mesh object of
+        // the same devices and axes is the same layout (relayout checks).
+        for (std::size_t i = 0; i < operands.size(); ++i)
+          if (operands[i]->layout.mesh != placement.operands[i].mesh || operands[i]->layout.dims != placement.operands[i].dims)
+            operands[i] = relayout(evaluator, operands[i], placement.operands[i]);
+        value = run_kernel(evaluator, *e.primitive, placement, operands, e.params);
+        break;
+      case Step::Kind::combine:
+        value = combine_partials(evaluator, placement, value);
+        break;
+      case Step::Kind::finish:
+        value = run_finish(evaluator, *e.primitive, placement, value, e.params);
+        break;
+      case Step::Kind::replay:
+        break;  // partition_program gives a placed equation no replay step
+    }
+  }
+  return value;
+}
+
+}  // namespace
+
+const Jaxpr& Executable::program() const { return *program_->jaxpr; }
+
 std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<ArrayRef>& arguments) const {
-  const Jaxpr& program = *program_;
+  const Jaxpr& program = *program_->jaxpr;
   std::vector<ArrayRef> values(program.variable_types.size());
   for (const auto& [number, value] : program.constants) values[static_cast<std::size_t>(number)] = value;
   for (std::size_t i = 0; i < program.inputs.size() && i < arguments.size(); ++i)
     values[static_cast<std::size_t>(program.inputs[i])] = arguments[i];
   ContextMeshScope context(runtime_of(evaluator));
-  for (const auto& e : program.equations) {
-    std::vector<ArrayRef> operands;
+  std::vector<ArrayRef> operands;
+  for (const PartitionedEquation& pe : program_->equations) {
+    const Equation& e = *pe.equation;
+    operands.clear();
     for (int input : e.inputs) operands.push_back(values[static_cast<std::size_t>(input)]);
+    ArrayRef& result = values[static_cast<std::size_t>(e.output)];
+    if (pe.placement) {
+      result = run_steps(evaluator, pe, operands);
+      charge_partitioned(evaluator, pe, operands, result);
+      continue;
+    }
+    // Replayed: the eager implementation, under the context mesh it was traced under.
     context.enter(e.context_mesh);
-    values[static_cast<std::size_t>(e.output)] =
-        e.primitive->implementation(evaluator, *e.primitive, operands, e.params, true);
+    result = e.primitive->implementation(evaluator, *e.primitive, operands, e.params, true);
     // One program: its equations pay no dispatch of their own.
-    charge_application(evaluator, *e.primitive, operands, values[static_cast<std::size_t>(e.output)], e.params, false);
+    charge_application(evaluator, *e.primitive, operands, result, e.params, false);
   }
   std::vector<ArrayRef> outputs;
   for (int output : program.outputs) outputs.push_back(values[static_cast<std::size_t>(output)]);
@@ -94,29 +142,34 @@ std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<Ar
 }
 
 std::string Executable::text(const std::string& name) const {
-  const Jaxpr& program = *program_;
+  const Jaxpr& program = *program_->jaxpr;
   std::string out = "HloModule jit_" + name + "\n\nENTRY main {\n";
   for (std::size_t i = 0; i < program.constants.size(); ++i)
     out += "  " + typed(program, program.constants[i].first) + " = constant()\n";
   for (std::size_t i = 0; i < program.inputs.size(); ++i)
     out += "  " + typed(program, program.inputs[i]) + " = parameter(" + std::to_string(i) + ")\n";
-  for (const auto& e : program.equations) {
-    // The partitioner's collectives for this equation, then the equation
-    // itself (a collective primitive under its XLA name).
-    auto collectives = plan_collectives(program, e);
-    for (const auto& collective : collectives)
-      if (!collective.after) out += "  " + collective.name + collective.details + "\n";
+  for (const PartitionedEquation& pe : program_->equations) {
+    const Equation& e = *pe.equation;
+    // The collectives before the equation's own instruction (a collective
+    // primitive under its XLA name), then those after it.
+    auto lines = [&](bool after) {
+      for (const Step& step : pe.steps)
+        for (const auto& collective : step.collectives)
+          if (collective.after == after) out += "  " + collective.name + collective.details + "\n";
+    };
+    lines(false);
     out += "  " + typed(program, e.output) + " = " + xla_name(*e.primitive) + "(";
     for (std::size_t i = 0; i < e.inputs.size(); ++i) out += (i ? ", " : "") + variable_name(e.inputs[i]);
     out += ")" + e.params.str() + "\n";
-    for (const auto& collective : collectives)
-      if (collective.after) out += "  " + collective.name + collective.details + "\n";
+    lines(true);
   }
   out += "  ROOT tuple(";
   for (std::size_t i = 0; i < program.outputs.size(); ++i) out += (i ? ", " : "") + variable_name(program.outputs[i]);
   return out + ")\n}\n";
 }
 
-Executable compile(std::shared_ptr<const Jaxpr> program) { return Executable(std::move(program)); }
+Executable compile(Evaluator& evaluator, std::shared_ptr<const Jaxpr> program) {
+  return Executable(std::make_shared<const PartitionedProgram>(partition_program(evaluator, std::move(program))));
+}
 
 }  // namespace interp

@@ -8,11 +8,10 @@
 //       c:i32[8@X,2@Y] = multiply b a
 //     in (c) }
 //
-// compile() is the seam for the SPMD partitioner: it turns a Jaxpr into
-// an Executable. For now the Executable runs each equation's eager
-// implementation in order (the layouts and collectives are planned per
-// equation, as in eager mode); the partitioner will replace it by a
-// per-device program with explicit collectives.
+// compile() runs the SPMD partitioner (partitioner.hpp) on a Jaxpr: the
+// Executable holds the per-device program, each equation's decision made
+// once, with its collectives as explicit steps; running, printing and
+// costing the executable all read those steps.
 #pragma once
 
 #include <memory>
@@ -41,12 +40,13 @@ struct Equation {
 struct Jaxpr {
   std::vector<typecheck::ArrayType> variable_types;  // by variable number
   std::vector<std::optional<Layout>> variable_layouts;  // by variable number; none for untraced programs
+  std::vector<bool> variable_committed;                 // by variable number: whether its traced value was committed
   std::vector<std::pair<int, ArrayRef>> constants;   // constvars and their values
   std::vector<int> inputs;
   std::vector<Equation> equations;
   std::vector<int> outputs;
 
-  int add_variable(typecheck::ArrayType type, std::optional<Layout> layout = std::nullopt);
+  int add_variable(typecheck::ArrayType type, std::optional<Layout> layout = std::nullopt, bool committed = false);
   // The jaxpr text.
   std::string str() const;
 };
@@ -58,20 +58,24 @@ std::string variable_name(int number);
 // from their types (Primitive::cost): not a model of any chip.
 Cost program_cost(const Jaxpr& program);
 
+struct PartitionedProgram;
+
 class Executable {
  public:
-  explicit Executable(std::shared_ptr<const Jaxpr> program) : program_(std::move(program)) {}
-  // Runs the program on concrete arguments (one per program input).
+  explicit Executable(std::shared_ptr<const PartitionedProgram> program) : program_(std::move(program)) {}
+  // Runs the per-device program on concrete arguments (one per program input).
   std::vector<ArrayRef> run(Evaluator& evaluator, const std::vector<ArrayRef>& arguments) const;
-  // HLO-like text, one instruction per equation, preceded by the
-  // collectives the partitioner plans for it (partitioner.hpp).
+  // HLO-like text: each equation's steps, the collectives that move its
+  // operands, its own instruction, the collectives that combine its result.
   std::string text(const std::string& name) const;
-  const Jaxpr& program() const { return *program_; }
+  const Jaxpr& program() const;
+  const PartitionedProgram& partitioned() const { return *program_; }
 
  private:
-  std::shared_ptr<const Jaxpr> program_;
+  std::shared_ptr<const PartitionedProgram> program_;
 };
 
-Executable compile(std::shared_ptr<const Jaxpr> program);
+// Partitions `program` (partitioner.hpp) under `evaluator`'s runtime.
+Executable compile(Evaluator& evaluator, std::shared_ptr<const Jaxpr> program);
 
 }  // namespace interp

@@ -226,7 +226,7 @@ const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
   TreeDef result_def;
   for (const auto& leaf : tree_flatten(evaluator, result, result_def))
     jit_trace.program->outputs.push_back(jit_trace.variable_of(std::static_pointer_cast<ArrayObject>(leaf.object())));
-  return &cache.emplace(key, TracedCall{jit_trace.program, compile(jit_trace.program), result, static_values}).first->second;
+  return &cache.emplace(key, TracedCall{jit_trace.program, compile(evaluator, jit_trace.program), result, static_values}).first->second;
 }
 
 void JitFunctionObject::check_arguments(Evaluator& evaluator, const CallArgs& args) const {
@@ -319,8 +319,8 @@ class CompiledObject : public Object {
     auto program_ref = program;
     auto function_name = name;
     if (attribute == "as_text")
-      return Value(native("as_text()", [program_ref, function_name](Evaluator&, Arguments&) {
-        return make_str(compile(program_ref).text(function_name));
+      return Value(native("as_text()", [program_ref, function_name](Evaluator& evaluator, Arguments&) {
+        return make_str(compile(evaluator, program_ref).text(function_name));
       }));
     if (attribute == "cost_analysis")
       return Value(native("cost_analysis()", [program_ref](Evaluator& evaluator, Arguments&) {
@@ -335,9 +335,12 @@ class CompiledObject : public Object {
         for (const auto& constant : program_ref->constants)
           if (constant.second->layout.mesh && constant.second->layout.mesh->devices.size() > 1)
             mesh = constant.second->layout.mesh;
+        // The per-device program the call runs, as as_text() prints it.
+        Executable executable = compile(evaluator, program_ref);
         out->table.insert(make_str("collective bytes"),
-                          Value::floating(program_collective_bytes(model, *program_ref, mesh)));
-        out->table.insert(make_str("estimated time"), Value::floating(program_seconds(model, *program_ref, mesh)));
+                          Value::floating(program_collective_bytes(model, executable.partitioned(), mesh)));
+        out->table.insert(make_str("estimated time"),
+                          Value::floating(program_seconds(model, executable.partitioned(), mesh)));
         return Value(out);
       }));
     return std::nullopt;

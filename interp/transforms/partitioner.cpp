@@ -1,13 +1,15 @@
-// Collective planning from shardings (partitioner.hpp).
+// The per-device program of a jitted call (partitioner.hpp).
 #include "interp/transforms/partitioner.hpp"
 
 #include <algorithm>
 
-#include "interp/ops/contractions.hpp"
+#include "interp/ops/runtime.hpp"
 
 namespace interp {
 
 namespace {
+
+using Dims = std::vector<typecheck::SpecEntry>;
 
 std::string axes_text(const typecheck::SpecEntry& axes) {
   std::string out = "{";
@@ -15,68 +17,36 @@ std::string axes_text(const typecheck::SpecEntry& axes) {
   return out + "}";
 }
 
-const typecheck::ArrayType& type_of(const Jaxpr& program, int variable) {
-  return program.variable_types[static_cast<std::size_t>(variable)];
-}
-
-// Where a variable's data is split, one entry per dimension: its type's
-// sharding, and on dimensions the type leaves whole, the Auto axes of the
-// layout its traced value had (the compiler's choice, which the type does
-// not show).
-using Placement = std::vector<typecheck::SpecEntry>;
-
-Placement placement_of(const Jaxpr& program, int variable) {
-  const auto& type = type_of(program, variable);
-  Placement dims = type.sharding.dims;
-  dims.resize(type.ndim());
-  auto index = static_cast<std::size_t>(variable);
-  if (index >= program.variable_layouts.size() || !program.variable_layouts[index]) return dims;
-  const Layout& layout = *program.variable_layouts[index];
-  if (!layout.mesh || !layout.mesh->abstract) return dims;
-  const auto& mesh = *layout.mesh->abstract;
-  for (std::size_t d = 0; d < dims.size() && d < layout.dims.size(); ++d) {
-    if (!dims[d].empty()) continue;
-    for (const auto& axis : layout.dims[d]) {
-      const typecheck::MeshAxis* found = mesh.find(axis);
-      if (found && found->type == typecheck::AxisType::Auto) dims[d].push_back(axis);
-    }
-  }
-  return dims;
-}
-
-typecheck::SpecEntry dim_entry(const Placement& dims, std::size_t d) {
+typecheck::SpecEntry dim_entry(const Dims& dims, std::size_t d) {
   return d < dims.size() ? dims[d] : typecheck::SpecEntry{};
 }
 
-// The size of mesh axis `axis` as `variable`'s type or traced layout knows it.
-std::int64_t axis_size(const Jaxpr& program, int variable, const std::string& axis) {
-  if (const auto& mesh = type_of(program, variable).sharding.mesh)
-    if (const typecheck::MeshAxis* found = mesh->find(axis)) return found->size;
-  auto index = static_cast<std::size_t>(variable);
-  if (index < program.variable_layouts.size() && program.variable_layouts[index]) {
-    const Layout& layout = *program.variable_layouts[index];
-    if (layout.mesh && layout.mesh->abstract)
-      if (const typecheck::MeshAxis* found = layout.mesh->abstract->find(axis)) return found->size;
-  }
-  return 1;
+std::int64_t axis_size(const typecheck::MeshRef& mesh, const std::string& axis) {
+  const typecheck::MeshAxis* found = mesh ? mesh->find(axis) : nullptr;
+  return found ? found->size : 1;
 }
 
-// A collective `name` moving `variable` (split as `placement`) over `axes`.
-PlannedCollective planned(const Jaxpr& program, std::string name, std::string details, int variable,
-                          const Placement& placement, typecheck::SpecEntry axes, bool after = false) {
+std::string operand_text(int variable) { return "(" + (variable >= 0 ? variable_name(variable) : std::string()) + ")"; }
+
+// A collective `name` moving `variable` (of `type`, split as `dims` on
+// `mesh`) over `axes`.
+PlannedCollective planned(std::string name, std::string details, int variable, const typecheck::ArrayType& type,
+                          const Dims& dims, const typecheck::MeshRef& mesh, typecheck::SpecEntry axes, bool after = false) {
   PlannedCollective collective;
   collective.name = std::move(name);
   collective.details = std::move(details);
   collective.after = after;
   collective.kind = devices::parse_collective_kind(collective.name);
   collective.variable = variable;
-  for (const auto& axis : axes) collective.group_size *= axis_size(program, variable, axis);
+  for (const auto& axis : axes) {
+    collective.axis_sizes.push_back(axis_size(mesh, axis));
+    collective.group_size *= collective.axis_sizes.back();
+  }
   collective.axes = std::move(axes);
-  const auto& type = type_of(program, variable);
   std::int64_t elements = 1;
   for (std::size_t d = 0; d < type.shape.size(); ++d) {
     std::int64_t split = 1;
-    for (const auto& axis : dim_entry(placement, d)) split *= axis_size(program, variable, axis);
+    for (const auto& axis : dim_entry(dims, d)) split *= axis_size(mesh, axis);
     elements *= split > 0 ? (type.shape[d] + split - 1) / split : type.shape[d];
   }
   collective.bytes = elements * typecheck::byte_size(type.dtype);
@@ -85,15 +55,16 @@ PlannedCollective planned(const Jaxpr& program, std::string name, std::string de
   return collective;
 }
 
-// Resharding operand `variable` from `from` to `to`, dimension by dimension.
-void reshard(const Jaxpr& program, int variable, const Placement& from, const std::vector<typecheck::SpecEntry>& to,
-             std::vector<PlannedCollective>& out) {
-  std::string operand = "(" + variable_name(variable) + ")";
+// Resharding `variable` from `from` to `to`, dimension by dimension: an axis
+// that leaves one dimension for another is an all-to-all, one dropped an
+// all-gather, one added a dynamic-slice.
+void reshard(int variable, const typecheck::ArrayType& type, const Dims& from, const Dims& to,
+             const typecheck::MeshRef& mesh, std::vector<PlannedCollective>& out) {
+  std::string operand = operand_text(variable);
   typecheck::AxisSet dropped, added;
   std::vector<std::size_t> gathered_dims;
-  for (std::size_t d = 0; d < from.size(); ++d) {
-    auto source = dim_entry(from, d);
-    auto target = d < to.size() ? to[d] : typecheck::SpecEntry{};
+  for (std::size_t d = 0; d < std::max(from.size(), to.size()); ++d) {
+    auto source = dim_entry(from, d), target = dim_entry(to, d);
     if (source == target) continue;
     for (const auto& a : source)
       if (std::find(target.begin(), target.end(), a) == target.end()) dropped.insert(a);
@@ -101,7 +72,6 @@ void reshard(const Jaxpr& program, int variable, const Placement& from, const st
       if (std::find(source.begin(), source.end(), a) == source.end()) added.insert(a);
     if (!source.empty()) gathered_dims.push_back(d);
   }
-  // An axis that leaves one dimension for another: all-to-all.
   typecheck::SpecEntry moved;
   for (const auto& a : dropped)
     if (added.count(a)) moved.push_back(a);
@@ -109,34 +79,26 @@ void reshard(const Jaxpr& program, int variable, const Placement& from, const st
     dropped.erase(a);
     added.erase(a);
   }
-  if (!moved.empty()) out.push_back(planned(program, "all-to-all", operand + ", axes=" + axes_text(moved), variable, from, moved));
+  if (!moved.empty())
+    out.push_back(planned("all-to-all", operand + ", axes=" + axes_text(moved), variable, type, from, mesh, moved));
   if (!dropped.empty()) {
     std::string dims;
     for (std::size_t i = 0; i < gathered_dims.size(); ++i) dims += (i ? "," : "") + std::to_string(gathered_dims[i]);
     typecheck::SpecEntry axes(dropped.begin(), dropped.end());
-    out.push_back(planned(program, "all-gather", operand + ", dimensions={" + dims + "}, axes=" + axes_text(axes),
-                          variable, from, axes));
+    out.push_back(planned("all-gather", operand + ", dimensions={" + dims + "}, axes=" + axes_text(axes), variable, type,
+                          from, mesh, axes));
   }
   if (!added.empty()) {
     typecheck::SpecEntry axes(added.begin(), added.end());
-    out.push_back(planned(program, "dynamic-slice", operand + ", axes=" + axes_text(axes), variable, from, axes));
+    out.push_back(planned("dynamic-slice", operand + ", axes=" + axes_text(axes), variable, type, from, mesh, axes));
   }
 }
 
-// Whether a result may be split across devices: sharded by its type, or on a
-// multi-device mesh with Auto axes, where the compiler picks the sharding
-// (the type does not show it; XLA splits an elementwise result like its
-// operands).
-bool may_be_sharded(const typecheck::ArrayType& type) {
-  const auto& sharding = type.sharding;
-  if (std::any_of(sharding.dims.begin(), sharding.dims.end(), [](const typecheck::SpecEntry& axes) { return !axes.empty(); }))
-    return true;
-  return sharding.mesh && sharding.mesh->device_count() > 1 && sharding.mesh->has_axis_of_type(typecheck::AxisType::Auto);
+bool any_split(const Dims& dims) {
+  return std::any_of(dims.begin(), dims.end(), [](const typecheck::SpecEntry& e) { return !e.empty(); });
 }
 
-// A random draw traced in threefry's stable mode: sharded, each shard needs
-// counters another shard holds (devices/threefry.hpp), so XLA partitions
-// it with a collective-permute.
+// Whether `variable` is a random draw traced in threefry's stable mode.
 bool stable_random_draw(const Jaxpr& program, int variable) {
   for (const auto& e : program.equations) {
     if (e.output != variable) continue;
@@ -146,7 +108,106 @@ bool stable_random_draw(const Jaxpr& program, int variable) {
   return false;
 }
 
+const Layout& layout_of(const Jaxpr& program, int variable) {
+  return *program.variable_layouts[static_cast<std::size_t>(variable)];
+}
+
+bool has_layout(const Jaxpr& program, int variable) {
+  auto index = static_cast<std::size_t>(variable);
+  return index < program.variable_layouts.size() && program.variable_layouts[index].has_value();
+}
+
+// Sets the runtime's context mesh while one equation is placed.
+class ContextMesh {
+ public:
+  ContextMesh(Runtime& runtime, const std::shared_ptr<MeshObject>& mesh) : runtime_(runtime), saved_(runtime.context_mesh) {
+    runtime.context_mesh = mesh;
+  }
+  ~ContextMesh() { runtime_.context_mesh = saved_; }
+  ContextMesh(const ContextMesh&) = delete;
+  ContextMesh& operator=(const ContextMesh&) = delete;
+
+ private:
+  Runtime& runtime_;
+  std::shared_ptr<MeshObject> saved_;
+};
+
+PartitionedEquation partition_equation(Evaluator& evaluator, const Jaxpr& program, const Equation& e) {
+  PartitionedEquation out;
+  out.equation = &e;
+  bool placeable = !replayed(*e.primitive->partition) && has_layout(program, e.output) &&
+                   std::all_of(e.inputs.begin(), e.inputs.end(), [&](int v) { return has_layout(program, v); });
+  if (!placeable) {
+    out.steps.push_back({Step::Kind::replay, -1, {}, replayed_collectives(program, e)});
+    return out;
+  }
+  std::vector<ArrayRef> operands;
+  std::vector<typecheck::ArrayType> types;
+  std::vector<Layout> layouts;
+  std::vector<bool> stable;
+  for (int v : e.inputs) {
+    const auto& type = program.variable_types[static_cast<std::size_t>(v)];
+    operands.push_back(make_abstract_array(type, layout_of(program, v), program.variable_committed[static_cast<std::size_t>(v)]));
+    types.push_back(type);
+    layouts.push_back(layout_of(program, v));
+    stable.push_back(stable_random_draw(program, v));
+  }
+  {
+    ContextMesh context(runtime_of(evaluator), e.context_mesh);
+    out.placement = e.primitive->partition->place(evaluator, *e.primitive, operands, e.params);
+  }
+  out.steps = plan_steps(*out.placement, types, layouts, e.inputs, e.output, stable);
+  return out;
+}
+
 }  // namespace
+
+std::vector<Step> plan_steps(const Placement& placement, const std::vector<typecheck::ArrayType>& operand_types,
+                             const std::vector<Layout>& operand_layouts, const std::vector<int>& inputs, int output,
+                             const std::vector<bool>& stable_draws) {
+  std::vector<Step> steps;
+  const typecheck::MeshRef& mesh = placement.layout.mesh->abstract;
+  for (std::size_t i = 0; i < operand_types.size(); ++i) {
+    Step step{Step::Kind::reshard, static_cast<int>(i), placement.operands[i], {}};
+    int variable = i < inputs.size() ? inputs[i] : -1;
+    // A stable-mode draw split across devices needs counters another
+    // device's block holds: XLA partitions it with a collective-permute.
+    bool stable = i < stable_draws.size() && stable_draws[i] && operand_types[i].shape == placement.type.shape &&
+                  (any_split(placement.layout.dims) || any_split(operand_layouts[i].dims));
+    if (stable)
+      step.collectives.push_back(planned("collective-permute", operand_text(variable) + ", threefry stable mode", variable,
+                                         operand_types[i], operand_layouts[i].dims, mesh, {}));
+    reshard(variable, operand_types[i], operand_layouts[i].dims, placement.operands[i].dims, mesh, step.collectives);
+    if (!step.collectives.empty() || !(operand_layouts[i] == placement.operands[i])) steps.push_back(std::move(step));
+  }
+  steps.push_back({Step::Kind::kernel, -1, {}, {}});
+  if (!placement.summed.empty()) {
+    // Bytes per device: the result's shard (a reduce-scatter's, times the group).
+    PlannedCollective sum = planned(placement.scatter_dimension >= 0 ? "reduce-scatter" : "all-reduce",
+                                    operand_text(output) + ", axes=" + axes_text(placement.summed), output,
+                                    placement.type, placement.layout.dims, mesh, placement.summed, true);
+    sum.deferred = std::all_of(placement.summed.begin(), placement.summed.end(), [&](const std::string& axis) {
+      return placement.type.sharding.unreduced.contains(axis);
+    });
+    steps.push_back({Step::Kind::combine, -1, {}, {std::move(sum)}});
+  }
+  steps.push_back({Step::Kind::finish, -1, {}, {}});
+  return steps;
+}
+
+PartitionedProgram partition_program(Evaluator& evaluator, std::shared_ptr<const Jaxpr> program) {
+  PartitionedProgram out;
+  out.jaxpr = std::move(program);
+  out.equations.reserve(out.jaxpr->equations.size());
+  for (const auto& e : out.jaxpr->equations) out.equations.push_back(partition_equation(evaluator, *out.jaxpr, e));
+  return out;
+}
+
+std::vector<PlannedCollective> replayed_collectives(const Jaxpr& program, const Equation& e) {
+  std::vector<PlannedCollective> out;
+  if (e.primitive->partition->replayed) e.primitive->partition->replayed(program, e, out);
+  return out;
+}
 
 std::string xla_name(const Primitive& primitive) {
   if (primitive.collective != devices::CollectiveKind::none)
@@ -154,113 +215,28 @@ std::string xla_name(const Primitive& primitive) {
   return std::string(primitive.name);
 }
 
-std::vector<PlannedCollective> plan_collectives(const Jaxpr& program, const Equation& e) {
-  std::vector<PlannedCollective> out;
-  e.primitive->partition(program, e, out);
-  return out;
-}
+namespace {
 
-namespace partition {
-
-void none(const Jaxpr&, const Equation&, std::vector<PlannedCollective>&) {}
-
-void contraction(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out) {
-  const Placement lhs = placement_of(program, e.inputs[0]);
-  const Placement rhs = placement_of(program, e.inputs[1]);
-  const Placement result = placement_of(program, e.output);
-  if (lhs.empty() || rhs.empty()) return;
-  const typecheck::DotDimensionNumbers numbers = dot_dimension_numbers(e.params, lhs.size());
-  typecheck::AxisSet result_axes;
-  for (const auto& entry : result) result_axes.insert(entry.begin(), entry.end());
-  auto used_by_result = [&](const typecheck::SpecEntry& axes) {
-    return std::any_of(axes.begin(), axes.end(), [&](const std::string& a) { return result_axes.count(a) > 0; });
-  };
-  auto contains = [](const std::vector<int>& dims, std::size_t d) {
-    return std::find(dims.begin(), dims.end(), static_cast<int>(d)) != dims.end();
-  };
-  // Batch and free dimensions: as the result has them (its order: batch,
-  // lhs free, rhs free).
-  Placement lhs_target = lhs, rhs_target = rhs;
-  for (std::size_t i = 0; i < numbers.lhs_batch.size() && i < numbers.rhs_batch.size(); ++i) {
-    lhs_target.at(static_cast<std::size_t>(numbers.lhs_batch[i])) = dim_entry(result, i);
-    rhs_target.at(static_cast<std::size_t>(numbers.rhs_batch[i])) = dim_entry(result, i);
+// shard_map's entry, replayed: its operand resharded to the in_spec. Where
+// the program recorded no layout, the type's sharding.
+void shard_map_entry_collectives(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out) {
+  int variable = e.inputs[0];
+  const auto& type = program.variable_types[static_cast<std::size_t>(variable)];
+  Dims from = type.sharding.dims;
+  typecheck::MeshRef mesh = type.sharding.mesh;
+  if (has_layout(program, variable)) {
+    from = layout_of(program, variable).dims;
+    mesh = layout_of(program, variable).mesh->abstract;
   }
-  std::size_t next = numbers.lhs_batch.size();
-  std::vector<std::size_t> lhs_free, rhs_free;
-  for (std::size_t d = 0; d < lhs.size(); ++d)
-    if (!contains(numbers.lhs_batch, d) && !contains(numbers.lhs_contracting, d)) lhs_free.push_back(d);
-  for (std::size_t d = 0; d < rhs.size(); ++d)
-    if (!contains(numbers.rhs_batch, d) && !contains(numbers.rhs_contracting, d)) rhs_free.push_back(d);
-  for (std::size_t d : lhs_free) lhs_target[d] = dim_entry(result, next++);
-  for (std::size_t d : rhs_free) rhs_target[d] = dim_entry(result, next++);
-  // A contraction split the same way in both operands is summed after the
-  // product; split in one operand only (or differently), it is gathered first.
-  typecheck::SpecEntry summed;
-  for (std::size_t i = 0; i < numbers.lhs_contracting.size() && i < numbers.rhs_contracting.size(); ++i) {
-    auto lc = static_cast<std::size_t>(numbers.lhs_contracting[i]), rc = static_cast<std::size_t>(numbers.rhs_contracting[i]);
-    if (!lhs.at(lc).empty() && lhs[lc] == rhs.at(rc)) {
-      summed.insert(summed.end(), lhs[lc].begin(), lhs[lc].end());
-    } else {
-      lhs_target.at(lc).clear();
-      rhs_target.at(rc).clear();
-    }
-  }
-  // A free dimension cannot take an axis the contraction keeps split.
-  auto keeps_summed_axis = [&](const typecheck::SpecEntry& axes) {
-    return std::any_of(axes.begin(), axes.end(),
-                       [&](const std::string& a) { return std::find(summed.begin(), summed.end(), a) != summed.end(); });
-  };
-  for (std::size_t d : lhs_free)
-    if (keeps_summed_axis(lhs_target[d])) lhs_target[d].clear();
-  for (std::size_t d : rhs_free)
-    if (keeps_summed_axis(rhs_target[d])) rhs_target[d].clear();
-  reshard(program, e.inputs[0], lhs, lhs_target, out);
-  reshard(program, e.inputs[1], rhs, rhs_target, out);
-  if (!summed.empty()) {
-    std::string operand = "(" + variable_name(e.output) + ")";
-    out.push_back(planned(program, used_by_result(summed) ? "reduce-scatter" : "all-reduce",
-                          operand + ", axes=" + axes_text(summed), e.output, result, summed, true));
-  }
+  const Layout& in_spec = *e.params.get<Layout>("in_spec");
+  if (!mesh && in_spec.mesh) mesh = in_spec.mesh->abstract;
+  reshard(variable, type, from, in_spec.dims, mesh, out);
 }
 
-void reduction(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out) {
-  const Placement operand = placement_of(program, e.inputs[0]);
-  const auto* axes = e.params.get<std::vector<std::int64_t>>("axes");
-  typecheck::SpecEntry summed;
-  for (std::size_t d = 0; d < operand.size(); ++d) {
-    bool reduced = !axes || std::find(axes->begin(), axes->end(), static_cast<std::int64_t>(d)) != axes->end();
-    if (reduced) {
-      auto entry = dim_entry(operand, d);
-      summed.insert(summed.end(), entry.begin(), entry.end());
-    }
-  }
-  if (!summed.empty())
-    out.push_back(planned(program, "all-reduce", "(" + variable_name(e.output) + "), axes=" + axes_text(summed), e.output,
-                          placement_of(program, e.output), summed, true));
-}
+}  // namespace
 
-void relayout(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out) {
-  const auto* layout = e.params.get<Layout>("layout");
-  reshard(program, e.inputs[0], placement_of(program, e.inputs[0]),
-          layout ? layout->dims : placement_of(program, e.output), out);
-}
-
-void shard_map_entry(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out) {
-  reshard(program, e.inputs[0], placement_of(program, e.inputs[0]), e.params.get<Layout>("in_spec")->dims, out);
-}
-
-void elementwise(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out) {
-  const Placement result = placement_of(program, e.output);
-  const auto& result_type = type_of(program, e.output);
-  for (int input : e.inputs) {
-    if (type_of(program, input).shape != result_type.shape) continue;
-    if (may_be_sharded(result_type) && stable_random_draw(program, input))
-      out.push_back(planned(program, "collective-permute", "(" + variable_name(input) + "), threefry stable mode", input,
-                            placement_of(program, input), {}));
-    reshard(program, input, placement_of(program, input), result, out);
-  }
-}
-
-}  // namespace partition
+namespace partitioning {
+const Partitioning shard_map_entry{"replay", nullptr, nullptr, nullptr, shard_map_entry_collectives};
+}  // namespace partitioning
 
 }  // namespace interp

@@ -1,73 +1,101 @@
-// The SPMD partitioner's collective planning (issue #5 part 3), from the
-// typed program: for each equation, the collectives that its operands'
-// and result's shardings require, under XLA's names (all-gather,
-// all-reduce, reduce-scatter, all-to-all, collective-permute,
-// dynamic-slice). compile().as_text() prints them before the equation.
-// A variable's sharding is its type's; on dimensions the type leaves whole,
-// the Auto mesh axes of the layout its traced value had (Jaxpr's
-// variable_layouts), so data-parallel programs on Auto meshes get their
-// all-reduces too.
+// The SPMD partitioner: a jitted program (Jaxpr) turned into the per-device
+// program its call runs, once, when it is compiled. Each equation becomes
+// steps from its family's one decision (ops/placement.hpp), made here from
+// the variables' types and the layouts the trace recorded for them:
 //
-// The rules, one per family of primitives (each table entry's `partition`;
-// reference §2, the four sharded-matmul cases):
-//   dot_general: a contraction split the same way in both operands is
-//     summed across devices: reduce-scatter when the result is split over
-//     those axes, all-reduce otherwise; split in one operand only, that
-//     operand's contraction is all-gathered; a free dimension split
-//     differently in the result than in its operand is resharded.
-//   reductions over a split dimension: all-reduce.
-//   elementwise: operands resharded to the result's sharding.
-//   device_put / sharding_constraint / shard_map_enter: resharding between specs
-//     (axes dropped: all-gather; added: dynamic-slice; moved: all-to-all).
-//   shard_map collectives: their own XLA instruction.
+//   reshard:  an operand moved to where the kernel needs it, printed and
+//             charged as the XLA collectives that move it (all-gather,
+//             all-to-all, dynamic-slice; collective-permute for a draw in
+//             threefry's stable mode, whose blocks need counters another
+//             device holds), run as the block moves of devices/redistribute;
+//   kernel:   the family's local kernel on every device's shard (the
+//             equation's own line in as_text());
+//   combine:  the kernel's partial values combined by a collective of
+//             devices/collectives (all-reduce, reduce-scatter);
+//   finish:   local work after the combine (a mean's division).
+//
+// Families without a decision (partitioning::replay: shapes, indexing,
+// random, control flow, shard_map and its collectives, ...) are replayed:
+// their eager implementation runs as one step, moving what it needs inside;
+// the step carries the collectives the family's `replayed` rule reports
+// (shard_map's entry: the reshard to each in_spec; a shard_map collective
+// is its own XLA instruction) for as_text() and the cost model.
+//
+// Executable::run (jaxpr.hpp) runs these steps, Executable::text prints
+// them and the cost model (transforms/costing.hpp) charges them; eager
+// execution runs the same decision through ops/placement.hpp's run_placed
+// and is charged from the same steps (plan_steps).
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "devices/cost_model.hpp"
+#include "interp/ops/placement.hpp"
 #include "interp/transforms/jaxpr.hpp"
 
 namespace interp {
 
-// One collective the partitioner inserts: its XLA name and the text after
+// One collective of the per-device program: its XLA name and the text after
 // it, and the same facts as the cost model takes them.
 struct PlannedCollective {
   std::string name;     // "all-gather"
   std::string details;  // "(b), dimensions={1}, axes={Y}"
-  bool after = false;   // on the equation's result (partial sums), not an operand
+  bool after = false;   // on the equation's result (partial values), not an operand
   devices::CollectiveKind kind = devices::CollectiveKind::none;  // none for a dynamic-slice
   int variable = -1;                // the variable whose data it moves
   typecheck::SpecEntry axes;        // the mesh axes it runs over
+  std::vector<std::int64_t> axis_sizes;  // their sizes, in order
   std::int64_t group_size = 1;      // devices in each group: the axes' sizes multiplied
   // Per device: the gathered array for all-gather and reduce-scatter, the
   // local one otherwise (costmodel.md's V and S).
   std::int64_t bytes = 0;
+  // A sum the result's type keeps unreduced (P(unreduced=...)): the values
+  // are combined, but the cost model charges no collective now.
+  bool deferred = false;
 };
 
-// The collectives equation `e` of `program` needs (its primitive's partition
-// rule): operand reshards, then (marked `after`) the sums of its result's
-// partial values.
-std::vector<PlannedCollective> plan_collectives(const Jaxpr& program, const Equation& e);
+struct Step {
+  enum class Kind { reshard, kernel, combine, finish, replay };
+  Kind kind = Kind::kernel;
+  int operand = -1;  // reshard: the operand it moves
+  Layout target;     // reshard: where that operand goes
+  std::vector<PlannedCollective> collectives;  // reshard, combine, replay: what they print and charge
+};
+
+// One equation of the per-device program.
+struct PartitionedEquation {
+  const Equation* equation = nullptr;
+  std::optional<Placement> placement;  // none: replayed
+  std::vector<Step> steps;
+};
+
+struct PartitionedProgram {
+  std::shared_ptr<const Jaxpr> jaxpr;
+  std::vector<PartitionedEquation> equations;  // one per Jaxpr equation, in order
+};
+
+// Partitions `program`: each equation's decision made once (under the
+// context mesh it was traced under), and its steps.
+PartitionedProgram partition_program(Evaluator& evaluator, std::shared_ptr<const Jaxpr> program);
+
+// The steps of one decision, its operands lying as `operand_layouts` say
+// (variables name them in the collectives' text: `inputs`, `output`; -1 for
+// an eager application). `stable_draws` marks operands drawn in threefry's
+// stable mode.
+std::vector<Step> plan_steps(const Placement& placement, const std::vector<typecheck::ArrayType>& operand_types,
+                             const std::vector<Layout>& operand_layouts, const std::vector<int>& inputs, int output,
+                             const std::vector<bool>& stable_draws = {});
+
+// The collectives a replayed equation `e` of `program` runs inside (its
+// family's `replayed` rule): operand reshards, then (marked `after`) sums.
+std::vector<PlannedCollective> replayed_collectives(const Jaxpr& program, const Equation& e);
 
 // The XLA instruction name of a collective primitive ("ppermute" ->
 // "collective-permute"), or the primitive's own name.
 std::string xla_name(const Primitive& primitive);
-
-// The partition rules the primitive table's entries point to, one per family.
-namespace partition {
-void none(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out);  // nothing to move
-// dot_general: the four sharded-matmul cases below.
-void contraction(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out);
-// Reductions over a split dimension: an all-reduce of the result.
-void reduction(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out);
-// device_put and with_sharding_constraint: the operand resharded to the requested layout.
-void relayout(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out);
-// shard_map's entry: each operand resharded to its in_spec.
-void shard_map_entry(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out);
-// Elementwise: operands of the result's shape resharded to the result's sharding.
-void elementwise(const Jaxpr& program, const Equation& e, std::vector<PlannedCollective>& out);
-}  // namespace partition
 
 }  // namespace interp

@@ -93,7 +93,7 @@ ArrayRef AbstractTrace::process(Evaluator& evaluator, const Primitive& primitive
 
 ArrayRef JitTrace::add_input(const ArrayObject& like) {
   ArrayRef tracer = make_abstract_array(like.aval, like.layout, like.committed);
-  int number = program->add_variable(tracer->aval, tracer->layout);
+  int number = program->add_variable(tracer->aval, tracer->layout, tracer->committed);
   program->inputs.push_back(number);
   variables_[tracer.get()] = {number, tracer};
   return tracer;
@@ -118,7 +118,7 @@ ArrayRef JitTrace::concrete_value(int variable) const {
 int JitTrace::variable_of(const ArrayRef& array) {
   auto found = variables_.find(array.get());
   if (found != variables_.end()) return found->second.first;
-  int number = program->add_variable(array->aval, array->layout);
+  int number = program->add_variable(array->aval, array->layout, array->committed);
   program->constants.emplace_back(number, array);
   variables_[array.get()] = {number, array};
   return number;
@@ -161,7 +161,7 @@ ArrayRef JitTrace::process(Evaluator& evaluator, const Primitive& primitive, con
     }
     if (values.size() == operands.size()) concrete_[result.get()] = apply(evaluator, primitive, values, params, true);
   }
-  Equation equation{&primitive, {}, params, program->add_variable(result->aval, result->layout),
+  Equation equation{&primitive, {}, params, program->add_variable(result->aval, result->layout, result->committed),
                     runtime_of(evaluator).context_mesh};
   if (auto value = concrete_value(*result)) concrete_variables_[equation.output] = value;
   for (const auto& operand : operands) equation.inputs.push_back(variable_of(operand));

@@ -1,6 +1,7 @@
-// The partitioner's collective planning from a traced program: on a mesh
-// with Auto axes the types show no sharding, so it plans from the layouts
-// the program recorded for its variables.
+// The partitioner's per-device program from a traced program: each
+// equation's decision made from the layouts the program recorded for its
+// variables (on a mesh with Auto axes the types show no sharding), its
+// collectives as explicit steps around the kernel.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "interp/ops/contractions.hpp"
+#include "interp/python/evaluator.hpp"
 #include "interp/transforms/partitioner.hpp"
 
 namespace interp {
@@ -42,6 +44,17 @@ int add(Jaxpr& program, const Mesh1D& mesh, typecheck::Shape shape, std::vector<
 
 // g = dot_general(ct, x) contracting both operands' rows (the parameter
 // gradient of a data-parallel layer), rows split over 'x' in each layout.
+// Each collective of the one-equation program's steps: "name(details)",
+// with " after" for the result's.
+std::vector<std::string> collectives(const Jaxpr& built) {
+  Evaluator evaluator;
+  PartitionedProgram partitioned = partition_program(evaluator, std::make_shared<const Jaxpr>(built));
+  std::vector<std::string> out;
+  for (const auto& step : partitioned.equations.at(0).steps)
+    for (const auto& planned : step.collectives) out.push_back(planned.name + planned.details + (planned.after ? " after" : ""));
+  return out;
+}
+
 std::vector<std::string> gradient_contraction(typecheck::AxisType axis_type, bool with_layouts) {
   Mesh1D mesh = mesh_of(axis_type);
   bool explicit_axes = axis_type == typecheck::AxisType::Explicit;
@@ -56,10 +69,11 @@ std::vector<std::string> gradient_contraction(typecheck::AxisType axis_type, boo
   int g = add(program, mesh, {3, 4}, whole, layout(whole));
   Equation e{&primitive("dot_general"), {ct, x}, {}, g};
   set_dot_dimension_numbers(e.params, typecheck::DotDimensionNumbers{{0}, {0}, {}, {}}, 2);
-  std::vector<std::string> out;
-  for (const auto& planned : plan_collectives(program, e))
-    out.push_back(planned.name + planned.details + (planned.after ? " after" : ""));
-  return out;
+  // Explicit types make the summed contraction's result ambiguous: the
+  // program says it is replicated.
+  if (explicit_axes) e.params.set("out_sharding", typecheck::ShardingArg{mesh.abstract, typecheck::PartitionSpec::from_entries(whole)});
+  program.equations.push_back(e);
+  return collectives(program);
 }
 
 TEST(PartitionerTest, AutoAxisLayoutSplittingTheContractionGivesAnAllReduce) {
@@ -67,15 +81,35 @@ TEST(PartitionerTest, AutoAxisLayoutSplittingTheContractionGivesAnAllReduce) {
             std::vector<std::string>{"all-reduce(c), axes={x} after"});
 }
 
-TEST(PartitionerTest, AutoTypesWithoutLayoutsPlanNothing) {
+TEST(PartitionerTest, AnEquationWithoutRecordedLayoutsIsReplayedAndPlansNothing) {
   EXPECT_TRUE(gradient_contraction(typecheck::AxisType::Auto, false).empty());
 }
 
-TEST(PartitionerTest, ExplicitTypesPlanByDimensionNumbers) {
-  // Explicit types show the split rows themselves: the same all-reduce,
-  // with or without layouts.
-  EXPECT_EQ(gradient_contraction(typecheck::AxisType::Explicit, false),
+TEST(PartitionerTest, ExplicitTypesGiveTheSameAllReduce) {
+  EXPECT_EQ(gradient_contraction(typecheck::AxisType::Explicit, true),
             std::vector<std::string>{"all-reduce(c), axes={x} after"});
+}
+
+TEST(PartitionerTest, ASplitContractionIsAKernelThenACombineStep) {
+  Mesh1D mesh = mesh_of(typecheck::AxisType::Auto);
+  std::vector<typecheck::SpecEntry> rows_split{{"x"}, {}}, whole{{}, {}};
+  Jaxpr program;
+  int ct = add(program, mesh, {16, 3}, whole, rows_split);
+  int x = add(program, mesh, {16, 4}, whole, rows_split);
+  int g = add(program, mesh, {3, 4}, whole, whole);
+  Equation e{&primitive("dot_general"), {ct, x}, {}, g};
+  set_dot_dimension_numbers(e.params, typecheck::DotDimensionNumbers{{0}, {0}, {}, {}}, 2);
+  program.equations.push_back(e);
+  Evaluator evaluator;
+  PartitionedProgram partitioned = partition_program(evaluator, std::make_shared<const Jaxpr>(program));
+  const auto& equation = partitioned.equations.at(0);
+  ASSERT_TRUE(equation.placement.has_value());
+  EXPECT_EQ(equation.placement->summed, typecheck::SpecEntry{"x"});
+  std::vector<Step::Kind> kinds;
+  for (const auto& step : equation.steps) kinds.push_back(step.kind);
+  EXPECT_EQ(kinds, (std::vector<Step::Kind>{Step::Kind::kernel, Step::Kind::combine, Step::Kind::finish}));
+  // Each device multiplies its two rows of both operands.
+  EXPECT_EQ(equation.placement->operands[0].shard_shape({16, 3}), (typecheck::Shape{2, 3}));
 }
 
 TEST(PartitionerTest, AutoLayoutOfAnElementwiseOperandIsResharded) {
@@ -84,11 +118,8 @@ TEST(PartitionerTest, AutoLayoutOfAnElementwiseOperandIsResharded) {
   int a = add(program, mesh, {8}, {{}}, std::vector<typecheck::SpecEntry>{{"x"}});
   int b = add(program, mesh, {8}, {{}}, std::vector<typecheck::SpecEntry>{{}});
   int sum = add(program, mesh, {8}, {{}}, std::vector<typecheck::SpecEntry>{{"x"}});
-  Equation e{&primitive("add"), {a, b}, {}, sum};
-  auto planned = plan_collectives(program, e);
-  ASSERT_EQ(planned.size(), 1u);
-  EXPECT_EQ(planned[0].name, "dynamic-slice");
-  EXPECT_EQ(planned[0].details, "(b), axes={x}");
+  program.equations.push_back(Equation{&primitive("add"), {a, b}, {}, sum});
+  EXPECT_EQ(collectives(program), std::vector<std::string>{"dynamic-slice(b), axes={x}"});
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "interp/ops/placement.hpp"
 #include "interp/ops/primitives.hpp"
 
 namespace interp {
@@ -27,7 +28,10 @@ TEST(PrimitiveTable, EveryEntryHasEveryRule) {
     EXPECT_NE(p.cost, nullptr);
     EXPECT_NE(p.vjp, nullptr);  // vjp::not_differentiable where JAX has no rule
     EXPECT_NE(p.batch, nullptr);  // vmap's rule (ops/batching.hpp)
-    EXPECT_NE(p.partition, nullptr);  // partition::none where nothing moves
+    ASSERT_NE(p.partition, nullptr);  // partitioning::replay where the family has no decision yet
+    // A decision comes with its kernel; a replayed family has neither.
+    EXPECT_EQ(p.partition->place == nullptr, p.partition->kernel == nullptr);
+    EXPECT_TRUE(replayed(*p.partition) || p.partition->replayed == nullptr);
     if (is_elementwise(p)) {
       EXPECT_FALSE(p.lax_name.empty());
       EXPECT_TRUE(p.arity == 1 || p.arity == 2);

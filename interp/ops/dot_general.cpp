@@ -1,0 +1,193 @@
+// dot_general's decision and kernel (placement.hpp): the one place a
+// contraction's sharding is decided (reference §2, the four sharded-matmul
+// cases). Its cost is timed from the shards this decision gives each device
+// (transforms/costing.cpp), and the partitioner prints its collectives.
+//
+//   free dimensions split, contraction whole: no communication;
+//   a contraction split alike in both operands: each device's product is a
+//     partial sum over those axes, all-reduced, or reduce-scattered when the
+//     result splits one dimension by them (as its minor axes);
+//   a contraction split in one operand only, or differently, or by axes the
+//     result uses otherwise: gathered first;
+//   batch and free dimensions: the operands are laid out as the result is.
+#include <algorithm>
+
+#include "interp/ops/contractions.hpp"
+#include "interp/ops/placement.hpp"
+#include "interp/ops/primitives.hpp"
+#include "typecheck/sharding_rule.hpp"
+
+namespace interp {
+
+namespace {
+
+// `type` converted to `dtype`, as astype types it.
+typecheck::ArrayType converted_type(typecheck::ArrayType type, typecheck::DType dtype) {
+  if (type.dtype != dtype) {
+    type.dtype = dtype;
+    type.weak_type = false;
+  }
+  return type;
+}
+
+bool uses_any(const typecheck::SpecEntry& entry, const typecheck::SpecEntry& axes) {
+  return std::any_of(entry.begin(), entry.end(),
+                     [&](const std::string& a) { return std::find(axes.begin(), axes.end(), a) != axes.end(); });
+}
+
+// The result's type and layout (Auto: every factor takes its operands' axes,
+// the lhs's first; the contraction's first, then the result's in order, each
+// axis once).
+void place_result(Evaluator& evaluator, const std::vector<ArrayRef>& operands, const Params& params,
+                  const typecheck::FactorRule& rule, const typecheck::DotDimensionNumbers& numbers,
+                  const DeviceMeshRef& mesh, Placement& placement) {
+  const typecheck::ArrayType lhs = converted_type(operands[0]->aval, placement.compute);
+  const typecheck::ArrayType rhs = converted_type(operands[1]->aval, placement.compute);
+  typecheck::ElementType result_element =
+      checked(typecheck::dot_result_element(promoted(operands), dot_preferred_element_type(params)));
+  auto factor_size = [&](int factor) {
+    for (std::size_t k = 0; k < 2; ++k)
+      for (std::size_t d = 0; d < rule.operands[k].size(); ++d)
+        if (rule.operands[k][d] == factor) return operands[k]->aval.shape[d];
+    return std::int64_t{1};
+  };
+  std::optional<typecheck::Sharding> out;
+  if (const auto* argument = params.get<typecheck::ShardingArg>("out_sharding")) {
+    typecheck::Shape shape;
+    for (int factor : rule.result) shape.push_back(factor_size(factor));
+    typecheck::MeshRef context = runtime_of(evaluator).context_mesh ? runtime_of(evaluator).context_mesh->mesh->abstract : nullptr;
+    out = checked(typecheck::canonicalize_out_sharding("jnp.dot", *argument, context, shape));
+  }
+  placement.type = checked(typecheck::dot_general_rule(lhs, rhs, numbers, result_element, out));
+
+  const std::vector<typecheck::SpecEntry> operand_dims[2] = {dims_on(*operands[0], mesh), dims_on(*operands[1], mesh)};
+  std::vector<typecheck::SpecEntry> factor_entries(rule.factor_kinds.size());
+  for (std::size_t factor = 0; factor < factor_entries.size(); ++factor)
+    for (std::size_t k = 2; k-- > 0;)
+      for (std::size_t d = 0; d < rule.operands[k].size(); ++d)
+        if (rule.operands[k][d] == static_cast<int>(factor) && !operand_dims[k][d].empty())
+          factor_entries[factor] = operand_dims[k][d];
+  typecheck::AxisSet used;
+  auto take = [&](const typecheck::SpecEntry& e) {
+    for (const auto& a : e)
+      if (used.count(a)) return typecheck::SpecEntry{};
+    used.insert(e.begin(), e.end());
+    return e;
+  };
+  for (std::size_t factor = 0; factor < factor_entries.size(); ++factor)
+    if (rule.factor_kinds[factor] == typecheck::FactorKind::reduction) factor_entries[factor] = take(factor_entries[factor]);
+  std::vector<typecheck::SpecEntry> auto_dims;
+  for (int factor : rule.result) auto_dims.push_back(take(factor_entries[factor]));
+  placement.layout = result_layout(placement.type, mesh, auto_dims);
+}
+
+// Which contractions are summed after the product and where the kernel
+// leaves its result (Placement::summed, computed, scatter_dimension).
+void place_sums(const std::vector<ArrayRef>& operands, const typecheck::DotDimensionNumbers& numbers,
+                const DeviceMeshRef& mesh, std::vector<bool>& summed_pair, Placement& placement) {
+  const std::vector<typecheck::SpecEntry> lhs = dims_on(*operands[0], mesh), rhs = dims_on(*operands[1], mesh);
+  placement.computed = placement.layout;
+  std::vector<typecheck::SpecEntry> pair_axes(numbers.lhs_contracting.size());
+  for (std::size_t i = 0; i < numbers.lhs_contracting.size() && i < numbers.rhs_contracting.size(); ++i) {
+    const auto& l = lhs.at(static_cast<std::size_t>(numbers.lhs_contracting[i]));
+    summed_pair.push_back(!l.empty() && l == rhs.at(static_cast<std::size_t>(numbers.rhs_contracting[i])));
+    if (summed_pair.back()) pair_axes[i] = l;
+  }
+  typecheck::SpecEntry summed;
+  for (const auto& axes : pair_axes) summed.insert(summed.end(), axes.begin(), axes.end());
+  // A result split by summed axes: a reduce-scatter when one dimension takes
+  // them all as its minor axes, else those contractions are gathered first.
+  std::vector<std::size_t> users;
+  for (std::size_t d = 0; d < placement.layout.dims.size(); ++d)
+    if (uses_any(placement.layout.dims[d], summed)) users.push_back(d);
+  if (users.size() == 1) {
+    const auto& entry = placement.layout.dims[users[0]];
+    if (entry.size() >= summed.size() && std::equal(summed.begin(), summed.end(), entry.end() - static_cast<long>(summed.size()))) {
+      placement.scatter_dimension = static_cast<int>(users[0]);
+      placement.computed.dims[users[0]].resize(entry.size() - summed.size());
+      placement.summed = summed;
+      return;
+    }
+  }
+  typecheck::AxisSet result_axes;
+  for (const auto& e : placement.layout.dims) result_axes.insert(e.begin(), e.end());
+  for (std::size_t i = 0; i < pair_axes.size(); ++i) {
+    if (!summed_pair[i]) continue;
+    if (std::any_of(pair_axes[i].begin(), pair_axes[i].end(), [&](const std::string& a) { return result_axes.count(a) > 0; }))
+      summed_pair[i] = false;
+    else
+      placement.summed.insert(placement.summed.end(), pair_axes[i].begin(), pair_axes[i].end());
+  }
+}
+
+Placement place_dot(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands, const Params& params) {
+  Placement placement;
+  DeviceMeshRef mesh = computation_mesh("dot", operands);
+  placement.compute = promoted(operands).dtype;
+  placement.committed = any_committed(operands);
+  const typecheck::DotDimensionNumbers numbers = dot_dimension_numbers(params, operands[0]->aval.ndim());
+  const typecheck::FactorRule rule =
+      checked(typecheck::dot_general_factor_rule(operands[0]->aval.ndim(), operands[1]->aval.ndim(), numbers));
+  place_result(evaluator, operands, params, rule, numbers, mesh, placement);
+  std::vector<bool> summed_pair;
+  place_sums(operands, numbers, mesh, summed_pair, placement);
+
+  // Operands: batch and free dims as the kernel leaves the result, each
+  // contraction split by its entry when it is summed, whole otherwise.
+  const std::vector<typecheck::SpecEntry> operand_dims[2] = {dims_on(*operands[0], mesh), dims_on(*operands[1], mesh)};
+  std::vector<typecheck::SpecEntry> factor_entries(rule.factor_kinds.size());
+  for (std::size_t i = 0; i < rule.result.size(); ++i)
+    factor_entries[static_cast<std::size_t>(rule.result[i])] = placement.computed.dims[i];
+  for (std::size_t i = 0; i < summed_pair.size(); ++i)
+    if (summed_pair[i]) {
+      auto d = static_cast<std::size_t>(numbers.lhs_contracting[i]);
+      factor_entries[static_cast<std::size_t>(rule.operands[0][d])] = operand_dims[0][d];
+    }
+  for (std::size_t k = 0; k < 2; ++k) {
+    Layout needed{mesh, {}};
+    for (int factor : rule.operands[k]) needed.dims.push_back(factor_entries[static_cast<std::size_t>(factor)]);
+    placement.operands.push_back(std::move(needed));
+  }
+  return placement;
+}
+
+ArrayRef dot_kernel(Evaluator& evaluator, const Primitive&, const Placement& placement,
+                    const std::vector<ArrayRef>& operands, const Params& params) {
+  ArrayRef lhs = astype(evaluator, operands[0], placement.compute);
+  ArrayRef rhs = astype(evaluator, operands[1], placement.compute);
+  const typecheck::DotDimensionNumbers numbers = dot_dimension_numbers(params, lhs->aval.ndim());
+  auto is_free = [](const std::vector<int>& contracting, const std::vector<int>& batch, std::size_t d) {
+    auto has = [&](const std::vector<int>& dims) { return std::find(dims.begin(), dims.end(), static_cast<int>(d)) != dims.end(); };
+    return !has(contracting) && !has(batch);
+  };
+  // Each shard's product is placed in the whole so that the kernel sums
+  // every element as the unsharded product does.
+  auto free_placement = [&](const ArrayRef& operand, const devices::LocalArray& shard, const std::vector<int>& contracting,
+                            const std::vector<int>& batch, int position, std::vector<std::int64_t>& origins,
+                            std::vector<std::int64_t>& totals) {
+    for (std::size_t d = 0; d < operand->aval.ndim(); ++d) {
+      if (!is_free(contracting, batch, d)) continue;
+      origins.push_back(operand->layout.block_index(d, position) * shard.shape[d]);
+      totals.push_back(operand->aval.shape[d]);
+    }
+  };
+  auto shards = run_per_position(evaluator, placement.computed.mesh, {lhs, rhs},
+                                 [&](const std::vector<devices::LocalArray>& in, std::size_t p) {
+    devices::DotDimensions dims{numbers.lhs_batch, numbers.rhs_batch, numbers.lhs_contracting, numbers.rhs_contracting};
+    dims.result_dtype = placement.type.dtype;
+    free_placement(lhs, in[0], numbers.lhs_contracting, numbers.lhs_batch, static_cast<int>(p),
+                   dims.placement.lhs_free_origins, dims.placement.lhs_free_totals);
+    free_placement(rhs, in[1], numbers.rhs_contracting, numbers.rhs_batch, static_cast<int>(p),
+                   dims.placement.rhs_free_origins, dims.placement.rhs_free_totals);
+    return devices::dot_general(in[0], in[1], dims);
+  });
+  return make_array(evaluator, placement.type, placement.computed, std::move(shards), placement.committed);
+}
+
+}  // namespace
+
+namespace partitioning {
+const Partitioning contraction{"contraction", place_dot, dot_kernel};
+}  // namespace partitioning
+
+}  // namespace interp
