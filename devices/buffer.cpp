@@ -184,34 +184,6 @@ Expected<std::shared_ptr<Buffer>> Buffer::clone() const {
   return copy;
 }
 
-DeviceBuffer::DeviceBuffer(std::shared_ptr<Buffer> shard, int device_id)
-    : shard_(std::move(shard)), device_id_(device_id) {}
-
-Expected<DeviceBuffer> DeviceBuffer::place(std::shared_ptr<Buffer> shard, int device_id) {
-  if (Status reserved = shard->ledger()->reserve_device(device_id, shard->byte_size()); !reserved)
-    return reserved.error();
-  return DeviceBuffer(std::move(shard), device_id);
-}
-
-DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
-    : shard_(std::move(other.shard_)), device_id_(other.device_id_) {}
-
-DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
-  if (this != &other) {
-    release();
-    shard_ = std::move(other.shard_);
-    device_id_ = other.device_id_;
-  }
-  return *this;
-}
-
-DeviceBuffer::~DeviceBuffer() { release(); }
-
-void DeviceBuffer::release() {
-  if (shard_) shard_->ledger()->release_device(device_id_, shard_->byte_size());
-  shard_.reset();
-}
-
 Expected<Buffer*> DeviceBuffer::writable() {
   if (shard_.use_count() > 1 || shard_->is_view()) {
     Expected<std::shared_ptr<Buffer>> copy = shard_->clone();
@@ -219,18 +191,6 @@ Expected<Buffer*> DeviceBuffer::writable() {
     shard_ = std::move(*copy);
   }
   return shard_.get();
-}
-
-Expected<std::vector<DeviceBuffer>> place_replicated(const std::shared_ptr<Buffer>& shard,
-                                                     const std::vector<int>& device_ids) {
-  std::vector<DeviceBuffer> placed;
-  placed.reserve(device_ids.size());
-  for (int device_id : device_ids) {
-    Expected<DeviceBuffer> one = DeviceBuffer::place(shard, device_id);
-    if (!one) return one.error();  // the ones placed so far release their HBM
-    placed.push_back(std::move(*one));
-  }
-  return placed;
 }
 
 }  // namespace devices

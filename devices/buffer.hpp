@@ -99,18 +99,17 @@ class Buffer {
   int process_;      // -1 for bytes on this process
 };
 
-// One device's hold on a shard: while it lives, the shard's bytes count in
-// that device's HBM. Several devices may hold the same Buffer (a replicated
-// shard: stored once, counted on each). Move-only.
+// One device's hold on a shard. Several devices may hold the same Buffer (a
+// replicated shard: stored once on the host). The device's HBM is counted by
+// the array that holds the shards (MemoryLedger::allocate), in a run as in
+// check mode. Move-only.
 class DeviceBuffer {
  public:
-  // RESOURCE_EXHAUSTED when the device's HBM cannot take the shard.
-  static Expected<DeviceBuffer> place(std::shared_ptr<Buffer> shard, int device_id);
-  DeviceBuffer(DeviceBuffer&& other) noexcept;
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  DeviceBuffer(std::shared_ptr<Buffer> shard, int device_id) : shard_(std::move(shard)), device_id_(device_id) {}
+  DeviceBuffer(DeviceBuffer&& other) noexcept = default;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept = default;
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer();
 
   int device_id() const { return device_id_; }
   const Buffer& buffer() const { return *shard_; }
@@ -119,21 +118,12 @@ class DeviceBuffer {
 
   // The bytes this device may write: when other holders share them (or
   // they are a view of another buffer's), this device first gets its own
-  // copy (host memory may refuse it). The device's
-  // HBM use does not change: it always counted its own copy.
+  // copy (host memory may refuse it).
   Expected<Buffer*> writable();
 
  private:
-  DeviceBuffer(std::shared_ptr<Buffer> shard, int device_id);
-  void release();
-
   std::shared_ptr<Buffer> shard_;
   int device_id_;
 };
-
-// The same shard placed on each of `device_ids` (a replicated shard). On
-// failure nothing stays placed.
-Expected<std::vector<DeviceBuffer>> place_replicated(const std::shared_ptr<Buffer>& shard,
-                                                     const std::vector<int>& device_ids);
 
 }  // namespace devices

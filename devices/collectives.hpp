@@ -4,7 +4,8 @@
 // SPMD) and the replica groups that communicate, and returns one shard per
 // position. Members of a group that receive equal results share one Buffer
 // (stored once, as a replicated shard is); placing the results on devices,
-// and so counting them in HBM, is the caller's step (DeviceBuffer::place).
+// and so counting them in HBM, is the caller's step (the array that holds
+// them, MemoryLedger::allocate).
 //
 // In a run over several processes (processes.hpp) every process calls each
 // collective, in the same order. A position another process holds has a

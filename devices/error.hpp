@@ -19,6 +19,8 @@ enum class ErrorKind {
 struct Error {
   ErrorKind kind = ErrorKind::invalid_argument;
   std::string message;
+  // resource_exhausted: the device that could not take the allocation.
+  int device = -1;
 };
 
 // A value or the Error that prevented it (std::expected is C++23).

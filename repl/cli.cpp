@@ -32,6 +32,7 @@ flags (before or after the command word, before the file):
   --chip v2|v3|v4|v5e|v5p|v6e
                             the TPU generation (default v5e)
   --host-memory SIZE        host memory budget, e.g. 4G or 512M
+  --hbm SIZE                each TPU's HBM instead of its chip's, e.g. 16G
   -I DIR                    imports also search DIR (after the script's directory,
                             before the directories of SHARDLANG_PATH)
   --profile                 run: print where the time went
@@ -148,6 +149,12 @@ class ArgumentParser {
         if (!line_.host_memory_bytes || *line_.host_memory_bytes == 0)
           fail("--host-memory needs a size such as 4G or 512M, not '" + *value + "'");
       }
+    } else if (name == "--hbm") {
+      if (auto value = value_of(name, inline_value)) {
+        line_.hbm_bytes = parse_size(*value);
+        if (!line_.hbm_bytes || *line_.hbm_bytes == 0)
+          fail("--hbm needs a size such as 16G or 512M, not '" + *value + "'");
+      }
     } else if (name == "--mesh") {
       if (auto value = value_of(name, inline_value)) line_.mesh = *value;
     } else if (name == "--time-limit") {
@@ -242,6 +249,9 @@ shardlang::Options options_for(const CommandLine& line) {
   if (line.host_memory_bytes)
     options.host_memory_bytes = static_cast<std::int64_t>(
         std::min<std::uint64_t>(*line.host_memory_bytes, std::numeric_limits<std::int64_t>::max()));
+  if (line.hbm_bytes)
+    options.device_memory_bytes = static_cast<std::int64_t>(
+        std::min<std::uint64_t>(*line.hbm_bytes, std::numeric_limits<std::int64_t>::max()));
   // Imports: the script's directory, then -I DIR, then SHARDLANG_PATH (':'-separated).
   options.file_access = true;  // scripts run from the command line read files (cli.md)
   options.module_path = line.include_directories;

@@ -25,6 +25,7 @@ struct CommandLine {
   std::optional<int> devices;
   std::optional<std::string> chip;
   std::optional<std::uint64_t> host_memory_bytes;
+  std::optional<std::uint64_t> hbm_bytes;  // --hbm: each TPU's HBM
   std::vector<std::string> include_directories;  // -I DIR, in order: searched by imports
   // `run` only.
   bool profile = false;

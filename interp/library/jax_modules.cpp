@@ -253,7 +253,14 @@ Value create(Evaluator& evaluator, std::string_view api, DType dtype, const type
   aval.shape = shape;
   aval.sharding = typecheck::Sharding::replicated(nullptr, shape.size());
   if (auto error = typecheck::check_array_size(shape, dtype)) raise_error(*error);
-  ArrayRef array = host_array(evaluator, aval, fill);
+  ArrayRef array;
+  if (out_sharding.is_none() && device.is_none() && !context_device_mesh(evaluator)) {
+    array = host_array(evaluator, aval, fill);
+  } else {
+    // Made where it goes: not first whole on device 0.
+    UnchargedScope staged(evaluator);
+    array = host_array(evaluator, aval, fill);
+  }
   if (!out_sharding.is_none()) {
     // The requested sharding checked as JAX types a created array.
     try {
@@ -369,6 +376,14 @@ void install_jax_module(Evaluator& evaluator) {
   jax->add_function("devices(backend=None)", [](Evaluator& ev, Arguments&) {
     std::vector<Value> out;
     for (const auto& d : runtime_of(ev).devices()) out.push_back(Value(std::make_shared<DeviceObject>(d)));
+    return make_list(std::move(out));
+  });
+  // Every array holding device memory now, oldest first (device_memory.hpp).
+  jax->add_function("live_arrays(platform=None)", [](Evaluator& ev, Arguments&) {
+    std::vector<Value> out;
+    for (const devices::MemoryOwner* owner : runtime_of(ev).ledger()->live_owners())
+      if (auto* memory = dynamic_cast<const ArrayMemory*>(owner))
+        if (auto array = memory->array.lock()) out.push_back(Value(array));
     return make_list(std::move(out));
   });
   jax->add_function("device_count(backend=None)", [](Evaluator& ev, Arguments&) {

@@ -147,19 +147,21 @@ namespace {
 // `data` as a `Target` (a typed key array or a plain array of the data),
 // sharing its shards.
 template <class Target>
-std::shared_ptr<Target> sharing(const ArrayObject& data) {
+std::shared_ptr<Target> sharing(Evaluator& evaluator, const ArrayObject& data) {
   auto key = std::make_shared<Target>();
   key->aval = data.aval;
   key->layout = data.layout;
   for (const auto& shard : data.shards)
-    key->shards.push_back(value_or_raise(devices::DeviceBuffer::place(shard.shared_buffer(), shard.device_id())));
+    key->shards.emplace_back(shard.shared_buffer(), shard.device_id());
   key->committed = data.committed;
   key->poisoned = data.poisoned;
+  key->memory = data.memory;  // the same shards
+  if (!key->memory) charge_if_held(evaluator, *key);
   return key;
 }
 
 // `data` (u32[..., 2]) as a typed key array.
-Value typed_keys(const ArrayRef& data) { return Value(sharing<KeyArrayObject>(*data)); }
+Value typed_keys(Evaluator& evaluator, const ArrayRef& data) { return Value(sharing<KeyArrayObject>(evaluator, *data)); }
 
 }  // namespace
 
@@ -168,7 +170,7 @@ std::optional<Value> KeyArrayObject::get_item(Evaluator& evaluator, const Value&
   if (!index.is_integral()) raise(exc::TypeError(), "key arrays are indexed by an int");
   auto row = ArrayObject::get_item(evaluator, index);
   if (!row) return row;
-  return typed_keys(std::static_pointer_cast<ArrayObject>(row->object()));
+  return typed_keys(evaluator, std::static_pointer_cast<ArrayObject>(row->object()));
 }
 
 std::optional<std::int64_t> KeyArrayObject::length(Evaluator&) const {
@@ -255,7 +257,7 @@ std::pair<ArrayRef, bool> key_argument(Evaluator& evaluator, const Value& value)
 // arrays stand for the data (a wrapper would not be a program variable).
 Value keys_result(Evaluator& evaluator, const Value& data, bool typed) {
   if (!typed || tracing_jit(evaluator)) return data;
-  return typed_keys(array_ref(data));
+  return typed_keys(evaluator, array_ref(data));
 }
 
 typecheck::Shape shape_argument(Evaluator& evaluator, const Value& value) {
@@ -397,18 +399,18 @@ void install_random_module(Evaluator& evaluator) {
     return host_array(ev, type, [&]() { return words_array(ev, {key}, type.shape); });
   };
   random->add_function("key(seed, *, impl=None)",
-                       [seeded](Evaluator& ev, Arguments& a) { return typed_keys(seeded(ev, a[0])); });
+                       [seeded](Evaluator& ev, Arguments& a) { return typed_keys(ev, seeded(ev, a[0])); });
   random->add_function("PRNGKey(seed, *, impl=None)",
                        [seeded](Evaluator& ev, Arguments& a) { return Value(seeded(ev, a[0])); });
   random->add_function("key_data(keys)", [](Evaluator& ev, Arguments& a) {
     auto [data, typed] = key_argument(ev, a[0]);
-    return typed ? Value(sharing<ArrayObject>(*data)) : Value(data);
+    return typed ? Value(sharing<ArrayObject>(ev, *data)) : Value(data);
   });
   random->add_function("wrap_key_data(key_data, *, impl=None)", [](Evaluator& ev, Arguments& a) {
     ArrayRef data = key_argument(ev, a[0]).first;
     if (data->aval.dtype != DType::uint32 || data->aval.shape.empty() || data->aval.shape.back() != 2)
       raise(exc::TypeError(), "wrap_key_data expects uint32 data with a trailing dimension of 2, got " + data->aval.str());
-    return typed_keys(data);
+    return typed_keys(ev, data);
   });
   random->add_function("split(key, num=2)", [](Evaluator& ev, Arguments& a) {
     auto [data, typed] = key_argument(ev, a[0]);

@@ -51,19 +51,34 @@ ArrayRef make_array(Evaluator& evaluator, typecheck::ArrayType aval, Layout layo
       raise(exc::RuntimeError(), "internal error: the shard of " + devices::device_label(layout.mesh->devices[p]) +
                                      " is not on the process that holds the device");
     }
-    auto placed = devices::DeviceBuffer::place(std::move(shard), layout.mesh->devices[p].id);
-    if (!placed) raise_devices_error(placed.error());
-    array->shards.push_back(std::move(*placed));
+    array->shards.emplace_back(std::move(shard), layout.mesh->devices[p].id);
   }
   array->layout = std::move(layout);
+  charge_device_memory(evaluator, *array);
   return array;
 }
 
 ArrayRef retyped_array(Evaluator& evaluator, const ArrayObject& array, typecheck::ArrayType aval, bool committed) {
-  if (array.abstract()) return make_abstract_array(std::move(aval), array.layout, committed);
-  std::vector<std::shared_ptr<devices::Buffer>> shards;
-  for (const auto& shard : array.shards) shards.push_back(shard.shared_buffer());
-  return make_array(evaluator, std::move(aval), array.layout, std::move(shards), committed);
+  // The same bytes: the new array shares the old one's hold.
+  bool same_bytes = shard_bytes(aval, array.layout) == shard_bytes(array.aval, array.layout);
+  ArrayRef retyped;
+  if (array.abstract()) {
+    retyped = make_abstract_array(std::move(aval), array.layout, committed);
+  } else {
+    retyped = std::make_shared<ArrayObject>();
+    retyped->aval = std::move(aval);
+    retyped->committed = committed;
+    retyped->layout = array.layout;
+    for (const auto& shard : array.shards) retyped->shards.emplace_back(shard.shared_buffer(), shard.device_id());
+  }
+  if (same_bytes && array.memory) {
+    retyped->memory = array.memory;
+  } else if (retyped->abstract()) {
+    charge_if_held(evaluator, *retyped);
+  } else {
+    charge_device_memory(evaluator, *retyped);
+  }
+  return retyped;
 }
 
 bool on_manual_mesh(const ArrayObject& array) {
@@ -136,7 +151,11 @@ std::vector<std::shared_ptr<devices::Buffer>> split_global(Evaluator& evaluator,
 
 ArrayRef array_from_global(Evaluator& evaluator, const devices::LocalArray& global, typecheck::ArrayType aval,
                            Layout layout, bool committed) {
-  if (evaluator.mode == Evaluator::Mode::check) return make_abstract_array(std::move(aval), std::move(layout), committed);
+  if (evaluator.mode == Evaluator::Mode::check) {
+    ArrayRef array = make_abstract_array(std::move(aval), std::move(layout), committed);
+    charge_if_held(evaluator, *array);
+    return array;
+  }
   auto shards = split_global(evaluator, global, layout, aval.shape);
   return make_array(evaluator, std::move(aval), std::move(layout), std::move(shards), committed);
 }
@@ -144,7 +163,16 @@ ArrayRef array_from_global(Evaluator& evaluator, const devices::LocalArray& glob
 ArrayRef host_array(Evaluator& evaluator, const typecheck::ArrayType& aval,
                     const std::function<devices::LocalArray()>& global) {
   Layout layout = default_layout(evaluator, aval.ndim());
-  if (evaluator.mode == Evaluator::Mode::check) return make_abstract_array(aval, std::move(layout), false);
+  if (evaluator.mode == Evaluator::Mode::check) {
+    ArrayRef array = make_abstract_array(aval, std::move(layout), false);
+    charge_if_held(evaluator, *array);
+    return array;
+  }
+  {
+    // A TPU without room fails before the host makes the values.
+    ArrayRef provisional = make_abstract_array(aval, layout, false);
+    charge_device_memory(evaluator, *provisional);
+  }
   return array_from_global(evaluator, global(), aval, std::move(layout), false);
 }
 
@@ -232,7 +260,11 @@ std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
 
 ArrayRef relayout(Evaluator& evaluator, const ArrayRef& array, const Layout& target) {
   if (array->layout == target) return array;
-  if (array->abstract()) return make_abstract_array(array->aval, target, array->committed);
+  if (array->abstract()) {
+    ArrayRef moved = make_abstract_array(array->aval, target, array->committed);
+    charge_if_held(evaluator, *moved);
+    return moved;
+  }
   const typecheck::Shape& shape = array->aval.shape;
   auto shards = value_or_raise(devices::redistribute(buffers_of(*array), placement_of(evaluator, array->layout, shape),
                                                      placement_of(evaluator, target, shape), array->aval.dtype,
@@ -245,7 +277,11 @@ ArrayRef astype(Evaluator& evaluator, const ArrayRef& array, DType dtype) {
   typecheck::ArrayType aval = array->aval;
   aval.dtype = dtype;
   aval.weak_type = false;
-  if (array->abstract()) return make_abstract_array(aval, array->layout, array->committed);
+  if (array->abstract()) {
+    ArrayRef converted = make_abstract_array(aval, array->layout, array->committed);
+    charge_if_held(evaluator, *converted);
+    return converted;
+  }
   auto shards = run_per_position(evaluator, array->layout.mesh, {array},
                                  [dtype](const std::vector<devices::LocalArray>& in) { return devices::convert(in[0], dtype); });
   return make_array(evaluator, aval, array->layout, std::move(shards), array->committed);

@@ -25,6 +25,7 @@
 
 #include "devices/buffer.hpp"
 #include "devices/kernels.hpp"
+#include "interp/ops/device_memory.hpp"
 #include "interp/ops/runtime.hpp"
 
 namespace interp {
@@ -61,6 +62,10 @@ class ArrayObject : public Object {
   bool poisoned = false;
   // The spec device_put was given, which .sharding.spec shows as written.
   std::optional<typecheck::PartitionSpec> requested_spec;
+  // Its shards' bytes on its devices (device_memory.hpp): every array of a
+  // run, and the abstract arrays a run would hold in check mode. Arrays that
+  // share their shards (a retyped view) share the hold.
+  std::shared_ptr<ArrayMemory> memory;
 };
 using ArrayRef = std::shared_ptr<ArrayObject>;
 

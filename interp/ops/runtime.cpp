@@ -134,6 +134,14 @@ const std::shared_ptr<devices::MemoryLedger>& Runtime::ledger() {
   return ledger_;
 }
 
+devices::MemoryLedger::DeviceSet Runtime::memory_set(const DeviceMeshRef& mesh) {
+  auto found = memory_sets_.find(mesh.get());
+  if (found != memory_sets_.end() && !found->second.first.expired()) return found->second.second;
+  auto set = ledger()->device_set(mesh->device_ids());
+  memory_sets_[mesh.get()] = {mesh, set};
+  return set;
+}
+
 devices::ThreadPool& Runtime::pool() {
   // One worker per hardware thread: the shards of all devices share the machine's cores.
   if (!pool_) pool_ = std::make_unique<devices::ThreadPool>(0);
@@ -202,6 +210,20 @@ std::optional<Value> DeviceObject::get_attribute(Evaluator& evaluator, const std
   if (name == "platform") return make_str(std::string(devices::platform_name(device.platform)));
   if (name == "device_kind") return make_str(devices::device_kind(device));
   if (name == "process_index") return Value::integer(device.process_index);
+  if (name == "memory_stats") {
+    int id = device.id;
+    // As XLA's allocator reports them; bytes_limit only where the device has HBM.
+    return Value(native("memory_stats()", [id](Evaluator& ev, Arguments&) {
+      devices::MemoryLedger::DeviceStats stats = runtime_of(ev).ledger()->device_stats(id);
+      auto out = make_dict();
+      out->table.insert(make_str("bytes_in_use"), Value::integer(stats.bytes_in_use));
+      out->table.insert(make_str("peak_bytes_in_use"), Value::integer(stats.peak_bytes_in_use));
+      out->table.insert(make_str("largest_alloc_size"), Value::integer(stats.largest_alloc_size));
+      out->table.insert(make_str("num_allocs"), Value::integer(stats.num_allocs));
+      if (stats.bytes_limit) out->table.insert(make_str("bytes_limit"), Value::integer(*stats.bytes_limit));
+      return Value(out);
+    }));
+  }
   if (device.platform == devices::Platform::tpu) {
     if (name == "coords")
       return make_tuple({Value::integer(device.coords.x), Value::integer(device.coords.y),

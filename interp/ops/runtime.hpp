@@ -8,6 +8,7 @@
 // 'jax_platforms' can still change them before.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -103,6 +104,8 @@ class Runtime {
   // hold the requested count.
   const std::vector<devices::Device>& devices();
   const std::shared_ptr<devices::MemoryLedger>& ledger();
+  // The ledger's set of `mesh`'s devices (device_memory.hpp), made once per mesh.
+  devices::MemoryLedger::DeviceSet memory_set(const DeviceMeshRef& mesh);
   devices::ThreadPool& pool();
   // A one-device mesh on device `id`: where uncommitted arrays live.
   DeviceMeshRef single_device_mesh(int id);
@@ -125,6 +128,8 @@ class Runtime {
   // The vmaps whose function is being traced, innermost last: collectives
   // name their axes (batching.hpp).
   std::vector<BatchAxis> batch_axes;
+  // UnchargedScopes open now (device_memory.hpp).
+  int uncharged_depth = 0;
   // The cost model's clock and profile (costing.hpp), made on first charge.
   std::shared_ptr<CostRecorder> costs;
 
@@ -134,6 +139,8 @@ class Runtime {
   std::shared_ptr<devices::MemoryLedger> ledger_;
   std::unique_ptr<devices::ThreadPool> pool_;
   std::vector<DeviceMeshRef> single_meshes_;
+  // memory_set's answers, by mesh (the weak reference tells a reused address apart).
+  std::map<const DeviceMesh*, std::pair<std::weak_ptr<const DeviceMesh>, devices::MemoryLedger::DeviceSet>> memory_sets_;
 };
 
 Runtime& runtime_of(Evaluator& evaluator);

@@ -30,7 +30,17 @@ ArrayRef apply(Evaluator& evaluator, const Primitive& primitive, const std::vect
 
 ArrayRef EagerTrace::process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                              const Params& params) {
-  ArrayRef result = apply(evaluator, primitive, operands, params, true);
+  ArrayRef result;
+  try {
+    result = apply(evaluator, primitive, operands, params, true);
+  } catch (PyError& error) {
+    // The host ran out computing it: a TPU without room for the result
+    // fails first (and check mode gives the same error).
+    if (!error.exception->type()->is_subclass_of(*exc::MemoryError())) throw;
+    ArrayRef typed = primitive.implementation(evaluator, primitive, operands, params, false);
+    charge_device_memory(evaluator, *typed);
+    throw;
+  }
   charge_application(evaluator, primitive, operands, result, params, true);
   return result;
 }
@@ -86,6 +96,7 @@ ArrayRef AbstractTrace::process(Evaluator& evaluator, const Primitive& primitive
     from_poisoned = true;
   }
   if (from_poisoned) result->poisoned = true;
+  charge_if_held(evaluator, *result);
   // check --profile: the program's estimated time, as if it ran eagerly.
   if (evaluator.mode == Evaluator::Mode::check) charge_application(evaluator, primitive, operands, result, params, true);
   return result;
