@@ -73,6 +73,7 @@ ArrayRef retyped_array(Evaluator& evaluator, const ArrayObject& array, typecheck
   }
   if (same_bytes && array.memory) {
     retyped->memory = array.memory;
+    retyped->memory->array = retyped->weak_from_this();  // jax.live_arrays lists the newest of them
   } else if (retyped->abstract()) {
     charge_if_held(evaluator, *retyped);
   } else {
