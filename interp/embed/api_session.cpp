@@ -49,8 +49,10 @@ class AbstractEvaluation {
     runtime.costs = std::make_shared<interp::CostRecorder>(runtime.options().chip,
                                                            static_cast<int>(runtime.devices().size()), false);
     evaluator.mode = interp::Evaluator::Mode::check;
+    ++runtime.uncharged_depth;  // a type asks no device memory (device_memory.hpp)
   }
   ~AbstractEvaluation() {
+    --evaluator_.runtime->uncharged_depth;
     evaluator_.mode = mode_;
     evaluator_.runtime->costs = std::move(costs_);
     evaluator_.runtime->context_mesh = std::move(context_mesh_);
