@@ -87,6 +87,9 @@ MODULES = [
         "Bit-exact with JAX: threefry2x32 in both the stable and the partitionable mode "
         "(`jax.config.update('jax_threefry_partitionable', ...)`). In partitionable mode random "
         "generation on a sharded output needs no communication; in stable mode it does.",
+        "`bits`, `uniform`, `normal`, `truncated_normal`, `randint` and `bernoulli` take `out_sharding=` "
+        "as in JAX: the sample is typed and placed with it, holds the unsharded draw's values, and only "
+        "its shards count in device memory.",
         "The listing shows `shape=()` defaults as `0.0`: the signature parser reads `()` as a number "
         "(a known issue of the listing; the functions themselves take `shape=()`).",
     ]),

@@ -245,6 +245,23 @@ Value device_put_leaf(Evaluator& evaluator, const Value& leaf, const Value& targ
   return apply_device_put(evaluator, array, layout, requested);
 }
 
+}  // namespace
+
+Value place_created(Evaluator& evaluator, std::string_view api, const ArrayRef& array, const Value& out_sharding) {
+  // The requested sharding checked as JAX types a created array.
+  try {
+    (void)checked(typecheck::creation_rule(api, array->aval.element_type(), array->aval.shape,
+                                           context_abstract_mesh(evaluator), sharding_argument(out_sharding)));
+  } catch (PyError& error) {
+    if (!recover_in_check(evaluator, error, false)) throw;
+    array->poisoned = true;
+    return Value(array);
+  }
+  return device_put_leaf(evaluator, Value(array), out_sharding);
+}
+
+namespace {
+
 // A created array: `fill` gives the global data; placed by out_sharding/device.
 Value create(Evaluator& evaluator, std::string_view api, DType dtype, const typecheck::Shape& shape, const Value& out_sharding,
              const Value& device, const std::function<devices::LocalArray()>& fill) {
@@ -261,18 +278,7 @@ Value create(Evaluator& evaluator, std::string_view api, DType dtype, const type
     UnchargedScope staged(evaluator);
     array = host_array(evaluator, aval, fill);
   }
-  if (!out_sharding.is_none()) {
-    // The requested sharding checked as JAX types a created array.
-    try {
-      (void)checked(typecheck::creation_rule(api, aval.element_type(), shape, context_abstract_mesh(evaluator),
-                                             sharding_argument(out_sharding)));
-    } catch (PyError& error) {
-      if (!recover_in_check(evaluator, error, false)) throw;
-      array->poisoned = true;
-      return Value(array);
-    }
-    return device_put_leaf(evaluator, Value(array), out_sharding);
-  }
+  if (!out_sharding.is_none()) return place_created(evaluator, api, array, out_sharding);
   if (!device.is_none()) return device_put_leaf(evaluator, Value(array), device);
   if (auto mesh = context_device_mesh(evaluator)) {
     // Under a context mesh new arrays are replicated on it.

@@ -272,8 +272,10 @@ DType dtype_or(Evaluator& evaluator, const Value& value, DType otherwise) {
   return value.is_none() ? otherwise : dtype_argument(evaluator, value);
 }
 
+// The draw; with an out_sharding, made where it goes (JAX's samplers take
+// out_sharding too): not first whole on the key's devices.
 Value sample(Evaluator& evaluator, const std::string& sampler, const Value& key, const typecheck::Shape& shape,
-             DType dtype, std::vector<ArrayRef> scalars) {
+             DType dtype, std::vector<ArrayRef> scalars, const Value& out_sharding = Value()) {
   std::vector<ArrayRef> operands{key_argument(evaluator, key).first};
   for (auto& s : scalars) operands.push_back(std::move(s));
   Params params;
@@ -281,7 +283,13 @@ Value sample(Evaluator& evaluator, const std::string& sampler, const Value& key,
   params.set("shape", std::vector<std::int64_t>(shape.begin(), shape.end()));
   params.set("dtype", std::string(typecheck::long_name(dtype)));
   params.set("mode", current_mode_name(evaluator));
-  return bind(evaluator, primitive("random_sample"), std::move(operands), std::move(params));
+  if (out_sharding.is_none()) return bind(evaluator, primitive("random_sample"), std::move(operands), std::move(params));
+  Value drawn;
+  {
+    UnchargedScope staged(evaluator);
+    drawn = bind(evaluator, primitive("random_sample"), std::move(operands), std::move(params));
+  }
+  return place_created(evaluator, "jax.random." + sampler, array_ref(drawn), out_sharding);
 }
 
 ArrayRef scalar_operand(Evaluator& evaluator, const Value& value, DType dtype) {
@@ -426,26 +434,28 @@ void install_random_module(Evaluator& evaluator) {
     params.set("mode", current_mode_name(ev));
     return keys_result(ev, bind(ev, primitive("random_fold_in"), {data, folded}, std::move(params)), typed);
   });
-  random->add_function("bits(key, shape=(), dtype=None)", [](Evaluator& ev, Arguments& a) {
-    return sample(ev, "bits", a[0], shape_argument(ev, a[1]), dtype_or(ev, a[2], DType::uint32), {});
+  random->add_function("bits(key, shape=(), dtype=None, *, out_sharding=None)", [](Evaluator& ev, Arguments& a) {
+    return sample(ev, "bits", a[0], shape_argument(ev, a[1]), dtype_or(ev, a[2], DType::uint32), {}, a[3]);
   });
-  random->add_function("uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0)", [](Evaluator& ev, Arguments& a) {
+  random->add_function("uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=None)",
+                       [](Evaluator& ev, Arguments& a) {
     return sample(ev, "uniform", a[0], shape_argument(ev, a[1]), dtype_or(ev, a[2], DType::float32),
-                  {scalar_operand(ev, a[3], DType::float32), scalar_operand(ev, a[4], DType::float32)});
+                  {scalar_operand(ev, a[3], DType::float32), scalar_operand(ev, a[4], DType::float32)}, a[5]);
   });
-  random->add_function("normal(key, shape=(), dtype=None)", [](Evaluator& ev, Arguments& a) {
-    return sample(ev, "normal", a[0], shape_argument(ev, a[1]), dtype_or(ev, a[2], DType::float32), {});
+  random->add_function("normal(key, shape=(), dtype=None, *, out_sharding=None)", [](Evaluator& ev, Arguments& a) {
+    return sample(ev, "normal", a[0], shape_argument(ev, a[1]), dtype_or(ev, a[2], DType::float32), {}, a[3]);
   });
   // JAX's: uniform between erf(lower/sqrt2) and erf(upper/sqrt2) mapped back
   // by erf_inv, clamped inside (lower, upper).
-  random->add_function("truncated_normal(key, lower, upper, shape=None, dtype=None)", [](Evaluator& ev, Arguments& a) {
+  random->add_function("truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=None)",
+                       [](Evaluator& ev, Arguments& a) {
     DType dtype = dtype_or(ev, a[4], DType::float32);
     const double lower = to_float(ev, a[1]), upper = to_float(ev, a[2]);
     auto erf_of = [&](double bound) {
       return to_array(ev, apply_elementwise(ev, primitive("erf"), {Value(to_array(ev, Value::floating(bound / std::sqrt(2.0)), dtype))}));
     };
     Value u = sample(ev, "uniform", a[0], a[3].is_none() ? typecheck::Shape{} : shape_argument(ev, a[3]), dtype,
-                     {erf_of(lower), erf_of(upper)});
+                     {erf_of(lower), erf_of(upper)}, a[5]);
     Value out = apply_elementwise(ev, primitive("multiply"),
                                   {apply_elementwise(ev, primitive("erf_inv"), {u}), Value::floating(std::sqrt(2.0))});
     auto bound = [&](double value, float toward) {
@@ -454,24 +464,25 @@ void install_random_module(Evaluator& evaluator) {
     out = apply_elementwise(ev, primitive("maximum"), {out, bound(lower, std::numeric_limits<float>::infinity())});
     return apply_elementwise(ev, primitive("minimum"), {out, bound(upper, -std::numeric_limits<float>::infinity())});
   });
-  random->add_function("bernoulli(key, p=0.5, shape=None)", [](Evaluator& ev, Arguments& a) {
+  random->add_function("bernoulli(key, p=0.5, shape=None, *, out_sharding=None)", [](Evaluator& ev, Arguments& a) {
     ArrayRef p = a[1].is_integral() ? to_array(ev, a[1]) : scalar_operand(ev, a[1], DType::float32);
     if (!typecheck::is_floating(p->aval.dtype))
       raise(exc::TypeError(), "bernoulli probability `p` must have a floating dtype, got " +
                                   std::string(typecheck::long_name(p->aval.dtype)) + ".");
     typecheck::Shape shape = a[2].is_none() ? p->aval.shape : shape_argument(ev, a[2]);
-    if (p->aval.shape.empty()) return sample(ev, "bernoulli", a[0], shape, DType::bool_, {p});
+    if (p->aval.shape.empty()) return sample(ev, "bernoulli", a[0], shape, DType::bool_, {p}, a[3]);
     check_parameter_shape("bernoulli", shape, p->aval.shape);
     // An array of probabilities: JAX's _bernoulli, uniform(key, shape, p's
     // dtype) < p with p broadcast, the same draws as a scalar p takes.
     Value uniform = sample(ev, "uniform", a[0], shape, p->aval.dtype,
-                           {to_array(ev, Value::floating(0.0), DType::float32), to_array(ev, Value::floating(1.0), DType::float32)});
+                           {to_array(ev, Value::floating(0.0), DType::float32), to_array(ev, Value::floating(1.0), DType::float32)},
+                           a[3]);
     return bind(ev, primitive("less"), {array_ref(uniform), p});
   });
-  random->add_function("randint(key, shape, minval, maxval, dtype=None)", [](Evaluator& ev, Arguments& a) {
+  random->add_function("randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None)", [](Evaluator& ev, Arguments& a) {
     DType dtype = dtype_or(ev, a[4], DType::int32);
     return sample(ev, "randint", a[0], shape_argument(ev, a[1]), dtype,
-                  {scalar_operand(ev, a[2], DType::int32), scalar_operand(ev, a[3], DType::int32)});
+                  {scalar_operand(ev, a[2], DType::int32), scalar_operand(ev, a[3], DType::int32)}, a[5]);
   });
   random->add_function("permutation(key, x, axis=0, independent=False)", [](Evaluator& ev, Arguments& a) {
     auto key = concrete_key(ev, a[0], "jax.random.permutation");

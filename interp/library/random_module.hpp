@@ -16,12 +16,14 @@
 //     sampler uniform (scalars minval, maxval), normal, bernoulli (p),
 //     randint (minval, maxval) or bits.
 // The result is replicated on the key's mesh; every device generates it
-// alone. The partitioner (partitioner.cpp) marks a stable-mode draw that is
+// alone. A sampler's out_sharding= puts the sample there, and only the
+// placed shards charge device memory (device_memory.hpp). The partitioner (partitioner.cpp) marks a stable-mode draw that is
 // consumed sharded with the collective-permute XLA inserts for it.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "interp/ops/primitives.hpp"
@@ -51,6 +53,12 @@ ArrayRef random_split_implementation(Evaluator&, const Primitive&, const std::ve
 // Threefry hashing per generated element, plus the bytes written.
 Cost random_cost(const Primitive& primitive, const std::vector<typecheck::ArrayType>& operands,
                  const typecheck::ArrayType& result);
+
+// An array made without a device charge (in an UnchargedScope) put at
+// `out_sharding`, which is checked as JAX types a created array:
+// jnp.zeros(..., out_sharding=) and the samplers' out_sharding=
+// (jax_modules.cpp).
+Value place_created(Evaluator& evaluator, std::string_view api, const ArrayRef& array, const Value& out_sharding);
 
 // The jax.random members.
 void install_random_module(Evaluator& evaluator);
