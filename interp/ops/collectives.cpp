@@ -2,6 +2,7 @@
 #include "interp/ops/collectives.hpp"
 
 #include <algorithm>
+#include <functional>
 
 #include "devices/collectives.hpp"
 #include "devices/host_values.hpp"
@@ -305,6 +306,33 @@ ArrayRef whole(Evaluator& evaluator, const ArrayRef& operand) {
   return relayout(evaluator, operand, whole_layout(operand->layout.mesh, operand->aval.ndim()));
 }
 
+// The layout of a dynamic slice's or update's result: the operand's along
+// the dimensions it keeps whole (XLA slices and updates each shard where it
+// lies), so the result holds what its type says on each device.
+Layout kept_layout(const ArrayObject& operand, const typecheck::ArrayType& type) {
+  Layout layout = whole_layout(operand.layout.mesh, type.ndim());
+  for (std::size_t d = 0; d < type.ndim(); ++d)
+    if (type.shape[d] == operand.aval.shape[d]) layout.dims[d] = operand.layout.dims[d];
+  return layout;
+}
+
+// A result computed whole on every position of `mesh` from `inputs`, laid
+// out as `layout`: only the laid-out shards charge device memory.
+ArrayRef computed_whole(Evaluator& evaluator, typecheck::ArrayType type, const Layout& layout,
+                        const std::vector<ArrayRef>& inputs, bool committed,
+                        const std::function<devices::Expected<devices::LocalArray>(const std::vector<devices::LocalArray>&)>& compute) {
+  ArrayRef result;
+  {
+    UnchargedScope whole_on_each(evaluator);
+    const DeviceMeshRef& mesh = layout.mesh;
+    auto shards = run_per_position(evaluator, mesh, inputs, compute);
+    result = make_array(evaluator, std::move(type), whole_layout(mesh, layout.dims.size()), std::move(shards), committed);
+  }
+  result = relayout(evaluator, result, layout);
+  charge_device_memory(evaluator, *result);
+  return result;
+}
+
 }  // namespace
 
 // params: start_indices, limit_indices, strides, new_sizes (the sliced shape
@@ -381,20 +409,23 @@ ArrayRef dynamic_slice_implementation(Evaluator& evaluator, const Primitive&, co
   for (std::size_t i = 1; i < operands.size(); ++i)
     type.manual.varying.insert(operands[i]->aval.manual.varying.begin(), operands[i]->aval.manual.varying.end());
   const DeviceMeshRef& mesh = operands[0]->layout.mesh;
-  Layout layout = whole_layout(mesh, type.ndim());
+  Layout layout = kept_layout(*operands[0], type);
   bool committed = operands[0]->committed;
   if (!execute || operands[0]->abstract()) return make_abstract_array(type, layout, committed);
-  std::vector<ArrayRef> inputs{whole(evaluator, operands[0])};
-  for (std::size_t i = 1; i < operands.size(); ++i) {
-    if (operands[i]->aval.ndim() != 0) raise(exc::TypeError(), "dynamic_slice start indices must be scalars");
-    inputs.push_back(on_body(evaluator, operands[i], mesh));
+  std::vector<ArrayRef> inputs;
+  {
+    UnchargedScope gathered(evaluator);  // the operand whole on each position: a copy XLA does not make
+    inputs.push_back(whole(evaluator, operands[0]));
+    for (std::size_t i = 1; i < operands.size(); ++i) {
+      if (operands[i]->aval.ndim() != 0) raise(exc::TypeError(), "dynamic_slice start indices must be scalars");
+      inputs.push_back(on_body(evaluator, operands[i], mesh));
+    }
   }
-  auto shards = run_per_position(evaluator, mesh, inputs, [&](const std::vector<devices::LocalArray>& in) {
+  return computed_whole(evaluator, std::move(type), layout, inputs, committed, [&](const std::vector<devices::LocalArray>& in) {
     std::vector<std::int64_t> start;
     for (std::size_t i = 1; i < in.size(); ++i) start.push_back(scalar_index(in[i]));
     return devices::dynamic_slice(in[0], start, sizes);
   });
-  return make_array(evaluator, std::move(type), std::move(layout), std::move(shards), committed);
 }
 
 // operands: x, update, then one scalar start index per dimension.
@@ -404,20 +435,23 @@ ArrayRef dynamic_update_slice_implementation(Evaluator& evaluator, const Primiti
   for (std::size_t i = 1; i < operands.size(); ++i)
     type.manual.varying.insert(operands[i]->aval.manual.varying.begin(), operands[i]->aval.manual.varying.end());
   const DeviceMeshRef& mesh = operands[0]->layout.mesh;
-  Layout layout = whole_layout(mesh, type.ndim());
+  Layout layout = kept_layout(*operands[0], type);
   bool committed = operands[0]->committed;
   if (!execute || operands[0]->abstract()) return make_abstract_array(type, layout, committed);
-  std::vector<ArrayRef> inputs{whole(evaluator, operands[0]), on_body(evaluator, astype(evaluator, operands[1], type.dtype), mesh)};
-  for (std::size_t i = 2; i < operands.size(); ++i) {
-    if (operands[i]->aval.ndim() != 0) raise(exc::TypeError(), "dynamic_update_slice start indices must be scalars");
-    inputs.push_back(on_body(evaluator, operands[i], mesh));
+  std::vector<ArrayRef> inputs;
+  {
+    UnchargedScope gathered(evaluator);  // the operands whole on each position: copies XLA does not make
+    inputs = {whole(evaluator, operands[0]), on_body(evaluator, astype(evaluator, operands[1], type.dtype), mesh)};
+    for (std::size_t i = 2; i < operands.size(); ++i) {
+      if (operands[i]->aval.ndim() != 0) raise(exc::TypeError(), "dynamic_update_slice start indices must be scalars");
+      inputs.push_back(on_body(evaluator, operands[i], mesh));
+    }
   }
-  auto shards = run_per_position(evaluator, mesh, inputs, [&](const std::vector<devices::LocalArray>& in) {
+  return computed_whole(evaluator, std::move(type), layout, inputs, committed, [&](const std::vector<devices::LocalArray>& in) {
     std::vector<std::int64_t> start;
     for (std::size_t i = 2; i < in.size(); ++i) start.push_back(scalar_index(in[i]));
     return devices::dynamic_update_slice(in[0], in[1], start);
   });
-  return make_array(evaluator, std::move(type), std::move(layout), std::move(shards), committed);
 }
 
 Value index_static(Evaluator& evaluator, const ArrayRef& operand, std::span<const typecheck::IndexItem> items,
