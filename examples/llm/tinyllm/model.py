@@ -46,13 +46,16 @@ def top_table(cfg):
     }
 
 
-def random_weight(key, shape, quantize_axes, cfg):
+def random_weight(key, shape, axes, quantize_axes, cfg):
+    """A weight drawn on its shards (out_sharding under the context mesh):
+    no device ever holds it whole, as the 8B config on a v5e 4x4 needs."""
+    spec = logical_to_spec(axes)
     if quantize_axes is None:  # a norm's scale
-        return jnp.ones(shape, dtype=jnp.float32)
+        return jnp.ones(shape, dtype=jnp.float32, out_sharding=spec)
     fan_in = 1
     for axis in quantize_axes:
         fan_in *= shape[axis]
-    w = jax.random.normal(key, shape, dtype=jnp.float32) / (fan_in ** 0.5)
+    w = jax.random.normal(key, shape, dtype=jnp.float32, out_sharding=spec) / (fan_in ** 0.5)
     if cfg.quantized:
         return quant.quantize(w, quantize_axes)
     return w.astype(cfg.compute_dtype)
@@ -82,11 +85,11 @@ class Weights:
         for i in range(cfg.layers):
             table = layer_table(cfg)
             layer_keys = jax.random.split(keys[i], len(table))
-            layers.append({name: random_weight(layer_keys[j], shape, q, cfg)
-                           for j, (name, (shape, _, q)) in enumerate(table.items())})
+            layers.append({name: random_weight(layer_keys[j], shape, axes, q, cfg)
+                           for j, (name, (shape, axes, q)) in enumerate(table.items())})
         top_keys = jax.random.split(keys[cfg.layers], 3)
-        top = {name: random_weight(top_keys[j], shape, q, cfg)
-               for j, (name, (shape, _, q)) in enumerate(top_table(cfg).items())}
+        top = {name: random_weight(top_keys[j], shape, axes, q, cfg)
+               for j, (name, (shape, axes, q)) in enumerate(top_table(cfg).items())}
         top["embed"] = top["embed"] if not cfg.quantized else quant.dequantize(top["embed"], jnp.float32)
         return cls(top["embed"], layers, top["final_norm"], top["lm_head"])
 
@@ -98,7 +101,8 @@ class Weights:
     @classmethod
     def create(cls, key, cfg, mesh):
         """The weights made in place, each on its shards (a jitted init
-        whose out_shardings are `shardings`: no device holds them whole)."""
+        drawing each weight with its out_sharding, whose out_shardings are
+        `shardings`: no device holds them whole). Under jax.set_mesh(mesh)."""
         return jax.jit(cls.init, static_argnums=1, out_shardings=cls.shardings(cfg, mesh))(key, cfg)
 
     @classmethod
