@@ -34,6 +34,7 @@ Slab slab(const Shape& shape, int dimension, DType dtype) {
 
 void concatenate(const std::vector<const std::byte*>& pieces, const Slab& piece, std::byte* out) {
   std::size_t row = static_cast<std::size_t>(piece.extent * piece.inner_bytes);
+  if (row == 0) return;  // an empty array's buffers may have no storage at all
   for (std::int64_t o = 0; o < piece.outer; ++o)
     for (const std::byte* source : pieces) {
       std::memcpy(out, source + static_cast<std::size_t>(o) * row, row);
@@ -45,6 +46,7 @@ void take_piece(const std::byte* whole, const Slab& slab_of_whole, std::int64_t 
                 std::byte* out) {
   std::int64_t piece_extent = slab_of_whole.extent / parts;
   std::size_t row = static_cast<std::size_t>(piece_extent * slab_of_whole.inner_bytes);
+  if (row == 0) return;  // an empty array's buffers may have no storage at all
   for (std::int64_t o = 0; o < slab_of_whole.outer; ++o) {
     const std::byte* source = whole + static_cast<std::size_t>(
                                           (o * slab_of_whole.extent + index * piece_extent) * slab_of_whole.inner_bytes);

@@ -148,7 +148,7 @@ class RunProgramGenerator {
   }
   static long long elements(const Shape& dims) {
     long long n = 1;
-    for (long long d : dims) n = d > 0 && n < (1LL << 40) ? n * d : 0;
+    for (long long d : dims) n = d > 0 && n < (1LL << 40) && d < (1LL << 20) ? n * d : 0;
     return n;
   }
   std::string dtype() {
