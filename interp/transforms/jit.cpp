@@ -14,6 +14,7 @@
 #include "interp/transforms/shard_map.hpp"
 #include "interp/ops/sharding_constraint.hpp"
 #include "interp/transforms/eval_shape.hpp"
+#include "interp/transforms/memory_plan.hpp"
 #include "interp/transforms/trace.hpp"
 
 namespace interp {
@@ -25,6 +26,9 @@ struct JitOptions {
   std::set<std::string> static_argnames;
   Value in_shardings;
   Value out_shardings;
+  // Donated arguments (memory_plan.hpp: an output of the same type reuses the buffer).
+  std::set<std::int64_t> donate_argnums;
+  std::set<std::string> donate_argnames;
 };
 
 // One traced signature: the program, and where its outputs go in the result tree.
@@ -33,6 +37,7 @@ struct TracedCall {
   Executable executable;  // compiled once, run on every cached call
   Value output_tree;  // the traced result, its array leaves standing for program outputs in order
   std::vector<Value> static_values;  // the static arguments it was traced with (the key holds their hashes)
+  MemoryPlan memory;  // the program's buffers, with the donated arguments' reuse
 };
 
 ArrayRef leaf_array(Evaluator& evaluator, const Value& leaf) {
@@ -97,10 +102,20 @@ class JitFunctionObject : public Object {
   // concrete array arguments in program-input order. With `cached_only`, a
   // signature not in the cache gives nullptr instead of a trace.
   const TracedCall* trace(Evaluator& evaluator, CallArgs& args, std::vector<ArrayRef>& arguments, bool cached_only = false);
+  // Check mode: follows the body on abstract arrays (its diagnostics), then
+  // charges the program's memory plan as run does.
+  Value check_call(Evaluator& evaluator, CallArgs& args);
   // Runs a traced call's executable and rebuilds the result tree.
   static Value run(Evaluator& evaluator, const TracedCall& traced, const std::vector<ArrayRef>& arguments);
   // Check mode: refuses the arguments a call refuses before tracing.
   void check_arguments(Evaluator& evaluator, const CallArgs& args) const;
+  // The memory plan of a program this jit traced (with its donations), or
+  // one without donations for any other.
+  MemoryPlan memory_plan_of(Evaluator& evaluator, const std::shared_ptr<const Jaxpr>& program) const {
+    for (const auto& entry : cache)
+      if (entry.second.program == program) return entry.second.memory;
+    return plan_memory(compile(evaluator, program), {});
+  }
   // The options with static_argnums and static_argnames completed from each other.
   JitOptions effective_options() const;
   std::string name() const { return qualified_name(function); }
@@ -138,6 +153,8 @@ JitOptions JitFunctionObject::effective_options() const {
     for (std::size_t i = 0; i < parameters.size(); ++i) {
       if (effective.static_argnames.count(parameters[i].name)) effective.static_argnums.insert(static_cast<std::int64_t>(i));
       if (effective.static_argnums.count(static_cast<std::int64_t>(i))) effective.static_argnames.insert(parameters[i].name);
+      if (effective.donate_argnames.count(parameters[i].name)) effective.donate_argnums.insert(static_cast<std::int64_t>(i));
+      if (effective.donate_argnums.count(static_cast<std::int64_t>(i))) effective.donate_argnames.insert(parameters[i].name);
     }
   }
   return effective;
@@ -179,18 +196,20 @@ const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
     for (std::size_t i = 0, k = 0; i < dynamic.positional.size(); ++i)
       if (!is_static(view, i, nullptr)) dynamic.positional[i] = items[k++];
   }
-  auto collect = [&](const Value& value) {
+  std::vector<bool> donated;  // per leaf
+  auto collect = [&](const Value& value, bool donate) {
     TreeDef def;
     for (const auto& leaf : tree_flatten(evaluator, value, def)) {
       ArrayRef array = std::static_pointer_cast<ArrayObject>(leaf.object());
       leaves.push_back(array);
+      donated.push_back(donate);
       key += leaf_key(*array) + ";";
     }
   };
   for (std::size_t i = 0; i < dynamic.positional.size(); ++i)
-    if (!is_static(view, i, nullptr)) collect(dynamic.positional[i]);
+    if (!is_static(view, i, nullptr)) collect(dynamic.positional[i], view.options.donate_argnums.count(static_cast<std::int64_t>(i)) > 0);
   for (auto& [name, value] : dynamic.keywords)
-    if (!is_static(view, 0, &name)) collect(value);
+    if (!is_static(view, 0, &name)) collect(value, view.options.donate_argnames.count(name) > 0);
   arguments = leaves;
   // Random draws are traced in the current threefry mode; JAX's cache keys on that flag too.
   if (runtime_of(evaluator).threefry_mode == devices::ThreefryMode::stable) key += "threefry=stable;";
@@ -226,7 +245,10 @@ const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
   TreeDef result_def;
   for (const auto& leaf : tree_flatten(evaluator, result, result_def))
     jit_trace.program->outputs.push_back(jit_trace.variable_of(std::static_pointer_cast<ArrayObject>(leaf.object())));
-  return &cache.emplace(key, TracedCall{jit_trace.program, compile(evaluator, jit_trace.program), result, static_values}).first->second;
+  Executable executable = compile(evaluator, jit_trace.program);
+  MemoryPlan memory = plan_memory(executable, donated);
+  return &cache.emplace(key, TracedCall{jit_trace.program, std::move(executable), result, static_values, std::move(memory)})
+              .first->second;
 }
 
 void JitFunctionObject::check_arguments(Evaluator& evaluator, const CallArgs& args) const {
@@ -249,12 +271,12 @@ void JitFunctionObject::check_arguments(Evaluator& evaluator, const CallArgs& ar
 Value JitFunctionObject::call(Evaluator& evaluator, CallArgs& args) {
   // Inside another jit the body is inlined into the outer program; check
   // mode follows the body on abstract arrays directly.
-  if (tracing_jit(evaluator) || evaluator.mode == Evaluator::Mode::check) {
-    if (evaluator.mode == Evaluator::Mode::check && !tracing_jit(evaluator)) check_arguments(evaluator, args);
+  if (tracing_jit(evaluator)) {
     JittedBodyScope no_dispatch(evaluator);
     Value result = evaluator.call(function, args);
     return apply_shardings(evaluator, result, options.out_shardings, "out_shardings");
   }
+  if (evaluator.mode == Evaluator::Mode::check) return check_call(evaluator, args);
   std::vector<ArrayRef> arguments;
   const TracedCall* traced = trace(evaluator, args, arguments);
   for (const auto& argument : arguments)
@@ -262,10 +284,73 @@ Value JitFunctionObject::call(Evaluator& evaluator, CallArgs& args) {
   return run(evaluator, *traced, arguments);
 }
 
+Value JitFunctionObject::check_call(Evaluator& evaluator, CallArgs& args) {
+  check_arguments(evaluator, args);
+  std::size_t errors = evaluator.recorded_errors.size();
+  CallArgs program_args = args;  // the call may consume args
+  Value result;
+  {
+    // The body's values are the program's (charged below by its plan).
+    UnchargedScope program_values(evaluator);
+    JittedBodyScope no_dispatch(evaluator);
+    result = evaluator.call(function, args);
+    result = apply_shardings(evaluator, result, options.out_shardings, "out_shardings");
+  }
+  // A body that checked cleanly charges its program's buffers as a run
+  // does (the trace is cached, as a run's), then the results it returns.
+  if (evaluator.recorded_errors.size() == errors && runtime_of(evaluator).trace_stack.empty()) {
+    std::vector<ArrayRef> arguments;
+    const TracedCall* traced = nullptr;
+    {
+      ++evaluator.try_depth;  // the body checked cleanly: a trace raises nothing to report
+      try {
+        traced = trace(evaluator, program_args, arguments);
+      } catch (PyError&) {
+        traced = nullptr;
+      }
+      --evaluator.try_depth;
+    }
+    if (traced) {
+      try {
+        ProgramMemory memory(evaluator, *traced->program, traced->memory, arguments, current_span(evaluator));
+      } catch (PyError& error) {
+        if (!recover_in_check(evaluator, error, false)) throw;
+      }
+    }
+  }
+  TreeDef def;
+  for (const auto& leaf : tree_flatten(evaluator, result, def))
+    if (auto* array = leaf.as<ArrayObject>()) charge_if_held(evaluator, *array);
+  return result;
+}
+
 Value JitFunctionObject::run(Evaluator& evaluator, const TracedCall& traced, const std::vector<ArrayRef>& arguments) {
-  std::vector<ArrayRef> outputs = traced.executable.run(evaluator, arguments);
+  std::vector<ArrayRef> outputs;
+  {
+    // The plan holds the program's buffers while it runs; its outputs are
+    // charged as the arrays returned once it is done.
+    ProgramMemory memory(evaluator, *traced.program, traced.memory, arguments, current_span(evaluator));
+    UnchargedScope program_values(evaluator);
+    outputs = traced.executable.run(evaluator, arguments);
+  }
+  for (const auto& output : outputs) charge_device_memory(evaluator, *output);
   std::size_t next = 0;
   return tree_map(evaluator, traced.output_tree, [&](const Value&) { return Value(outputs.at(next++)); });
+}
+
+// compiled.memory_analysis(): JAX's CompiledMemoryStats fields, in bytes on
+// one device (memory_plan.hpp); nothing is placed in host memory.
+Value memory_stats(Evaluator& evaluator, const Jaxpr& program, const MemoryPlan& plan) {
+  MemoryAnalysis analysis = analyse_memory(program, plan);
+  std::vector<std::string> fields{"generated_code_size_in_bytes", "argument_size_in_bytes", "output_size_in_bytes",
+                                  "alias_size_in_bytes", "temp_size_in_bytes", "host_generated_code_size_in_bytes",
+                                  "host_argument_size_in_bytes", "host_output_size_in_bytes", "host_alias_size_in_bytes",
+                                  "host_temp_size_in_bytes", "peak_memory_in_bytes"};
+  std::vector<Value> values{Value::integer(analysis.generated_code), Value::integer(analysis.argument),
+                            Value::integer(analysis.output), Value::integer(analysis.alias), Value::integer(analysis.temp)};
+  for (int host = 0; host < 5; ++host) values.push_back(Value::integer(0));
+  values.push_back(Value::integer(analysis.peak));
+  return make_named_tuple(evaluator, "jax.stages", "CompiledMemoryStats", fields, std::move(values));
 }
 
 // What f.lower(*args) was called with: the compiled program is called with
@@ -321,6 +406,10 @@ class CompiledObject : public Object {
     if (attribute == "as_text")
       return Value(native("as_text()", [program_ref, function_name](Evaluator& evaluator, Arguments&) {
         return make_str(compile(evaluator, program_ref).text(function_name));
+      }));
+    if (attribute == "memory_analysis")
+      return Value(native("memory_analysis()", [program_ref, jit = lowered.jit](Evaluator& evaluator, Arguments&) {
+        return memory_stats(evaluator, *program_ref, jit->memory_plan_of(evaluator, program_ref));
       }));
     if (attribute == "cost_analysis")
       return Value(native("cost_analysis()", [program_ref](Evaluator& evaluator, Arguments&) {
@@ -469,9 +558,7 @@ void install_jit(Evaluator& evaluator) {
       "jit(fun=None, /, *, in_shardings=None, out_shardings=None, static_argnums=None, static_argnames=None, "
       "donate_argnums=None, donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False)",
       [](Evaluator& ev, Arguments& a) {
-        JitOptions options{int_set(ev, a[3]), name_set(ev, a[4]), a[1], a[2]};
-        // Donation is accepted: buffers are not reused in the simulation.
-        (void)int_set(ev, a[5]);
+        JitOptions options{int_set(ev, a[3]), name_set(ev, a[4]), a[1], a[2], int_set(ev, a[5]), name_set(ev, a[6])};
         if (a[0].is_none())  // jax.jit(static_argnums=...) as a decorator factory
           return Value(native("jit(fun)", [options](Evaluator&, Arguments& inner) {
             return Value(std::make_shared<JitFunctionObject>(inner[0], options));

@@ -1,0 +1,191 @@
+// A jitted program's device memory (memory_plan.hpp).
+#include "interp/transforms/memory_plan.hpp"
+
+#include <algorithm>
+
+#include "interp/ops/device_memory.hpp"
+#include "interp/transforms/partitioner.hpp"
+
+namespace interp {
+
+namespace {
+
+const Layout* layout_of(const Jaxpr& program, int variable) {
+  const auto& layout = program.variable_layouts[static_cast<std::size_t>(variable)];
+  return layout && layout->mesh ? &*layout : nullptr;
+}
+
+MemoryPlan::Buffer buffer_of(const Jaxpr& program, int variable) {
+  const Layout* layout = layout_of(program, variable);
+  if (!layout) return {variable, nullptr, 0};
+  return {variable, layout->mesh, shard_bytes(program.variable_types[static_cast<std::size_t>(variable)], *layout)};
+}
+
+bool same_buffer_type(const Jaxpr& program, int a, int b) {
+  const auto& ta = program.variable_types[static_cast<std::size_t>(a)];
+  const auto& tb = program.variable_types[static_cast<std::size_t>(b)];
+  const Layout* la = layout_of(program, a);
+  const Layout* lb = layout_of(program, b);
+  return ta.dtype == tb.dtype && ta.shape == tb.shape && la && lb && *la == *lb;
+}
+
+}  // namespace
+
+MemoryPlan plan_memory(const Executable& executable, const std::vector<bool>& donated) {
+  const Jaxpr& program = executable.program();
+  MemoryPlan plan;
+  const std::size_t count = program.variable_types.size();
+  // Who holds each variable: the caller (arguments, constants) or the end (outputs).
+  std::vector<bool> caller(count, false), output(count, false);
+  for (int input : program.inputs) caller[static_cast<std::size_t>(input)] = true;
+  for (const auto& constant : program.constants) caller[static_cast<std::size_t>(constant.first)] = true;
+  for (int out : program.outputs) output[static_cast<std::size_t>(out)] = true;
+  // Donated inputs reused by an output of their type made by the program.
+  plan.aliased_input.assign(program.inputs.size(), false);
+  std::vector<bool> reuses(count, false);
+  for (std::size_t i = 0; i < program.inputs.size(); ++i) {
+    if (i >= donated.size() || !donated[i]) continue;
+    int input = program.inputs[i];
+    for (int out : program.outputs) {
+      if (caller[static_cast<std::size_t>(out)] || reuses[static_cast<std::size_t>(out)] ||
+          !same_buffer_type(program, input, out))
+        continue;
+      reuses[static_cast<std::size_t>(out)] = true;
+      plan.aliased_input[i] = true;
+      break;
+    }
+  }
+  // Last uses.
+  std::vector<int> last_use(count, -1);
+  for (std::size_t s = 0; s < program.equations.size(); ++s)
+    for (int input : program.equations[s].inputs) last_use[static_cast<std::size_t>(input)] = static_cast<int>(s);
+  const auto& partitioned = executable.partitioned().equations;
+  plan.steps.resize(program.equations.size());
+  for (std::size_t s = 0; s < program.equations.size(); ++s) {
+    const Equation& e = program.equations[s];
+    MemoryPlan::Step& step = plan.steps[s];
+    // The operands the partitioner moves for the kernel, and the buffers a
+    // replayed family's collectives gather into, live while it runs.
+    const Layout* layout = layout_of(program, e.output);
+    for (const auto& planned : partitioned[s].steps) {
+      if (planned.kind == Step::Kind::reshard && planned.target.mesh) {
+        const auto& type = program.variable_types[static_cast<std::size_t>(e.inputs[static_cast<std::size_t>(planned.operand)])];
+        step.temporaries.push_back({-1, planned.target.mesh, shard_bytes(type, planned.target)});
+      } else if (planned.kind == Step::Kind::replay && layout) {
+        for (const auto& collective : planned.collectives)
+          if (!collective.after && collective.bytes > 0) step.temporaries.push_back({-1, layout->mesh, collective.bytes});
+      }
+    }
+    auto out = static_cast<std::size_t>(e.output);
+    if (!reuses[out]) step.made.push_back(buffer_of(program, e.output));
+    // Dead after this step: inputs used last here, and a result nobody uses.
+    if (!output[out] && last_use[out] < 0) step.dying.push_back(e.output);
+    for (int input : e.inputs) {
+      auto v = static_cast<std::size_t>(input);
+      if (last_use[v] == static_cast<int>(s) && !caller[v] && !output[v] &&
+          std::find(step.dying.begin(), step.dying.end(), input) == step.dying.end())
+        step.dying.push_back(input);
+    }
+  }
+  return plan;
+}
+
+namespace {
+
+// The device memory_analysis() reports: the first of the largest mesh.
+int reported_device(const Jaxpr& program) {
+  const DeviceMesh* largest = nullptr;
+  for (const auto& layout : program.variable_layouts)
+    if (layout && layout->mesh && (!largest || layout->mesh->devices.size() > largest->devices.size()))
+      largest = layout->mesh.get();
+  return largest && !largest->devices.empty() ? largest->devices.front().id : 0;
+}
+
+std::int64_t on_device(const MemoryPlan::Buffer& buffer, int device) {
+  if (!buffer.mesh) return 0;
+  for (const auto& d : buffer.mesh->devices)
+    if (d.id == device) return buffer.bytes;
+  return 0;
+}
+
+}  // namespace
+
+MemoryAnalysis analyse_memory(const Jaxpr& program, const MemoryPlan& plan) {
+  MemoryAnalysis analysis;
+  int device = reported_device(program);
+  std::vector<std::int64_t> bytes(program.variable_types.size(), 0);
+  for (std::size_t v = 0; v < bytes.size(); ++v) bytes[v] = on_device(buffer_of(program, static_cast<int>(v)), device);
+  for (int input : program.inputs) analysis.argument += bytes[static_cast<std::size_t>(input)];
+  for (const auto& constant : program.constants) analysis.argument += bytes[static_cast<std::size_t>(constant.first)];
+  std::vector<bool> counted(bytes.size(), false);
+  for (int out : program.outputs) {
+    if (counted[static_cast<std::size_t>(out)]) continue;
+    counted[static_cast<std::size_t>(out)] = true;
+    analysis.output += bytes[static_cast<std::size_t>(out)];
+  }
+  for (std::size_t i = 0; i < program.inputs.size(); ++i)
+    if (plan.aliased_input[i]) analysis.alias += bytes[static_cast<std::size_t>(program.inputs[i])];
+  // Walk the steps: temporaries live now, and outputs made so far.
+  std::vector<bool> is_output(bytes.size(), false);
+  for (int out : program.outputs) is_output[static_cast<std::size_t>(out)] = true;
+  std::int64_t temps = 0, outputs_made = 0, peak_live = 0;
+  for (const auto& step : plan.steps) {
+    std::int64_t transient = 0;
+    for (const auto& t : step.temporaries) transient += on_device(t, device);
+    for (const auto& made : step.made) {
+      if (is_output[static_cast<std::size_t>(made.variable)]) outputs_made += on_device(made, device);
+      else temps += on_device(made, device);
+    }
+    analysis.temp = std::max(analysis.temp, temps + transient);
+    peak_live = std::max(peak_live, temps + transient + outputs_made);
+    for (int dead : step.dying)
+      if (!is_output[static_cast<std::size_t>(dead)]) temps -= bytes[static_cast<std::size_t>(dead)];
+  }
+  // Outputs that are arguments or constants need a copy of their own.
+  std::vector<bool> made(bytes.size(), false);
+  for (const auto& e : program.equations) made[static_cast<std::size_t>(e.output)] = true;
+  std::int64_t copied = 0;
+  for (int out : program.outputs)
+    if (!made[static_cast<std::size_t>(out)]) copied += bytes[static_cast<std::size_t>(out)];
+  analysis.peak = analysis.argument + std::max(peak_live, outputs_made) + copied;
+  return analysis;
+}
+
+struct ProgramMemory::Owner final : SourcedMemoryOwner {
+  const typecheck::ArrayType* type = nullptr;  // none for a collective's temporary
+  std::string memory_type() const override { return type ? type->str() : "collective buffer"; }
+};
+
+ProgramMemory::ProgramMemory(Evaluator& evaluator, const Jaxpr& program, const MemoryPlan& plan,
+                             const std::vector<ArrayRef>& arguments, const lang::Span& call) {
+  Runtime& runtime = runtime_of(evaluator);
+  const auto& ledger = runtime.ledger();
+  holds_.resize(program.variable_types.size());
+  // Donated arguments an output reuses: their buffers are the program's now.
+  for (std::size_t i = 0; i < plan.aliased_input.size() && i < arguments.size(); ++i)
+    if (plan.aliased_input[i] && arguments[i]->memory) {
+      holds_[static_cast<std::size_t>(program.inputs[i])] = std::move(arguments[i]->memory->hold);
+      donated_.push_back(arguments[i]->memory);
+    }
+  auto charge = [&](const MemoryPlan::Buffer& buffer) -> devices::MemoryHold {
+    auto owner = std::make_unique<Owner>();
+    owner->made_at = call;
+    if (buffer.variable >= 0) owner->type = &program.variable_types[static_cast<std::size_t>(buffer.variable)];
+    auto hold = ledger->allocate(runtime.memory_set(buffer.mesh), buffer.bytes, owner.get());
+    owners_.push_back(std::move(owner));
+    if (!hold) raise_out_of_memory(evaluator, hold.error());
+    return std::move(*hold);
+  };
+  for (const MemoryPlan::Step& step : plan.steps) {
+    std::vector<devices::MemoryHold> transient;
+    for (const auto& t : step.temporaries)
+      if (t.mesh) transient.push_back(charge(t));
+    for (const auto& made : step.made)
+      if (made.mesh) holds_[static_cast<std::size_t>(made.variable)] = charge(made);
+    for (int dead : step.dying) holds_[static_cast<std::size_t>(dead)].reset();
+  }
+}
+
+ProgramMemory::~ProgramMemory() = default;
+
+}  // namespace interp

@@ -1,0 +1,79 @@
+// A jitted program's device memory (docs/memory.md): its values' liveness in
+// program order. Each equation's result is allocated when the equation runs
+// (with the buffers its collectives gather into, freed after it) and freed
+// after its last use; the arguments are the caller's; the outputs live to
+// the end; a donated argument whose buffer an output of its type can reuse
+// holds that output instead of a new buffer. Loops and shard_map bodies are
+// unrolled into the program, and grad's backward pass is recorded after its
+// forward pass, so a scan's carry, a body's temporaries and the residuals
+// grad keeps for the backward pass (fewer under jax.checkpoint) all follow.
+//
+// A run and a check charge the same plan on the ledger (ProgramMemory), so
+// both stop at the same call when it does not fit (XLA reports a program's
+// out-of-memory at its call too).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "interp/ops/device_memory.hpp"
+#include "interp/transforms/jaxpr.hpp"
+
+namespace interp {
+
+struct MemoryPlan {
+  // A buffer: a variable's, or a collective's temporary for one equation.
+  struct Buffer {
+    int variable = -1;
+    DeviceMeshRef mesh;
+    std::int64_t bytes = 0;  // on each device of mesh
+  };
+  struct Step {
+    std::vector<Buffer> temporaries;  // freed after the step
+    std::vector<Buffer> made;         // the equation's result, unless it reuses a donated argument
+    std::vector<int> dying;           // variables whose last use this step is
+  };
+  std::vector<Step> steps;  // one per equation
+  // Per program input: whether the caller donated it and an output reuses it.
+  std::vector<bool> aliased_input;
+};
+
+// The plan of a compiled program (its partitioned steps give the moved
+// operands); `donated[i]`: the caller donates program input i.
+MemoryPlan plan_memory(const Executable& executable, const std::vector<bool>& donated);
+
+// compiled.memory_analysis(), per device (JAX's CompiledMemoryStats), on the
+// first device of the program's largest mesh: the arguments (closed-over
+// constants among them), outputs, the bytes outputs reuse from donated
+// arguments, the most temporaries live at once, no generated code, and the
+// peak of all of these live together.
+struct MemoryAnalysis {
+  std::int64_t argument = 0, output = 0, alias = 0, temp = 0, generated_code = 0, peak = 0;
+};
+MemoryAnalysis analyse_memory(const Jaxpr& program, const MemoryPlan& plan);
+
+// The program's buffers charged on the ledger step by step as they come and
+// go, made at `call` (the line that runs the program); what is live at the
+// end stays charged while this lives: the caller drops it, then charges the
+// outputs it returns. RESOURCE_EXHAUSTED is raised when a step does not fit.
+// Donated arguments an output reuses are handed over: their holds end with
+// this.
+class ProgramMemory {
+ public:
+  ProgramMemory(Evaluator& evaluator, const Jaxpr& program, const MemoryPlan& plan,
+                const std::vector<ArrayRef>& arguments, const lang::Span& call);
+  ~ProgramMemory();
+  ProgramMemory(const ProgramMemory&) = delete;
+  ProgramMemory& operator=(const ProgramMemory&) = delete;
+
+ private:
+  struct Owner;
+  // Owners outlive the holds naming them (members go in reverse order).
+  std::vector<std::unique_ptr<Owner>> owners_;
+  std::vector<std::shared_ptr<ArrayMemory>> donated_;
+  std::vector<devices::MemoryHold> holds_;  // by variable
+};
+
+}  // namespace interp
