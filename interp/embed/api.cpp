@@ -580,7 +580,9 @@ Result Interpreter::run(std::string_view source, std::string_view name) {
   state_->check_costs.reset();
   RunningScope running(state_->running, state_->interrupting, *state_->evaluator);
   set_script_path(*state_->evaluator, name);
-  return execute(*state_->evaluator, source, name, RunKind::script, &state_->sources);
+  Result result = execute(*state_->evaluator, source, name, RunKind::script, &state_->sources);
+  state_->note_memory(*state_->evaluator);
+  return result;
 }
 
 Result Interpreter::run_file(const std::string& path) {
@@ -593,7 +595,9 @@ Result Interpreter::run_interactive(std::string_view source, std::string_view na
   state_->check_costs.reset();
   RunningScope running(state_->running, state_->interrupting, *state_->evaluator);
   set_script_path(*state_->evaluator, name);
-  return execute(*state_->evaluator, source, name, RunKind::interactive, &state_->sources);
+  Result result = execute(*state_->evaluator, source, name, RunKind::interactive, &state_->sources);
+  state_->note_memory(*state_->evaluator);
+  return result;
 }
 
 std::vector<Diagnostic> Interpreter::check(std::string_view source, std::string_view name) {
@@ -606,6 +610,7 @@ std::vector<Diagnostic> Interpreter::check(std::string_view source, std::string_
       diagnostics = execute(*evaluator, source, name, RunKind::script).diagnostics();
     }
     state_->check_costs = evaluator->runtime->costs;
+    state_->note_memory(*evaluator);
     interp::run_with_large_stack([&]() { evaluator.reset(); });  // deep values free recursively
     return diagnostics;
   } catch (const std::exception& error) {
@@ -615,7 +620,10 @@ std::vector<Diagnostic> Interpreter::check(std::string_view source, std::string_
 
 std::string Interpreter::profile_report(std::size_t max_rows) const {
   const devices::Profile* profile = state_->profile();
-  return profile ? profile->render(max_rows) : std::string();
+  if (!profile) return {};
+  std::string report = profile->render(max_rows);
+  if (state_->memory_report) report += "\n" + devices::render_memory_report(*state_->memory_report);
+  return report;
 }
 
 std::string Interpreter::trace_json() const {

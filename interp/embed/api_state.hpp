@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "devices/chip.hpp"
+#include "devices/memory_report.hpp"
 #include "interp/transforms/costing.hpp"
 #include "interp/python/evaluator.hpp"
 #include "interp/python/imports.hpp"
@@ -45,6 +46,13 @@ struct Interpreter::State {
   std::atomic<int> interrupting{0};
   // The cost model's charges of the last check, when it ran after the last run.
   std::shared_ptr<interp::CostRecorder> check_costs;
+  // The device-memory section of the last run's or check's profile.
+  std::optional<devices::MemoryReport> memory_report;
+  // Keeps `evaluator`'s memory report when profiling (after it ran a script).
+  void note_memory(interp::Evaluator& ran) {
+    memory_report.reset();
+    if (options.profile && ran.runtime->costs) memory_report = devices::memory_report(*ran.runtime->ledger());
+  }
 
   // The charges profile_report() and trace_json() show.
   const devices::Profile* profile() const {

@@ -124,6 +124,8 @@ const std::vector<devices::Device>& Runtime::devices() {
     ledger_ = devices::MemoryLedger::for_devices(
         devices_, options_.host_memory_bytes.value_or(devices::default_host_memory_budget()),
         options_.device_memory_bytes, options_.processes);
+    // --profile shows the moment of the highest peak (devices/memory_report.hpp).
+    if (options_.profile) ledger_->keep_peak_moment(true);
     single_meshes_.resize(devices_.size());
   }
   return devices_;
