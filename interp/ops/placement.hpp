@@ -133,7 +133,7 @@ Layout result_layout(const typecheck::ArrayType& type, const DeviceMeshRef& mesh
 typecheck::ElementType promoted(const std::vector<ArrayRef>& operands);
 
 // The families' rules (ops/elementwise.cpp, dot_general.cpp, reductions.cpp,
-// primitives.cpp and sharding_constraint.cpp for the relayouts;
+// structural.cpp, primitives.cpp and sharding_constraint.cpp for the relayouts;
 // transforms/partitioner.cpp for the replayed collectives of shard_map's
 // entry).
 namespace partitioning {
@@ -142,6 +142,10 @@ extern const Partitioning contraction;   // dot_general: the four sharded-matmul
 extern const Partitioning reduction;     // sum/mean/max/min combine partial values; others gather first
 extern const Partitioning device_put;           // relayout: the operand moved to the layout requested
 extern const Partitioning sharding_constraint;  // relayout, as device_put
+extern const Partitioning convert;           // structural (ops/structural.cpp): in place
+extern const Partitioning transpose;         // structural: the operand laid out as the result, permuted
+extern const Partitioning broadcast_in_dim;  // structural: kept dims keep their split
+extern const Partitioning select_n;          // structural: cases laid out as the result
 extern const Partitioning replay;        // fallback: the eager implementation as one step
 extern const Partitioning shard_map_entry;  // fallback, with the reshard to each in_spec
 }  // namespace partitioning

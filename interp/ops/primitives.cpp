@@ -155,27 +155,6 @@ ArrayRef reshape_implementation(Evaluator& evaluator, const Primitive&, const st
   return relayout(evaluator, out, out_layout);
 }
 
-// params: permutation.
-ArrayRef transpose_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
-                                  const Params& params, bool execute) {
-  const ArrayRef& operand = operands[0];
-  std::vector<int> permutation;
-  for (auto p : *params.get<std::vector<std::int64_t>>("permutation")) permutation.push_back(static_cast<int>(p));
-  typecheck::ArrayType out_type = checked(typecheck::transpose_rule(operand->aval, permutation));
-  std::vector<typecheck::SpecEntry> dims;
-  for (int p : permutation) dims.push_back(operand->layout.dims[static_cast<std::size_t>(p)]);
-  Layout out_layout = result_layout(out_type, operand->layout.mesh, dims);
-  if (!execute) return make_abstract_array(out_type, out_layout, operand->committed);
-  // The operand laid out so that its transpose is the result's layout.
-  Layout needed = operand->layout;
-  for (std::size_t k = 0; k < permutation.size(); ++k) needed.dims[static_cast<std::size_t>(permutation[k])] = out_layout.dims[k];
-  ArrayRef input = relayout(evaluator, operand, needed);
-  auto shards = run_per_position(evaluator, operand->layout.mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
-    return devices::transpose(in[0], permutation);
-  });
-  return make_array(evaluator, out_type, out_layout, std::move(shards), operand->committed);
-}
-
 // ------------------------------------------------------------ structural
 
 std::vector<std::int64_t> int_list(const Params& params, std::string_view name) {
@@ -196,16 +175,6 @@ ArrayRef finish(Evaluator& evaluator, const typecheck::ArrayType& type, const La
   out = relayout(evaluator, out, target);
   out->aval = type;
   return out;
-}
-
-// params: new_dtype.
-ArrayRef convert_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
-                                const Params& params, bool execute) {
-  const ArrayRef& operand = operands[0];
-  DType dtype = *typecheck::parse_dtype(*params.get<std::string>("new_dtype"));
-  typecheck::ArrayType out_type = checked(typecheck::convert_element_type_rule(operand->aval, dtype));
-  if (!execute) return make_abstract_array(out_type, operand->layout, operand->committed);
-  return retyped_array(evaluator, *astype(evaluator, operand, dtype), out_type, operand->committed);
 }
 
 // params: dimensions (reversed whole on every device).
@@ -294,71 +263,6 @@ ArrayRef concatenate_implementation(Evaluator& evaluator, const Primitive&, cons
     return devices::concatenate(in, static_cast<int>(dimension));
   });
   return finish(evaluator, out_type, needed, out_layout, std::move(shards), committed);
-}
-
-// params: shape, broadcast_dimensions. Operand dims of the result's extent
-// keep their sharding; broadcast (size-1) and new dims are whole.
-ArrayRef broadcast_in_dim_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
-                                         const Params& params, bool execute) {
-  const ArrayRef& operand = operands[0];
-  auto shape = int_list(params, "shape");
-  auto broadcast_dimensions = int32_list(params, "broadcast_dimensions");
-  typecheck::MeshRef context = runtime_of(evaluator).context_mesh ? runtime_of(evaluator).context_mesh->mesh->abstract : nullptr;
-  // out_sharding (optional): lax.broadcast_in_dim's, or the common sharding
-  // jnp's _broadcast_arrays gives every operand.
-  std::optional<typecheck::Sharding> out_sharding;
-  if (const auto* requested = params.get<typecheck::ShardingArg>("out_sharding"))
-    out_sharding = checked(typecheck::canonicalize_out_sharding("broadcast_in_dim", *requested, context, shape));
-  typecheck::ArrayType out_type = checked(
-      typecheck::broadcast_in_dim_rule(operand->aval, shape, broadcast_dimensions, out_sharding, context));
-  DeviceMeshRef mesh = operand->layout.mesh;
-  std::vector<typecheck::SpecEntry> auto_dims(shape.size());
-  for (std::size_t k = 0; k < broadcast_dimensions.size(); ++k) {
-    auto d = static_cast<std::size_t>(broadcast_dimensions[k]);
-    if (operand->aval.shape[k] == shape[d]) auto_dims[d] = operand->layout.dims[k];
-  }
-  Layout out_layout = result_layout(out_type, mesh, auto_dims);
-  if (!execute) return make_abstract_array(out_type, out_layout, operand->committed);
-  Layout needed{mesh, {}};
-  for (std::size_t k = 0; k < broadcast_dimensions.size(); ++k) {
-    auto d = static_cast<std::size_t>(broadcast_dimensions[k]);
-    needed.dims.push_back(operand->aval.shape[k] == shape[d] ? out_layout.dims[d] : typecheck::SpecEntry{});
-  }
-  ArrayRef input = relayout(evaluator, operand, needed);
-  typecheck::Shape local_shape = out_layout.shard_shape(shape);
-  auto shards = run_per_position(evaluator, mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
-    return devices::broadcast_in_dim(in[0], local_shape, broadcast_dimensions);
-  });
-  return make_array(evaluator, out_type, out_layout, std::move(shards), operand->committed);
-}
-
-// select_n(which, on_false, on_true): cases of one shape and dtype, `which`
-// bool of their shape or a scalar. The result follows the most sharded one.
-ArrayRef select_n_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
-                                 const Params&, bool execute) {
-  std::vector<typecheck::ArrayType> cases{operands[1]->aval, operands[2]->aval};
-  typecheck::ArrayType out_type = checked(typecheck::select_n_rule(operands[0]->aval, cases));
-  DeviceMeshRef mesh = computation_mesh("where", operands);
-  std::vector<typecheck::SpecEntry> auto_dims(out_type.ndim());
-  std::size_t best = 0;
-  for (const auto& a : operands) {
-    if (a->aval.shape != out_type.shape) continue;
-    auto dims = dims_on(*a, mesh);
-    auto sharded = static_cast<std::size_t>(std::count_if(dims.begin(), dims.end(), [](const auto& e) { return !e.empty(); }));
-    if (sharded > best) best = sharded, auto_dims = dims;
-  }
-  Layout out_layout = result_layout(out_type, mesh, auto_dims);
-  bool committed = any_committed(operands);
-  if (!execute) return make_abstract_array(out_type, out_layout, committed);
-  std::vector<ArrayRef> inputs;
-  for (const auto& a : operands) {
-    Layout needed = a->aval.ndim() == out_type.ndim() ? out_layout : Layout{mesh, {}};
-    inputs.push_back(relayout(evaluator, a, needed));
-  }
-  auto shards = run_per_position(evaluator, mesh, inputs, [&](const std::vector<devices::LocalArray>& in) {
-    return devices::select(in[0], in[2], in[1]);
-  });
-  return make_array(evaluator, out_type, out_layout, std::move(shards), committed);
 }
 
 // x.at[...].set(update) for a rectangular window: params start_indices;
@@ -452,10 +356,10 @@ constexpr std::array primitive_table{
     reduction("argmax", "argmax", vjp::zero_vjp),
     reduction("argmin", "argmin", vjp::zero_vjp),
     Primitive{"axis_index", "axis_index", axis_index_implementation, collective_cost, vjp::zero_vjp, batching::collective, &partitioning::replay},
-    Primitive{"broadcast_in_dim", "broadcast_in_dim", broadcast_in_dim_implementation, movement_cost, vjp::broadcast_in_dim_vjp, batching::broadcast_in_dim, &partitioning::replay},
+    Primitive{"broadcast_in_dim", "broadcast_in_dim", placed_implementation, movement_cost, vjp::broadcast_in_dim_vjp, batching::broadcast_in_dim, &partitioning::broadcast_in_dim},
     unary("ceil", UnaryOp::ceil, R::floating, vjp::zero_vjp),
     Primitive{"concatenate", "concatenate", concatenate_implementation, movement_cost, vjp::concatenate_vjp, batching::concatenate, &partitioning::replay},
-    Primitive{"convert_element_type", "astype", convert_implementation, memory_bound_cost, vjp::convert_vjp, batching::convert, &partitioning::replay},
+    Primitive{"convert_element_type", "astype", placed_implementation, memory_bound_cost, vjp::convert_vjp, batching::convert, &partitioning::convert},
     Primitive{"copy", "copy", identity_implementation, movement_cost, vjp::identity_vjp, batching::convert, &partitioning::replay},
     unary("cos", UnaryOp::cos, R::floating, vjp::cos_vjp),
     Primitive{"cumsum", "cumsum", cumsum_implementation, reduction_cost, vjp::cumsum_vjp, batching::cumsum, &partitioning::replay},
@@ -512,7 +416,7 @@ constexpr std::array primitive_table{
     unary("round", UnaryOp::round, R::floating, vjp::zero_vjp),
     unary("rsqrt", UnaryOp::rsqrt, R::floating, vjp::rsqrt_vjp),
     Primitive{"scatter", "scatter", scatter_implementation, movement_cost, vjp::scatter_vjp, batching::loop, &partitioning::replay},
-    Primitive{"select_n", "where", select_n_implementation, memory_bound_cost, vjp::select_n_vjp, batching::select_n, &partitioning::replay},
+    Primitive{"select_n", "where", placed_implementation, memory_bound_cost, vjp::select_n_vjp, batching::select_n, &partitioning::select_n},
     Primitive{"shard_map_enter", "shard_map", shard_map_enter_implementation, collective_cost, vjp::shard_map_enter_vjp, batching::shard_map_boundary, &partitioning::shard_map_entry},
     Primitive{"shard_map_exit", "shard_map", shard_map_exit_implementation, collective_cost, vjp::shard_map_exit_vjp, batching::shard_map_boundary, &partitioning::replay},
     Primitive{"sharding_constraint", "with_sharding_constraint", placed_implementation, relayout_cost, vjp::identity_vjp, batching::placement, &partitioning::sharding_constraint},
@@ -526,7 +430,7 @@ constexpr std::array primitive_table{
     binary("subtract", BinaryOp::sub, R::promoted, vjp::subtract_vjp),
     unary("tan", UnaryOp::tan, R::floating, vjp::tan_vjp),
     unary("tanh", UnaryOp::tanh, R::floating, vjp::tanh_vjp),
-    Primitive{"transpose", "transpose", transpose_implementation, movement_cost, vjp::transpose_vjp, batching::transpose, &partitioning::replay},
+    Primitive{"transpose", "transpose", placed_implementation, movement_cost, vjp::transpose_vjp, batching::transpose, &partitioning::transpose},
     binary("true_divide", BinaryOp::div, R::floating, vjp::divide_vjp),
     Primitive{"update_slice", "at.set", update_slice_implementation, slice_cost, vjp::update_slice_vjp, batching::update_slice, &partitioning::replay},
 };

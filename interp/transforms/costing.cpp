@@ -36,72 +36,33 @@ std::int64_t local_bytes(const ArrayType& type) {
   return element_count(typecheck::local_shape(type)) * typecheck::byte_size(type.dtype);
 }
 
-typecheck::SpecEntry dim_entry(const ArrayType& type, std::size_t dim) {
-  return dim < type.sharding.dims.size() ? type.sharding.dims[dim] : typecheck::SpecEntry{};
-}
-
-std::int64_t axis_size(const ArrayType& type, const std::string& axis) {
-  if (!type.sharding.mesh) return 1;
-  const typecheck::MeshAxis* found = type.sharding.mesh->find(axis);
-  return found ? found->size : 1;
-}
-
-std::int64_t axes_size(const ArrayType& type, const typecheck::SpecEntry& axes) {
-  std::int64_t size = 1;
-  for (const auto& axis : axes) size *= axis_size(type, axis);
-  return size;
-}
-
-// The rows of a dot's result one device computes: the lhs rows split by the
-// result's axes on them, except axes the contraction keeps (a reduce-scatter
-// splits the summed result, not the product).
-std::int64_t rows_split(const ArrayType& result, std::size_t dim, const typecheck::SpecEntry& contraction) {
-  std::int64_t split = 1;
-  for (const auto& axis : dim_entry(result, dim))
-    if (std::find(contraction.begin(), contraction.end(), axis) == contraction.end()) split *= axis_size(result, axis);
-  return split;
-}
-
-// One device's share of a dot_general: a contracting dimension sharded alike
-// on both operands is a partial sum over its axes; the result's axes split
-// the batch and free dimensions (in the result's order: batch, lhs free, rhs
-// free).
+// One device's product: `lhs`, `rhs` and `result` are the shards its
+// contraction's decision gives it (ops/dot_general.cpp: a summed contraction
+// is split, a gathered one whole; batch and free dimensions as the kernel
+// leaves the result).
 double dot_seconds(const devices::CostModel& model, const ArrayType& lhs, const ArrayType& rhs,
                    const ArrayType& result, const typecheck::DotDimensionNumbers& numbers) {
   if (lhs.ndim() == 0 || rhs.ndim() == 0) return model.memory_seconds(local_bytes(result));
-  auto free_dims = [](const ArrayType& operand, const std::vector<int>& contracting,
-                              const std::vector<int>& batch) {
-    std::vector<std::size_t> dims;
-    for (std::size_t d = 0; d < operand.ndim(); ++d)
-      if (std::find(contracting.begin(), contracting.end(), static_cast<int>(d)) == contracting.end() &&
-          std::find(batch.begin(), batch.end(), static_cast<int>(d)) == batch.end())
-        dims.push_back(d);
-    return dims;
+  auto free_count = [](const ArrayType& operand, const std::vector<int>& contracting, const std::vector<int>& batch) {
+    return operand.ndim() - contracting.size() - batch.size();
   };
-  std::vector<std::size_t> lhs_free = free_dims(lhs, numbers.lhs_contracting, numbers.lhs_batch);
-  std::vector<std::size_t> rhs_free = free_dims(rhs, numbers.rhs_contracting, numbers.rhs_batch);
+  const std::size_t lhs_free = free_count(lhs, numbers.lhs_contracting, numbers.lhs_batch);
+  const std::size_t rhs_free = free_count(rhs, numbers.rhs_contracting, numbers.rhs_batch);
   if (numbers.lhs_contracting.size() != numbers.rhs_contracting.size() ||
-      result.ndim() != numbers.lhs_batch.size() + lhs_free.size() + rhs_free.size())
+      result.ndim() != numbers.lhs_batch.size() + lhs_free + rhs_free)
     return model.memory_seconds(local_bytes(result));
   devices::MatmulWork work;
-  typecheck::SpecEntry contraction;
   work.contracting = 1;
-  for (std::size_t k = 0; k < numbers.lhs_contracting.size(); ++k) {
-    auto lhs_dim = static_cast<std::size_t>(numbers.lhs_contracting[k]);
-    typecheck::SpecEntry lhs_k = dim_entry(lhs, lhs_dim);
-    bool partial_sums = !lhs_k.empty() && lhs_k == dim_entry(rhs, static_cast<std::size_t>(numbers.rhs_contracting[k]));
-    work.contracting *= lhs.shape[lhs_dim] / (partial_sums ? axes_size(lhs, lhs_k) : 1);
-    if (partial_sums) contraction.insert(contraction.end(), lhs_k.begin(), lhs_k.end());
-  }
+  for (int d : numbers.lhs_contracting) work.contracting *= lhs.shape[static_cast<std::size_t>(d)];
   std::size_t out = 0;
   auto result_share = [&](std::size_t count) {
     std::int64_t size = 1;
-    for (std::size_t i = 0; i < count; ++i, ++out) size *= result.shape[out] / rows_split(result, out, contraction);
+    for (std::size_t i = 0; i < count; ++i, ++out) size *= result.shape[out];
     return size;
   };
   work.batch = result_share(numbers.lhs_batch.size());
-  work.rows = result_share(lhs_free.size());
-  work.columns = result_share(rhs_free.size());
+  work.rows = result_share(lhs_free);
+  work.columns = result_share(rhs_free);
   work.lhs_dtype = lhs.dtype;
   work.rhs_dtype = rhs.dtype;
   work.out_dtype = result.dtype;
