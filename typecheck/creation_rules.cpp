@@ -222,72 +222,39 @@ Checked<ArrayType> with_sharding_constraint_rule(const ArrayType& operand, const
   return operand;
 }
 
-namespace {
-
-std::vector<std::string> axes_or_all(const MeshRef& mesh, const std::vector<std::string>& axes) {
-  if (!axes.empty()) return axes;
-  std::vector<std::string> all;
-  for (const MeshAxis& axis : mesh->axes()) all.push_back(axis.name);
-  return all;
+Checked<std::optional<MeshSwitch>> switch_axis_types(const MeshRef& context_mesh, const MeshRef& sharding_mesh,
+                                                     const std::optional<std::vector<std::string>>& axes,
+                                                     AxisType type) {
+  if (empty_mesh(context_mesh) && empty_mesh(sharding_mesh)) return std::optional<MeshSwitch>{};
+  if (!empty_mesh(context_mesh) && !empty_mesh(sharding_mesh) && !same_mesh(context_mesh, sharding_mesh))
+    return Error{ErrorClass::ValueError, "Context mesh " + context_mesh->repr() +
+                                             " must match the mesh passed to shardings " + sharding_mesh->repr() +
+                                             ". Recommended approach is to use `jax.set_mesh` context manager."};
+  const MeshRef& mesh = empty_mesh(context_mesh) ? sharding_mesh : context_mesh;
+  std::vector<std::string> names;
+  if (axes) names = *axes;
+  else
+    for (const MeshAxis& axis : mesh->axes()) names.push_back(axis.name);
+  for (const std::string& name : names) {
+    const MeshAxis* axis = mesh->find(name);
+    if (!axis)
+      return Error{ErrorClass::KeyError, python_string_repr(name)};
+    if (axis->type == AxisType::Manual)
+      return Error{ErrorClass::NotImplementedError,
+                   "Going from `Manual` AxisType to `Auto` or `Explicit` AxisType is not allowed. Please file a bug "
+                   "at https://github.com/jax-ml/jax/issues with your use case"};
+  }
+  return std::optional<MeshSwitch>{MeshSwitch{mesh, mesh->with_axis_types(names, type), names}};
 }
 
-// A type on `mesh` keeping only the axes that are Explicit there.
-ArrayType retyped(const ArrayType& type, const MeshRef& mesh) {
-  ArrayType result = type;
-  result.sharding.mesh = mesh;
-  for (SpecEntry& entry : result.sharding.dims)
+PartitionSpec explicit_only(const PartitionSpec& spec, const MeshRef& mesh) {
+  std::vector<SpecEntry> entries = spec.partitions();
+  for (SpecEntry& entry : entries)
     std::erase_if(entry, [&](const std::string& axis) {
-      const MeshAxis* found = mesh->find(axis);
+      const MeshAxis* found = mesh ? mesh->find(axis) : nullptr;
       return !found || found->type != AxisType::Explicit;
     });
-  return result;
-}
-
-}  // namespace
-
-Checked<MeshRef> auto_axes_mesh(const MeshRef& context_mesh, const std::vector<std::string>& axes) {
-  if (empty_mesh(context_mesh))
-    return Error{ErrorClass::ValueError, "Context mesh cannot be empty. Please use jax.set_mesh API to enter into a "
-                                         "mesh context when using auto_axes API."};
-  const std::vector<std::string> names = axes_or_all(context_mesh, axes);
-  for (const std::string& name : names)
-    if (const MeshAxis* axis = context_mesh->find(name); axis && axis->type == AxisType::Manual)
-      return Error{ErrorClass::NotImplementedError,
-                   "Going from Manual AxisType to Auto or Explicit AxisType is not allowed. Got axes=" +
-                       python_tuple_repr([&] {
-                         std::vector<std::string> reprs;
-                         for (const std::string& each : names) reprs.push_back(python_string_repr(each));
-                         return reprs;
-                       }()) +
-                       " and mesh=" + context_mesh->repr()};
-  return context_mesh->with_axis_types(names, AxisType::Auto);
-}
-
-ArrayType auto_axes_argument(const ArrayType& argument, const MeshRef& inner_mesh) {
-  return retyped(argument, inner_mesh);
-}
-
-Checked<ArrayType> auto_axes_result(const ArrayType& inner_result, const ShardingArg& out_sharding,
-                                    const MeshRef& context_mesh) {
-  ArrayType outside = inner_result;
-  outside.sharding = Sharding::replicated(context_mesh, inner_result.ndim());
-  return reshard_rule(outside, out_sharding, context_mesh);
-}
-
-Checked<MeshRef> explicit_axes_mesh(const MeshRef& context_mesh, const std::vector<std::string>& axes) {
-  if (empty_mesh(context_mesh))
-    return Error{ErrorClass::ValueError, "Context mesh cannot be empty. Please use jax.set_mesh API to enter into a "
-                                         "mesh context when using explicit_axes API."};
-  return context_mesh->with_axis_types(axes_or_all(context_mesh, axes), AxisType::Explicit);
-}
-
-Checked<ArrayType> explicit_axes_argument(const ArrayType& argument, const PartitionSpec& in_sharding,
-                                          const MeshRef& inner_mesh) {
-  return reshard_rule(retyped(argument, inner_mesh), ShardingArg{inner_mesh, in_sharding}, inner_mesh);
-}
-
-ArrayType explicit_axes_result(const ArrayType& inner_result, const MeshRef& context_mesh) {
-  return retyped(inner_result, context_mesh);
+  return PartitionSpec::from_entries(std::move(entries), spec.unreduced(), spec.reduced());
 }
 
 }  // namespace typecheck

@@ -70,18 +70,21 @@ Checked<ArrayType> reshard_rule(const ArrayType& operand, const ShardingArg& tar
 Checked<ArrayType> with_sharding_constraint_rule(const ArrayType& operand, const ShardingArg& constraint,
                                                  const MeshRef& context_mesh);
 
-// auto_axes(f, axes, out_sharding): the mesh inside (`axes` Auto; all axes
-// when empty), each argument's type inside, and the result outside.
-Checked<MeshRef> auto_axes_mesh(const MeshRef& context_mesh, const std::vector<std::string>& axes);
-ArrayType auto_axes_argument(const ArrayType& argument, const MeshRef& inner_mesh);
-Checked<ArrayType> auto_axes_result(const ArrayType& inner_result, const ShardingArg& out_sharding,
-                                    const MeshRef& context_mesh);
+// auto_axes / explicit_axes (pjit._get_new_mesh): the mesh to switch from
+// (the context mesh, or the shardings' mesh when there is none; they must
+// agree) and the same mesh with `axes` (all when nullopt) turned to `type`.
+// nullopt when both meshes are empty. Manual axes cannot be switched.
+struct MeshSwitch {
+  MeshRef previous;
+  MeshRef next;
+  std::vector<std::string> axes;
+};
+Checked<std::optional<MeshSwitch>> switch_axis_types(const MeshRef& context_mesh, const MeshRef& sharding_mesh,
+                                                     const std::optional<std::vector<std::string>>& axes,
+                                                     AxisType type);
 
-// explicit_axes(f, axes, in_sharding): the dual. The arguments are resharded
-// to in_sharding on the inner mesh; results lose the re-Auto'd axes.
-Checked<MeshRef> explicit_axes_mesh(const MeshRef& context_mesh, const std::vector<std::string>& axes);
-Checked<ArrayType> explicit_axes_argument(const ArrayType& argument, const PartitionSpec& in_sharding,
-                                          const MeshRef& inner_mesh);
-ArrayType explicit_axes_result(const ArrayType& inner_result, const MeshRef& context_mesh);
+// core.modify_spec_for_auto_manual: the spec with every axis that is not
+// Explicit on `mesh` removed (entries left empty become None).
+PartitionSpec explicit_only(const PartitionSpec& spec, const MeshRef& mesh);
 
 }  // namespace typecheck

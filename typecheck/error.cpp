@@ -13,6 +13,7 @@ std::string_view python_class_name(ErrorClass error_class) {
     case ErrorClass::NotImplementedError: return "NotImplementedError";
     case ErrorClass::NameError: return "NameError";
     case ErrorClass::IndexError: return "IndexError";
+    case ErrorClass::KeyError: return "KeyError";
   }
   return "ValueError";
 }

@@ -25,6 +25,7 @@ enum class ErrorClass {
   NotImplementedError,
   NameError,           // collectives over an unbound axis name
   IndexError,          // static indexing out of bounds
+  KeyError,            // a mesh axis name the mesh lacks (auto_axes axes=)
 };
 
 std::string_view python_class_name(ErrorClass error_class);

@@ -14,7 +14,12 @@ std::string_view axis_type_name(AxisType type) {
   return "Explicit";
 }
 
-Checked<MeshRef> AbstractMesh::make(std::vector<MeshAxis> axes) {
+std::string AbstractDevice::fields_repr() const {
+  return "device_kind=" + device_kind + ", num_cores=" + (num_cores ? std::to_string(*num_cores) : "None") +
+         ", platform=" + platform;
+}
+
+Checked<MeshRef> AbstractMesh::make(std::vector<MeshAxis> axes, std::optional<AbstractDevice> device) {
   for (std::size_t i = 0; i < axes.size(); ++i) {
     if (axes[i].name.empty())
       return Error{ErrorClass::ValueError, "Mesh axis names must be non-empty strings."};
@@ -27,7 +32,7 @@ Checked<MeshRef> AbstractMesh::make(std::vector<MeshAxis> axes) {
         return Error{ErrorClass::ValueError,
                      "Mesh axis names must be unique, got " + python_string_repr(axes[i].name) + " twice."};
   }
-  return MeshRef(new AbstractMesh(std::move(axes)));
+  return MeshRef(new AbstractMesh(std::move(axes), std::move(device)));
 }
 
 const MeshAxis* AbstractMesh::find(std::string_view name) const {
@@ -65,7 +70,7 @@ MeshRef AbstractMesh::with_axis_types(const std::vector<std::string>& names, Axi
   for (MeshAxis& axis : axes)
     for (const std::string& name : names)
       if (axis.name == name) axis.type = type;
-  return MeshRef(new AbstractMesh(std::move(axes)));
+  return MeshRef(new AbstractMesh(std::move(axes), device_));
 }
 
 std::string AbstractMesh::repr() const {
@@ -78,14 +83,24 @@ std::string AbstractMesh::repr() const {
   }
   if (axes_.size() == 1) types += ',';
   if (axes_.empty()) out += "(), ";
-  out += "axis_types=(" + types + "))";
-  return out;
+  out += "axis_types=(" + types + ")";
+  if (device_) out += ", " + device_->fields_repr();
+  return out + ")";
 }
 
 std::string AbstractMesh::axis_names_repr() const {
   std::vector<std::string> names;
   for (const MeshAxis& axis : axes_) names.push_back(python_string_repr(axis.name));
   return python_tuple_repr(names);
+}
+
+std::optional<Error> check_abstract_mesh_change(const MeshRef& previous, const MeshRef& next) {
+  if (!previous || !next || previous->axes().empty() || next->axes().empty()) return std::nullopt;
+  if (previous->device_count() == next->device_count()) return std::nullopt;
+  return Error{ErrorClass::ValueError, "use_abstract_mesh cannot change the size of the mesh. Got new mesh: " +
+                                           next->repr() + " with size=" + std::to_string(next->device_count()) +
+                                           " and prev mesh: " + previous->repr() + " with size=" +
+                                           std::to_string(previous->device_count())};
 }
 
 bool same_mesh(const MeshRef& lhs, const MeshRef& rhs) {

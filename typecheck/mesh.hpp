@@ -32,15 +32,27 @@ struct MeshAxis {
   bool operator==(const MeshAxis&) const = default;
 };
 
+// jax.sharding.AbstractDevice: what an abstract mesh knows of its devices
+// (AbstractMesh(..., abstract_device=...)); printed after the axis types.
+struct AbstractDevice {
+  std::string device_kind;
+  std::optional<std::int64_t> num_cores;
+  std::string platform;
+  // device_kind=cpu, num_cores=None, platform=cpu
+  std::string fields_repr() const;
+  bool operator==(const AbstractDevice&) const = default;
+};
+
 class AbstractMesh;
 using MeshRef = std::shared_ptr<const AbstractMesh>;
 
 class AbstractMesh {
  public:
   // Names must be distinct and non-empty, sizes positive.
-  static Checked<MeshRef> make(std::vector<MeshAxis> axes);
+  static Checked<MeshRef> make(std::vector<MeshAxis> axes, std::optional<AbstractDevice> device = std::nullopt);
 
   const std::vector<MeshAxis>& axes() const { return axes_; }
+  const std::optional<AbstractDevice>& abstract_device() const { return device_; }
   const MeshAxis* find(std::string_view name) const;
   // Position of the axis in mesh order; nullopt when absent.
   std::optional<std::size_t> index_of(std::string_view name) const;
@@ -52,7 +64,8 @@ class AbstractMesh {
   // axes Manual, auto_axes makes them Auto). Unknown names are ignored.
   MeshRef with_axis_types(const std::vector<std::string>& names, AxisType type) const;
 
-  // AbstractMesh('X': 4, 'Y': 2, axis_types=(Explicit, Explicit))
+  // AbstractMesh('X': 4, 'Y': 2, axis_types=(Explicit, Explicit)), and the
+  // abstract device's fields after the types when it has one.
   std::string repr() const;
   // ('X', 'Y'): the tuple of axis names some messages print.
   std::string axis_names_repr() const;
@@ -60,9 +73,16 @@ class AbstractMesh {
   bool operator==(const AbstractMesh&) const = default;
 
  private:
-  explicit AbstractMesh(std::vector<MeshAxis> axes) : axes_(std::move(axes)) {}
+  AbstractMesh(std::vector<MeshAxis> axes, std::optional<AbstractDevice> device)
+      : axes_(std::move(axes)), device_(std::move(device)) {}
   std::vector<MeshAxis> axes_;
+  std::optional<AbstractDevice> device_;
 };
+
+// use_abstract_mesh(next) inside `previous`: the same devices seen as other
+// axes, so the device count must be kept (JAX's ValueError otherwise); an
+// empty mesh on either side changes nothing.
+std::optional<Error> check_abstract_mesh_change(const MeshRef& previous, const MeshRef& next);
 
 // Equal contents, or both empty.
 bool same_mesh(const MeshRef& lhs, const MeshRef& rhs);

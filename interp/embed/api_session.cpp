@@ -43,6 +43,7 @@ class AbstractEvaluation {
       : evaluator_(evaluator), mode_(evaluator.mode), globals_(evaluator.globals) {
     interp::Runtime& runtime = *evaluator.runtime;
     context_mesh_ = runtime.context_mesh;
+    concrete_mesh_ = runtime.concrete_mesh;
     threefry_mode_ = runtime.threefry_mode;
     costs_ = runtime.costs;
     // A recorder that keeps no profile charges nothing (CostRecorder::charging).
@@ -56,6 +57,7 @@ class AbstractEvaluation {
     evaluator_.mode = mode_;
     evaluator_.runtime->costs = std::move(costs_);
     evaluator_.runtime->context_mesh = std::move(context_mesh_);
+    evaluator_.runtime->concrete_mesh = std::move(concrete_mesh_);
     evaluator_.runtime->threefry_mode = threefry_mode_;
     evaluator_.globals.swap(globals_);
     // The script's own values may nest deeply: free them on a large stack.
@@ -70,6 +72,7 @@ class AbstractEvaluation {
   std::unordered_map<std::string, interp::Value> globals_;
   std::shared_ptr<interp::CostRecorder> costs_;
   std::shared_ptr<interp::MeshObject> context_mesh_;
+  std::shared_ptr<interp::MeshObject> concrete_mesh_;
   devices::ThreefryMode threefry_mode_;
 };
 
@@ -139,7 +142,7 @@ std::vector<Interpreter::Variable> Interpreter::variables() {
 Interpreter::MeshDescription Interpreter::mesh_description() {
   MeshDescription answer;
   std::string j = jax_alias;
-  std::string script = "import jax as " + j + "\n" + result_name + " = [" + j + ".sharding.get_abstract_mesh(), " + j +
+  std::string script = "import jax as " + j + "\n" + result_name + " = [str(" + j + ".sharding.get_abstract_mesh()), " + j +
                        ".devices()[0].platform, " + j + ".devices()[0].device_kind, [d.id for d in " + j +
                        ".devices()]]\n";
   try {

@@ -218,12 +218,6 @@ std::string array_text(Evaluator& evaluator, const ArrayObject& array, bool as_r
   return *text;
 }
 
-Value shape_value(const typecheck::Shape& shape) {
-  std::vector<Value> items;
-  for (auto s : shape) items.push_back(Value::integer(s));
-  return make_tuple(std::move(items));
-}
-
 std::vector<std::int64_t> size_arguments(Evaluator& evaluator, const std::vector<Value>& rest) {
   std::vector<std::int64_t> out;
   if (rest.size() == 1 && !rest[0].is_integral()) {
@@ -270,6 +264,12 @@ const std::vector<std::string>& array_attribute_names() {
 }
 }  // namespace
 
+Value shape_value(const typecheck::Shape& shape) {
+  std::vector<Value> items;
+  for (auto s : shape) items.push_back(Value::integer(s));
+  return make_tuple(std::move(items));
+}
+
 std::string ArrayObject::repr(Evaluator& evaluator) const { return array_text(evaluator, *this, true); }
 std::string ArrayObject::str(Evaluator& evaluator) const { return array_text(evaluator, *this, false); }
 std::vector<std::string> ArrayObject::attribute_names() const { return array_attribute_names(); }
@@ -311,8 +311,8 @@ std::optional<Value> ArrayObject::get_attribute(Evaluator& evaluator, const std:
       return apply_astype(ev, self_ref, dtype_argument(ev, a[0]));
     }));
   if (name == "reshape")
-    return Value(native("reshape(*shape)", [self_ref](Evaluator& ev, Arguments& a) {
-      return apply_reshape(ev, Value(self_ref), size_arguments(ev, a[0].as<TupleObject>()->items));
+    return Value(native("reshape(*shape, out_sharding=None)", [self_ref](Evaluator& ev, Arguments& a) {
+      return apply_reshape(ev, Value(self_ref), size_arguments(ev, a[0].as<TupleObject>()->items), a[1]);
     }));
   if (name == "transpose")
     return Value(native("transpose(*axes)", [self_ref](Evaluator& ev, Arguments& a) {

@@ -24,6 +24,7 @@
 #include "interp/ops/primitives.hpp"
 #include "interp/library/multihost.hpp"
 #include "interp/library/random_module.hpp"
+#include "interp/library/sharding_module.hpp"
 #include "interp/transforms/trace.hpp"
 #include "interp/transforms/eval_shape.hpp"
 #include "interp/transforms/vmap.hpp"
@@ -51,6 +52,14 @@ class SingleDeviceShardingObject final : public NamedShardingObject {
     return "SingleDeviceSharding(device=" + DeviceObject(mesh->devices[0]).repr(evaluator) + ", memory_kind=device)";
   }
 };
+
+// SingleDeviceSharding(device): the array whole on that one device.
+Value single_device_sharding(Evaluator& evaluator, const Value& device) {
+  auto* d = device.as<DeviceObject>();
+  if (!d) raise(exc::TypeError(), "SingleDeviceSharding takes a Device, got " + type_name(device));
+  DeviceMeshRef mesh = runtime_of(evaluator).single_device_mesh(d->device.id);
+  return Value(std::make_shared<SingleDeviceShardingObject>(mesh, typecheck::PartitionSpec()));
+}
 
 }  // namespace
 
@@ -142,51 +151,29 @@ std::vector<int> ints(Evaluator& evaluator, const Value& value) {
 }
 
 
-DeviceMeshRef context_device_mesh(Evaluator& evaluator) {
-  auto& rt = runtime_of(evaluator);
-  return rt.context_mesh ? rt.context_mesh->mesh : nullptr;
-}
-
-// reshard's type check (JAX's core.get_sharding): a spec longer than the value's rank.
-void check_reshard_rank(Evaluator& evaluator, const Value& leaf, const Value& target) {
-  const typecheck::PartitionSpec* spec = nullptr;
-  typecheck::MeshRef mesh;
-  if (auto* p = target.as<PartitionSpecObject>()) {
-    spec = &p->spec;
-    if (auto context = context_device_mesh(evaluator)) mesh = context->abstract;
-  } else if (auto* named = target.as<NamedShardingObject>()) {
-    spec = &named->spec;
-    mesh = named->mesh->abstract;
-  }
-  std::size_t ndim = to_array(evaluator, leaf)->aval.ndim();
-  if (!spec || !mesh || spec->partitions().size() <= ndim) return;
-  std::string length = std::to_string(spec->partitions().size()), rank = std::to_string(ndim);
-  raise(exc::ValueError(), "Length of sharding.spec (" + length + ") must be equal to aval's ndim (" + rank +
-                               "). Got sharding.spec " + spec->repr() + ", aval.ndim " + rank +
-                               " and sharding NamedSharding(mesh=" + typecheck::mesh_repr(mesh) + ", spec=" +
-                               spec->repr() + ")");
-}
-
-typecheck::MeshRef context_abstract_mesh(Evaluator& evaluator) {
-  auto mesh = context_device_mesh(evaluator);
-  return mesh ? mesh->abstract : nullptr;
-}
-
 // What jax.set_mesh(mesh) returns: the mesh is the context mesh from the call
 // on; as a context manager it restores the one before on exit (entering it
 // again must not save the mesh it set).
 class SetMeshContext final : public MeshObject {
  public:
-  SetMeshContext(DeviceMeshRef mesh, std::shared_ptr<MeshObject> previous)
-      : MeshObject(std::move(mesh)), previous_(std::move(previous)) {}
+  SetMeshContext(DeviceMeshRef mesh, std::shared_ptr<MeshObject> previous, std::shared_ptr<MeshObject> previous_concrete)
+      : MeshObject(mesh ? std::move(mesh) : empty_device_mesh()), previous_(std::move(previous)),
+        previous_concrete_(std::move(previous_concrete)) {}
   std::optional<Value> enter(Evaluator&) override { return Value(self()); }
   bool exit(Evaluator& evaluator, const Value*) override {
     runtime_of(evaluator).context_mesh = previous_;
+    runtime_of(evaluator).concrete_mesh = previous_concrete_;
     return false;
   }
 
  private:
+  static DeviceMeshRef empty_device_mesh() {
+    auto empty = std::make_shared<DeviceMesh>();
+    empty->abstract = checked(typecheck::AbstractMesh::make({}));
+    return empty;
+  }
   std::shared_ptr<MeshObject> previous_;
+  std::shared_ptr<MeshObject> previous_concrete_;
 };
 
 }  // namespace
@@ -195,6 +182,13 @@ Layout layout_for_target(Evaluator& evaluator, const Value& target, const typech
   if (auto* n = target.as<NamedShardingObject>()) return checked(make_layout(n->mesh, n->spec, shape));
   if (auto* p = target.as<PositionalShardingObject>()) {
     Layout layout = p->layout();
+    // The seed tutorial's rule: a value of lower rank takes the trailing axes
+    // when the leading ones it lacks are replicated (b2, a vector, under the
+    // (1, 2) sharding.replicate(0) of its (4, 2) PositionalSharding).
+    const std::size_t extra = layout.dims.size() > shape.size() ? layout.dims.size() - shape.size() : 0;
+    if (extra > 0 && std::all_of(layout.dims.begin(), layout.dims.begin() + static_cast<std::ptrdiff_t>(extra),
+                                 [](const typecheck::SpecEntry& entry) { return entry.empty(); }))
+      layout.dims.erase(layout.dims.begin(), layout.dims.begin() + static_cast<std::ptrdiff_t>(extra));
     if (layout.dims.size() != shape.size()) {
       // As in JAX, a fully replicated PositionalSharding (sharding.replicate()) fits a value of any rank.
       if (!layout.fully_replicated())
@@ -208,6 +202,15 @@ Layout layout_for_target(Evaluator& evaluator, const Value& target, const typech
         raise(exc::ValueError(), "dimension " + std::to_string(d) + " of size " + std::to_string(shape[d]) +
                                      " is not divisible by " + std::to_string(layout.block_count(d)));
     return layout;
+  }
+  if (auto* abstract = target.as<AbstractNamedShardingObject>()) {
+    // A sharding on an abstract mesh places on the context mesh it names.
+    auto mesh = context_device_mesh(evaluator);
+    if (!mesh || !typecheck::same_mesh(mesh->abstract, abstract->mesh))
+      raise(exc::ValueError(), "Context mesh " + typecheck::mesh_repr(mesh ? mesh->abstract : nullptr) +
+                                   " should match the mesh of sharding " + typecheck::mesh_repr(abstract->mesh) +
+                                   " passed to device_put.");
+    return checked(make_layout(mesh, abstract->spec, shape));
   }
   if (auto* spec = target.as<PartitionSpecObject>()) {
     auto mesh = context_device_mesh(evaluator);
@@ -223,8 +226,6 @@ Layout layout_for_target(Evaluator& evaluator, const Value& target, const typech
   raise(exc::TypeError(), "device_put target must be a Sharding, a PartitionSpec or a Device, got " + type_name(target));
 }
 
-namespace {
-
 // jax.device_put(x, target) for one leaf.
 Value device_put_leaf(Evaluator& evaluator, const Value& leaf, const Value& target) {
   ArrayRef array = to_array(evaluator, leaf);
@@ -239,13 +240,27 @@ Value device_put_leaf(Evaluator& evaluator, const Value& leaf, const Value& targ
     poisoned->poisoned = true;
     return Value(poisoned);
   }
+  // A compiled computation belongs to one set of devices: under jit an array
+  // can change its layout, not its mesh (placement.md).
+  if (tracing_jit(evaluator) && array->committed && array->layout.mesh->device_ids() != layout.mesh->device_ids()) {
+    auto describe = [](const DeviceMesh& mesh) {
+      std::string ids;
+      for (int id : mesh.device_ids()) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+      return "device ids [" + ids + "] on platform " + std::string(devices::platform_display_name(mesh.devices[0].platform));
+    };
+    raise(exc::ValueError(), "Received incompatible devices for jitted computation. Got argument with shape " +
+                                 array->aval.format({.short_dtypes = false, .weak_marker = false}) + " and with " +
+                                 describe(*array->layout.mesh) + " and device_put inside jit with " +
+                                 describe(*layout.mesh));
+  }
   std::optional<typecheck::PartitionSpec> requested;
-  if (auto* named = target.as<NamedShardingObject>()) requested = named->spec;
+  // (A SingleDeviceSharding stays one: the array shows the sharding of where it is.)
+  if (auto* named = target.as<NamedShardingObject>(); named && !target.as<SingleDeviceShardingObject>())
+    requested = named->spec;
+  if (auto* abstract = target.as<AbstractNamedShardingObject>()) requested = abstract->spec;
   if (auto* spec = target.as<PartitionSpecObject>()) requested = spec->spec;
   return apply_device_put(evaluator, array, layout, requested);
 }
-
-}  // namespace
 
 Value place_created(Evaluator& evaluator, std::string_view api, const ArrayRef& array, const Value& out_sharding) {
   // The requested sharding checked as JAX types a created array.
@@ -262,9 +277,17 @@ Value place_created(Evaluator& evaluator, std::string_view api, const ArrayRef& 
 
 namespace {
 
+// jnp's choose_device_or_out_sharding: at most one of the two.
+void check_device_or_out_sharding(Evaluator& evaluator, const Value& device, const Value& out_sharding) {
+  if (!device.is_none() && !out_sharding.is_none())
+    raise(exc::ValueError(), "Only one of `device` or `out_sharding` can be set. Got device=" + evaluator.repr(device) +
+                                 " and out_sharding=" + evaluator.repr(out_sharding));
+}
+
 // A created array: `fill` gives the global data; placed by out_sharding/device.
 Value create(Evaluator& evaluator, std::string_view api, DType dtype, const typecheck::Shape& shape, const Value& out_sharding,
              const Value& device, const std::function<devices::LocalArray()>& fill) {
+  check_device_or_out_sharding(evaluator, device, out_sharding);
   typecheck::ArrayType aval;
   aval.dtype = dtype;
   aval.shape = shape;
@@ -369,8 +392,15 @@ void install_sharding_module(Evaluator& evaluator) {
     return Value(p);
   });
   sharding->add("PositionalSharding", Value(positional_type));
-  sharding->add_function("get_abstract_mesh()", [](Evaluator& ev, Arguments&) {
-    return make_str(typecheck::mesh_repr(context_abstract_mesh(ev)));
+  auto single_type = make_type("SingleDeviceSharding");
+  single_type->set_constructor([](Evaluator& ev, CallArgs& args) {
+    static const Signature signature = Signature::parse("SingleDeviceSharding(device, *, memory_kind=None)");
+    Arguments a = bind_arguments(ev, signature, args);
+    return single_device_sharding(ev, a[0]);
+  });
+  sharding->add("SingleDeviceSharding", Value(single_type));
+  sharding->add_function("make_single_device_sharding(device, *, memory_kind=None)", [](Evaluator& ev, Arguments& a) {
+    return single_device_sharding(ev, a[0]);
   });
 }
 
@@ -410,10 +440,17 @@ void install_jax_module(Evaluator& evaluator) {
   });
   jax->add_function("set_mesh(mesh)", [](Evaluator& ev, Arguments& a) {
     auto* mesh = a[0].as<MeshObject>();
-    if (!mesh) raise(exc::TypeError(), "set_mesh takes a Mesh");
+    if (!mesh && !a[0].is_none())
+      raise(exc::ValueError(), "Expected mesh of type `jax.sharding.Mesh`. Got <class '" + type_name(a[0]) + "'>");
+    if (tracing_jit(ev)) raise(exc::ValueError(), "`set_mesh` can only be used outside of `jax.jit`.");
+    if (mesh && mesh->mesh->abstract->has_axis_of_type(typecheck::AxisType::Manual))
+      raise(exc::ValueError(), "mesh " + mesh->str(ev) +
+                                   " contains manual axes which is not allowed when using `jax.set_mesh`. Please use "
+                                   "`jax.shard_map` to enter into `Manual` mode instead.");
     auto& rt = runtime_of(ev);
-    auto restore = std::make_shared<SetMeshContext>(mesh->mesh, rt.context_mesh);
-    rt.context_mesh = std::static_pointer_cast<MeshObject>(a[0].object());
+    auto restore = std::make_shared<SetMeshContext>(mesh ? mesh->mesh : nullptr, rt.context_mesh, rt.concrete_mesh);
+    rt.context_mesh = mesh ? std::static_pointer_cast<MeshObject>(a[0].object()) : nullptr;
+    rt.concrete_mesh = rt.context_mesh;
     return Value(restore);
   });
   evaluator.module("jax.sharding")->add("use_mesh", *jax->find("set_mesh"));
@@ -426,22 +463,6 @@ void install_jax_module(Evaluator& evaluator) {
       return tree_map(ev, a[0], [&](const Value& leaf) { return device_put_leaf(ev, leaf, targets.at(next++)); });
     }
     return tree_map(ev, a[0], [&](const Value& leaf) { return device_put_leaf(ev, leaf, target); });
-  });
-  jax->add_function("reshard(x, out_sharding)", [](Evaluator& ev, Arguments& a) {
-    Value target = a[1];
-    // reshard names a bare spec's mesh from the context (JAX's canonicalize_sharding).
-    if (auto* spec = target.as<PartitionSpecObject>(); spec && !context_device_mesh(ev))
-      raise(exc::ValueError(), "Using PartitionSpec when you are not under a mesh context is not allowed. Please pass a "
-                               "NamedSharding instance or enter into a mesh context via `jax.set_mesh`. Got " +
-                                   spec->spec.repr());
-    return tree_map(ev, a[0], [&](const Value& leaf) {
-      check_reshard_rank(ev, leaf, target);
-      return device_put_leaf(ev, leaf, target);
-    });
-  });
-  jax->add_function("typeof(x)", [](Evaluator& ev, Arguments& a) {
-    if (auto key_type = key_type_text(a[0])) return make_str(*key_type);
-    return shaped_array(to_array(ev, a[0]));
   });
   jax->add_function("block_until_ready(x)", [](Evaluator&, Arguments& a) { return a[0]; });
   // Effects (debug prints) happen in program order as the program runs: nothing to wait for.
@@ -533,6 +554,7 @@ void install_filled_creation(ModuleObject& module, const std::string& placement,
       double fill_value = value ? *value : to_float(ev, a[1]);
       DType dtype = optional_dtype(ev, a[rest], like_array->aval.dtype);
       typecheck::Shape shape = like_array->aval.shape;
+      if (is_jnp) check_device_or_out_sharding(ev, a[rest + 2], a[rest + 1]);
       ArrayRef made = to_array(ev, create(ev, name, dtype, shape, Value(), Value(), [&]() { return filled(ev, dtype, shape, fill_value); }));
       if (is_jnp && !a[rest + 1].is_none()) return device_put_leaf(ev, Value(made), a[rest + 1]);
       if (is_jnp && !a[rest + 2].is_none()) return device_put_leaf(ev, Value(made), a[rest + 2]);
@@ -616,6 +638,7 @@ void install_array_conversion(ModuleObject& module, const std::string& placement
         strong.weak_type = false;
         array = retyped_array(ev, *array, strong, array->committed);
       }
+      if (is_jnp) check_device_or_out_sharding(ev, a[3], a[2]);
       if (is_jnp && !a[2].is_none()) return device_put_leaf(ev, Value(array), a[2]);
       if (is_jnp && !a[3].is_none()) return device_put_leaf(ev, Value(array), a[3]);
       // np.asarray of a sharded array is a host copy: whole, on the default
@@ -635,6 +658,15 @@ void install_array_conversion(ModuleObject& module, const std::string& placement
     ArrayRef array = to_array(ev, a[0]);
     return Value(relayout(ev, array, array->layout));
   });
+}
+
+// reshape/ravel's order=: only C order (row-major) is the arrays' own.
+void check_order(Evaluator& evaluator, const Value& order) {
+  const std::string text = evaluator.str(order);
+  if (text == "C") return;
+  if (text == "F" || text == "A")
+    raise(exc::NotImplementedError(), "jnp.reshape order=" + text + " is not supported in shardlang");
+  raise(exc::ValueError(), "Unexpected value for 'order' argument: " + text + ".");
 }
 
 // The elementwise primitives by name, the reductions, reshape, transpose and
@@ -667,12 +699,14 @@ void install_numpy_computation(ModuleObject& module) {
   module.add_function("dtype(dtype)", [](Evaluator& ev, Arguments& a) {
     return Value(std::make_shared<DTypeObject>(dtype_argument(ev, a[0])));
   });
-  module.add_function("ravel(a)", [](Evaluator& ev, Arguments& a) {
-    ArrayRef x = to_array(ev, a[0]);
-    return apply_reshape(ev, Value(x), {devices::element_count(x->aval.shape)});
+
+  module.add_function("reshape(a, shape, order='C', *, copy=None, out_sharding=None)", [](Evaluator& ev, Arguments& a) {
+    check_order(ev, a[2]);
+    return apply_reshape(ev, a[0], int_values(ev, a[1]), a[4]);
   });
-  module.add_function("reshape(a, shape)", [](Evaluator& ev, Arguments& a) {
-    return apply_reshape(ev, a[0], int_values(ev, a[1]));
+  module.add_function("ravel(a, order='C', *, out_sharding=None)", [](Evaluator& ev, Arguments& a) {
+    check_order(ev, a[1]);
+    return apply_reshape(ev, a[0], {-1}, a[2]);
   });
   module.add_function("transpose(a, axes=None)", [](Evaluator& ev, Arguments& a) {
     ArrayRef array = to_array(ev, a[0]);
@@ -725,6 +759,7 @@ void install_numpy_random(Evaluator& evaluator);  // numpy_random.cpp
 void install_array_members(Evaluator& evaluator) {
   install_sharding_module(evaluator);
   install_jax_module(evaluator);
+  install_sharding_members(evaluator);
   install_jit(evaluator);
   install_random_module(evaluator);
   install_tree_module(evaluator);

@@ -9,6 +9,7 @@
 #include "interp/library/tree_module.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/ops/primitives.hpp"
+#include "typecheck/creation_rules.hpp"
 #include "typecheck/elementwise_rules.hpp"
 #include "typecheck/reduction_rules.hpp"
 #include "typecheck/rule_support.hpp"
@@ -261,11 +262,23 @@ void install_axis_operations(ModuleObject& module) {
     typecheck::ArrayType type = checked(typecheck::squeeze_rule(x->aval, axes));
     return reshaped(ev, Value(x), type.shape);
   });
-  module.add_function("broadcast_to(array, shape)", [](Evaluator& ev, Arguments& a) {
+  module.add_function("broadcast_to(array, shape, *, out_sharding=None)", [](Evaluator& ev, Arguments& a) {
     ArrayRef x = to_array(ev, a[0]);
     auto sizes = int_values(ev, a[1]);
-    typecheck::ArrayType type = checked(typecheck::broadcast_to_rule(x->aval, sizes));
-    return broadcast_to(ev, x, type.shape);
+    std::optional<typecheck::ShardingArg> requested = sharding_argument(a[2]);
+    std::optional<typecheck::Sharding> out_sharding;
+    typecheck::MeshRef context = runtime_of(ev).context_mesh ? runtime_of(ev).context_mesh->mesh->abstract : nullptr;
+    if (requested) out_sharding = checked(typecheck::canonicalize_out_sharding("broadcast_to", *requested, context, sizes));
+    typecheck::ArrayType type = checked(typecheck::broadcast_to_rule(x->aval, sizes, out_sharding, context));
+    if (!requested) return broadcast_to(ev, x, type.shape);
+    std::vector<std::int64_t> dimensions;
+    for (std::size_t k = 0; k < x->aval.ndim(); ++k)
+      dimensions.push_back(static_cast<std::int64_t>(type.shape.size() - x->aval.ndim() + k));
+    Params params;
+    params.set("shape", std::vector<std::int64_t>(type.shape.begin(), type.shape.end()));
+    params.set("broadcast_dimensions", dimensions);
+    params.set("out_sharding", *requested);
+    return bind(ev, primitive("broadcast_in_dim"), {x}, std::move(params));
   });
   module.add_function("flip(m, axis=None)", [](Evaluator& ev, Arguments& a) {
     ArrayRef x = to_array(ev, a[0]);
@@ -416,6 +429,17 @@ void install_lax_structural(ModuleObject& lax) {
                       if (auto sharding = sharding_argument(a[3])) params.set("out_sharding", *sharding);
                       return bind(ev, primitive("broadcast_in_dim"), {to_array(ev, a[0])}, std::move(params));
                     });
+  // lax.reshape: `dimensions` transposes the operand first.
+  lax.add_function("reshape(operand, new_sizes, dimensions=None, *, out_sharding=None)", [](Evaluator& ev, Arguments& a) {
+    Value operand = Value(to_array(ev, a[0]));
+    if (!a[2].is_none()) {
+      std::vector<int> permutation;
+      for (auto d : int_values(ev, a[2])) permutation.push_back(static_cast<int>(d));
+      operand = apply_transpose(ev, operand, permutation);
+    }
+    auto sizes = int_values(ev, a[1]);
+    return apply_reshape(ev, operand, std::vector<std::int64_t>(sizes.begin(), sizes.end()), a[3]);
+  });
   lax.add_function("convert_element_type(operand, new_dtype)", [](Evaluator& ev, Arguments& a) {
     return apply_astype(ev, to_array(ev, a[0]), dtype_argument(ev, a[1]));
   });

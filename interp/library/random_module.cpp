@@ -1,6 +1,7 @@
 // jax.random: typed and raw keys, the three random primitives and the
 // module's members (random_module.hpp).
 #include "interp/library/random_module.hpp"
+#include "interp/library/sharding_module.hpp"
 
 #include <cmath>
 #include <limits>
@@ -484,56 +485,60 @@ void install_random_module(Evaluator& evaluator) {
     return sample(ev, "randint", a[0], shape_argument(ev, a[1]), dtype,
                   {scalar_operand(ev, a[2], DType::int32), scalar_operand(ev, a[3], DType::int32)}, a[5]);
   });
-  random->add_function("permutation(key, x, axis=0, independent=False)", [](Evaluator& ev, Arguments& a) {
-    auto key = concrete_key(ev, a[0], "jax.random.permutation");
-    devices::ThreefryMode mode = runtime_of(ev).threefry_mode;
-    if (a[1].is_integral()) {
-      std::int64_t n = a[1].as_int();
-      if (n < 0) raise(exc::ValueError(), "permutation of a negative length " + std::to_string(n));
-      if (!key) return abstract_result(ev, DType::int32, {n});
-      const std::int64_t shape[] = {n};
-      return index_array(ev, value_or_raise(devices::random_shuffle_indices(*key, mode, shape, 0)), {n});
-    }
-    ArrayRef x = to_array(ev, a[1]);
-    if (x->aval.shape.empty()) raise(exc::TypeError(), "x must be an integer or at least 1-dimensional");
-    auto axis = axis_of(ev, a[2], x->aval.ndim());
-    if (!key) return abstract_result(ev, x->aval.dtype, x->aval.shape);
-    // JAX's _permutation: independent (or 1-D) shuffles x itself, each lane
-    // along the axis by the sort keys of its own elements.
-    if (ev.truthy(a[3]) && x->aval.ndim() > 1) {
-      auto order = value_or_raise(devices::random_shuffle_indices(*key, mode, x->aval.shape, static_cast<int>(axis)));
-      return shuffle_lanes(ev, x, order, static_cast<std::size_t>(axis));
-    }
-    const std::int64_t length[] = {x->aval.shape[static_cast<std::size_t>(axis)]};
-    auto order = value_or_raise(devices::random_shuffle_indices(*key, mode, length, 0));
-    return take_along(ev, x, order, static_cast<int>(axis), x->aval.shape);
+  random->add_function("permutation(key, x, axis=0, independent=False, *, out_sharding=None)", [](Evaluator& ev, Arguments& a) {
+    return apply_out_sharding(ev, "permutation", a[4], [&]() -> Value {
+      auto key = concrete_key(ev, a[0], "jax.random.permutation");
+      devices::ThreefryMode mode = runtime_of(ev).threefry_mode;
+      if (a[1].is_integral()) {
+        std::int64_t n = a[1].as_int();
+        if (n < 0) raise(exc::ValueError(), "permutation of a negative length " + std::to_string(n));
+        if (!key) return abstract_result(ev, DType::int32, {n});
+        const std::int64_t shape[] = {n};
+        return index_array(ev, value_or_raise(devices::random_shuffle_indices(*key, mode, shape, 0)), {n});
+      }
+      ArrayRef x = to_array(ev, a[1]);
+      if (x->aval.shape.empty()) raise(exc::TypeError(), "x must be an integer or at least 1-dimensional");
+      auto axis = axis_of(ev, a[2], x->aval.ndim());
+      if (!key) return abstract_result(ev, x->aval.dtype, x->aval.shape);
+      // JAX's _permutation: independent (or 1-D) shuffles x itself, each lane
+      // along the axis by the sort keys of its own elements.
+      if (ev.truthy(a[3]) && x->aval.ndim() > 1) {
+        auto order = value_or_raise(devices::random_shuffle_indices(*key, mode, x->aval.shape, static_cast<int>(axis)));
+        return shuffle_lanes(ev, x, order, static_cast<std::size_t>(axis));
+      }
+      const std::int64_t length[] = {x->aval.shape[static_cast<std::size_t>(axis)]};
+      auto order = value_or_raise(devices::random_shuffle_indices(*key, mode, length, 0));
+      return take_along(ev, x, order, static_cast<int>(axis), x->aval.shape);
+    });
   });
-  random->add_function("choice(key, a, shape=(), replace=True, p=None, axis=0)", [](Evaluator& ev, Arguments& a) {
-    auto key = concrete_key(ev, a[0], "jax.random.choice");
-    typecheck::Shape draw_shape = shape_argument(ev, a[2]);
-    ArrayRef source = a[1].is_integral() ? nullptr : to_array(ev, a[1]);
-    std::int64_t axis = source ? axis_of(ev, a[5], source->aval.ndim()) : 0;
-    std::int64_t n = source ? source->aval.shape[static_cast<std::size_t>(axis)] : a[1].as_int();
-    std::optional<std::vector<float>> weights;
-    if (!a[4].is_none() && key) {
-      weights.emplace();
-      for (double w : element_values(ev, *to_array(ev, a[4]))) weights->push_back(static_cast<float>(w));
-      if (static_cast<std::int64_t>(weights->size()) != n)
-        raise(exc::ValueError(), "p must be None or match the shape of a");
-    }
-    typecheck::Shape shape = draw_shape;
-    if (source) {
-      shape = source->aval.shape;
-      shape.erase(shape.begin() + axis);
-      shape.insert(shape.begin() + axis, draw_shape.begin(), draw_shape.end());
-    }
-    if (!key) return abstract_result(ev, source ? source->aval.dtype : DType::int32, shape);
-    std::optional<std::span<const float>> p;
-    if (weights) p = std::span<const float>(*weights);
-    auto indices = value_or_raise(devices::random_choice_indices(*key, runtime_of(ev).threefry_mode, n, draw_shape,
-                                                                 ev.truthy(a[3]), p));
-    if (!source) return index_array(ev, indices, draw_shape);
-    return take_along(ev, source, indices, static_cast<int>(axis), shape);
+  random->add_function("choice(key, a, shape=(), replace=True, p=None, axis=0, *, out_sharding=None)", [](Evaluator& ev, Arguments& a) {
+    return apply_out_sharding(ev, "choice", a[6], [&]() -> Value {
+      auto key = concrete_key(ev, a[0], "jax.random.choice");
+      typecheck::Shape draw_shape = shape_argument(ev, a[2]);
+      ArrayRef source = a[1].is_integral() ? nullptr : to_array(ev, a[1]);
+      std::int64_t axis = source ? axis_of(ev, a[5], source->aval.ndim()) : 0;
+      std::int64_t n = source ? source->aval.shape[static_cast<std::size_t>(axis)] : a[1].as_int();
+      std::optional<std::vector<float>> weights;
+      if (!a[4].is_none() && key) {
+        weights.emplace();
+        for (double w : element_values(ev, *to_array(ev, a[4]))) weights->push_back(static_cast<float>(w));
+        if (static_cast<std::int64_t>(weights->size()) != n)
+          raise(exc::ValueError(), "p must be None or match the shape of a");
+      }
+      typecheck::Shape shape = draw_shape;
+      if (source) {
+        shape = source->aval.shape;
+        shape.erase(shape.begin() + axis);
+        shape.insert(shape.begin() + axis, draw_shape.begin(), draw_shape.end());
+      }
+      if (!key) return abstract_result(ev, source ? source->aval.dtype : DType::int32, shape);
+      std::optional<std::span<const float>> p;
+      if (weights) p = std::span<const float>(*weights);
+      auto indices = value_or_raise(devices::random_choice_indices(*key, runtime_of(ev).threefry_mode, n, draw_shape,
+                                                                   ev.truthy(a[3]), p));
+      if (!source) return index_array(ev, indices, draw_shape);
+      return take_along(ev, source, indices, static_cast<int>(axis), shape);
+    });
   });
 }
 

@@ -170,4 +170,7 @@ Layout default_layout(Evaluator& evaluator, std::size_t ndim);
 // jax.sharding's objects, the array members of jax / jnp / np (jax_modules.cpp).
 void install_array_members(Evaluator& evaluator);
 
+// A shape as the Python tuple of ints x.shape is.
+Value shape_value(const typecheck::Shape& shape);
+
 }  // namespace interp

@@ -46,6 +46,24 @@ Cotangents pvary_vjp(const VjpCall& call) {
   return {collective(ev, "psum", ct, params, collective_axes(params))};
 }
 
+Cotangents preduced_vjp(const VjpCall& call) {
+  const auto& [ev, x, params, result, ct, needs, primitive] = call;
+  if (!checks_vma(params)) return {ct};
+  return {collective(ev, "psum", ct, params, collective_axes(params))};
+}
+
+Cotangents vary_unreduced_cast_vjp(const VjpCall& call) {
+  const auto& [ev, x, params, result, ct, needs, primitive] = call;
+  if (!checks_vma(params)) return {ct};
+  return {collective(ev, "reduced_vary_cast", ct, params, collective_axes(params))};
+}
+
+Cotangents reduced_vary_cast_vjp(const VjpCall& call) {
+  const auto& [ev, x, params, result, ct, needs, primitive] = call;
+  if (!checks_vma(params)) return {ct};
+  return {collective(ev, "vary_unreduced_cast", ct, params, collective_axes(params))};
+}
+
 Cotangents all_gather_vjp(const VjpCall& call) {
   const auto& [ev, x, params, result, ct, needs, primitive] = call;
   Params extra;

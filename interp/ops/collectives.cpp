@@ -287,6 +287,25 @@ ArrayRef pvary_implementation(Evaluator& evaluator, const Primitive& primitive, 
   return manual_array(evaluator, std::move(type), mesh, buffers(*operand));
 }
 
+// preduced, vary_unreduced_cast and reduced_vary_cast (lax.pcast's casts
+// other than pvary), params as pvary's: free casts, only the type changes.
+ArrayRef pcast_implementation(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                              const Params& params, bool execute) {
+  if (batching::over_vmap_axis(params)) return batching::vmap_collective_abstract(evaluator, primitive, operands, params);
+  const DeviceMeshRef& mesh = body_mesh_of(params);
+  ArrayRef operand = on_body(evaluator, operands[0], mesh);
+  typecheck::ArrayType type =
+      checked(typecheck::pcast_rule(operand->aval, names_of(params), pcast_target(primitive.name), context_of(params)));
+  if (!execute || operand->abstract()) return make_abstract_array(type, whole_layout(mesh, type.ndim()), true);
+  return manual_array(evaluator, std::move(type), mesh, buffers(*operand));
+}
+
+std::string_view pcast_target(std::string_view primitive_name) {
+  if (primitive_name == "preduced") return "reduced";
+  if (primitive_name == "vary_unreduced_cast") return "unreduced";
+  return "varying";  // reduced_vary_cast, pvary
+}
+
 Cost collective_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands,
                      const typecheck::ArrayType& result) {
   return {0.0, bytes_accessed(operands, result), CostUnit::none};

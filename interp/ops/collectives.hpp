@@ -38,6 +38,10 @@ ArrayRef all_to_all_implementation(Evaluator&, const Primitive&, const std::vect
 ArrayRef ppermute_implementation(Evaluator&, const Primitive&, const std::vector<ArrayRef>&, const Params&, bool);
 ArrayRef axis_index_implementation(Evaluator&, const Primitive&, const std::vector<ArrayRef>&, const Params&, bool);
 ArrayRef pvary_implementation(Evaluator&, const Primitive&, const std::vector<ArrayRef>&, const Params&, bool);
+ArrayRef pcast_implementation(Evaluator&, const Primitive&, const std::vector<ArrayRef>&, const Params&, bool);
+// The `to=` of lax.pcast that a cast primitive is: preduced -> "reduced",
+// vary_unreduced_cast -> "unreduced", reduced_vary_cast and pvary -> "varying".
+std::string_view pcast_target(std::string_view primitive_name);
 ArrayRef static_slice_implementation(Evaluator&, const Primitive&, const std::vector<ArrayRef>&, const Params&, bool);
 ArrayRef dynamic_slice_implementation(Evaluator&, const Primitive&, const std::vector<ArrayRef>&, const Params&, bool);
 ArrayRef dynamic_update_slice_implementation(Evaluator&, const Primitive&, const std::vector<ArrayRef>&, const Params&,

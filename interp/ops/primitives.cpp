@@ -137,7 +137,12 @@ ArrayRef reshape_implementation(Evaluator& evaluator, const Primitive&, const st
                                 const Params& params, bool execute) {
   const ArrayRef& operand = operands[0];
   typecheck::Shape shape = *params.get<std::vector<std::int64_t>>("new_sizes");
-  typecheck::ArrayType out_type = checked(typecheck::reshape_rule(operand->aval, shape));
+  std::optional<typecheck::Sharding> out_sharding;
+  if (const auto* requested = params.get<typecheck::ShardingArg>("out_sharding")) {
+    typecheck::MeshRef context = runtime_of(evaluator).context_mesh ? runtime_of(evaluator).context_mesh->mesh->abstract : nullptr;
+    out_sharding = checked(typecheck::canonicalize_out_sharding("reshape", *requested, context, shape));
+  }
+  typecheck::ArrayType out_type = checked(typecheck::reshape_rule(operand->aval, shape, std::nullopt, out_sharding));
   DeviceMeshRef mesh = operand->layout.mesh;
   // Auto: a reshape keeps the layout only where it keeps the shape.
   std::vector<typecheck::SpecEntry> auto_dims(shape.size());
@@ -397,6 +402,7 @@ constexpr std::array primitive_table{
     Primitive{"pmin", "pmin", psum_implementation, collective_cost, vjp::not_differentiable, batching::collective, &partitioning::replay, CollectiveKind::all_reduce},
     binary("power", BinaryOp::pow, R::promoted, vjp::power_vjp),
     Primitive{"ppermute", "ppermute", ppermute_implementation, collective_cost, vjp::ppermute_vjp, batching::collective, &partitioning::replay, CollectiveKind::collective_permute},
+    Primitive{"preduced", "pcast", pcast_implementation, collective_cost, vjp::preduced_vjp, batching::collective, &partitioning::replay},
     Primitive{"psum", "psum", psum_implementation, collective_cost, vjp::psum_vjp, batching::collective, &partitioning::replay, CollectiveKind::all_reduce},
     Primitive{"psum_scatter", "psum_scatter", psum_scatter_implementation, collective_cost, vjp::psum_scatter_vjp, batching::collective, &partitioning::replay, CollectiveKind::reduce_scatter},
     Primitive{"pvary", "pvary", pvary_implementation, collective_cost, vjp::pvary_vjp, batching::collective, &partitioning::replay},
@@ -410,6 +416,7 @@ constexpr std::array primitive_table{
     reduction("reduce_or", "any", vjp::zero_vjp),
     reduction("reduce_prod", "prod", vjp::reduce_prod_vjp),
     reduction("reduce_sum", "sum", vjp::reduce_sum_vjp),
+    Primitive{"reduced_vary_cast", "pcast", pcast_implementation, collective_cost, vjp::reduced_vary_cast_vjp, batching::collective, &partitioning::replay},
     binary("remainder", BinaryOp::rem, R::promoted, vjp::remainder_vjp),
     Primitive{"reshape", "reshape", reshape_implementation, movement_cost, vjp::reshape_vjp, batching::reshape, &partitioning::replay},
     Primitive{"rev", "flip", rev_implementation, movement_cost, vjp::rev_vjp, batching::rev, &partitioning::replay},
@@ -433,6 +440,7 @@ constexpr std::array primitive_table{
     Primitive{"transpose", "transpose", placed_implementation, movement_cost, vjp::transpose_vjp, batching::transpose, &partitioning::transpose},
     binary("true_divide", BinaryOp::div, R::floating, vjp::divide_vjp),
     Primitive{"update_slice", "at.set", update_slice_implementation, slice_cost, vjp::update_slice_vjp, batching::update_slice, &partitioning::replay},
+    Primitive{"vary_unreduced_cast", "pcast", pcast_implementation, collective_cost, vjp::vary_unreduced_cast_vjp, batching::collective, &partitioning::replay},
 };
 
 constexpr bool table_sorted() {
@@ -506,6 +514,7 @@ std::optional<typecheck::ShardingArg> sharding_argument(const Value& value) {
   if (value.is_none()) return std::nullopt;
   if (auto* p = value.as<PartitionSpecObject>()) return typecheck::ShardingArg{std::nullopt, p->spec};
   if (auto* n = value.as<NamedShardingObject>()) return typecheck::ShardingArg{n->mesh->abstract, n->spec};
+  if (auto* n = value.as<AbstractNamedShardingObject>()) return typecheck::ShardingArg{n->mesh, n->spec};
   raise(exc::TypeError(), "out_sharding must be a PartitionSpec or a NamedSharding");
 }
 
@@ -531,11 +540,13 @@ Value apply_reduction(Evaluator& evaluator, std::string_view name, const Value& 
   return bind(evaluator, primitive(primitive_name), {operand}, std::move(params));
 }
 
-Value apply_reshape(Evaluator& evaluator, const Value& operand_value, const std::vector<std::int64_t>& sizes) {
+Value apply_reshape(Evaluator& evaluator, const Value& operand_value, const std::vector<std::int64_t>& sizes,
+                    const Value& out_sharding) {
   ArrayRef operand = to_array(evaluator, operand_value);
   typecheck::Shape shape = checked(typecheck::resolve_reshape_sizes(operand->aval.shape, sizes));
   Params params;
   params.set("new_sizes", std::vector<std::int64_t>(shape.begin(), shape.end()));
+  if (auto requested = sharding_argument(out_sharding)) params.set("out_sharding", *requested);
   return bind(evaluator, primitive("reshape"), {operand}, std::move(params));
 }
 

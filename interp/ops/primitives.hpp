@@ -179,7 +179,9 @@ Value apply_elementwise(Evaluator& evaluator, const Primitive& primitive, const 
 Value apply_reduction(Evaluator& evaluator, std::string_view name, const Value& operand, const Value& axis,
                       bool keepdims);
 // x.reshape / jnp.reshape and x.T / jnp.transpose.
-Value apply_reshape(Evaluator& evaluator, const Value& operand, const std::vector<std::int64_t>& sizes);
+// jnp.reshape(x, sizes, out_sharding=): `sizes` may hold one -1.
+Value apply_reshape(Evaluator& evaluator, const Value& operand, const std::vector<std::int64_t>& sizes,
+                    const Value& out_sharding = Value());
 Value apply_transpose(Evaluator& evaluator, const Value& operand, const std::vector<int>& permutation);
 // jax.device_put of one array to `layout` (a committed array); `requested`
 // is the spec as the user wrote it (.sharding.spec shows it).

@@ -8,6 +8,7 @@
 #include "devices/device_mesh.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/python/format.hpp"
+#include "typecheck/python_repr.hpp"
 #include "typecheck/rule_support.hpp"
 
 namespace interp {
@@ -194,6 +195,7 @@ void raise_error(const typecheck::Error& error) {
     case ErrorClass::NotImplementedError: raise(exc::NotImplementedError(), error.message);
     case ErrorClass::NameError: raise(exc::NameError(), error.message);
     case ErrorClass::IndexError: raise(exc::IndexError(), error.message);
+    case ErrorClass::KeyError: raise(exc::KeyError(), error.message);
   }
   raise(exc::ValueError(), error.message);
 }
@@ -434,42 +436,63 @@ const TypeRef& MeshObject::type() const {
   return type;
 }
 
-std::string MeshObject::repr(Evaluator&) const {
-  std::string out = "Mesh(";
-  const auto& axes = mesh->abstract->axes();
-  for (std::size_t i = 0; i < axes.size(); ++i)
-    out += (i ? ", '" : "'") + axes[i].name + "': " + std::to_string(axes[i].size);
-  out += ", axis_types=(";
+namespace {
+std::string axis_types_repr(const typecheck::MeshRef& mesh) {
+  std::string out = "axis_types=(";
+  const auto& axes = mesh->axes();
   for (std::size_t i = 0; i < axes.size(); ++i)
     out += (i ? ", " : "") + std::string(typecheck::axis_type_name(axes[i].type));
-  return out + (axes.size() == 1 ? ",))" : "))");
+  return out + (axes.size() == 1 ? ",)" : ")");
+}
+}  // namespace
+
+std::string MeshObject::str(Evaluator&) const {
+  if (mesh->abstract->axes().empty()) return "Mesh()";
+  std::string out = "Mesh(";
+  for (const auto& axis : mesh->abstract->axes())
+    out += typecheck::python_string_repr(axis.name) + ": " + std::to_string(axis.size) + ", ";
+  return out + axis_types_repr(mesh->abstract) + ")";
 }
 
-std::optional<Value> MeshObject::get_attribute(Evaluator& evaluator, const std::string& name) {
-  const auto& axes = mesh->abstract->axes();
-  if (name == "axis_names") {
-    std::vector<Value> names;
-    for (const auto& a : axes) names.push_back(make_str(a.name));
-    return make_tuple(std::move(names));
+std::string MeshObject::repr(Evaluator&) const {
+  if (mesh->abstract->axes().empty()) return "Mesh(axis_sizes=(), axis_names=())";
+  std::vector<std::string> sizes, names;
+  for (const auto& axis : mesh->abstract->axes()) {
+    sizes.push_back(std::to_string(axis.size));
+    names.push_back(typecheck::python_string_repr(axis.name));
   }
-  if (name == "axis_types") {
-    std::vector<Value> kinds;
-    for (const auto& a : axes) kinds.push_back(Value(std::make_shared<AxisTypeObject>(a.type)));
-    return make_tuple(std::move(kinds));
-  }
-  if (name == "axis_sizes") {
-    std::vector<Value> sizes;
-    for (const auto& a : axes) sizes.push_back(Value::integer(a.size));
-    return make_tuple(std::move(sizes));
-  }
+  return "Mesh(axis_sizes=" + typecheck::python_tuple_repr(sizes) + ", axis_names=" + typecheck::python_tuple_repr(names) +
+         ", " + axis_types_repr(mesh->abstract) + ")";
+}
+
+std::optional<Value> mesh_attribute(const typecheck::MeshRef& mesh, const std::string& name) {
+  static const std::vector<typecheck::MeshAxis> none;
+  const auto& axes = mesh ? mesh->axes() : none;
+  auto each = [&](auto&& of) {
+    std::vector<Value> out;
+    for (const auto& a : axes) out.push_back(of(a));
+    return make_tuple(std::move(out));
+  };
+  if (name == "axis_names") return each([](const auto& a) { return make_str(a.name); });
+  if (name == "axis_types") return each([](const auto& a) { return Value(std::make_shared<AxisTypeObject>(a.type)); });
+  if (name == "axis_sizes") return each([](const auto& a) { return Value::integer(a.size); });
+  if (name == "shape_tuple")
+    return each([](const auto& a) { return make_tuple({make_str(a.name), Value::integer(a.size)}); });
   if (name == "shape") {
     auto d = make_dict();
     for (const auto& a : axes) d->table.insert(make_str(a.name), Value::integer(a.size));
     return Value(d);
   }
+  if (name == "size") return Value::integer(axes.empty() ? 0 : mesh->device_count());
+  if (name == "empty") return Value::boolean(axes.empty());
+  if (name == "abstract_mesh") return Value(std::make_shared<AbstractMeshObject>(axes.empty() ? nullptr : mesh));
+  return std::nullopt;
+}
+
+std::optional<Value> MeshObject::get_attribute(Evaluator& evaluator, const std::string& name) {
   if (name == "devices") return Value(std::make_shared<DeviceArrayObject>(mesh->shape, mesh->devices));
   if (name == "size") return Value::integer(static_cast<std::int64_t>(mesh->devices.size()));
-  if (name == "abstract_mesh") return make_str(mesh->abstract->repr());
+  if (auto found = mesh_attribute(mesh->abstract, name)) return found;
   return Object::get_attribute(evaluator, name);
 }
 
@@ -482,16 +505,71 @@ bool MeshObject::equals(const Value& other) const {
 std::optional<Value> MeshObject::enter(Evaluator& evaluator) {
   Runtime& rt = runtime_of(evaluator);
   saved_context.push_back(rt.context_mesh);
+  saved_context.push_back(rt.concrete_mesh);
   rt.context_mesh = std::static_pointer_cast<MeshObject>(self());
+  rt.concrete_mesh = rt.context_mesh;
   return Value(self());
 }
 
 bool MeshObject::exit(Evaluator& evaluator, const Value*) {
-  if (!saved_context.empty()) {
+  if (saved_context.size() >= 2) {
+    runtime_of(evaluator).concrete_mesh = saved_context.back();
+    saved_context.pop_back();
     runtime_of(evaluator).context_mesh = saved_context.back();
     saved_context.pop_back();
   }
   return false;
+}
+
+// ------------------------------------------------------------ AbstractMesh
+
+const TypeRef& AbstractMeshObject::type() const {
+  static const TypeRef type = make_type("AbstractMesh");
+  return type;
+}
+
+std::optional<Value> AbstractMeshObject::get_attribute(Evaluator& evaluator, const std::string& name) {
+  if (name == "abstract_device") {
+    if (!mesh || !mesh->abstract_device()) return Value::none();
+    return Value(std::make_shared<AbstractDeviceObject>(*mesh->abstract_device()));
+  }
+  for (const char* missing : {"devices", "device_ids", "is_multi_process", "local_devices", "local_mesh"})
+    if (name == missing) raise(exc::ValueError(), "AbstractMesh does not implement " + name);
+  if (auto found = mesh_attribute(mesh, name)) return found;
+  return Object::get_attribute(evaluator, name);
+}
+
+bool AbstractMeshObject::equals(const Value& other) const {
+  auto* m = other.as<AbstractMeshObject>();
+  return m && typecheck::same_mesh(m->mesh, mesh);
+}
+
+std::optional<Value> AbstractMeshObject::compare(Evaluator&, lang::ast::CompareOperator op, const Value& other, bool) {
+  using Op = lang::ast::CompareOperator;
+  if (op == Op::eq) return Value::boolean(equals(other));
+  if (op == Op::not_eq_) return Value::boolean(!equals(other));
+  return std::nullopt;
+}
+
+std::optional<Value> AbstractMeshObject::enter(Evaluator&) {
+  raise(exc::ValueError(), "AbstractMesh does not implement __enter__");
+}
+
+const TypeRef& AbstractDeviceObject::type() const {
+  static const TypeRef type = make_type("AbstractDevice");
+  return type;
+}
+
+std::optional<Value> AbstractDeviceObject::get_attribute(Evaluator& evaluator, const std::string& name) {
+  if (name == "device_kind") return make_str(device.device_kind);
+  if (name == "platform") return make_str(device.platform);
+  if (name == "num_cores") return device.num_cores ? Value::integer(*device.num_cores) : Value::none();
+  return Object::get_attribute(evaluator, name);
+}
+
+bool AbstractDeviceObject::equals(const Value& other) const {
+  auto* d = other.as<AbstractDeviceObject>();
+  return d && d->device == device;
 }
 
 // ------------------------------------------------------------ PartitionSpec
@@ -523,6 +601,20 @@ IteratorRef PartitionSpecObject::iterate(Evaluator&) {
   return std::make_shared<ListIterator>(std::move(items), types::list_iterator());
 }
 
+namespace {
+Value axis_set_value(const typecheck::AxisSet& axes) {
+  auto out = make_set();
+  for (const auto& axis : axes) out->table.insert(make_str(axis), Value());
+  return Value(out);
+}
+}  // namespace
+
+std::optional<Value> PartitionSpecObject::get_attribute(Evaluator& evaluator, const std::string& name) {
+  if (name == "unreduced") return axis_set_value(spec.unreduced());
+  if (name == "reduced") return axis_set_value(spec.reduced());
+  return Object::get_attribute(evaluator, name);
+}
+
 bool PartitionSpecObject::equals(const Value& other) const {
   auto* p = other.as<PartitionSpecObject>();
   return p && p->spec == spec;
@@ -538,6 +630,35 @@ std::optional<Value> PartitionSpecObject::compare(Evaluator&, lang::ast::Compare
 
 // ------------------------------------------------------------ NamedSharding
 
+const TypeRef& AbstractNamedShardingObject::type() const {
+  static const TypeRef type = make_type("NamedSharding");
+  return type;
+}
+
+std::string AbstractNamedShardingObject::repr(Evaluator&) const {
+  return "NamedSharding(mesh=" + typecheck::mesh_repr(mesh) + ", spec=" + spec.repr() + ")";
+}
+
+std::optional<Value> AbstractNamedShardingObject::get_attribute(Evaluator& evaluator, const std::string& name) {
+  if (name == "mesh") return Value(std::make_shared<AbstractMeshObject>(mesh));
+  if (name == "spec") return Value(std::make_shared<PartitionSpecObject>(spec));
+  if (name == "memory_kind") return Value::none();
+  return Object::get_attribute(evaluator, name);
+}
+
+bool AbstractNamedShardingObject::equals(const Value& other) const {
+  auto* n = other.as<AbstractNamedShardingObject>();
+  return n && typecheck::same_mesh(n->mesh, mesh) && n->spec == spec;
+}
+
+std::optional<Value> AbstractNamedShardingObject::compare(Evaluator&, lang::ast::CompareOperator op,
+                                                          const Value& other, bool) {
+  using Op = lang::ast::CompareOperator;
+  if (op == Op::eq) return Value::boolean(equals(other));
+  if (op == Op::not_eq_) return Value::boolean(!equals(other));
+  return std::nullopt;
+}
+
 const TypeRef& NamedShardingObject::type() const {
   static const TypeRef type = make_type("NamedSharding");
   return type;
@@ -545,7 +666,7 @@ const TypeRef& NamedShardingObject::type() const {
 
 std::string NamedShardingObject::repr(Evaluator& evaluator) const {
   MeshObject mesh_object(mesh);
-  return "NamedSharding(mesh=" + mesh_object.repr(evaluator) + ", spec=" + spec.repr() + ", memory_kind=device)";
+  return "NamedSharding(mesh=" + mesh_object.str(evaluator) + ", spec=" + spec.repr() + ", memory_kind=device)";
 }
 
 std::optional<Value> NamedShardingObject::get_attribute(Evaluator& evaluator, const std::string& name) {

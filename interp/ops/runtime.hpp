@@ -118,8 +118,11 @@ class Runtime {
   int holder(const DeviceMesh& mesh, std::size_t position);
   bool holds(const DeviceMesh& mesh, std::size_t position);
 
-  // jax.set_mesh: the context mesh, or null.
+  // The context mesh, or null: jax.set_mesh's, with the axes that
+  // shard_map, use_abstract_mesh and auto_axes/explicit_axes switch to.
   std::shared_ptr<MeshObject> context_mesh;
+  // jax.set_mesh's mesh as it was set (jax.sharding.get_mesh()), or null.
+  std::shared_ptr<MeshObject> concrete_mesh;
   devices::ThreefryMode threefry_mode = devices::ThreefryMode::partitionable;
   // jax.distributed.initialize was called (multihost.cpp).
   bool distributed_initialized = false;
@@ -209,15 +212,52 @@ class MeshObject : public Object {
  public:
   explicit MeshObject(DeviceMeshRef mesh) : mesh(std::move(mesh)) {}
   const TypeRef& type() const override;
+  // repr: Mesh(axis_sizes=(4, 2), axis_names=('X', 'Y'), axis_types=(...));
+  // str: Mesh('X': 4, 'Y': 2, axis_types=(...)).
   std::string repr(Evaluator& evaluator) const override;
+  std::string str(Evaluator& evaluator) const override;
   std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
   bool equals(const Value& other) const override;
   // `with mesh:` / `with jax.set_mesh(mesh):` makes it the context mesh.
   std::optional<Value> enter(Evaluator& evaluator) override;
   bool exit(Evaluator& evaluator, const Value* pending) override;
   DeviceMeshRef mesh;
-  std::vector<std::shared_ptr<MeshObject>> saved_context;  // one per `with` entered
+  std::vector<std::shared_ptr<MeshObject>> saved_context;  // per `with` entered: the context and concrete meshes
 };
+
+// jax.sharding.AbstractMesh: axis names, sizes and types, no devices (what
+// jax.sharding.get_abstract_mesh() returns and jax.typeof(x).sharding.mesh
+// is). A null mesh is the empty AbstractMesh((), axis_types=()).
+class AbstractMeshObject : public Object {
+ public:
+  explicit AbstractMeshObject(typecheck::MeshRef mesh) : mesh(std::move(mesh)) {}
+  const TypeRef& type() const override;
+  std::string repr(Evaluator&) const override { return typecheck::mesh_repr(mesh); }
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  bool equals(const Value& other) const override;
+  std::optional<Value> compare(Evaluator& evaluator, lang::ast::CompareOperator op, const Value& other,
+                               bool reflected) override;
+  std::optional<std::size_t> hash() const override { return mesh ? mesh->axes().size() : 0; }
+  // AbstractMesh is not a context manager (JAX's ValueError).
+  std::optional<Value> enter(Evaluator& evaluator) override;
+  typecheck::MeshRef mesh;
+};
+
+// jax.sharding.AbstractDevice(device_kind, num_cores, platform).
+class AbstractDeviceObject : public Object {
+ public:
+  explicit AbstractDeviceObject(typecheck::AbstractDevice device) : device(std::move(device)) {}
+  const TypeRef& type() const override;
+  std::string repr(Evaluator&) const override { return "AbstractDevice(" + device.fields_repr() + ")"; }
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  bool equals(const Value& other) const override;
+  std::optional<std::size_t> hash() const override { return device.platform.size(); }
+  typecheck::AbstractDevice device;
+};
+
+// The attributes a concrete and an abstract mesh share (axis_names,
+// axis_sizes, axis_types, shape, shape_tuple, size, empty, abstract_mesh).
+std::optional<Value> mesh_attribute(const typecheck::MeshRef& mesh, const std::string& name);
 
 class PartitionSpecObject : public Object {
  public:
@@ -229,10 +269,29 @@ class PartitionSpecObject : public Object {
     return static_cast<std::int64_t>(spec.partitions().size());
   }
   IteratorRef iterate(Evaluator& evaluator) override;
+  // unreduced, reduced (frozensets), unreduced_kind
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
   bool equals(const Value& other) const override;
   std::optional<std::size_t> hash() const override { return spec.partitions().size(); }
   std::optional<Value> compare(Evaluator& evaluator, lang::ast::CompareOperator op, const Value& other,
                                bool reflected) override;
+  typecheck::PartitionSpec spec;
+};
+
+// NamedSharding(abstract_mesh, spec): a sharding that names no devices, as
+// jax.typeof(x).sharding is; usable wherever an out_sharding is.
+class AbstractNamedShardingObject : public Object {
+ public:
+  AbstractNamedShardingObject(typecheck::MeshRef mesh, typecheck::PartitionSpec spec)
+      : mesh(std::move(mesh)), spec(std::move(spec)) {}
+  const TypeRef& type() const override;
+  std::string repr(Evaluator& evaluator) const override;
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
+  bool equals(const Value& other) const override;
+  std::optional<Value> compare(Evaluator& evaluator, lang::ast::CompareOperator op, const Value& other,
+                               bool reflected) override;
+  std::optional<std::size_t> hash() const override { return spec.partitions().size(); }
+  typecheck::MeshRef mesh;
   typecheck::PartitionSpec spec;
 };
 

@@ -3,6 +3,7 @@
 
 #include "interp/python/builtins.hpp"
 #include "interp/python/objects.hpp"
+#include "typecheck/python_repr.hpp"
 
 namespace interp {
 
@@ -22,10 +23,17 @@ class ManualAxisTypeObject : public Object {
     static const TypeRef type = make_type("ManualAxisType");
     return type;
   }
-  std::string repr(Evaluator& evaluator) const override {
-    return "ManualAxisType(varying=" + evaluator.repr(axis_set(mat.varying)) +
-           ", unreduced=" + evaluator.repr(axis_set(mat.unreduced)) +
-           ", reduced=" + evaluator.repr(axis_set(mat.reduced)) + ")";
+  // As JAX prints it, stray parenthesis included; a set's axes in name order.
+  std::string repr(Evaluator&) const override {
+    auto frozen = [](const typecheck::AxisSet& set) {
+      if (set.empty()) return std::string("frozenset()");
+      std::string out;
+      for (const auto& axis : set) out += (out.empty() ? "" : ", ") + typecheck::python_string_repr(axis);
+      return "frozenset({" + out + "})";
+    };
+    return "ManualAxisType(varying=" + frozen(mat.varying) + ", unreduced=" + frozen(mat.unreduced) +
+           ", reduced=" + frozen(mat.reduced) + "), unreduced_kind=" +
+           (mat.unreduced.empty() ? "None" : "UnreducedKind.sum");
   }
   std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override {
     if (name == "varying") return axis_set(mat.varying);
@@ -51,8 +59,10 @@ std::optional<std::string> ShapedArrayObject::format(Evaluator&, std::string_vie
 
 std::optional<Value> ShapedArrayObject::get_attribute(Evaluator& evaluator, const std::string& name) {
   const typecheck::ArrayType& aval = array->aval;
-  if (name == "shape" || name == "dtype" || name == "ndim" || name == "size" || name == "sharding")
-    return array->get_attribute(evaluator, name);
+  if (name == "shape" || name == "dtype" || name == "ndim" || name == "size") return array->get_attribute(evaluator, name);
+  // The type's sharding: a NamedSharding on the abstract mesh, Explicit axes only.
+  if (name == "sharding")
+    return Value(std::make_shared<AbstractNamedShardingObject>(aval.sharding.mesh, aval.sharding.spec()));
   if (name == "weak_type") return Value::boolean(aval.weak_type);
   if (name == "vma") return axis_set(aval.manual.varying);
   if (name == "mat" || name == "manual_axis_type") return Value(std::make_shared<ManualAxisTypeObject>(aval.manual));

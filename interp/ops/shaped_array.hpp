@@ -14,7 +14,10 @@ class ShapedArrayObject : public Object {
  public:
   explicit ShapedArrayObject(ArrayRef array) : array(std::move(array)) {}
   const TypeRef& type() const override;
-  std::string repr(Evaluator&) const override { return "ShapedArray(" + array->aval.str() + ")"; }
+  // ShapedArray(float32[8@X]), ShapedArray(float32[], weak_type=True)
+  std::string repr(Evaluator&) const override {
+    return "ShapedArray(" + array->aval.format({.weak_marker = false}) + (array->aval.weak_type ? ", weak_type=True)" : ")");
+  }
   std::string str(Evaluator&) const override { return array->aval.str(); }
   std::optional<std::string> format(Evaluator&, std::string_view spec) const override;
   std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;

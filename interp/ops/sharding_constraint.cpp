@@ -19,7 +19,8 @@ typecheck::MeshRef context_abstract_mesh(Evaluator& evaluator) {
 // for a PositionalSharding (its mesh has no named axes to check).
 std::optional<typecheck::ShardingArg> named_constraint(const Value& sharding) {
   if (sharding.as<PositionalShardingObject>()) return std::nullopt;
-  if (sharding.as<NamedShardingObject>() || sharding.as<PartitionSpecObject>()) return sharding_argument(sharding);
+  if (sharding.as<NamedShardingObject>() || sharding.as<AbstractNamedShardingObject>() || sharding.as<PartitionSpecObject>())
+    return sharding_argument(sharding);
   raise(exc::TypeError(), "with_sharding_constraint's shardings must be a Sharding or a PartitionSpec, got " +
                               type_name(sharding));
 }

@@ -81,6 +81,11 @@ Cotangents ppermute_vjp(const VjpCall& call);
 Cotangents psum_vjp(const VjpCall& call);
 Cotangents psum_scatter_vjp(const VjpCall& call);
 Cotangents pvary_vjp(const VjpCall& call);
+// preduced -> psum of the unreduced cotangent; vary_unreduced_cast and
+// reduced_vary_cast transpose to each other (sharding-ad.md's table).
+Cotangents preduced_vjp(const VjpCall& call);
+Cotangents vary_unreduced_cast_vjp(const VjpCall& call);
+Cotangents reduced_vary_cast_vjp(const VjpCall& call);
 Cotangents shard_map_enter_vjp(const VjpCall& call);
 Cotangents shard_map_exit_vjp(const VjpCall& call);
 

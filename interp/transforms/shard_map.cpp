@@ -446,6 +446,22 @@ void install_shard_map(Evaluator& evaluator) {
     Params params = named_axis_params(ev, axis_list(ev, a[1]), "pvary");
     return per_leaf(ev, a[0], [&](const ArrayRef& x) { return bind(ev, primitive("pvary"), {x}, params); });
   });
+  lax->add_function("pcast(x, axis_name, *, to)", [](Evaluator& ev, Arguments& a) {
+    if (a[1].as<SetObject>())
+      raise(exc::TypeError(), "axis_name=" + ev.repr(a[1]) + " must be a tuple or a str. Got " + ev.repr(a[1]));
+    if (!ev.truthy(a[1])) return a[0];
+    auto names = axis_list(ev, a[1]);
+    const std::string to = ev.str(a[2]);
+    Params params = named_axis_params(ev, names, "pcast");
+    return per_leaf(ev, a[0], [&](const ArrayRef& x) {
+      // The rule names the unsupported combinations; the cast is the one from x's state.
+      (void)checked(typecheck::pcast_rule(x->aval, names, to, collective_context(ev)));
+      bool reduced = std::all_of(names.begin(), names.end(), [&](const auto& n) { return x->aval.manual.reduced.contains(n); });
+      std::string_view cast = to == "reduced" ? "preduced" : to == "unreduced" ? "vary_unreduced_cast"
+                                                         : reduced ? "reduced_vary_cast" : "pvary";
+      return bind(ev, primitive(cast), {x}, params);
+    });
+  });
   lax->add_function("axis_index(axis_name)", [](Evaluator& ev, Arguments& a) {
     return bind(ev, primitive("axis_index"), {}, named_axis_params(ev, axis_list(ev, a[0]), "axis_index"));
   });

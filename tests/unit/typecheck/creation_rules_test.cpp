@@ -146,19 +146,24 @@ TEST(WithShardingConstraint, HintOnAutoMeshes) {
 
 TEST(ModeSwitch, AutoAndExplicitAxes) {
   const MeshRef mesh = xy_mesh();
-  const MeshRef inner = auto_axes_mesh(mesh, {"X"}).value();
-  EXPECT_EQ(inner->repr(), "AbstractMesh('X': 4, 'Y': 2, axis_types=(Auto, Explicit))");
-  EXPECT_EQ(auto_axes_argument(parse("f32[8@X,4@Y]", mesh), inner).str(), "float32[8,4@Y]");
-  EXPECT_EQ(auto_axes_result(parse("f32[8,4@Y]", inner), bare({{"X"}}), mesh).value().str(), "float32[8@X,4]");
-  EXPECT_EQ(auto_axes_mesh(nullptr, {}).error().message.substr(0, 29), "Context mesh cannot be empty.");
+  const auto inner = switch_axis_types(mesh, nullptr, std::vector<std::string>{"X"}, AxisType::Auto).value();
+  ASSERT_TRUE(inner.has_value());
+  EXPECT_EQ(inner->next->repr(), "AbstractMesh('X': 4, 'Y': 2, axis_types=(Auto, Explicit))");
+  EXPECT_EQ(inner->axes, std::vector<std::string>{"X"});
+  EXPECT_EQ(explicit_only(spec_of({{"X"}, {"Y"}}), inner->next).repr(), "P(None, 'Y')");
+  // No mesh anywhere: nothing to switch.
+  EXPECT_FALSE(switch_axis_types(nullptr, nullptr, std::nullopt, AxisType::Auto).value().has_value());
+  // The shardings' mesh serves when there is no context mesh; both must agree otherwise.
   const MeshRef automatic = auto_mesh();
-  const MeshRef explicit_inner = explicit_axes_mesh(automatic, {"x"}).value();
-  EXPECT_EQ(outcome(explicit_axes_argument(parse("f32[8,4]", automatic), spec_of({{"x"}}), explicit_inner)),
-            "f32[8@x,4]");
-  EXPECT_EQ(explicit_axes_result(parse("f32[8@x,4]", explicit_inner), automatic).str(), "float32[8,4]");
-  EXPECT_EQ(explicit_axes_mesh(nullptr, {}).error().str(),
-            "ValueError: Context mesh cannot be empty. Please use jax.set_mesh API to enter into a mesh context when "
-            "using explicit_axes API.");
+  EXPECT_EQ(switch_axis_types(nullptr, automatic, std::nullopt, AxisType::Explicit).value()->next->repr(),
+            "AbstractMesh('x': 4, 'y': 2, axis_types=(Explicit, Explicit))");
+  EXPECT_EQ(switch_axis_types(mesh, automatic, std::nullopt, AxisType::Auto).error().str(),
+            "ValueError: Context mesh AbstractMesh('X': 4, 'Y': 2, axis_types=(Explicit, Explicit)) must match the "
+            "mesh passed to shardings AbstractMesh('x': 4, 'y': 2, axis_types=(Auto, Auto)). Recommended approach is "
+            "to use `jax.set_mesh` context manager.");
+  const MeshRef manual = mesh->with_axis_types({"X"}, AxisType::Manual);
+  EXPECT_EQ(switch_axis_types(manual, nullptr, std::nullopt, AxisType::Auto).error().error_class,
+            ErrorClass::NotImplementedError);
 }
 
 }  // namespace
