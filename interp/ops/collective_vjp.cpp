@@ -46,6 +46,18 @@ Cotangents pvary_vjp(const VjpCall& call) {
   return {collective(ev, "psum", ct, params, collective_axes(params))};
 }
 
+Cotangents device_put_vjp(const VjpCall& call) {
+  const auto& [ev, x, params, result, ct, needs, primitive] = call;
+  const typecheck::Sharding& primal = x[0]->aval.sharding;
+  const typecheck::Sharding& given = ct->aval.sharding;
+  if (given.unreduced == primal.reduced && given.reduced == primal.unreduced) return {ct};
+  Params placed;
+  placed.set("layout", x[0]->layout);
+  placed.set("requested", typecheck::ShardingArg{std::nullopt, typecheck::PartitionSpec::from_entries(
+                                                                   x[0]->layout.dims, primal.reduced, primal.unreduced)});
+  return {apply(ev, "device_put", {ct}, std::move(placed))};
+}
+
 Cotangents preduced_vjp(const VjpCall& call) {
   const auto& [ev, x, params, result, ct, needs, primitive] = call;
   if (!checks_vma(params)) return {ct};
@@ -117,6 +129,13 @@ typecheck::AxisList unmentioned_axes(const Layout& layout, const DeviceMesh& bod
 // in_spec. Without vma checking, a block replicated over an unmentioned axis
 // gets the sum of its copies' cotangents (with it, the rules above already
 // made the cotangent invariant there).
+namespace {
+// A boundary spec's cotangent spec: unreduced and reduced swap.
+typecheck::ShardingArg swapped(const typecheck::ShardingArg& spec) {
+  return {spec.mesh, typecheck::PartitionSpec::from_entries(spec.spec.partitions(), spec.spec.reduced(), spec.spec.unreduced())};
+}
+}  // namespace
+
 Cotangents shard_map_enter_vjp(const VjpCall& call) {
   const auto& [ev, x, params, result, ct, needs, primitive] = call;
   const Layout& in_spec = *params.get<Layout>("in_spec");
@@ -127,6 +146,7 @@ Cotangents shard_map_enter_vjp(const VjpCall& call) {
   }
   Params exit;
   exit.set("out_spec", in_spec).set("mesh", *params.get<Layout>("mesh")).set("check_vma", checks_vma(params));
+  if (const auto* spec = params.get<typecheck::ShardingArg>("spec")) exit.set("spec", swapped(*spec));
   return {apply(ev, "shard_map_exit", {g}, std::move(exit))};
 }
 
@@ -138,6 +158,7 @@ Cotangents shard_map_exit_vjp(const VjpCall& call) {
   const Layout& out_spec = *params.get<Layout>("out_spec");
   Params enter;
   enter.set("in_spec", out_spec).set("mesh", *params.get<Layout>("mesh")).set("check_vma", checks_vma(params));
+  if (const auto* spec = params.get<typecheck::ShardingArg>("spec")) enter.set("spec", swapped(*spec));
   ArrayRef g = apply(ev, "shard_map_enter", {ct}, std::move(enter));
   if (!checks_vma(params)) {
     double copies = axes_size(*params.get<Layout>("mesh")->mesh, unmentioned_axes(out_spec, *params.get<Layout>("mesh")->mesh));

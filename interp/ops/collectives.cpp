@@ -101,33 +101,64 @@ std::int64_t scalar_index(const devices::LocalArray& index) {
 
 // ------------------------------------------------------------ enter / exit
 
-// params: in_spec (the argument's layout on the shard_map's mesh), mesh
-// (the body mesh), check_vma.
+// The spec of a boundary: `spec` (with its unreduced and reduced axes) when
+// the params carry one, else the layout's dims.
+typecheck::PartitionSpec boundary_spec(const Params& params, const Layout& layout) {
+  if (const auto* given = params.get<typecheck::ShardingArg>("spec")) return given->spec;
+  return typecheck::PartitionSpec::from_entries(layout.dims);
+}
+
+// Outside a shard_map an unreduced value holds its sum on every device;
+// inside, each device along the unreduced axes holds a partial sum. Entering
+// keeps the value on the first device of each group and zeros elsewhere;
+// leaving sums the groups.
+std::vector<std::shared_ptr<devices::Buffer>> unreduced_entry(Evaluator& evaluator, const typecheck::ArrayType& type,
+                                                              const DeviceMesh& mesh, const typecheck::AxisSet& axes,
+                                                              std::vector<std::shared_ptr<devices::Buffer>> shards) {
+  if (axes.empty()) return shards;
+  auto groups = devices::replica_groups(mesh.shape, mesh_axes(mesh, typecheck::AxisList(axes.begin(), axes.end())));
+  auto zeros = devices::full(runtime_of(evaluator).ledger(), type.dtype, type.shape, 0.0);
+  if (!zeros) raise_devices_error(zeros.error());
+  for (const auto& group : groups)
+    for (std::size_t k = 1; k < group.size(); ++k) shards[static_cast<std::size_t>(group[k])] = zeros->buffer;
+  return shards;
+}
+
+// params: in_spec (the argument's layout on the shard_map's mesh), spec
+// (optional: the in_spec with unreduced/reduced axes), mesh (the body mesh),
+// check_vma.
 ArrayRef shard_map_enter_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
                                         const Params& params, bool execute) {
   const Layout& in_spec = *params.get<Layout>("in_spec");
   const DeviceMeshRef& body = body_mesh_of(params);
   auto signature = signature_of(*in_spec.mesh, *body, *params.get<bool>("check_vma"));
-  typecheck::ArrayType type = checked(
-      typecheck::body_argument_type(signature, typecheck::PartitionSpec::from_entries(in_spec.dims), operands[0]->aval));
+  typecheck::PartitionSpec spec = boundary_spec(params, in_spec);
+  typecheck::ArrayType type = checked(typecheck::body_argument_type(signature, spec, operands[0]->aval));
   type.sharding.mesh = body->abstract;
   if (!execute || operands[0]->abstract()) return make_abstract_array(type, whole_layout(body, type.ndim()), true);
   ArrayRef placed = relayout(evaluator, operands[0], in_spec);
-  return manual_array(evaluator, std::move(type), body, buffers(*placed));
+  return manual_array(evaluator, type, body, unreduced_entry(evaluator, type, *body, spec.unreduced(), buffers(*placed)));
 }
 
-// params: out_spec (the result's layout on the shard_map's mesh), mesh, check_vma.
+// params: out_spec (the result's layout on the shard_map's mesh), spec
+// (optional, as shard_map_enter's), mesh, check_vma.
 ArrayRef shard_map_exit_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
                                        const Params& params, bool execute) {
   const Layout& out_spec = *params.get<Layout>("out_spec");
   const DeviceMeshRef& body = body_mesh_of(params);
   auto signature = signature_of(*out_spec.mesh, *body, *params.get<bool>("check_vma"));
   ArrayRef operand = on_body(evaluator, operands[0], body);
-  auto spec = typecheck::PartitionSpec::from_entries(out_spec.dims);
+  typecheck::PartitionSpec spec = boundary_spec(params, out_spec);
   typecheck::ArrayType inner = typecheck::with_implicit_pvary(signature, spec, operand->aval);
   typecheck::ArrayType type = checked(typecheck::shard_map_output_type(signature, spec, inner, out_spec.mesh->abstract));
   if (!execute || operand->abstract()) return make_abstract_array(type, out_spec, true);
-  return make_array(evaluator, std::move(type), out_spec, buffers(*operand), true);
+  auto shards = buffers(*operand);
+  if (!spec.unreduced().empty()) {
+    const auto& axes = spec.unreduced();
+    auto groups = devices::replica_groups(body->shape, mesh_axes(*body, typecheck::AxisList(axes.begin(), axes.end())));
+    shards = value_or_raise(devices::all_reduce_sum(shards, operand->aval.shape, groups));
+  }
+  return make_array(evaluator, std::move(type), out_spec, std::move(shards), true);
 }
 
 // ------------------------------------------------------------ collectives
@@ -384,6 +415,9 @@ ArrayRef static_slice_implementation(Evaluator& evaluator, const Primitive&, con
   type.sharding = typecheck::Sharding::replicated(operand->aval.sharding.mesh, shape.size());
   for (std::size_t d = 0; d < rank; ++d)
     if (result_dim[d]) type.sharding.dims[*result_dim[d]] = sliced.sharding.dims[d];
+  // Slicing is linear: unreduced and reduced axes stay.
+  type.sharding.unreduced = operand->aval.sharding.unreduced;
+  type.sharding.reduced = operand->aval.sharding.reduced;
 
   const DeviceMeshRef& mesh = operand->layout.mesh;
   Layout needed{mesh, operand->layout.dims};

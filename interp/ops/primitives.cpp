@@ -308,6 +308,12 @@ Placement place_device_put(Evaluator&, const Primitive&, const std::vector<Array
   // device's; a mesh of size-1 axes keeps the spec, as JAX's types do.
   if (layout.mesh->devices.size() == 1 && (!layout.mesh->abstract || layout.mesh->abstract->axes().empty()))
     placement.type.sharding = typecheck::Sharding::replicated(nullptr, placement.type.ndim());
+  // A spec's unreduced and reduced axes are part of the type (the data is
+  // the logical value either way: reshard to and from them moves nothing).
+  if (const auto* requested = params.get<typecheck::ShardingArg>("requested"); requested && placement.type.sharding.mesh) {
+    placement.type.sharding.unreduced = requested->spec.unreduced();
+    placement.type.sharding.reduced = requested->spec.reduced();
+  }
   placement.layout = placement.computed = layout;
   placement.operands = {layout};
   placement.committed = true;
@@ -369,7 +375,7 @@ constexpr std::array primitive_table{
     unary("cos", UnaryOp::cos, R::floating, vjp::cos_vjp),
     Primitive{"cumsum", "cumsum", cumsum_implementation, reduction_cost, vjp::cumsum_vjp, batching::cumsum, &partitioning::replay},
     Primitive{"debug_print", "debug.print", debug_print_implementation, movement_cost, vjp::zero_vjp, batching::loop, &partitioning::replay},
-    Primitive{"device_put", "device_put", placed_implementation, relayout_cost, vjp::identity_vjp, batching::placement, &partitioning::device_put},
+    Primitive{"device_put", "device_put", placed_implementation, relayout_cost, vjp::device_put_vjp, batching::placement, &partitioning::device_put},
     binary("divide", BinaryOp::div, R::floating, vjp::divide_vjp),
     Primitive{"dot_general", "dot", placed_implementation, dot_cost, vjp::dot_general_vjp, batching::dot_general, &partitioning::contraction},
     Primitive{"dynamic_slice", "dynamic_slice", dynamic_slice_implementation, slice_cost, vjp::dynamic_slice_vjp, batching::dynamic_slice, &partitioning::replay},

@@ -154,7 +154,9 @@ ArrayRef dot_operand_cotangent(Evaluator& ev, const ArrayRef& primal, const Arra
   if (sharding.mesh && on_mesh && sharding.mesh->has_axis_of_type(typecheck::AxisType::Explicit)) {
     std::vector<typecheck::SpecEntry> entries(own_rank);
     for (std::size_t d = 0; d < own_rank && d < sharding.dims.size(); ++d) entries[position[d]] = sharding.dims[d];
-    params.set("out_sharding", typecheck::ShardingArg{sharding.mesh, typecheck::PartitionSpec::from_entries(entries)});
+    // The cotangent of a reduced primal is unreduced (and of an unreduced one reduced).
+    params.set("out_sharding", typecheck::ShardingArg{sharding.mesh, typecheck::PartitionSpec::from_entries(
+                                                                         entries, sharding.reduced, sharding.unreduced)});
   }
   ArrayRef product = apply(ev, "dot_general", {ct, other}, std::move(params));
   Params permutation;

@@ -81,6 +81,10 @@ Cotangents ppermute_vjp(const VjpCall& call);
 Cotangents psum_vjp(const VjpCall& call);
 Cotangents psum_scatter_vjp(const VjpCall& call);
 Cotangents pvary_vjp(const VjpCall& call);
+// device_put / reshard: the cotangent takes the operand's placement and its
+// cotangent type (unreduced and reduced swapped, sharding-ad.md), so a cast
+// to reduced transposes to the reshard from unreduced that sums.
+Cotangents device_put_vjp(const VjpCall& call);
 // preduced -> psum of the unreduced cotangent; vary_unreduced_cast and
 // reduced_vary_cast transpose to each other (sharding-ad.md's table).
 Cotangents preduced_vjp(const VjpCall& call);

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "interp/ops/collectives.hpp"
+#include "typecheck/rule_support.hpp"
 
 namespace interp::vjp {
 
@@ -145,7 +146,23 @@ ArrayRef expand_reduced(Evaluator& ev, const ArrayRef& reduced, const ArrayRef& 
   for (std::size_t d = 0; d < ndim; ++d)
     if ((keepdims && *keepdims) || std::find(axes.begin(), axes.end(), static_cast<std::int64_t>(d)) == axes.end())
       kept.push_back(static_cast<std::int64_t>(d));
-  return broadcast(ev, reduced, operand->aval.shape, kept);
+  const typecheck::Sharding& sharding = operand->aval.sharding;
+  if (reduced->aval.shape == operand->aval.shape || !typecheck::has_explicit_axis(sharding.mesh) || is_manual(*reduced))
+    return broadcast(ev, reduced, operand->aval.shape, kept);
+  // The cotangent has the operand's sharding (cotangent types follow primal
+  // types), made on the operand's devices.
+  ArrayRef source = reduced;
+  if (reduced->layout.mesh->device_ids() != operand->layout.mesh->device_ids()) {
+    Params placed;
+    placed.set("layout", Layout{operand->layout.mesh, std::vector<typecheck::SpecEntry>(reduced->aval.ndim())});
+    source = apply(ev, "device_put", {reduced}, std::move(placed));
+  }
+  Params broadcast_params;
+  broadcast_params.set("shape", std::vector<std::int64_t>(operand->aval.shape.begin(), operand->aval.shape.end()));
+  broadcast_params.set("broadcast_dimensions", std::move(kept));
+  broadcast_params.set("out_sharding", typecheck::ShardingArg{sharding.mesh, typecheck::PartitionSpec::from_entries(
+                                                                                 sharding.dims, sharding.reduced, sharding.unreduced)});
+  return apply(ev, "broadcast_in_dim", {source}, std::move(broadcast_params));
 }
 
 double reduced_count(const ArrayRef& operand, const Params& params) {
@@ -191,13 +208,19 @@ ArrayRef collective(Evaluator& ev, std::string_view name, const ArrayRef& operan
 
 ArrayRef match_vma(Evaluator& ev, const ArrayRef& primal, const ArrayRef& ct) {
   if (!is_manual(*ct)) return ct;
-  typecheck::AxisList extra;
+  // Varying where the primal is not: summed, or, where the primal is
+  // reduced, cast to unreduced (a reduced primal's cotangent is unreduced).
+  typecheck::AxisList extra, to_unreduced;
   for (const auto& axis : ct->aval.manual.varying)
-    if (!primal->aval.manual.varying.contains(axis)) extra.push_back(axis);
-  if (extra.empty()) return ct;
+    if (!primal->aval.manual.varying.contains(axis))
+      (primal->aval.manual.reduced.contains(axis) ? to_unreduced : extra).push_back(axis);
+  if (extra.empty() && to_unreduced.empty()) return ct;
   Params params;
   params.set("mesh", Layout{ct->layout.mesh, {}}).set("check_vma", true);
-  return collective(ev, "psum", ct, params, extra);
+  ArrayRef out = ct;
+  if (!to_unreduced.empty()) out = collective(ev, "vary_unreduced_cast", out, params, to_unreduced);
+  if (!extra.empty()) out = collective(ev, "psum", out, params, extra);
+  return out;
 }
 
 }  // namespace interp::vjp

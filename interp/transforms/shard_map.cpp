@@ -207,6 +207,8 @@ Value ShardMapObject::call(Evaluator& evaluator, CallArgs& args) {
   for (std::size_t i = 0; i < leaves.size(); ++i) {
     Params params;
     params.set("in_spec", checked(make_layout(devices, in_specs[i], leaves[i].array->aval.shape)));
+    if (!in_specs[i].unreduced().empty() || !in_specs[i].reduced().empty())
+      params.set("spec", typecheck::ShardingArg{std::nullopt, in_specs[i]});
     params.set("mesh", body_layout).set("check_vma", options.check_vma);
     entered.push_back(bind(evaluator, primitive("shard_map_enter"), {leaves[i].array}, std::move(params)));
   }
@@ -292,6 +294,8 @@ Value ShardMapObject::call(Evaluator& evaluator, CallArgs& args) {
       for (const auto& axis : entries[d])
         if (const auto* found = mesh->find(axis)) global[d] = checked(typecheck::scaled_dimension(global[d], found->size));
     params.set("out_spec", checked(make_layout(devices, out_specs[i].spec, global)));
+    if (!out_specs[i].spec.unreduced().empty() || !out_specs[i].spec.reduced().empty())
+      params.set("spec", typecheck::ShardingArg{std::nullopt, out_specs[i].spec});
     params.set("mesh", body_layout).set("check_vma", options.check_vma);
     exited.push_back(bind(evaluator, primitive("shard_map_exit"), {outputs[i].array}, std::move(params)));
   }
