@@ -376,6 +376,11 @@ void install_sharding_module(Evaluator& evaluator) {
     Arguments a = bind_arguments(ev, signature, args);
     auto* mesh = a[0].as<MeshObject>();
     auto* spec = a[1].as<PartitionSpecObject>();
+    // On an AbstractMesh: a sharding that names no devices (an out_sharding).
+    if (auto* abstract = a[0].as<AbstractMeshObject>(); abstract && spec && abstract->mesh) {
+      if (auto error = typecheck::check_spec(*abstract->mesh, spec->spec)) raise_error(*error);
+      return Value(std::make_shared<AbstractNamedShardingObject>(abstract->mesh, spec->spec));
+    }
     if (!mesh || !spec) raise(exc::TypeError(), "NamedSharding(mesh, spec) takes a Mesh and a PartitionSpec");
     if (auto error = typecheck::check_spec(*mesh->mesh->abstract, spec->spec)) raise_error(*error);
     return Value(std::make_shared<NamedShardingObject>(mesh->mesh, spec->spec));

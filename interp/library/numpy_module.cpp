@@ -429,17 +429,6 @@ void install_lax_structural(ModuleObject& lax) {
                       if (auto sharding = sharding_argument(a[3])) params.set("out_sharding", *sharding);
                       return bind(ev, primitive("broadcast_in_dim"), {to_array(ev, a[0])}, std::move(params));
                     });
-  // lax.reshape: `dimensions` transposes the operand first.
-  lax.add_function("reshape(operand, new_sizes, dimensions=None, *, out_sharding=None)", [](Evaluator& ev, Arguments& a) {
-    Value operand = Value(to_array(ev, a[0]));
-    if (!a[2].is_none()) {
-      std::vector<int> permutation;
-      for (auto d : int_values(ev, a[2])) permutation.push_back(static_cast<int>(d));
-      operand = apply_transpose(ev, operand, permutation);
-    }
-    auto sizes = int_values(ev, a[1]);
-    return apply_reshape(ev, operand, std::vector<std::int64_t>(sizes.begin(), sizes.end()), a[3]);
-  });
   lax.add_function("convert_element_type(operand, new_dtype)", [](Evaluator& ev, Arguments& a) {
     return apply_astype(ev, to_array(ev, a[0]), dtype_argument(ev, a[1]));
   });
@@ -473,14 +462,15 @@ Value shape_tuple(const std::vector<std::int64_t>& shape) {
 }
 
 void install_lax_shape_operations(ModuleObject& lax) {
-  lax.add_function("reshape(operand, new_sizes, dimensions=None)", [](Evaluator& ev, Arguments& a) {
+  // `dimensions` transposes the operand first.
+  lax.add_function("reshape(operand, new_sizes, dimensions=None, *, out_sharding=None)", [](Evaluator& ev, Arguments& a) {
     Value operand(to_array(ev, a[0]));
     if (!a[2].is_none()) {
       std::vector<int> permutation;
       for (auto d : int_values(ev, a[2])) permutation.push_back(static_cast<int>(d));
       operand = apply_transpose(ev, operand, permutation);
     }
-    return apply_reshape(ev, operand, int_values(ev, a[1]));
+    return apply_reshape(ev, operand, int_values(ev, a[1]), a[3]);
   });
   lax.add_function("squeeze(array, dimensions)", [](Evaluator& ev, Arguments& a) {
     CallArgs call{{a[0]}, {{"axis", make_tuple(ev.to_vector(a[1]))}}};

@@ -4,7 +4,6 @@
 #include <algorithm>
 
 #include "interp/ops/collectives.hpp"
-#include "typecheck/rule_support.hpp"
 
 namespace interp::vjp {
 
@@ -146,23 +145,7 @@ ArrayRef expand_reduced(Evaluator& ev, const ArrayRef& reduced, const ArrayRef& 
   for (std::size_t d = 0; d < ndim; ++d)
     if ((keepdims && *keepdims) || std::find(axes.begin(), axes.end(), static_cast<std::int64_t>(d)) == axes.end())
       kept.push_back(static_cast<std::int64_t>(d));
-  const typecheck::Sharding& sharding = operand->aval.sharding;
-  if (reduced->aval.shape == operand->aval.shape || !typecheck::has_explicit_axis(sharding.mesh) || is_manual(*reduced))
-    return broadcast(ev, reduced, operand->aval.shape, kept);
-  // The cotangent has the operand's sharding (cotangent types follow primal
-  // types), made on the operand's devices.
-  ArrayRef source = reduced;
-  if (reduced->layout.mesh->device_ids() != operand->layout.mesh->device_ids()) {
-    Params placed;
-    placed.set("layout", Layout{operand->layout.mesh, std::vector<typecheck::SpecEntry>(reduced->aval.ndim())});
-    source = apply(ev, "device_put", {reduced}, std::move(placed));
-  }
-  Params broadcast_params;
-  broadcast_params.set("shape", std::vector<std::int64_t>(operand->aval.shape.begin(), operand->aval.shape.end()));
-  broadcast_params.set("broadcast_dimensions", std::move(kept));
-  broadcast_params.set("out_sharding", typecheck::ShardingArg{sharding.mesh, typecheck::PartitionSpec::from_entries(
-                                                                                 sharding.dims, sharding.reduced, sharding.unreduced)});
-  return apply(ev, "broadcast_in_dim", {source}, std::move(broadcast_params));
+  return broadcast(ev, reduced, operand->aval.shape, kept);
 }
 
 double reduced_count(const ArrayRef& operand, const Params& params) {
