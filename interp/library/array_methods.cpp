@@ -282,6 +282,10 @@ std::optional<Value> ArrayObject::get_attribute(Evaluator& evaluator, const std:
   if (name == "size") return Value::integer(devices::element_count(aval.shape));
   if (name == "sharding") {
     if (requested_spec) return Value(std::make_shared<NamedShardingObject>(layout.mesh, *requested_spec));
+    // Unreduced and reduced axes live in the type, not in the layout.
+    if (!aval.sharding.unreduced.empty() || !aval.sharding.reduced.empty())
+      return Value(std::make_shared<NamedShardingObject>(
+          layout.mesh, typecheck::PartitionSpec::from_entries(layout.dims, aval.sharding.unreduced, aval.sharding.reduced)));
     return sharding_value(layout);
   }
   if (name == "committed") return Value::boolean(committed);

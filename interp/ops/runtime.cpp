@@ -489,7 +489,60 @@ std::optional<Value> mesh_attribute(const typecheck::MeshRef& mesh, const std::s
   return std::nullopt;
 }
 
+// Mesh.update / AbstractMesh.update: the same mesh with the given axis
+// sizes, names or types (None keeps them); update_axis_types: the axes a
+// dict names switched to its types.
+namespace {
+
+typecheck::MeshRef updated_mesh(Evaluator& evaluator, const typecheck::MeshRef& mesh, const Value& sizes,
+                                const Value& names, const Value& types) {
+  std::vector<typecheck::MeshAxis> axes = mesh ? mesh->axes() : std::vector<typecheck::MeshAxis>{};
+  auto each = [&](const Value& given, const char* what, auto&& set) {
+    if (given.is_none()) return;
+    std::vector<Value> items = given.as<AxisTypeObject>() ? std::vector<Value>{given} : evaluator.to_vector(given);
+    if (items.size() != axes.size())
+      raise(exc::ValueError(), std::string(what) + " must have " + std::to_string(axes.size()) + " entries, got " +
+                                   std::to_string(items.size()));
+    for (std::size_t i = 0; i < axes.size(); ++i) set(axes[i], items[i]);
+  };
+  each(sizes, "axis_sizes", [&](auto& axis, const Value& v) { axis.size = evaluator.index_of(v); });
+  each(names, "axis_names", [&](auto& axis, const Value& v) {
+    const std::string* name = string_of(v);
+    if (!name) raise(exc::TypeError(), "axis names must be strings");
+    axis.name = *name;
+  });
+  each(types, "axis_types", [&](auto& axis, const Value& v) {
+    auto* t = v.as<AxisTypeObject>();
+    if (!t) raise(exc::TypeError(), "axis_types must be AxisType values");
+    axis.type = t->axis_type;
+  });
+  return checked(typecheck::AbstractMesh::make(std::move(axes), mesh ? mesh->abstract_device() : std::nullopt));
+}
+
+typecheck::MeshRef mesh_with_axis_types(Evaluator& evaluator, const typecheck::MeshRef& mesh, const Value& name_to_type) {
+  auto* table = name_to_type.as<DictObject>();
+  if (!table) raise(exc::TypeError(), "update_axis_types takes a dict from axis names to AxisType values");
+  typecheck::MeshRef out = mesh;
+  for (const auto& entry : table->table.entries()) {
+    if (!entry.live) continue;
+    auto* t = entry.value.as<AxisTypeObject>();
+    const std::string* name = string_of(entry.key);
+    if (!t || !name) raise(exc::TypeError(), "update_axis_types takes a dict from axis names to AxisType values");
+    if (!out || !out->find(*name)) raise(exc::ValueError(), "axis name " + *name + " is not in the mesh");
+    out = out->with_axis_types({*name}, t->axis_type);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::optional<Value> MeshObject::get_attribute(Evaluator& evaluator, const std::string& name) {
+  if (name == "update")
+    return Value(native("update(axis_names=None, axis_types=None)", [mesh = mesh](Evaluator& ev, Arguments& a) {
+      auto updated = std::make_shared<DeviceMesh>(*mesh);
+      updated->abstract = updated_mesh(ev, mesh->abstract, Value::none(), a[0], a[1]);
+      return Value(std::make_shared<MeshObject>(updated));
+    }));
   if (name == "devices") return Value(std::make_shared<DeviceArrayObject>(mesh->shape, mesh->devices));
   if (name == "size") return Value::integer(static_cast<std::int64_t>(mesh->devices.size()));
   if (auto found = mesh_attribute(mesh->abstract, name)) return found;
@@ -533,6 +586,14 @@ std::optional<Value> AbstractMeshObject::get_attribute(Evaluator& evaluator, con
     if (!mesh || !mesh->abstract_device()) return Value::none();
     return Value(std::make_shared<AbstractDeviceObject>(*mesh->abstract_device()));
   }
+  if (name == "update")
+    return Value(native("update(axis_sizes=None, axis_names=None, axis_types=None)", [mesh = mesh](Evaluator& ev, Arguments& a) {
+      return Value(std::make_shared<AbstractMeshObject>(updated_mesh(ev, mesh, a[0], a[1], a[2])));
+    }));
+  if (name == "update_axis_types")
+    return Value(native("update_axis_types(name_to_type)", [mesh = mesh](Evaluator& ev, Arguments& a) {
+      return Value(std::make_shared<AbstractMeshObject>(mesh_with_axis_types(ev, mesh, a[0])));
+    }));
   for (const char* missing : {"devices", "device_ids", "is_multi_process", "local_devices", "local_mesh"})
     if (name == missing) raise(exc::ValueError(), "AbstractMesh does not implement " + name);
   if (auto found = mesh_attribute(mesh, name)) return found;
@@ -678,10 +739,20 @@ std::optional<Value> NamedShardingObject::get_attribute(Evaluator& evaluator, co
     return Value(s);
   }
   if (name == "num_devices") return Value::integer(static_cast<std::int64_t>(mesh->devices.size()));
+  if (name == "shard_shape")
+    return Value(native("shard_shape(global_shape)", [mesh = mesh, spec = spec](Evaluator& ev, Arguments& a) {
+      typecheck::Shape global;
+      for (const Value& d : ev.to_vector(a[0])) global.push_back(ev.index_of(d));
+      Layout layout = checked(make_layout(mesh, spec, global));
+      std::vector<Value> local;
+      for (auto d : layout.shard_shape(global)) local.push_back(Value::integer(d));
+      return make_tuple(std::move(local));
+    }));
   if (name == "is_fully_replicated") {
     bool replicated = std::all_of(spec.partitions().begin(), spec.partitions().end(),
                                   [](const auto& e) { return e.empty(); });
-    return Value::boolean(replicated);
+    // Unreduced devices hold parts of a sum, not copies of one value.
+    return Value::boolean(replicated && spec.unreduced().empty());
   }
   return Object::get_attribute(evaluator, name);
 }
