@@ -19,8 +19,10 @@ ArrayRef leaf_array(Evaluator& evaluator, const Value& leaf) {
 }
 
 // Whether the forward value of an equation's output may be kept for the
-// backward pass (JAX's policy(prim, *avals, **params)).
-using Saveable = std::function<bool(const Equation&)>;
+// backward pass (JAX's policy(prim, *avals, **params)), given the forward
+// values by variable.
+using Saveable = std::function<bool(Evaluator&, const Equation&, const std::map<int, ArrayRef>&)>;
+using EquationTest = std::function<bool(const Equation&)>;
 
 class PolicyObject : public Object {
  public:
@@ -46,7 +48,23 @@ bool is_dot(const Equation& e, bool without_batch_dims) {
   return !batch || batch->empty();
 }
 
-Value policy(std::string name, Saveable saveable) { return Value(std::make_shared<PolicyObject>(std::move(name), std::move(saveable))); }
+// A jax.checkpoint_policies policy: a test of the equation alone.
+Value policy(std::string name, EquationTest test) {
+  Saveable saveable = [test = std::move(test)](Evaluator&, const Equation& e, const std::map<int, ArrayRef>&) { return test(e); };
+  return Value(std::make_shared<PolicyObject>(std::move(name), std::move(saveable)));
+}
+
+// A policy function of one's own, called as policy(prim, *avals): the
+// primitive as its name (str(prim) is JAX's primitive name), the operands'
+// ShapedArrays; JAX's **params are not passed.
+Saveable user_policy(const Value& function) {
+  return [function](Evaluator& ev, const Equation& e, const std::map<int, ArrayRef>& values) {
+    std::vector<Value> args{make_str(std::string(e.primitive->name))};
+    for (int input : e.inputs)
+      if (auto found = values.find(input); found != values.end()) args.push_back(shaped_array(found->second));
+    return ev.truthy(ev.call(function, args));
+  };
+}
 
 std::set<std::string> names_of(Evaluator& evaluator, const Value& tuple) {
   std::set<std::string> names;
@@ -54,10 +72,10 @@ std::set<std::string> names_of(Evaluator& evaluator, const Value& tuple) {
   return names;
 }
 
-const PolicyObject& policy_argument(Evaluator& evaluator, const Value& value) {
-  if (auto* p = value.as<PolicyObject>()) return *p;
-  raise(exc::TypeError(), "shardlang: a checkpoint policy must be one of jax.checkpoint_policies (a policy function of "
-                          "one's own is not supported), got " + evaluator.repr(value));
+Saveable policy_argument(Evaluator& evaluator, const Value& value) {
+  if (auto* p = value.as<PolicyObject>()) return p->saveable;
+  if (value.is_object() && value.object()->callable()) return user_policy(value);
+  raise(exc::TypeError(), "a checkpoint policy must be callable, got " + evaluator.repr(value));
 }
 
 // The region's rule: recompute what the walk reads and the policy did not
@@ -90,7 +108,7 @@ std::vector<ArrayRef> RematRule::transpose(Evaluator& evaluator, const Lineariza
   std::vector<bool> recompute(region.end - region.begin, false);
   for (std::size_t i = region.end; i-- > region.begin;) {
     const Equation& e = program.equations[i];
-    if (!needed.count(e.output) || saveable_(e)) continue;
+    if (!needed.count(e.output) || saveable_(evaluator, e, lin.values)) continue;
     recompute[i - region.begin] = true;
     needed.insert(e.inputs.begin(), e.inputs.end());
   }
@@ -167,8 +185,8 @@ Value RematFunction::call(Evaluator& evaluator, CallArgs& args) {
 Value checkpoint(Evaluator& evaluator, const Value& function, const Value& policy_value, const Value& static_argnums) {
   for (const auto& argnum : static_argnums.is_int() ? std::vector<Value>{static_argnums} : evaluator.to_vector(static_argnums))
     evaluator.index_of(argnum);  // ints; a static argument is used as it is given
-  Saveable saveable = [](const Equation&) { return false; };
-  if (!policy_value.is_none()) saveable = policy_argument(evaluator, policy_value).saveable;
+  Saveable saveable = [](Evaluator&, const Equation&, const std::map<int, ArrayRef>&) { return false; };
+  if (!policy_value.is_none()) saveable = policy_argument(evaluator, policy_value);
   return Value(std::make_shared<RematFunction>(function, saveable));
 }
 
@@ -300,8 +318,11 @@ void install_policies(Evaluator& evaluator) {
                            });
                          });
   policies->add_function("save_from_both_policies(policy_1, policy_2)", [](Evaluator& ev, Arguments& a) {
-    Saveable first = policy_argument(ev, a[0]).saveable, second = policy_argument(ev, a[1]).saveable;
-    return policy("save_from_both_policies", [first, second](const Equation& e) { return first(e) || second(e); });
+    Saveable first = policy_argument(ev, a[0]), second = policy_argument(ev, a[1]);
+    Saveable both = [first, second](Evaluator& e, const Equation& q, const std::map<int, ArrayRef>& v) {
+      return first(e, q, v) || second(e, q, v);
+    };
+    return Value(std::make_shared<PolicyObject>("save_from_both_policies", std::move(both)));
   });
 }
 
