@@ -258,7 +258,7 @@ Value array_tolist(Evaluator& evaluator, const ArrayObject& array) {
 
 const std::vector<std::string>& array_attribute_names() {
   static const std::vector<std::string> names{"T", "addressable_data", "addressable_shards", "all", "any", "argsort", "astype", "at", "aval", "block_until_ready", "copy", "cumsum",
-                                              "dtype", "is_fully_addressable", "item", "max", "mean", "min", "ndim", "reshape",
+                                              "dtype", "is_fully_addressable", "item", "itemsize", "max", "mean", "min", "nbytes", "ndim", "reshape",
                                               "ravel", "round", "shape", "sharding", "size", "sort", "squeeze", "sum", "tolist", "transpose"};
   return names;
 }
@@ -280,6 +280,13 @@ std::optional<Value> ArrayObject::get_attribute(Evaluator& evaluator, const std:
   if (name == "dtype") return Value(std::make_shared<DTypeObject>(aval.dtype));
   if (name == "ndim") return Value::integer(static_cast<std::int64_t>(aval.ndim()));
   if (name == "size") return Value::integer(devices::element_count(aval.shape));
+  if (name == "itemsize") return Value::integer(typecheck::byte_size(aval.dtype));
+  if (name == "nbytes") {
+    std::int64_t bytes = 0;
+    if (__builtin_mul_overflow(devices::element_count(aval.shape), typecheck::byte_size(aval.dtype), &bytes))
+      raise(exc::OverflowError(), "the array's size in bytes does not fit in 64 bits");
+    return Value::integer(bytes);
+  }
   if (name == "sharding") {
     if (requested_spec) return Value(std::make_shared<NamedShardingObject>(layout.mesh, *requested_spec));
     // Unreduced and reduced axes live in the type, not in the layout.
