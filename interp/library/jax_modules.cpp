@@ -725,7 +725,9 @@ void install_numpy_computation(ModuleObject& module) {
     if (xs.size() != ys.size() && xs.size() != 1 && ys.size() != 1)
       raise(exc::ValueError(), "operands could not be broadcast together");
     double rtol = to_float(ev, a[2]), atol = to_float(ev, a[3]);
-    std::size_t n = std::max(xs.size(), ys.size());
+    // A one-element operand against an empty one compares nothing (True, as
+    // NumPy's): the count is the other operand's, not the larger.
+    std::size_t n = xs.size() == 1 ? ys.size() : xs.size();
     for (std::size_t i = 0; i < n; ++i) {
       double u = xs[xs.size() == 1 ? 0 : i], v = ys[ys.size() == 1 ? 0 : i];
       if (!(std::fabs(u - v) <= atol + rtol * std::fabs(v))) return Value::boolean(false);
