@@ -170,9 +170,12 @@ void install_tuple_type(TypeObject& type) {
 }
 
 void install_dict_type(TypeObject& type) {
-  auto update = [](Evaluator& ev, DictObject& target, const Arguments& a, std::size_t other, std::size_t keywords) {
+  // `stores`: the target existed before the call (update), so what it is
+  // given may lead back to it; a dict being built (the constructor) cannot.
+  auto update = [](Evaluator& ev, DictObject& target, const Arguments& a, std::size_t other, std::size_t keywords,
+                   bool stores) {
     auto insert = [&](const Value& key, const Value& value) {
-      ev.remember_store(target, value);
+      if (stores) ev.remember_store(target, value);
       target.table.insert(key, value);
     };
     if (a.has(other)) {
@@ -196,11 +199,11 @@ void install_dict_type(TypeObject& type) {
   };
   type.set_constructor(constructor("dict(mapping=?, /, **kwargs)", [update](Evaluator& ev, Arguments& a) {
     auto d = make_dict();
-    update(ev, *d, a, 0, 1);
+    update(ev, *d, a, 0, 1, false);
     return Value(d);
   }));
   type.add_method("update(self, other=?, /, **kwargs)", [update](Evaluator& ev, Arguments& a) {
-    update(ev, dict_of(a[0]), a, 1, 2);
+    update(ev, dict_of(a[0]), a, 1, 2, true);
     return Value::none();
   });
   auto view = [](const Value& d, DictView::Kind kind) {
