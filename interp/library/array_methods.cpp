@@ -19,6 +19,7 @@
 #include "interp/ops/vjp_support.hpp"
 #include "interp/transforms/trace.hpp"
 #include "typecheck/rule_support.hpp"
+#include "typecheck/shape_arithmetic.hpp"
 #include "typecheck/shape_rules.hpp"
 #include "typecheck/structural_rules.hpp"
 
@@ -282,10 +283,9 @@ std::optional<Value> ArrayObject::get_attribute(Evaluator& evaluator, const std:
   if (name == "size") return Value::integer(devices::element_count(aval.shape));
   if (name == "itemsize") return Value::integer(typecheck::byte_size(aval.dtype));
   if (name == "nbytes") {
-    std::int64_t bytes = 0;
-    if (__builtin_mul_overflow(devices::element_count(aval.shape), typecheck::byte_size(aval.dtype), &bytes))
-      raise(exc::OverflowError(), "the array's size in bytes does not fit in 64 bits");
-    return Value::integer(bytes);
+    auto bytes = typecheck::checked_multiply(devices::element_count(aval.shape), typecheck::byte_size(aval.dtype));
+    if (!bytes) raise(exc::OverflowError(), "the array's size in bytes does not fit in 64 bits");
+    return Value::integer(*bytes);
   }
   if (name == "sharding") {
     if (requested_spec) return Value(std::make_shared<NamedShardingObject>(layout.mesh, *requested_spec));
