@@ -13,6 +13,10 @@ int Jaxpr::add_variable(typecheck::ArrayType type, std::optional<Layout> layout,
   return static_cast<int>(variable_types.size()) - 1;
 }
 
+ContextMeshScope::ContextMeshScope(Runtime& runtime) : runtime_(runtime), saved_(runtime.context_mesh) {}
+ContextMeshScope::~ContextMeshScope() { runtime_.context_mesh = saved_; }
+void ContextMeshScope::enter(const std::shared_ptr<MeshObject>& mesh) { runtime_.context_mesh = mesh; }
+
 std::string variable_name(int number) {
   std::string name;
   do {
@@ -27,21 +31,6 @@ namespace {
 std::string typed(const Jaxpr& program, int variable) {
   return variable_name(variable) + ":" + program.variable_types[static_cast<std::size_t>(variable)].short_str();
 }
-
-// Sets the runtime's context mesh for each replayed equation and restores
-// the caller's when the run ends (or raises).
-class ContextMeshScope {
- public:
-  explicit ContextMeshScope(Runtime& runtime) : runtime_(runtime), saved_(runtime.context_mesh) {}
-  ~ContextMeshScope() { runtime_.context_mesh = saved_; }
-  ContextMeshScope(const ContextMeshScope&) = delete;
-  ContextMeshScope& operator=(const ContextMeshScope&) = delete;
-  void enter(const std::shared_ptr<MeshObject>& mesh) { runtime_.context_mesh = mesh; }
-
- private:
-  Runtime& runtime_;
-  std::shared_ptr<MeshObject> saved_;
-};
 
 }  // namespace
 

@@ -54,6 +54,25 @@ struct Jaxpr {
 // "a", "b", ..., "z", "ba", "bb", ... as jaxprs name variables.
 std::string variable_name(int number);
 
+// Sets the runtime's context mesh to each equation's while it is replayed,
+// placed or differentiated (enter), and restores the caller's when the
+// scope ends (or raises). A shard_map body's equations thus make their
+// literals, zeros and broadcasts on the body's manual mesh again, not on the
+// mesh around the program.
+class ContextMeshScope {
+ public:
+  explicit ContextMeshScope(Runtime& runtime);
+  ContextMeshScope(Runtime& runtime, const std::shared_ptr<MeshObject>& mesh) : ContextMeshScope(runtime) { enter(mesh); }
+  ~ContextMeshScope();
+  ContextMeshScope(const ContextMeshScope&) = delete;
+  ContextMeshScope& operator=(const ContextMeshScope&) = delete;
+  void enter(const std::shared_ptr<MeshObject>& mesh);
+
+ private:
+  Runtime& runtime_;
+  std::shared_ptr<MeshObject> saved_;
+};
+
 // Flops and bytes accessed of the whole program, summed over its equations
 // from their types (Primitive::cost): not a model of any chip.
 Cost program_cost(const Jaxpr& program);

@@ -117,21 +117,6 @@ bool has_layout(const Jaxpr& program, int variable) {
   return index < program.variable_layouts.size() && program.variable_layouts[index].has_value();
 }
 
-// Sets the runtime's context mesh while one equation is placed.
-class ContextMesh {
- public:
-  ContextMesh(Runtime& runtime, const std::shared_ptr<MeshObject>& mesh) : runtime_(runtime), saved_(runtime.context_mesh) {
-    runtime.context_mesh = mesh;
-  }
-  ~ContextMesh() { runtime_.context_mesh = saved_; }
-  ContextMesh(const ContextMesh&) = delete;
-  ContextMesh& operator=(const ContextMesh&) = delete;
-
- private:
-  Runtime& runtime_;
-  std::shared_ptr<MeshObject> saved_;
-};
-
 PartitionedEquation partition_equation(Evaluator& evaluator, const Jaxpr& program, const Equation& e) {
   PartitionedEquation out;
   out.equation = &e;
@@ -153,7 +138,7 @@ PartitionedEquation partition_equation(Evaluator& evaluator, const Jaxpr& progra
     stable.push_back(stable_random_draw(program, v));
   }
   {
-    ContextMesh context(runtime_of(evaluator), e.context_mesh);
+    ContextMeshScope context(runtime_of(evaluator), e.context_mesh);
     out.placement = e.primitive->partition->place(evaluator, *e.primitive, operands, e.params);
   }
   out.steps = plan_steps(*out.placement, types, layouts, e.inputs, e.output, stable);

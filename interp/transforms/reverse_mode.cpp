@@ -67,7 +67,10 @@ void replay_forward(Evaluator& evaluator, Linearization& lin) {
   for (std::size_t i = 0; i < program.inputs.size(); ++i) lin.values[program.inputs[i]] = lin.primals[i];
   for (const auto& [variable, constant] : program.constants) lin.values[variable] = constant;
   lin.active.insert(program.inputs.begin(), program.inputs.end());
+  // Each equation bound again under the context mesh it was traced under.
+  ContextMeshScope context(runtime_of(evaluator));
   for (const auto& e : program.equations) {
+    context.enter(e.context_mesh);
     if (target) landed.push_back(target->program->equations.size());
     std::vector<ArrayRef> operands;
     bool depends = false;
@@ -122,6 +125,9 @@ void transpose_equation(Evaluator& evaluator, const Linearization& lin, const Eq
     operands.push_back(lin.values.at(input));
     needs.push_back(needs_ct(input));
   }
+  // The rule builds its cotangents under the equation's context mesh, as
+  // JAX transposes a shard_map body inside a shard_map of the same mesh.
+  ContextMeshScope context(runtime_of(evaluator), e.context_mesh);
   std::vector<ArrayRef> operand_cts =
       e.primitive->vjp({evaluator, operands, e.params, lin.values.at(e.output), found_ct->second, needs, *e.primitive});
   for (std::size_t i = 0; i < e.inputs.size() && i < operand_cts.size(); ++i) {

@@ -193,7 +193,10 @@ void batch_program(Evaluator& evaluator, const JitTrace& trace, const BatchAxis&
   const Jaxpr& program = *trace.program;
   const bool eager = concrete && dynamic_cast<EagerTrace*>(&current_trace(evaluator));
   for (const auto& [variable, constant] : program.constants) values[variable] = {constant, not_mapped};
+  // Each equation batched under the context mesh it was traced under.
+  ContextMeshScope context(runtime_of(evaluator));
   for (const auto& e : program.equations) {
+    context.enter(e.context_mesh);
     std::vector<ArrayRef> operands;
     std::vector<int> dims;
     for (int input : e.inputs) {
