@@ -129,6 +129,8 @@ MODULES = [
     ("jax.errors", "import jax", [
         "`TracerBoolConversionError` (a subclass of `ConcretizationTypeError`, a `TypeError`) is raised by `bool()` "
         "of a traced array whose value the trace does not know.",
+        "`shardlang check` does not report `NonConcreteBooleanIndexError` or `TracerBoolConversionError` in a jitted "
+        "body: it follows the body with values it does not hold, so it cannot tell a traced mask from an unknown one.",
     ]),
     ("jax.test_util", "import jax", [
         "`check_grads` draws its random directions with `jax.random` (JAX uses NumPy's `RandomState(0)`).",
@@ -299,7 +301,10 @@ def render(modules, array_attributes, primitives):
         ", ".join(f"`{a}`" for a in array_attributes),
         "",
         "Arithmetic, comparison and `@` operators and indexing and slicing (`x[:4]`, `x[:, None]`,",
-        "`x[..., 0]`) work as in JAX.",
+        "`x[..., 0]`, NumPy's advanced indexing: `x[:, idx]`, `x[jnp.arange(n), labels]`, `x[mask]`) work as in",
+        "JAX: out-of-range index arrays are clamped, a boolean mask must be concrete (outside `jit`). A Python",
+        "`bool` as an index (`x[True]`) is refused, and an out-of-range integer index raises `IndexError`",
+        "(JAX clamps it).",
         "",
         "## Primitives",
         "",

@@ -294,17 +294,20 @@ Checked<ArrayType> slice_rule(const ArrayType& operand, std::span<const std::int
   return resized(operand, std::move(shape), "slicing");
 }
 
+std::string too_many_indices(std::size_t ndim, std::size_t consumed) {
+  return "Too many indices: array is " + std::to_string(ndim) + "-dimensional, but " + std::to_string(consumed) +
+         " were indexed";
+}
+
 Checked<ArrayType> static_index_rule(const ArrayType& operand, std::span<const IndexItem> items) {
   const auto ellipses = std::count_if(items.begin(), items.end(),
                                       [](const IndexItem& item) { return item.kind == IndexItem::Kind::ellipsis; });
-  if (ellipses > 1) return Error{ErrorClass::IndexError, "An index can only have a single ellipsis ('...')"};
+  if (ellipses > 1) return Error{ErrorClass::IndexError, "an index can only have a single ellipsis ('...')"};
   const auto regular = static_cast<std::size_t>(std::count_if(items.begin(), items.end(), [](const IndexItem& item) {
     return item.kind == IndexItem::Kind::integer || item.kind == IndexItem::Kind::slice;
   }));
   if (regular > operand.ndim())
-    return Error{ErrorClass::IndexError, "Too many indices: " + std::to_string(operand.ndim()) +
-                                             "-dimensional array indexed with " + std::to_string(regular) +
-                                             " regular indices."};
+    return Error{ErrorClass::IndexError, too_many_indices(operand.ndim(), regular)};
   // Expand `...` (or the implicit trailing one) into full slices.
   std::vector<IndexItem> expanded;
   for (const IndexItem& item : items) {

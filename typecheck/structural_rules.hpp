@@ -75,6 +75,8 @@ struct IndexItem {
 // x[a:b], x[:, None], x[..., 0], x[::-1] under jit: lax.slice (+ rev for
 // negative steps, + squeeze for ints, + expand_dims for None).
 Checked<ArrayType> static_index_rule(const ArrayType& operand, std::span<const IndexItem> items);
+// JAX's IndexError text for an index that names more dims than x has.
+std::string too_many_indices(std::size_t ndim, std::size_t consumed);
 
 // lax.dynamic_slice(x, starts, slice_sizes) (the rule does not read starts).
 Checked<ArrayType> dynamic_slice_rule(const ArrayType& operand, std::span<const std::int64_t> slice_sizes);

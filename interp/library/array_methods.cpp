@@ -450,23 +450,14 @@ bool ArrayObject::truthy(Evaluator& evaluator) const {
 }
 
 std::optional<Value> ArrayObject::get_item(Evaluator& evaluator, const Value& key) {
-  if (auto* index = key.as<ArrayObject>(); index && typecheck::is_integer(index->aval.dtype)) {
-    // x[i] for an integer array i (traced inside jit and scan bodies): a
-    // gather along the first axis, the indices clamped as JAX's retrieval does.
-    if (aval.shape.empty()) raise(exc::IndexError(), "Too many indices: 0-dimensional array indexed with 1 regular index.");
-    std::int64_t n = aval.shape[0];
-    ArrayRef indices = to_array(evaluator, apply_astype(evaluator, std::static_pointer_cast<ArrayObject>(key.object()),
-                                                        typecheck::DType::int32));
-    Value clamped = apply_elementwise(evaluator, primitive("maximum"), {Value(indices), Value::integer(-n)});
-    clamped = apply_elementwise(evaluator, primitive("minimum"), {clamped, Value::integer(n - 1)});
-    Params params;
-    params.set("axis", std::int64_t{0});
-    return bind(evaluator, primitive("gather"), {std::static_pointer_cast<ArrayObject>(self()), to_array(evaluator, clamped)},
-                std::move(params));
-  }
+  if (key.as<ListObject>())  // JAX refuses what NumPy reads by heuristics
+    raise(exc::TypeError(), "Using a non-tuple sequence for multidimensional indexing is not allowed; use `arr[array(seq)]` "
+                            "instead of `arr[seq]`. See https://github.com/jax-ml/jax/issues/4564 for more information.");
+  if (has_index_arrays(key)) return advanced_index(evaluator, std::static_pointer_cast<ArrayObject>(self()), key);
   std::vector<Value> keys = key.as<TupleObject>() ? key.as<TupleObject>()->items : std::vector<Value>{key};
   std::vector<typecheck::IndexItem> items;
   for (const auto& k : keys) {
+    if (k.is_bool()) refuse_indexer(evaluator, k);
     if (k.is_integral()) items.push_back(typecheck::IndexItem::integer(k.as_int()));
     else if (k.is_none()) items.push_back(typecheck::IndexItem::newaxis());
     else if (k.as<EllipsisObject>()) items.push_back(typecheck::IndexItem::ellipsis());
@@ -477,7 +468,7 @@ std::optional<Value> ArrayObject::get_item(Evaluator& evaluator, const Value& ke
       };
       items.push_back(typecheck::IndexItem::range(part(s->lower), part(s->upper), part(s->step)));
     } else {
-      raise(exc::TypeError(), "only static integers, slices, None and ... index arrays in shardlang");
+      refuse_indexer(evaluator, k);
     }
   }
   typecheck::ArrayType out_type = checked(typecheck::static_index_rule(aval, items));

@@ -792,6 +792,7 @@ void install_array_members(Evaluator& evaluator) {
   auto errors = evaluator.module("jax.errors");
   errors->add("ConcretizationTypeError", Value(concretization_type_error()));
   errors->add("TracerBoolConversionError", Value(tracer_bool_conversion_error()));
+  errors->add("NonConcreteBooleanIndexError", Value(non_concrete_boolean_index_error()));
   auto jax = evaluator.module("jax");
   for (const char* sub : {"errors", "numpy", "lax", "random", "sharding", "experimental", "debug", "tree", "config", "nn"})
     jax->add(sub, Value(evaluator.module(std::string("jax.") + sub)));

@@ -9,11 +9,13 @@
 #include "devices/indexing.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/library/numpy_module.hpp"
+#include "interp/ops/collectives.hpp"
 #include "interp/ops/primitives.hpp"
 #include "interp/ops/runtime.hpp"
 #include "interp/transforms/trace.hpp"
 #include "typecheck/creation_rules.hpp"
 #include "typecheck/rule_support.hpp"
+#include "typecheck/shape_arithmetic.hpp"
 #include "typecheck/shape_rules.hpp"
 #include "typecheck/structural_rules.hpp"
 
@@ -38,8 +40,7 @@ Window window_of(Evaluator& evaluator, const typecheck::ArrayType& operand, cons
   for (const auto& k : keys)
     if (!k.as<EllipsisObject>()) ++named;
   if (named > operand.ndim())
-    raise(exc::IndexError(), "Too many indices: " + std::to_string(operand.ndim()) + "-dimensional array indexed with " +
-                                 std::to_string(named) + " regular indices.");
+    raise(exc::IndexError(), typecheck::too_many_indices(operand.ndim(), named));
   Window window;
   std::size_t dim = 0;
   auto whole_dim = [&]() {
@@ -173,11 +174,6 @@ bool needs_selection(const Value& key) {
   return false;
 }
 
-bool is_index_array_key(const Value& key) {
-  std::vector<Value> keys = key.as<TupleObject>() ? key.as<TupleObject>()->items : std::vector<Value>{key};
-  return std::any_of(keys.begin(), keys.end(), is_index_array);
-}
-
 // x[index]'s shape and, row-major over it, the flat position in x each
 // element reads (`size` of x for an out-of-range array index).
 struct Selection {
@@ -201,8 +197,7 @@ Selection select(Evaluator& evaluator, const typecheck::Shape& x_shape, const Va
   for (const auto& k : keys)
     if (!k.is_none() && !k.as<EllipsisObject>()) ++consumed;
   if (consumed > ndim)
-    raise(exc::IndexError(), "Too many indices: " + std::to_string(ndim) + "-dimensional array indexed with " +
-                                 std::to_string(consumed) + " regular indices.");
+    raise(exc::IndexError(), typecheck::too_many_indices(ndim, consumed));
   bool advanced = false;
   for (const auto& k : keys) advanced = advanced || is_index_array(k);
   std::vector<Item> items;
@@ -341,38 +336,6 @@ ArrayRef positions_array(Evaluator& evaluator, const Selection& selection) {
   return array_from_global(evaluator, *made, type, default_layout(evaluator, type.ndim()), false);
 }
 
-// x.at[index].get() on the general path: x[index] gathered on the host,
-// out-of-range array indices filled (jnp's default "fill" mode); replicated
-// on x's devices.
-Value selection_get(Evaluator& evaluator, const ArrayRef& operand, const Value& key) {
-  Selection selection = select(evaluator, operand->aval.shape, key);
-  typecheck::ArrayType type = operand->aval;
-  type.shape = selection.shape;
-  type.sharding = typecheck::Sharding::replicated(operand->aval.sharding.mesh, type.ndim());
-  Layout layout{operand->layout.mesh, std::vector<typecheck::SpecEntry>(type.ndim())};
-  if (operand->abstract() || !selection.known) return Value(make_abstract_array(type, layout, operand->committed));
-  devices::LocalArray global = global_value(evaluator, *operand);
-  auto made = devices::reshape(global, {devices::element_count(global.shape)});
-  if (made) made = devices::gather(*made, 0, selection.positions, selection.shape);
-  if (!made) raise_devices_error(made.error());
-  return Value(array_from_global(evaluator, *made, type, layout, operand->committed));
-}
-
-// x.at[index].get() under jit: the gather primitive on the flattened x at
-// the host-resolved positions (out-of-range ones filled).
-Value selection_take(Evaluator& evaluator, const ArrayRef& operand, const Value& key) {
-  Selection selection = select(evaluator, operand->aval.shape, key);
-  if (!selection.known)
-    raise(exc::NotImplementedError(), "x.at[...] with index arrays computed inside jax.jit (pass them in concrete)");
-  if (size_limit_exceeded(operand->aval.shape))
-    raise(exc::ValueError(), "x.at[...] with index arrays on arrays of 2^31 or more elements");
-  Value flat = apply_reshape(evaluator, Value(operand), {devices::element_count(operand->aval.shape)});
-  Params params;
-  params.set("axis", std::int64_t{0});
-  return bind(evaluator, primitive("gather"), {to_array(evaluator, flat), positions_array(evaluator, selection)},
-              std::move(params));
-}
-
 // x.at[index].set/add/multiply/min/max on the general path: the updates (in
 // x's dtype, broadcast to x[index]'s shape) applied in order by the scatter
 // primitive at the host-resolved positions; x's sharding and devices stay.
@@ -461,9 +424,7 @@ class AtReference final : public Object {
                                               "shardlang, not " + ev.repr(key));
           return take(ev, Value(operand), key, Value::integer(0), a[0]);
         }
-        if (!needs_selection(key) || !is_index_array_key(key)) return *operand->get_item(ev, key);
-        if (tracing_jit(ev) && ev.mode == Evaluator::Mode::run) return selection_take(ev, operand, key);
-        return selection_get(ev, operand, key);
+        return *operand->get_item(ev, key);
       }));
     return Object::get_attribute(evaluator, name);
   }
@@ -601,6 +562,238 @@ void install_indexing_operations(Evaluator&, ModuleObject& module) {
   module.add_function("take(a, indices, axis=None, out=None, mode=None, unique_indices=False, indices_are_sorted=False, "
                       "fill_value=None, *, out_sharding=None)",
                       [](Evaluator& ev, Arguments& a) { return take(ev, a[0], a[1], a[2], a[8]); });
+}
+
+// ---- x[index] with integer or boolean arrays among its items: NumPy's
+// advanced indexing as one static slice for the basic items, then one gather
+// over the advanced dims (merged into one dim by a reshape when there are
+// several), so it traces, differentiates and batches as those primitives do.
+
+bool has_index_arrays(const Value& key) {
+  std::vector<Value> keys = key.as<TupleObject>() ? key.as<TupleObject>()->items : std::vector<Value>{key};
+  return std::any_of(keys.begin(), keys.end(), is_index_array);
+}
+
+void refuse_indexer(Evaluator& evaluator, const Value& index) {
+  if (index.is_bool())
+    raise(exc::NotImplementedError(), "a Python bool as an index (x[True], x[False]) is not supported in shardlang; "
+                                      "write x[None] or index with a boolean array");
+  if (string_of(index)) raise(exc::TypeError(), "JAX does not support string indexing; got idx=" + evaluator.repr(index));
+  if (index.is_float()) raise(exc::TypeError(), "Indexer must have integer or boolean type, got indexer with type float64");
+  raise(exc::IndexError(), "only integers, slices (`:`), ellipsis (`...`), newaxis (`None`) and integer or boolean arrays "
+                           "are valid indices. Got " + evaluator.str(index));
+}
+
+const TypeRef& non_concrete_boolean_index_error() {
+  static const TypeRef type = make_type("NonConcreteBooleanIndexError", exc::IndexError());
+  return type;
+}
+
+namespace {
+
+// A shape as Python prints a tuple or a list of its extents.
+std::string python_shape(const typecheck::Shape& shape, bool as_list) {
+  std::string out;
+  for (auto extent : shape) out += (out.empty() ? "" : ", ") + std::to_string(extent);
+  if (as_list) return "[" + out + "]";
+  return "(" + out + (shape.size() == 1 ? ",)" : ")");
+}
+
+// An index item: a basic one (int, slice, None, ...) kept as given, or an
+// index array (sequences made arrays, a boolean mask made its nonzero
+// positions, one array per dim it covers).
+struct IndexPart {
+  Value basic;
+  ArrayRef array;
+};
+
+struct IndexParts {
+  std::vector<IndexPart> parts;
+  // check mode: a mask's true elements are unknown, so all were assumed true
+  // and the result is a poisoned guess.
+  bool guessed = false;
+};
+
+IndexParts index_parts(Evaluator& evaluator, const typecheck::Shape& shape, const std::vector<Value>& keys) {
+  std::vector<std::pair<Value, ArrayRef>> converted;
+  std::size_t consumed = 0;
+  for (const auto& k : keys) {
+    ArrayRef array;
+    if (k.as<ArrayObject>() || k.as<ListObject>() || k.as<TupleObject>()) {
+      bool empty_sequence = (k.as<ListObject>() && k.as<ListObject>()->items.empty()) ||
+                            (k.as<TupleObject>() && k.as<TupleObject>()->items.empty());
+      array = empty_sequence ? to_array(evaluator, k, DType::int32) : to_array(evaluator, k);
+      if (!typecheck::is_integer(array->aval.dtype) && array->aval.dtype != DType::bool_)
+        raise(exc::TypeError(), "Indexer must have integer or boolean type, got indexer with type " +
+                                    std::string(typecheck::long_name(array->aval.dtype)));
+    }
+    if (!k.is_none() && !k.as<EllipsisObject>()) consumed += array && array->aval.dtype == DType::bool_ ? array->aval.ndim() : 1;
+    converted.emplace_back(k, array);
+  }
+  if (consumed > shape.size())
+    raise(exc::IndexError(), typecheck::too_many_indices(shape.size(), consumed));
+  IndexParts made;
+  std::vector<IndexPart>& parts = made.parts;
+  std::size_t dim = 0;
+  for (std::size_t position = 0; position < converted.size(); ++position) {
+    auto& [key, array] = converted[position];
+    if (key.as<EllipsisObject>()) dim += shape.size() - consumed;
+    if (!array || array->aval.dtype != DType::bool_) {
+      if (!key.is_none() && !key.as<EllipsisObject>()) ++dim;
+      parts.push_back({key, array});
+      continue;
+    }
+    const typecheck::Shape& mask = array->aval.shape;
+    typecheck::Shape expected(shape.begin() + static_cast<std::ptrdiff_t>(dim),
+                              shape.begin() + static_cast<std::ptrdiff_t>(dim + mask.size()));
+    for (std::size_t d = 0; d < mask.size(); ++d)
+      if (mask[d] != 0 && mask[d] != expected[d])
+        raise(exc::IndexError(), "boolean index did not match shape of indexed array in index " + std::to_string(position) +
+                                     ": got " + python_shape(mask, false) + ", expected " + python_shape(expected, true));
+    dim += mask.size();
+    if (array->abstract()) {
+      if (evaluator.mode == Evaluator::Mode::run || tracing_jit(evaluator))
+        raise(non_concrete_boolean_index_error(), "Array boolean indices must be concrete; got " + array->aval.str() + "\n");
+      typecheck::ArrayType guess;
+      guess.dtype = DType::int32;
+      guess.shape = {devices::element_count(mask)};
+      guess.sharding = typecheck::Sharding::replicated(nullptr, 1);
+      for (std::size_t d = 0; d < mask.size(); ++d)
+        parts.push_back({Value(), make_abstract_array(guess, default_layout(evaluator, 1), false)});
+      made.guessed = true;
+      continue;
+    }
+    // np.where(mask): the true elements' coordinates, one array per mask dim.
+    std::vector<std::vector<Value>> coordinates(mask.size());
+    std::vector<double> truth = element_values(evaluator, *array);
+    for (std::size_t e = 0; e < truth.size(); ++e) {
+      if (truth[e] == 0) continue;
+      std::size_t rest = e;
+      for (std::size_t d = mask.size(); d-- > 0;) {
+        auto extent = static_cast<std::size_t>(mask[d]);
+        coordinates[d].push_back(Value::integer(static_cast<std::int64_t>(rest % extent)));
+        rest /= extent;
+      }
+    }
+    for (auto& along : coordinates)
+      parts.push_back({Value(), to_array(evaluator, make_list(std::move(along)), DType::int32)});
+  }
+  return made;
+}
+
+}  // namespace
+
+Value advanced_index(Evaluator& evaluator, const ArrayRef& operand, const Value& key) {
+  std::vector<Value> keys = key.as<TupleObject>() ? key.as<TupleObject>()->items : std::vector<Value>{key};
+  IndexParts resolved = index_parts(evaluator, operand->aval.shape, keys);
+  const std::vector<IndexPart>& parts = resolved.parts;
+  // Integers count as advanced items beside arrays (NumPy's rule); the
+  // advanced dims of the result go where the advanced items are when they
+  // are adjacent in the index, else first.
+  std::vector<std::size_t> advanced;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i].basic.is_bool()) refuse_indexer(evaluator, parts[i].basic);
+    if (parts[i].array || parts[i].basic.is_integral()) advanced.push_back(i);
+  }
+  const bool adjacent = advanced.back() - advanced.front() + 1 == advanced.size();
+
+  // The basic items as one static index, advanced dims kept whole; where
+  // each advanced dim lands in its result.
+  std::size_t consumed = 0;
+  for (const auto& part : parts)
+    if (!part.basic.is_none() && !part.basic.as<EllipsisObject>()) ++consumed;
+  std::vector<typecheck::IndexItem> items;
+  std::vector<std::size_t> advanced_dims;
+  std::size_t sliced_dim = 0;
+  bool identity = true;
+  for (const auto& part : parts) {
+    if (part.array || part.basic.is_integral()) {
+      advanced_dims.push_back(sliced_dim++);
+      items.push_back(typecheck::IndexItem::range());
+    } else if (part.basic.is_none()) {
+      items.push_back(typecheck::IndexItem::newaxis());
+      ++sliced_dim;
+      identity = false;
+    } else if (part.basic.as<EllipsisObject>()) {
+      items.push_back(typecheck::IndexItem::ellipsis());
+      sliced_dim += operand->aval.ndim() - consumed;
+    } else if (auto* s = part.basic.as<SliceObject>()) {
+      auto bound = [&](const Value& v) -> std::optional<std::int64_t> {
+        if (v.is_none()) return std::nullopt;
+        return evaluator.index_of(v);
+      };
+      items.push_back(typecheck::IndexItem::range(bound(s->lower), bound(s->upper), bound(s->step)));
+      identity = identity && s->lower.is_none() && s->upper.is_none() && s->step.is_none();
+      ++sliced_dim;
+    } else {
+      refuse_indexer(evaluator, part.basic);
+    }
+  }
+  ArrayRef sliced = operand;
+  if (!identity)
+    sliced = to_array(evaluator, index_static(evaluator, operand, items, checked(typecheck::static_index_rule(operand->aval, items))));
+
+  // The advanced indices as int32, out-of-range ones clamped (jnp's default
+  // gather mode, promise_in_bounds, clamps as XLA's gather does): a lone
+  // index array into [-n, n) (the gather counts negative ones from the
+  // end); several each into [0, n) after negative ones are wrapped, then
+  // combined into one position into their row-major product.
+  const typecheck::Shape& shape = sliced->aval.shape;
+  auto elementwise = [&](const char* name, Value lhs, Value rhs) {
+    return apply_elementwise(evaluator, primitive(name), {std::move(lhs), std::move(rhs)});
+  };
+  Value flat;
+  std::int64_t merged_extent = 1;
+  for (std::size_t a = 0; a < advanced.size(); ++a) {
+    const IndexPart& part = parts[advanced[a]];
+    const std::size_t dim = advanced_dims[a];
+    const std::int64_t n = shape[dim];
+    merged_extent = typecheck::checked_multiply(merged_extent, n).value_or(std::int64_t{1} << 31);
+    if (!part.array) {  // an integer beside index arrays, checked as a lone integer index is
+      std::int64_t index = part.basic.as_int();
+      if (index < -n || index >= n)
+        raise(exc::IndexError(), "index " + std::to_string(index) + " is out of bounds for axis " + std::to_string(dim) +
+                                     " with size " + std::to_string(n));
+      Value wrapped = Value::integer(index < 0 ? index + n : index);
+      flat = a == 0 ? wrapped : elementwise("add", elementwise("multiply", flat, Value::integer(n)), wrapped);
+      continue;
+    }
+    Value index = elementwise("maximum", apply_astype(evaluator, part.array, DType::int32), Value::integer(-n));
+    index = elementwise("minimum", index, Value::integer(n - 1));
+    if (advanced.size() > 1) {
+      Value negative = apply_astype(evaluator, to_array(evaluator, elementwise("less", index, Value::integer(0))), DType::int32);
+      index = elementwise("add", index, elementwise("multiply", negative, Value::integer(n)));
+    }
+    flat = a == 0 ? index : elementwise("add", elementwise("multiply", flat, Value::integer(n)), index);
+  }
+  if (merged_extent >= std::int64_t{1} << 31)
+    raise(exc::ValueError(), "advanced indexing over dims of 2^31 or more elements together");
+  // The advanced dims brought together (moved first when they are not
+  // adjacent) and merged into one, which the gather reads.
+  std::int64_t gather_axis = static_cast<std::int64_t>(advanced_dims.front());
+  Value gathered_from(sliced);
+  if (advanced_dims.size() > 1) {
+    std::vector<int> order;
+    if (!adjacent) {
+      for (auto d : advanced_dims) order.push_back(static_cast<int>(d));
+      for (std::size_t d = 0; d < shape.size(); ++d)
+        if (std::find(advanced_dims.begin(), advanced_dims.end(), d) == advanced_dims.end()) order.push_back(static_cast<int>(d));
+      gathered_from = apply_transpose(evaluator, gathered_from, order);
+      gather_axis = 0;
+    }
+    const typecheck::Shape& moved = to_array(evaluator, gathered_from)->aval.shape;
+    std::vector<std::int64_t> sizes(moved.begin(), moved.begin() + gather_axis);
+    sizes.push_back(merged_extent);
+    sizes.insert(sizes.end(), moved.begin() + gather_axis + static_cast<std::ptrdiff_t>(advanced_dims.size()), moved.end());
+    gathered_from = apply_reshape(evaluator, gathered_from, sizes);
+  }
+  Params params;
+  params.set("axis", gather_axis);
+  ArrayRef result = to_array(evaluator, bind(evaluator, primitive("gather"),
+                                             {to_array(evaluator, gathered_from), to_array(evaluator, flat, DType::int32)},
+                                             std::move(params)));
+  if (resolved.guessed) result->poisoned = true;
+  return Value(result);
 }
 
 }  // namespace interp

@@ -8,6 +8,18 @@ namespace interp {
 // The value of `x.at`: indexing it gives an object with set/add/get.
 Value at_indexer(const ArrayRef& operand);
 
+// x[key] for a key with integer or boolean index arrays (or sequences inside
+// a tuple key) among its items: NumPy's advanced indexing, index arrays
+// clamped into range.
+Value advanced_index(Evaluator& evaluator, const ArrayRef& operand, const Value& key);
+// Whether `key` (x[key]'s) holds index arrays or sequences.
+bool has_index_arrays(const Value& key);
+// The error JAX raises for an index item it does not take (a string, a
+// float, an object).
+[[noreturn]] void refuse_indexer(Evaluator& evaluator, const Value& index);
+// jax.errors.NonConcreteBooleanIndexError: a boolean mask index inside jit.
+const TypeRef& non_concrete_boolean_index_error();
+
 struct Primitive;
 struct Params;
 // The gather primitive (jnp.take): see primitives.hpp's Implementation.

@@ -115,7 +115,7 @@ TEST(StaticIndex, NewaxisEllipsisAndSteps) {
   EXPECT_EQ(outcome(static_index_rule(x, out_of_range)), "IndexError: index 8 is out of bounds for axis 0 with size 8");
   const Item too_many[] = {Item::integer(0), Item::integer(0), Item::integer(0)};
   EXPECT_EQ(outcome(static_index_rule(x, too_many)),
-            "IndexError: Too many indices: 2-dimensional array indexed with 3 regular indices.");
+            "IndexError: Too many indices: array is 2-dimensional, but 3 were indexed");
 }
 
 TEST(DynamicSlice, RulesOfSlicing) {
