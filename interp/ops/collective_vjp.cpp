@@ -50,7 +50,9 @@ Cotangents device_put_vjp(const VjpCall& call) {
   const auto& [ev, x, params, result, ct, needs, primitive] = call;
   const typecheck::Sharding& primal = x[0]->aval.sharding;
   const typecheck::Sharding& given = ct->aval.sharding;
-  if (given.unreduced == primal.reduced && given.reduced == primal.unreduced) return {ct};
+  // The cotangent goes back to the operand's layout and state (a split
+  // cotangent of a device_put that split a replicated operand is gathered).
+  if (given.unreduced == primal.reduced && given.reduced == primal.unreduced && ct->layout == x[0]->layout) return {ct};
   Params placed;
   placed.set("layout", x[0]->layout);
   placed.set("requested", typecheck::ShardingArg{std::nullopt, typecheck::PartitionSpec::from_entries(

@@ -98,9 +98,15 @@ Placement place_broadcast_in_dim(Evaluator& evaluator, const Primitive&, const s
     auto d = static_cast<std::size_t>(broadcast_dimensions[k]);
     if (operand->aval.shape[k] == shape[d]) auto_dims[d] = operand->layout.dims[k];
   }
-  placement.layout = placement.computed = result_layout(placement.type, operand->layout.mesh, auto_dims);
-  placement.committed = operand->committed;
-  Layout needed{operand->layout.mesh, {}};
+  // An uncommitted operand (a Python scalar, say) broadcast to an
+  // out_sharding goes to the context mesh that sharding names, as in JAX.
+  DeviceMeshRef mesh = operand->layout.mesh;
+  const bool moved = out_sharding && !operand->committed && runtime_of(evaluator).context_mesh &&
+                     *runtime_of(evaluator).context_mesh->mesh->abstract == *out_sharding->mesh;
+  if (moved) mesh = runtime_of(evaluator).context_mesh->mesh;
+  placement.layout = placement.computed = result_layout(placement.type, mesh, auto_dims);
+  placement.committed = operand->committed || moved;
+  Layout needed{mesh, {}};
   for (std::size_t k = 0; k < broadcast_dimensions.size(); ++k) {
     auto d = static_cast<std::size_t>(broadcast_dimensions[k]);
     needed.dims.push_back(operand->aval.shape[k] == shape[d] ? placement.layout.dims[d] : typecheck::SpecEntry{});

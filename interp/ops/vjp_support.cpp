@@ -145,7 +145,26 @@ ArrayRef expand_reduced(Evaluator& ev, const ArrayRef& reduced, const ArrayRef& 
   for (std::size_t d = 0; d < ndim; ++d)
     if ((keepdims && *keepdims) || std::find(axes.begin(), axes.end(), static_cast<std::int64_t>(d)) == axes.end())
       kept.push_back(static_cast<std::int64_t>(d));
-  return broadcast(ev, reduced, operand->aval.shape, kept);
+  // As JAX's reduce_sum transpose: sharded as the operand is (its Explicit
+  // axes), so a cotangent that meets a sharded operand is sharded alike.
+  const typecheck::Sharding& sharding = operand->aval.sharding;
+  const bool sharded = std::any_of(sharding.dims.begin(), sharding.dims.end(), [](const auto& e) { return !e.empty(); });
+  if (!sharding.mesh || !sharded || reduced->aval.shape == operand->aval.shape)
+    return broadcast(ev, reduced, operand->aval.shape, kept);
+  ArrayRef placed = reduced;
+  // An uncommitted cotangent (grad's seed) off the operand's devices, with no
+  // context mesh to take it there: put on them first.
+  if (!reduced->committed && reduced->layout.mesh != operand->layout.mesh &&
+      !(runtime_of(ev).context_mesh && *runtime_of(ev).context_mesh->mesh->abstract == *sharding.mesh)) {
+    Params put;
+    put.set("layout", Layout{operand->layout.mesh, std::vector<typecheck::SpecEntry>(reduced->aval.ndim())});
+    placed = apply(ev, "device_put", {reduced}, std::move(put));
+  }
+  Params broadcast_params;
+  broadcast_params.set("shape", std::vector<std::int64_t>(operand->aval.shape.begin(), operand->aval.shape.end()));
+  broadcast_params.set("broadcast_dimensions", std::move(kept));
+  broadcast_params.set("out_sharding", typecheck::ShardingArg{sharding.mesh, typecheck::PartitionSpec::from_entries(sharding.dims)});
+  return apply(ev, "broadcast_in_dim", {placed}, std::move(broadcast_params));
 }
 
 double reduced_count(const ArrayRef& operand, const Params& params) {
