@@ -242,7 +242,7 @@ Value device_put_leaf(Evaluator& evaluator, const Value& leaf, const Value& targ
   }
   // A compiled computation belongs to one set of devices: under jit an array
   // can change its layout, not its mesh (placement.md).
-  if (tracing_jit(evaluator) && array->committed && array->layout.mesh->device_ids() != layout.mesh->device_ids()) {
+  if (tracing_jit(evaluator) && array->committed && !array->layout.mesh->same_devices(*layout.mesh)) {
     auto describe = [](const DeviceMesh& mesh) {
       std::string ids;
       for (int id : mesh.device_ids()) ids += (ids.empty() ? "" : ", ") + std::to_string(id);

@@ -94,7 +94,7 @@ Value retype_leaf(Evaluator& evaluator, const Value& leaf) {
   typecheck::PartitionSpec spec = typecheck::explicit_only(array->aval.sharding.spec(), context_abstract_mesh(evaluator));
   if (!mesh) return Value(array);
   const DeviceMeshRef& from = array->layout.mesh;
-  if (from && from->shape == mesh->shape && from->device_ids() == mesh->device_ids())
+  if (from && from->shape == mesh->shape && from->same_devices(*mesh))
     return apply_device_put(evaluator, array, Layout{mesh, array->layout.dims}, std::nullopt);
   return device_put_leaf(evaluator, Value(array), Value(std::make_shared<PartitionSpecObject>(spec)));
 }

@@ -81,7 +81,7 @@ DeviceMeshRef computation_mesh(std::string_view api_name, const std::vector<Arra
       committed_index = i;
       continue;
     }
-    if (a->layout.mesh->device_ids() != committed->layout.mesh->device_ids()) {
+    if (!a->layout.mesh->same_devices(*committed->layout.mesh)) {
       auto describe = [&](std::size_t index, const ArrayObject& x) {
         std::string platform(devices::platform_display_name(x.layout.mesh->devices[0].platform));
         return "argument x" + std::to_string(index + 1) + " of jax.numpy." + std::string(api_name) + " with shape " +
@@ -104,7 +104,7 @@ bool any_committed(const std::vector<ArrayRef>& operands) {
 }
 
 std::vector<typecheck::SpecEntry> dims_on(const ArrayObject& array, const DeviceMeshRef& mesh) {
-  if (array.layout.mesh == mesh || (array.layout.mesh->device_ids() == mesh->device_ids() &&
+  if (array.layout.mesh == mesh || (array.layout.mesh->same_devices(*mesh) &&
                                     *array.layout.mesh->abstract == *mesh->abstract))
     return array.layout.dims;
   return std::vector<typecheck::SpecEntry>(array.aval.ndim());

@@ -21,6 +21,12 @@ std::vector<int> DeviceMesh::device_ids() const {
   return ids;
 }
 
+bool DeviceMesh::same_devices(const DeviceMesh& other) const {
+  if (this == &other) return true;
+  return std::equal(devices.begin(), devices.end(), other.devices.begin(), other.devices.end(),
+                    [](const devices::Device& a, const devices::Device& b) { return a.id == b.id; });
+}
+
 std::vector<int> DeviceMesh::coordinates(int position) const {
   std::vector<int> coords(shape.size());
   for (std::size_t i = shape.size(); i-- > 0;) {
@@ -64,7 +70,7 @@ bool Layout::fully_replicated() const {
 }
 
 bool Layout::operator==(const Layout& other) const {
-  return mesh->device_ids() == other.mesh->device_ids() && mesh->shape == other.mesh->shape &&
+  return mesh->same_devices(*other.mesh) && mesh->shape == other.mesh->shape &&
          *mesh->abstract == *other.mesh->abstract && dims == other.dims;
 }
 
@@ -551,7 +557,7 @@ std::optional<Value> MeshObject::get_attribute(Evaluator& evaluator, const std::
 
 bool MeshObject::equals(const Value& other) const {
   auto* m = other.as<MeshObject>();
-  return m && m->mesh->device_ids() == mesh->device_ids() && m->mesh->shape == mesh->shape &&
+  return m && m->mesh->same_devices(*mesh) && m->mesh->shape == mesh->shape &&
          *m->mesh->abstract == *mesh->abstract;
 }
 
@@ -765,7 +771,7 @@ bool NamedShardingObject::equals(const Value& other) const {
     while (!p.empty() && p.back().empty()) p.pop_back();
     return p;
   };
-  return n->mesh->device_ids() == mesh->device_ids() && n->mesh->shape == mesh->shape &&
+  return n->mesh->same_devices(*mesh) && n->mesh->shape == mesh->shape &&
          *n->mesh->abstract == *mesh->abstract && trimmed(n->spec.partitions()) == trimmed(spec.partitions()) &&
          n->spec.unreduced() == spec.unreduced() && n->spec.reduced() == spec.reduced();
 }

@@ -33,6 +33,8 @@ struct DeviceMesh {
   typecheck::MeshRef abstract;
 
   std::vector<int> device_ids() const;
+  // Whether `other` lays out the same devices in the same order (no copy of their ids).
+  bool same_devices(const DeviceMesh& other) const;
   // The mesh coordinates of position k.
   std::vector<int> coordinates(int position) const;
 };

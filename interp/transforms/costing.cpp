@@ -562,6 +562,27 @@ double application_seconds(Evaluator& evaluator, const Primitive& primitive, con
   return seconds;
 }
 
+void charge_checked_program(Evaluator& evaluator, const Jaxpr& program, const std::vector<ArrayRef>& arguments) {
+  Runtime& runtime = runtime_of(evaluator);
+  if (!runtime.costs && !runtime.options().profile) return;  // nothing measures
+  if (!cost_recorder(evaluator).charging()) return;
+  std::vector<ArrayRef> values(program.variable_types.size());
+  for (const auto& [number, value] : program.constants) values[static_cast<std::size_t>(number)] = value;
+  for (std::size_t i = 0; i < program.inputs.size() && i < arguments.size(); ++i)
+    values[static_cast<std::size_t>(program.inputs[i])] = arguments[i];
+  std::vector<ArrayRef> operands;
+  for (const Equation& e : program.equations) {
+    auto out = static_cast<std::size_t>(e.output);
+    const auto& layout = program.variable_layouts[out];
+    if (!layout) continue;
+    values[out] = make_abstract_array(program.variable_types[out], *layout, program.variable_committed[out]);
+    operands.clear();
+    for (int input : e.inputs) operands.push_back(values[static_cast<std::size_t>(input)]);
+    if (std::all_of(operands.begin(), operands.end(), [](const ArrayRef& operand) { return operand != nullptr; }))
+      charge_application(evaluator, *e.primitive, operands, values[out], e.params, false);
+  }
+}
+
 JittedBodyScope::JittedBodyScope(Evaluator& evaluator) {
   Runtime& runtime = runtime_of(evaluator);
   if (runtime.options().profile) cost_recorder(evaluator);  // the body's first application may be the first charge

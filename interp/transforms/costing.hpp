@@ -168,6 +168,11 @@ void charge_partitioned(Evaluator& evaluator, const PartitionedEquation& equatio
 double application_seconds(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                            const ArrayRef& result, const Params& params);
 
+// Check mode, a call of a jitted program already checked (jit's cache):
+// its equations charged as following the body charged them, each on an
+// abstract value of its recorded type (the body is not run again).
+void charge_checked_program(Evaluator& evaluator, const Jaxpr& program, const std::vector<ArrayRef>& arguments);
+
 // Check mode follows a jitted function's body on the abstract trace: its
 // applications are one program's, with no dispatch of their own.
 class JittedBodyScope {

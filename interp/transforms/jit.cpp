@@ -49,10 +49,27 @@ ArrayRef leaf_array(Evaluator& evaluator, const Value& leaf) {
                               " is not a valid JAX type");
 }
 
-std::string leaf_key(const ArrayObject& array) {
+// A mesh's device ids in a cache key, as runs of consecutive ids ("0-4095,"):
+// the key stays short on a large mesh.
+std::string device_ranges(const DeviceMesh& mesh) {
+  std::string text;
+  const auto& devices = mesh.devices;
+  for (std::size_t i = 0; i < devices.size();) {
+    std::size_t j = i;
+    while (j + 1 < devices.size() && devices[j + 1].id == devices[j].id + 1) ++j;
+    text += std::to_string(devices[i].id) + (j > i ? "-" + std::to_string(devices[j].id) : "") + ",";
+    i = j + 1;
+  }
+  return text;
+}
+
+// An argument leaf's part of the key; `meshes` memoizes device_ranges over one key's leaves.
+std::string leaf_key(const ArrayObject& array, std::map<const DeviceMesh*, std::string>& meshes) {
   std::string key = array.aval.str() + (array.committed ? "|c|" : "|u|");
-  for (int id : array.layout.mesh->device_ids()) key += std::to_string(id) + ",";
-  return key + typecheck::PartitionSpec::from_entries(array.layout.dims).repr();
+  const DeviceMesh* mesh = array.layout.mesh.get();
+  auto found = meshes.find(mesh);
+  if (found == meshes.end()) found = meshes.emplace(mesh, device_ranges(*mesh)).first;
+  return key + found->second + typecheck::PartitionSpec::from_entries(array.layout.dims).repr();
 }
 
 // `shardings` applied to the leaves of `tree` by device_put: one sharding
@@ -98,13 +115,38 @@ class JitFunctionObject : public Object {
   Value call(Evaluator& evaluator, CallArgs& args) override;
   std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
 
+  // A call's dynamic arguments as array trees (in_shardings applied), their
+  // leaves in program-input order, which of them are donated, the static
+  // arguments, and the cache key.
+  struct Signature {
+    CallArgs dynamic;
+    std::vector<ArrayRef> leaves;
+    std::vector<bool> donated;
+    std::vector<Value> static_values;
+    std::string key;
+  };
+  Signature signature(Evaluator& evaluator, const CallArgs& args) const;
+  // The entry of `signature` in `entries`, or null (equal hashes of unequal
+  // static arguments drop the entry: it is traced again).
+  static const TracedCall* find(std::map<std::string, TracedCall>& entries, const Signature& signature);
   // Traces (or finds in the cache) the call; `arguments` receives the
   // concrete array arguments in program-input order. With `cached_only`, a
   // signature not in the cache gives nullptr instead of a trace.
   const TracedCall* trace(Evaluator& evaluator, CallArgs& args, std::vector<ArrayRef>& arguments, bool cached_only = false);
-  // Check mode: follows the body on abstract arrays (its diagnostics), then
-  // charges the program's memory plan as run does.
+  // Check mode: follows the body on abstract arrays once per signature (its
+  // diagnostics), recording the program its memory plan comes from, and
+  // charges the plan as run does; a call of a signature already checked
+  // charges its cached program without following the body again.
   Value check_call(Evaluator& evaluator, CallArgs& args);
+  // Check mode: follows the body, recording it into `recording` when given.
+  Value follow_body(Evaluator& evaluator, CallArgs& args, CheckingTrace* recording);
+  // Check mode: the program `recording` made of a body that returned
+  // `result`, compiled and planned; null when the body cannot be a program
+  // (not `clean`: diagnostics, a branch check could not follow).
+  std::optional<TracedCall> checked_program(Evaluator& evaluator, CheckingTrace& recording, const Value& result,
+                                            const Signature& signature, bool clean);
+  // Check mode: charges `traced`'s memory plan for a call on `arguments`.
+  static void charge_plan(Evaluator& evaluator, const TracedCall& traced, const std::vector<ArrayRef>& arguments);
   // Runs a traced call's executable and rebuilds the result tree.
   static Value run(Evaluator& evaluator, const TracedCall& traced, const std::vector<ArrayRef>& arguments);
   // Check mode: refuses the arguments a call refuses before tracing.
@@ -123,6 +165,8 @@ class JitFunctionObject : public Object {
   Value function;
   JitOptions options;
   std::map<std::string, TracedCall> cache;
+  // Check mode's calls, by the same key: the programs their bodies recorded.
+  std::map<std::string, TracedCall> checked;
 };
 
 std::size_t static_hash(Evaluator& evaluator, const Value& value) {
@@ -160,20 +204,16 @@ JitOptions JitFunctionObject::effective_options() const {
   return effective;
 }
 
-const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args, std::vector<ArrayRef>& arguments,
-                                           bool cached_only) {
+JitFunctionObject::Signature JitFunctionObject::signature(Evaluator& evaluator, const CallArgs& args) const {
   JitFunctionObject view(function, effective_options());
-
-  // The dynamic arguments as array trees (in_shardings applied), the key.
-  CallArgs dynamic = args;
-  std::string key;
-  std::vector<ArrayRef> leaves;
-  std::vector<Value> static_values;
+  Signature out{args, {}, {}, {}, {}};
+  CallArgs& dynamic = out.dynamic;
+  std::string& key = out.key;
   auto prepare = [&](Value& value, std::size_t position, const std::string* keyword) {
     if (is_static(view, position, keyword)) {
-      // Static arguments are keyed as JAX keys them: by hash, then equality (below).
+      // Static arguments are keyed as JAX keys them: by hash, then equality (find).
       key += "s" + type_name(value) + "#" + std::to_string(static_hash(evaluator, value)) + ";";
-      static_values.push_back(value);
+      out.static_values.push_back(value);
       return;
     }
     TreeDef def;
@@ -196,43 +236,55 @@ const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
     for (std::size_t i = 0, k = 0; i < dynamic.positional.size(); ++i)
       if (!is_static(view, i, nullptr)) dynamic.positional[i] = items[k++];
   }
-  std::vector<bool> donated;  // per leaf
+  std::map<const DeviceMesh*, std::string> meshes;
   auto collect = [&](const Value& value, bool donate) {
     TreeDef def;
     for (const auto& leaf : tree_flatten(evaluator, value, def)) {
       ArrayRef array = std::static_pointer_cast<ArrayObject>(leaf.object());
-      leaves.push_back(array);
-      donated.push_back(donate);
-      key += leaf_key(*array) + ";";
+      out.leaves.push_back(array);
+      out.donated.push_back(donate);
+      key += leaf_key(*array, meshes) + ";";
     }
   };
   for (std::size_t i = 0; i < dynamic.positional.size(); ++i)
     if (!is_static(view, i, nullptr)) collect(dynamic.positional[i], view.options.donate_argnums.count(static_cast<std::int64_t>(i)) > 0);
   for (auto& [name, value] : dynamic.keywords)
     if (!is_static(view, 0, &name)) collect(value, view.options.donate_argnames.count(name) > 0);
-  arguments = leaves;
   // Random draws are traced in the current threefry mode; JAX's cache keys on that flag too.
   if (runtime_of(evaluator).threefry_mode == devices::ThreefryMode::stable) key += "threefry=stable;";
+  return out;
+}
 
-  auto found = cache.find(key);
-  if (found != cache.end()) {
-    bool same = found->second.static_values.size() == static_values.size();
-    for (std::size_t i = 0; same && i < static_values.size(); ++i)
-      same = static_values[i].is_same(found->second.static_values[i]) || values_equal(static_values[i], found->second.static_values[i]);
-    if (same) return &found->second;
-    cache.erase(found);  // equal hashes of unequal static arguments: trace again
-  }
+const TracedCall* JitFunctionObject::find(std::map<std::string, TracedCall>& entries, const Signature& signature) {
+  auto found = entries.find(signature.key);
+  if (found == entries.end()) return nullptr;
+  const auto& cached = found->second.static_values;
+  const auto& given = signature.static_values;
+  bool same = cached.size() == given.size();
+  for (std::size_t i = 0; same && i < given.size(); ++i)
+    same = given[i].is_same(cached[i]) || values_equal(given[i], cached[i]);
+  if (same) return &found->second;
+  entries.erase(found);
+  return nullptr;
+}
+
+const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args, std::vector<ArrayRef>& arguments,
+                                           bool cached_only) {
+  JitFunctionObject view(function, effective_options());
+  Signature signature = this->signature(evaluator, args);
+  arguments = signature.leaves;
+  if (const TracedCall* found = find(cache, signature)) return found;
   if (cached_only) return nullptr;
 
   // Trace: the body runs once with abstract stand-ins for the arguments.
   JitTrace jit_trace;
   std::map<const ArrayObject*, ArrayRef> tracers;
-  for (const auto& leaf : leaves) tracers.emplace(leaf.get(), jit_trace.add_input(*leaf));
+  for (const auto& leaf : signature.leaves) tracers.emplace(leaf.get(), jit_trace.add_input(*leaf));
   auto substitute = [&](Value& value, std::size_t position, const std::string* keyword) {
     if (is_static(view, position, keyword)) return;
     value = tree_map(evaluator, value, [&](const Value& leaf) { return Value(tracers.at(leaf.as<ArrayObject>())); });
   };
-  CallArgs traced_args = dynamic;
+  CallArgs traced_args = signature.dynamic;
   for (std::size_t i = 0; i < traced_args.positional.size(); ++i) substitute(traced_args.positional[i], i, nullptr);
   for (auto& [name, value] : traced_args.keywords) substitute(value, 0, &name);
   Value result;
@@ -246,8 +298,9 @@ const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
   for (const auto& leaf : tree_flatten(evaluator, result, result_def))
     jit_trace.program->outputs.push_back(jit_trace.variable_of(std::static_pointer_cast<ArrayObject>(leaf.object())));
   Executable executable = compile(evaluator, jit_trace.program);
-  MemoryPlan memory = plan_memory(executable, donated);
-  return &cache.emplace(key, TracedCall{jit_trace.program, std::move(executable), result, static_values, std::move(memory)})
+  MemoryPlan memory = plan_memory(executable, signature.donated);
+  return &cache.emplace(signature.key, TracedCall{jit_trace.program, std::move(executable), result, signature.static_values,
+                                                  std::move(memory)})
               .first->second;
 }
 
@@ -286,42 +339,104 @@ Value JitFunctionObject::call(Evaluator& evaluator, CallArgs& args) {
 
 Value JitFunctionObject::check_call(Evaluator& evaluator, CallArgs& args) {
   check_arguments(evaluator, args);
-  std::size_t errors = evaluator.recorded_errors.size();
-  CallArgs program_args = args;  // the call may consume args
-  Value result;
+  // Inside a transformation's trace (grad's, an outer body being checked)
+  // the body is part of that trace's program.
+  if (!runtime_of(evaluator).trace_stack.empty()) return follow_body(evaluator, args, nullptr);
+  std::optional<Signature> signature;
   {
-    // The body's values are the program's (charged below by its plan).
-    UnchargedScope program_values(evaluator);
-    JittedBodyScope no_dispatch(evaluator);
-    result = evaluator.call(function, args);
-    result = apply_shardings(evaluator, result, options.out_shardings, "out_shardings");
-  }
-  // A body that checked cleanly charges its program's buffers as a run
-  // does (the trace is cached, as a run's), then the results it returns.
-  if (evaluator.recorded_errors.size() == errors && runtime_of(evaluator).trace_stack.empty()) {
-    std::vector<ArrayRef> arguments;
-    const TracedCall* traced = nullptr;
-    {
-      ++evaluator.try_depth;  // the body checked cleanly: a trace raises nothing to report
-      try {
-        traced = trace(evaluator, program_args, arguments);
-      } catch (PyError&) {
-        traced = nullptr;
-      }
-      --evaluator.try_depth;
+    ++evaluator.try_depth;  // what a call refuses here, following the body reports
+    try {
+      signature = this->signature(evaluator, args);
+    } catch (PyError&) {
+      signature.reset();
     }
-    if (traced) {
-      try {
-        ProgramMemory memory(evaluator, *traced->program, traced->memory, arguments, current_span(evaluator));
-      } catch (PyError& error) {
-        if (!recover_in_check(evaluator, error, false)) throw;
-      }
+    --evaluator.try_depth;
+  }
+  if (!signature) return follow_body(evaluator, args, nullptr);
+  // A signature checked before: its program, as a run's cached call runs it.
+  if (const TracedCall* traced = find(checked, *signature)) {
+    charge_checked_program(evaluator, *traced->program, signature->leaves);
+    charge_plan(evaluator, *traced, signature->leaves);
+    const Jaxpr& program = *traced->program;
+    std::size_t next = 0;
+    return tree_map(evaluator, traced->output_tree, [&](const Value&) {
+      auto v = static_cast<std::size_t>(program.outputs.at(next++));
+      ArrayRef output = make_abstract_array(program.variable_types[v], *program.variable_layouts[v],
+                                            program.variable_committed[v]);
+      charge_if_held(evaluator, *output);
+      return Value(output);
+    });
+  }
+  CheckingTrace recording;
+  // The caller's arrays are the program's inputs (the body is followed on them).
+  {
+    JitFunctionObject view(function, effective_options());
+    std::vector<Value> given;
+    auto leaves = [&](const Value& value) {
+      TreeDef def;
+      for (const auto& leaf : tree_flatten(evaluator, value, def)) given.push_back(leaf);
+    };
+    for (std::size_t i = 0; i < args.positional.size(); ++i)
+      if (!is_static(view, i, nullptr)) leaves(args.positional[i]);
+    for (const auto& [name, value] : args.keywords)
+      if (!is_static(view, 0, &name)) leaves(value);
+    for (std::size_t i = 0; i < signature->leaves.size(); ++i) {
+      auto* array = i < given.size() ? given[i].as<ArrayObject>() : nullptr;
+      recording.recorder.add_argument(array ? std::static_pointer_cast<ArrayObject>(given[i].object()) : signature->leaves[i]);
     }
   }
+  std::size_t errors = evaluator.recorded_errors.size(), warnings = evaluator.check_warnings.size();
+  Value result = follow_body(evaluator, args, &recording);
+  bool clean = evaluator.recorded_errors.size() == errors && evaluator.check_warnings.size() == warnings;
+  if (std::optional<TracedCall> traced = checked_program(evaluator, recording, result, *signature, clean))
+    charge_plan(evaluator, checked.insert_or_assign(signature->key, std::move(*traced)).first->second, signature->leaves);
   TreeDef def;
   for (const auto& leaf : tree_flatten(evaluator, result, def))
     if (auto* array = leaf.as<ArrayObject>()) charge_if_held(evaluator, *array);
   return result;
+}
+
+Value JitFunctionObject::follow_body(Evaluator& evaluator, CallArgs& args, CheckingTrace* recording) {
+  // The body's values are the program's (charged by its plan).
+  UnchargedScope program_values(evaluator);
+  JittedBodyScope no_dispatch(evaluator);
+  std::optional<TraceScope> scope;
+  if (recording) scope.emplace(evaluator, *recording);
+  Value result = evaluator.call(function, args);
+  return apply_shardings(evaluator, result, options.out_shardings, "out_shardings");
+}
+
+std::optional<TracedCall> JitFunctionObject::checked_program(Evaluator& evaluator, CheckingTrace& recording,
+                                                             const Value& result, const Signature& signature, bool clean) {
+  JitTrace& recorder = recording.recorder;
+  // Only a body that checked cleanly is a program (its diagnostics are reported instead).
+  if (!clean || recording.poisoned) return std::nullopt;
+  Value outputs;
+  try {
+    ++evaluator.try_depth;
+    outputs = tree_map(evaluator, result, [&](const Value& leaf) { return Value(leaf_array(evaluator, leaf)); });
+    --evaluator.try_depth;
+  } catch (PyError&) {
+    --evaluator.try_depth;
+    return std::nullopt;  // an unknown, or what is no array: not a program's output
+  }
+  TreeDef def;
+  for (const auto& leaf : tree_flatten(evaluator, outputs, def)) {
+    auto array = std::static_pointer_cast<ArrayObject>(leaf.object());
+    if (array->poisoned) return std::nullopt;
+    recorder.program->outputs.push_back(recorder.variable_of(array));
+  }
+  Executable executable = compile(evaluator, recorder.program);
+  MemoryPlan memory = plan_memory(executable, signature.donated);
+  return TracedCall{recorder.program, std::move(executable), outputs, signature.static_values, std::move(memory)};
+}
+
+void JitFunctionObject::charge_plan(Evaluator& evaluator, const TracedCall& traced, const std::vector<ArrayRef>& arguments) {
+  try {
+    ProgramMemory memory(evaluator, *traced.program, traced.memory, arguments, current_span(evaluator));
+  } catch (PyError& error) {
+    if (!recover_in_check(evaluator, error, false)) throw;
+  }
 }
 
 Value JitFunctionObject::run(Evaluator& evaluator, const TracedCall& traced, const std::vector<ArrayRef>& arguments) {

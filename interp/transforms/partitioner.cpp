@@ -98,14 +98,14 @@ bool any_split(const Dims& dims) {
   return std::any_of(dims.begin(), dims.end(), [](const typecheck::SpecEntry& e) { return !e.empty(); });
 }
 
-// Whether `variable` is a random draw traced in threefry's stable mode.
-bool stable_random_draw(const Jaxpr& program, int variable) {
+// By variable: whether it is a random draw traced in threefry's stable mode.
+std::vector<bool> stable_random_draws(const Jaxpr& program) {
+  std::vector<bool> stable(program.variable_types.size(), false);
   for (const auto& e : program.equations) {
-    if (e.output != variable) continue;
     const auto* mode = e.params.get<std::string>("mode");
-    return e.primitive->name == "random_sample" && mode && *mode == "stable";
+    stable[static_cast<std::size_t>(e.output)] = e.primitive->name == "random_sample" && mode && *mode == "stable";
   }
-  return false;
+  return stable;
 }
 
 const Layout& layout_of(const Jaxpr& program, int variable) {
@@ -117,7 +117,8 @@ bool has_layout(const Jaxpr& program, int variable) {
   return index < program.variable_layouts.size() && program.variable_layouts[index].has_value();
 }
 
-PartitionedEquation partition_equation(Evaluator& evaluator, const Jaxpr& program, const Equation& e) {
+PartitionedEquation partition_equation(Evaluator& evaluator, const Jaxpr& program, const Equation& e,
+                                       const std::vector<bool>& stable_draws) {
   PartitionedEquation out;
   out.equation = &e;
   bool placeable = !replayed(*e.primitive->partition) && has_layout(program, e.output) &&
@@ -135,7 +136,7 @@ PartitionedEquation partition_equation(Evaluator& evaluator, const Jaxpr& progra
     operands.push_back(make_abstract_array(type, layout_of(program, v), program.variable_committed[static_cast<std::size_t>(v)]));
     types.push_back(type);
     layouts.push_back(layout_of(program, v));
-    stable.push_back(stable_random_draw(program, v));
+    stable.push_back(stable_draws[static_cast<std::size_t>(v)]);
   }
   {
     ContextMeshScope context(runtime_of(evaluator), e.context_mesh);
@@ -184,7 +185,9 @@ PartitionedProgram partition_program(Evaluator& evaluator, std::shared_ptr<const
   PartitionedProgram out;
   out.jaxpr = std::move(program);
   out.equations.reserve(out.jaxpr->equations.size());
-  for (const auto& e : out.jaxpr->equations) out.equations.push_back(partition_equation(evaluator, *out.jaxpr, e));
+  std::vector<bool> stable_draws = stable_random_draws(*out.jaxpr);
+  for (const auto& e : out.jaxpr->equations)
+    out.equations.push_back(partition_equation(evaluator, *out.jaxpr, e, stable_draws));
   return out;
 }
 

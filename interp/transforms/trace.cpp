@@ -110,6 +110,12 @@ ArrayRef JitTrace::add_input(const ArrayObject& like) {
   return tracer;
 }
 
+void JitTrace::add_argument(const ArrayRef& array) {
+  int number = program->add_variable(array->aval, array->layout, array->committed);
+  program->inputs.push_back(number);
+  variables_.emplace(array.get(), std::pair{number, array});
+}
+
 ArrayRef JitTrace::add_input(const ArrayRef& value) {
   ArrayRef tracer = add_input(*value);
   if (execute_ && !value->abstract()) concrete_[tracer.get()] = value;
@@ -172,6 +178,12 @@ ArrayRef JitTrace::process(Evaluator& evaluator, const Primitive& primitive, con
     }
     if (values.size() == operands.size()) concrete_[result.get()] = apply(evaluator, primitive, values, params, true);
   }
+  record(evaluator, primitive, operands, params, result);
+  return result;
+}
+
+void JitTrace::record(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                      const Params& params, const ArrayRef& result) {
   Equation equation{&primitive, {}, params, program->add_variable(result->aval, result->layout, result->committed),
                     runtime_of(evaluator).context_mesh};
   if (auto value = concrete_value(*result)) concrete_variables_[equation.output] = value;
@@ -179,6 +191,14 @@ ArrayRef JitTrace::process(Evaluator& evaluator, const Primitive& primitive, con
   variables_[result.get()] = {equation.output, result};
   program->equations.push_back(std::move(equation));
   if (differentiating) sources.push_back(source_summary(evaluator));
+}
+
+ArrayRef CheckingTrace::process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                                const Params& params) {
+  static AbstractTrace abstract;
+  ArrayRef result = abstract.process(evaluator, primitive, operands, params);
+  poisoned = poisoned || result->poisoned;
+  recorder.record(evaluator, primitive, operands, params, result);
   return result;
 }
 

@@ -69,6 +69,12 @@ class JitTrace : public Trace {
 
   // An abstract stand-in for an argument of type `like`, as a program input.
   ArrayRef add_input(const ArrayObject& like);
+  // `array` itself as the next program input (check mode follows a body on
+  // the caller's arrays); an array passed twice stays its first input.
+  void add_argument(const ArrayRef& array);
+  // Records the application of `primitive` whose result is `result`.
+  void record(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+              const Params& params, const ArrayRef& result);
   // The same; an executing trace knows its value, `value`, when it has data.
   ArrayRef add_input(const ArrayRef& value);
   // The value an executing trace computed for `tracer`, or for the program's
@@ -93,6 +99,20 @@ class JitTrace : public Trace {
   bool execute_ = false;
   std::map<const ArrayObject*, ArrayRef> concrete_;  // tracer -> its value (executing trace)
   std::map<int, ArrayRef> concrete_variables_;       // equation output -> its value
+};
+
+// Check mode's trace of a jitted call's body: each application is checked
+// as AbstractTrace checks it (diagnostics, best guesses, the profile's
+// charges) and recorded into `recorder`'s program, so the one pass that
+// checks the body also gives the program its memory plan is made from.
+// It is not a jit trace (tracing_jit): the body is followed as check mode
+// follows any code.
+class CheckingTrace : public Trace {
+ public:
+  ArrayRef process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+                   const Params& params) override;
+  JitTrace recorder;
+  bool poisoned = false;  // an application failed (a best guess was recorded)
 };
 
 // Check mode, outside any `try`: records `error` (at the current statement)
