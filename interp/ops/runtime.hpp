@@ -133,6 +133,9 @@ class Runtime {
   // The vmaps whose function is being traced, innermost last: collectives
   // name their axes (batching.hpp).
   std::vector<BatchAxis> batch_axes;
+  // The span of the traced equation being replayed now (ContextMeshScope in
+  // transforms/jaxpr.hpp), empty when none: what a trace records takes it.
+  lang::Span replayed_span;
   // UnchargedScopes open now (device_memory.hpp).
   int uncharged_depth = 0;
   // The cost model's clock and profile (costing.hpp), made on first charge.

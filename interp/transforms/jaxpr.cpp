@@ -13,9 +13,17 @@ int Jaxpr::add_variable(typecheck::ArrayType type, std::optional<Layout> layout,
   return static_cast<int>(variable_types.size()) - 1;
 }
 
-ContextMeshScope::ContextMeshScope(Runtime& runtime) : runtime_(runtime), saved_(runtime.context_mesh) {}
-ContextMeshScope::~ContextMeshScope() { runtime_.context_mesh = saved_; }
+ContextMeshScope::ContextMeshScope(Runtime& runtime)
+    : runtime_(runtime), saved_(runtime.context_mesh), saved_span_(runtime.replayed_span) {}
+ContextMeshScope::~ContextMeshScope() {
+  runtime_.context_mesh = saved_;
+  runtime_.replayed_span = saved_span_;
+}
 void ContextMeshScope::enter(const std::shared_ptr<MeshObject>& mesh) { runtime_.context_mesh = mesh; }
+void ContextMeshScope::enter(const Equation& e) {
+  runtime_.context_mesh = e.context_mesh;
+  runtime_.replayed_span = e.span.empty() ? saved_span_ : e.span;
+}
 
 std::string variable_name(int number) {
   std::string name;

@@ -35,6 +35,9 @@ struct Equation {
   // `with jax.set_mesh(...)`'s): implementations that consult it get the
   // same one when the executable replays them.
   std::shared_ptr<MeshObject> context_mesh = nullptr;
+  // Where it was applied (the call or statement running then; a replayed
+  // equation keeps its own): a program's buffers name this line.
+  lang::Span span = {};
 };
 
 struct Jaxpr {
@@ -58,19 +61,24 @@ std::string variable_name(int number);
 // placed or differentiated (enter), and restores the caller's when the
 // scope ends (or raises). A shard_map body's equations thus make their
 // literals, zeros and broadcasts on the body's manual mesh again, not on the
-// mesh around the program.
+// mesh around the program. Entering an equation also makes its span the
+// runtime's replayed span, so the equations a replay records keep the line
+// they were first applied at (as JAX keeps an equation's source_info).
 class ContextMeshScope {
  public:
   explicit ContextMeshScope(Runtime& runtime);
   ContextMeshScope(Runtime& runtime, const std::shared_ptr<MeshObject>& mesh) : ContextMeshScope(runtime) { enter(mesh); }
+  ContextMeshScope(Runtime& runtime, const Equation& e) : ContextMeshScope(runtime) { enter(e); }
   ~ContextMeshScope();
   ContextMeshScope(const ContextMeshScope&) = delete;
   ContextMeshScope& operator=(const ContextMeshScope&) = delete;
   void enter(const std::shared_ptr<MeshObject>& mesh);
+  void enter(const Equation& e);
 
  private:
   Runtime& runtime_;
   std::shared_ptr<MeshObject> saved_;
+  lang::Span saved_span_;
 };
 
 // Flops and bytes accessed of the whole program, summed over its equations

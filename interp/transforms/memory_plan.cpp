@@ -167,16 +167,22 @@ ProgramMemory::ProgramMemory(Evaluator& evaluator, const Jaxpr& program, const M
       holds_[static_cast<std::size_t>(program.inputs[i])] = std::move(arguments[i]->memory->hold);
       donated_.push_back(arguments[i]->memory);
     }
+  // Each buffer names the line of the equation that makes it (the call's
+  // when the equation has none).
+  const lang::Span* made_at = &call;
   auto charge = [&](const MemoryPlan::Buffer& buffer) -> devices::MemoryHold {
     auto owner = std::make_unique<Owner>();
-    owner->made_at = call;
+    owner->made_at = *made_at;
     if (buffer.variable >= 0) owner->type = &program.variable_types[static_cast<std::size_t>(buffer.variable)];
     auto hold = ledger->allocate(runtime.memory_set(buffer.mesh), buffer.bytes, owner.get());
     owners_.push_back(std::move(owner));
-    if (!hold) raise_out_of_memory(evaluator, hold.error());
+    if (!hold) raise_out_of_memory(evaluator, hold.error(), made_at == &call ? lang::Span{} : *made_at);
     return std::move(*hold);
   };
-  for (const MemoryPlan::Step& step : plan.steps) {
+  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+    const MemoryPlan::Step& step = plan.steps[s];
+    const lang::Span& span = program.equations[s].span;
+    made_at = span.empty() ? &call : &span;
     std::vector<devices::MemoryHold> transient;
     for (const auto& t : step.temporaries)
       if (t.mesh) transient.push_back(charge(t));

@@ -55,9 +55,12 @@ struct MemoryAnalysis {
 MemoryAnalysis analyse_memory(const Jaxpr& program, const MemoryPlan& plan);
 
 // The program's buffers charged on the ledger step by step as they come and
-// go, made at `call` (the line that runs the program); what is live at the
-// end stays charged while this lives: the caller drops it, then charges the
-// outputs it returns. RESOURCE_EXHAUSTED is raised when a step does not fit.
+// go, each made at its equation's line (Equation::span; `call`, the line
+// that runs the program, when it has none); what is live at the end stays
+// charged while this lives: the caller drops it, then charges the outputs
+// it returns. RESOURCE_EXHAUSTED is raised (at the call, as XLA reports it)
+// when a step does not fit, with a note at the line of the equation that
+// allocates.
 // Donated arguments an output reuses are handed over: their holds end with
 // this.
 class ProgramMemory {

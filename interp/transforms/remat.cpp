@@ -118,7 +118,7 @@ std::vector<ArrayRef> RematRule::transpose(Evaluator& evaluator, const Lineariza
     const Equation& e = program.equations[i];
     std::vector<ArrayRef> operands;
     for (int input : e.inputs) operands.push_back(local.values.at(input));
-    ContextMeshScope context(runtime_of(evaluator), e.context_mesh);
+    ContextMeshScope context(runtime_of(evaluator), e);
     local.values[e.output] = leaf_array(evaluator, bind(evaluator, *e.primitive, std::move(operands), e.params));
   }
   std::map<int, ArrayRef> cotangents;

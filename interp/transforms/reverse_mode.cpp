@@ -70,7 +70,7 @@ void replay_forward(Evaluator& evaluator, Linearization& lin) {
   // Each equation bound again under the context mesh it was traced under.
   ContextMeshScope context(runtime_of(evaluator));
   for (const auto& e : program.equations) {
-    context.enter(e.context_mesh);
+    context.enter(e);
     if (target) landed.push_back(target->program->equations.size());
     std::vector<ArrayRef> operands;
     bool depends = false;
@@ -127,7 +127,7 @@ void transpose_equation(Evaluator& evaluator, const Linearization& lin, const Eq
   }
   // The rule builds its cotangents under the equation's context mesh, as
   // JAX transposes a shard_map body inside a shard_map of the same mesh.
-  ContextMeshScope context(runtime_of(evaluator), e.context_mesh);
+  ContextMeshScope context(runtime_of(evaluator), e);
   std::vector<ArrayRef> operand_cts =
       e.primitive->vjp({evaluator, operands, e.params, lin.values.at(e.output), found_ct->second, needs, *e.primitive});
   for (std::size_t i = 0; i < e.inputs.size() && i < operand_cts.size(); ++i) {

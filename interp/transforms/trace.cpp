@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "interp/ops/batching.hpp"
+#include "interp/ops/device_memory.hpp"
 #include "interp/transforms/check_mode.hpp"
 #include "interp/transforms/costing.hpp"
 
@@ -184,8 +185,9 @@ ArrayRef JitTrace::process(Evaluator& evaluator, const Primitive& primitive, con
 
 void JitTrace::record(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                       const Params& params, const ArrayRef& result) {
+  Runtime& runtime = runtime_of(evaluator);
   Equation equation{&primitive, {}, params, program->add_variable(result->aval, result->layout, result->committed),
-                    runtime_of(evaluator).context_mesh};
+                    runtime.context_mesh, runtime.replayed_span.empty() ? current_span(evaluator) : runtime.replayed_span};
   if (auto value = concrete_value(*result)) concrete_variables_[equation.output] = value;
   for (const auto& operand : operands) equation.inputs.push_back(variable_of(operand));
   variables_[result.get()] = {equation.output, result};

@@ -196,7 +196,7 @@ void batch_program(Evaluator& evaluator, const JitTrace& trace, const BatchAxis&
   // Each equation batched under the context mesh it was traced under.
   ContextMeshScope context(runtime_of(evaluator));
   for (const auto& e : program.equations) {
-    context.enter(e.context_mesh);
+    context.enter(e);
     std::vector<ArrayRef> operands;
     std::vector<int> dims;
     for (int input : e.inputs) {

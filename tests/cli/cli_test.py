@@ -206,6 +206,33 @@ print(float(jnp.sum(c)))
            out[:400] + err[:400])
 
 
+def test_oom_in_jit_names_the_allocating_line(folder):
+    # A jitted program that does not fit stops at its call (as XLA reports
+    # it), with a note at the body's line that allocates and the largest
+    # live buffers with the lines that made them: the same notes in run and check.
+    script = write(folder, "oom.shl", """import jax
+import jax.numpy as jnp
+def f(a):
+    t = a * a
+    u = t + a
+    return u * a
+a = jnp.ones((1024, 1024))
+b = jnp.ones((1024, 1024))
+c = jax.jit(f)(a)
+""")
+    notes = {}
+    for mode in ("run", "check"):
+        status, _, err = shardlang(mode, "--devices", "1", "--hbm", "14M", script)
+        notes[mode] = [line for line in err.splitlines() if "note:" in line]
+        expect(status == 1 and "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4194304 bytes" in err,
+               f"{mode}: a jitted program that does not fit is RESOURCE_EXHAUSTED", err)
+    expect(notes["run"][:1] == [f"{script}:5:5: note: the jitted program allocates it here"],
+           "the note names the line in the body that allocates", notes["run"])
+    expect(f"{script}:4:5: note: float32[1024,1024]: 4194304 bytes (4.00 MiB)" in notes["run"],
+           "a program's live buffer is named by its line in the body", notes["run"])
+    expect(notes["run"] == notes["check"], "run and check give the same notes", notes)
+
+
 def main():
     global BINARY
     parser = argparse.ArgumentParser()
@@ -215,6 +242,7 @@ def main():
         test_version_and_help()
         test_usage_and_io_errors(folder)
         test_check_json(folder)
+        test_oom_in_jit_names_the_allocating_line(folder)
         test_check_text_and_several_files(folder)
         test_uncaught_error_traceback(folder)
         test_colour(folder)
