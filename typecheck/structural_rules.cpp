@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 #include "typecheck/python_repr.hpp"
 #include "typecheck/rule_support.hpp"
@@ -382,6 +383,18 @@ Checked<ArrayType> dynamic_slice_rule(const ArrayType& operand, std::span<const 
   return resized(operand, Shape(slice_sizes.begin(), slice_sizes.end()), "dynamic_slice");
 }
 
+std::optional<Error> check_update_reduction_states(const ArrayType& operand, const ArrayType& update) {
+  for (const auto& [state, operand_axes, update_axes] :
+       {std::tuple{"unreduced", &operand.sharding.unreduced, &update.sharding.unreduced},
+        std::tuple{"reduced", &operand.sharding.reduced, &update.sharding.reduced}})
+    if (*operand_axes != *update_axes)
+      return Error{ErrorClass::ShardingTypeError, std::string("dynamic_update_slice operand and update must be ") + state +
+                                                      " along the same axes. Got operand sharding " +
+                                                      str_with_axis_types(operand) + " and update sharding " +
+                                                      str_with_axis_types(update) + "."};
+  return std::nullopt;
+}
+
 Checked<ArrayType> dynamic_update_slice_rule(const ArrayType& operand, const ArrayType& update) {
   if (update.ndim() != operand.ndim())
     return Error{ErrorClass::TypeError, "dynamic_update_slice update must have the same rank as operand, got update "
@@ -396,6 +409,7 @@ Checked<ArrayType> dynamic_update_slice_rule(const ArrayType& operand, const Arr
                                               python_shape_repr(operand.shape) + "."};
   const ArrayType both[] = {operand, update};
   if (auto error = mesh_error(both)) return *error;
+  if (auto error = check_update_reduction_states(operand, update)) return *error;
   ArrayType result = operand;
   const ArrayType* all[] = {&operand, &update};
   result.manual.varying = varying_union(all);

@@ -80,6 +80,9 @@ std::string too_many_indices(std::size_t ndim, std::size_t consumed);
 
 // lax.dynamic_slice(x, starts, slice_sizes) (the rule does not read starts).
 Checked<ArrayType> dynamic_slice_rule(const ArrayType& operand, std::span<const std::int64_t> slice_sizes);
+// JAX's _dus_unreduced_rule and _dus_reduced_rule: an update written into
+// an operand is unreduced, and reduced, along the operand's axes.
+std::optional<Error> check_update_reduction_states(const ArrayType& operand, const ArrayType& update);
 // lax.dynamic_update_slice(x, update, starts): equal shardings.
 Checked<ArrayType> dynamic_update_slice_rule(const ArrayType& operand, const ArrayType& update);
 

@@ -37,7 +37,7 @@ Cotangents slice_vjp(const VjpCall& call) {
     if (stride(d) != 1 && picked[d] > 0) window_ct = dilate(ev, window_ct, d, stride(d), limit[d] - start[d]);
   Params update;
   update.set("start_indices", start);
-  return {apply(ev, "update_slice", {zeros_on(ev, x[0], x[0]->aval.dtype), window_ct}, std::move(update))};
+  return {apply(ev, "update_slice", {zeros_for(ev, x[0], window_ct, x[0]->aval.dtype), window_ct}, std::move(update))};
 }
 
 // x.at[window].set(update): the window's cotangent goes to the update, the rest to x.
@@ -48,7 +48,7 @@ Cotangents update_slice_vjp(const VjpCall& call) {
   if (needs[0]) {
     Params update;
     update.set("start_indices", start);
-    out[0] = apply(ev, "update_slice", {ct, zeros_on(ev, x[1], ct->aval.dtype)}, std::move(update));
+    out[0] = apply(ev, "update_slice", {ct, zeros_for(ev, x[1], ct, ct->aval.dtype)}, std::move(update));
   }
   if (needs[1]) {
     std::vector<std::int64_t> limit;
@@ -63,7 +63,7 @@ Cotangents update_slice_vjp(const VjpCall& call) {
 Cotangents dynamic_slice_vjp(const VjpCall& call) {
   const auto& [ev, x, params, result, ct, needs, primitive] = call;
   Cotangents out(x.size());
-  std::vector<ArrayRef> operands{zeros_on(ev, x[0], x[0]->aval.dtype), convert(ev, ct, x[0]->aval.dtype)};
+  std::vector<ArrayRef> operands{zeros_for(ev, x[0], ct, x[0]->aval.dtype), convert(ev, ct, x[0]->aval.dtype)};
   operands.insert(operands.end(), x.begin() + 1, x.end());
   out[0] = apply(ev, "dynamic_update_slice", std::move(operands));
   return out;
@@ -75,7 +75,7 @@ Cotangents dynamic_update_slice_vjp(const VjpCall& call) {
   Cotangents out(x.size());
   std::vector<ArrayRef> starts(x.begin() + 2, x.end());
   if (needs[0]) {
-    std::vector<ArrayRef> operands{ct, zeros_on(ev, x[1], ct->aval.dtype)};
+    std::vector<ArrayRef> operands{ct, zeros_for(ev, x[1], ct, ct->aval.dtype)};
     operands.insert(operands.end(), starts.begin(), starts.end());
     out[0] = apply(ev, "dynamic_update_slice", std::move(operands));
   }

@@ -277,6 +277,7 @@ ArrayRef update_slice_implementation(Evaluator& evaluator, const Primitive&, con
                                      const Params& params, bool execute) {
   const ArrayRef& operand = operands[0];
   auto start = int_list(params, "start_indices");
+  if (auto error = typecheck::check_update_reduction_states(operand->aval, operands[1]->aval)) raise_error(*error);
   typecheck::ArrayType update_type = operands[1]->aval;
   update_type.sharding = typecheck::Sharding::replicated(operand->aval.sharding.mesh, update_type.ndim());
   typecheck::ArrayType operand_type = operand->aval;

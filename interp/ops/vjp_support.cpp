@@ -77,6 +77,16 @@ ArrayRef zeros_on(Evaluator& ev, const ArrayRef& like, DType dtype) {
   return apply(ev, "device_put", {zeros}, std::move(params));
 }
 
+ArrayRef zeros_for(Evaluator& ev, const ArrayRef& like, const ArrayRef& ct, DType dtype) {
+  ArrayRef zeros = zeros_on(ev, like, dtype);
+  const typecheck::AxisSet& unreduced = ct->aval.sharding.unreduced;
+  if (unreduced.empty() || zeros->aval.sharding.unreduced == unreduced) return zeros;
+  Params params;
+  params.set("layout", zeros->layout);
+  params.set("requested", typecheck::ShardingArg{std::nullopt, typecheck::PartitionSpec::from_entries(zeros->layout.dims, unreduced)});
+  return apply(ev, "device_put", {zeros}, std::move(params));
+}
+
 ArrayRef window_slice(Evaluator& ev, const ArrayRef& a, std::vector<std::int64_t> start, std::vector<std::int64_t> limit) {
   std::vector<std::int64_t> sizes;
   for (std::size_t d = 0; d < start.size(); ++d) sizes.push_back(limit[d] - start[d]);

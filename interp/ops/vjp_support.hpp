@@ -40,6 +40,10 @@ ArrayRef zeros_like(Evaluator& ev, const typecheck::ArrayType& type);
 // array's mesh or a shard_map body's), which the slicing primitives (placed
 // by their first operand) then compute on.
 ArrayRef zeros_on(Evaluator& ev, const ArrayRef& like, typecheck::DType dtype);
+// zeros_on(like), unreduced along the axes `ct` is: the zeros a cotangent is
+// written into, or that are written into it (JAX pads a slice's cotangent,
+// and pad keeps its operand's unreduced axes).
+ArrayRef zeros_for(Evaluator& ev, const ArrayRef& like, const ArrayRef& ct, typecheck::DType dtype);
 // x[start:limit] with unit strides.
 ArrayRef window_slice(Evaluator& ev, const ArrayRef& a, std::vector<std::int64_t> start, std::vector<std::int64_t> limit);
 ArrayRef concatenate(Evaluator& ev, Operands parts, std::int64_t dimension);
