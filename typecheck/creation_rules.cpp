@@ -49,6 +49,11 @@ std::optional<Error> check_context_mesh(std::string_view primitive, std::span<co
   return std::nullopt;
 }
 
+std::optional<Error> check_explicit_axes(std::string_view api_name, const AbstractMesh& mesh, const PartitionSpec& spec) {
+  if (const MeshAxis* axis = non_explicit_axis(mesh, spec)) return auto_or_manual_axis_error(api_name, spec, *axis);
+  return std::nullopt;
+}
+
 Checked<std::optional<Sharding>> canonicalize_out_sharding(std::string_view api_name,
                                                            const std::optional<ShardingArg>& argument,
                                                            const MeshRef& context_mesh,

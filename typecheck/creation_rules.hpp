@@ -31,6 +31,11 @@ struct ShardingArg {
 std::optional<Error> check_context_mesh(std::string_view primitive, std::span<const ArrayType> operands,
                                         const MeshRef& context_mesh);
 
+// The ValueError for a spec naming an Auto or Manual axis of `mesh`
+// (canonicalize_sharding's check, which jax.reshard makes with or without a
+// context mesh).
+std::optional<Error> check_explicit_axes(std::string_view api_name, const AbstractMesh& mesh, const PartitionSpec& spec);
+
 // sharding_impls.canonicalize_sharding for `api_name`, then the result
 // type's checks on `shape`. nullopt in (or a NamedSharding on an empty
 // mesh) is nullopt out: no override.

@@ -450,6 +450,38 @@ void install_lax_structural(ModuleObject& lax) {
     params.set("dimensions", int_values(ev, a[1]));
     return bind(ev, primitive("rev"), {to_array(ev, a[0])}, std::move(params));
   });
+  // lax.reduce_sum/max/min(operand, axes, *, out_sharding) and reduce_prod:
+  // the reduction primitives over the axes given.
+  for (const char* name : {"sum", "max", "min", "prod"}) {
+    std::string reduction(name);
+    lax.add_function("reduce_" + reduction + (reduction == "prod" ? "(operand, axes)" : "(operand, axes, *, out_sharding=None)"),
+                     [reduction](Evaluator& ev, Arguments& a) {
+                       Params params;
+                       params.set("axes", int_values(ev, a[1])).set("keepdims", false);
+                       if (reduction != "prod")
+                         if (auto sharding = sharding_argument(a[2])) params.set("out_sharding", *sharding);
+                       return bind(ev, primitive("reduce_" + reduction), {to_array(ev, a[0])}, std::move(params));
+                     });
+  }
+  lax.add_function("transpose(operand, permutation)", [](Evaluator& ev, Arguments& a) {
+    std::vector<int> permutation;
+    for (auto d : int_values(ev, a[1])) permutation.push_back(static_cast<int>(d));
+    return apply_transpose(ev, Value(to_array(ev, a[0])), permutation);
+  });
+  // lax.full and full_like: jnp.full's array, `sharding` its out_sharding.
+  lax.add_function("full(shape, fill_value, dtype=None, *, sharding=None)", [](Evaluator& ev, Arguments& a) {
+    CallArgs call{{a[0], a[1], a[2]}, {{"out_sharding", a[3]}}};
+    return ev.call(*ev.module("jax.numpy")->find("full"), call);
+  });
+  lax.add_function("full_like(x, fill_value, dtype=None, shape=None, sharding=None)", [](Evaluator& ev, Arguments& a) {
+    if (a[3].is_none()) {
+      CallArgs call{{a[0], a[1], a[2]}, {{"out_sharding", a[4]}}};
+      return ev.call(*ev.module("jax.numpy")->find("full_like"), call);
+    }
+    Value dtype = a[2].is_none() ? make_str(std::string(typecheck::long_name(to_array(ev, a[0])->aval.dtype))) : a[2];
+    CallArgs call{{a[3], a[1], dtype}, {{"out_sharding", a[4]}}};
+    return ev.call(*ev.module("jax.numpy")->find("full"), call);
+  });
   install_lax_shape_operations(lax);
 }
 

@@ -313,6 +313,12 @@ Value reshard_tree(Evaluator& evaluator, const Value& x, const Value& out_shardi
       raise(exc::ValueError(), "Reshard should only be used with out_shardings which are non-None and have a "
                                "non-empty mesh. Got sharding None.");
     check_reshard_rank(evaluator, leaf, target);
+    if (auto requested = sharding_argument(target)) {
+      DeviceMeshRef context = context_device_mesh(evaluator);
+      typecheck::MeshRef mesh = requested->mesh ? *requested->mesh : context ? context->abstract : nullptr;
+      if (mesh)
+        if (auto error = typecheck::check_explicit_axes("reshard", *mesh, requested->spec)) raise_error(*error);
+    }
     return device_put_leaf(evaluator, leaf, target);
   };
   if (!out_shardings.is_none() && node_children(evaluator, out_shardings)) {

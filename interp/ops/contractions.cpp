@@ -584,23 +584,45 @@ void install_numpy_contractions(const std::shared_ptr<ModuleObject>& jnp) {
 
 }
 
+// (((lhs_contracting), (rhs_contracting)), ((lhs_batch), (rhs_batch)))
+DotDimensionNumbers dimension_numbers(Evaluator& ev, const Value& value) {
+  const char* form = "dot_general dimension_numbers must be ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))";
+  auto pairs = ev.to_vector(value);
+  if (pairs.size() != 2) raise(exc::TypeError(), form);
+  auto contracting = ev.to_vector(pairs[0]), batch = ev.to_vector(pairs[1]);
+  if (contracting.size() != 2 || batch.size() != 2) raise(exc::TypeError(), form);
+  return {int_list(ev, contracting[0]), int_list(ev, contracting[1]), int_list(ev, batch[0]), int_list(ev, batch[1])};
+}
+
 void install_lax_contractions(const std::shared_ptr<ModuleObject>& lax) {
   const std::string keywords = "*, precision=None, preferred_element_type=None, out_sharding=None)";
   auto precision = std::make_shared<ModuleObject>("Precision");
   for (const char* name : {"DEFAULT", "HIGH", "HIGHEST"}) precision->add(name, make_str(name));
   lax->add("Precision", Value(precision));
   lax->add_function("dot_general(lhs, rhs, dimension_numbers, " + keywords, [](Evaluator& ev, Arguments& a) {
-    // (((lhs_contracting), (rhs_contracting)), ((lhs_batch), (rhs_batch)))
-    auto pairs = ev.to_vector(a[2]);
-    if (pairs.size() != 2) raise(exc::TypeError(), "dot_general dimension_numbers must be ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))");
-    auto contracting = ev.to_vector(pairs[0]), batch = ev.to_vector(pairs[1]);
-    if (contracting.size() != 2 || batch.size() != 2)
-      raise(exc::TypeError(), "dot_general dimension_numbers must be ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))");
-    DotDimensionNumbers numbers{int_list(ev, contracting[0]), int_list(ev, contracting[1]), int_list(ev, batch[0]),
-                                int_list(ev, batch[1])};
     auto [lhs, rhs] = promoted_pair(ev, a[0], a[1]);
-    return Value(bind_dot_general(ev, lhs, rhs, numbers, contraction_params(ev, options_from(a, 3))));
+    return Value(bind_dot_general(ev, lhs, rhs, dimension_numbers(ev, a[2]), contraction_params(ev, options_from(a, 3))));
   });
+  // JAX 0.11's lax.dot: dot_general, its dimension numbers implied for
+  // un-batched matrix and vector products.
+  lax->add_function("dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None, out_sharding=None)",
+                    [](Evaluator& ev, Arguments& a) {
+                      auto [lhs, rhs] = promoted_pair(ev, a[0], a[1]);
+                      const auto& l = lhs->aval.shape;
+                      const auto& r = rhs->aval.shape;
+                      DotDimensionNumbers numbers;
+                      if (!a[2].is_none()) {
+                        numbers = dimension_numbers(ev, a[2]);
+                      } else if (!l.empty() && l.size() <= 2 && !r.empty() && r.size() <= 2 && l.back() == r.front()) {
+                        numbers.lhs_contracting = {static_cast<int>(l.size()) - 1};
+                        numbers.rhs_contracting = {0};
+                      } else {
+                        raise(exc::ValueError(), "jax.lax.dot: dimension_numbers must be specified when not performing simple "
+                                                 "un-batched matrix-matrix, matrix-vector, or vector-vector products; got lhs_shape=" +
+                                                     typecheck::python_shape_repr(l) + " rhs_shape=" + typecheck::python_shape_repr(r));
+                      }
+                      return Value(bind_dot_general(ev, lhs, rhs, numbers, contraction_params(ev, options_from(a, 3))));
+                    });
   lax->add_function("ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=None, group_offset=None)",
                     [](Evaluator& ev, Arguments& a) {
                       if (!a[5].is_none()) raise(exc::NotImplementedError(), "ragged_dot's group_offset is not supported");

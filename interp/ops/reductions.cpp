@@ -8,6 +8,7 @@
 
 #include "interp/ops/placement.hpp"
 #include "interp/ops/primitives.hpp"
+#include "typecheck/creation_rules.hpp"
 #include "typecheck/reduction_rules.hpp"
 
 namespace interp {
@@ -34,8 +35,8 @@ std::vector<std::size_t> reduced_axes(const ArrayObject& operand, const Params& 
 
 bool reduced(const std::vector<std::size_t>& axes, std::size_t d) { return std::find(axes.begin(), axes.end(), d) != axes.end(); }
 
-// params: axes (absent: all), keepdims.
-Placement place_reduction(Evaluator&, const Primitive& primitive, const std::vector<ArrayRef>& operands,
+// params: axes (absent: all), keepdims, out_sharding (optional: lax.reduce_sum/max/min's).
+Placement place_reduction(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                           const Params& params) {
   const ArrayRef& operand = operands[0];
   std::string_view name = primitive.api_name;
@@ -44,6 +45,12 @@ Placement place_reduction(Evaluator&, const Primitive& primitive, const std::vec
   bool keepdims = *params.get<bool>("keepdims");
   Placement placement;
   placement.type = checked(typecheck::reduction_rule(name, operand->aval, axis, keepdims));
+  if (const auto* requested = params.get<typecheck::ShardingArg>("out_sharding")) {
+    const auto& context = runtime_of(evaluator).context_mesh;
+    auto out_sharding = checked(typecheck::canonicalize_out_sharding(
+        "reduce_" + std::string(name), *requested, context ? context->mesh->abstract : nullptr, placement.type.shape));
+    placement.type = checked(typecheck::reduction_rule(name, operand->aval, axis, keepdims, out_sharding));
+  }
   const std::vector<std::size_t> axes = reduced_axes(*operand, params);
   DeviceMeshRef mesh = operand->layout.mesh;
   std::vector<typecheck::SpecEntry> kept;

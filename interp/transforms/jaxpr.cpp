@@ -148,16 +148,20 @@ std::string Executable::text(const std::string& name) const {
   for (const PartitionedEquation& pe : program_->equations) {
     const Equation& e = *pe.equation;
     // The collectives before the equation's own instruction (a collective
-    // primitive under its XLA name), then those after it.
+    // primitive under its XLA name), then those after it; each with XLA's
+    // op_name metadata: the jitted function and the primitive it serves. A
+    // sum deferred by an unreduced result is no instruction: not listed.
+    const std::string metadata = ", metadata={op_name=\"jit(" + name + ")/" + std::string(e.primitive->name) + "\"}";
     auto lines = [&](bool after) {
       for (const Step& step : pe.steps)
         for (const auto& collective : step.collectives)
-          if (collective.after == after) out += "  " + collective.name + collective.details + "\n";
+          if (collective.after == after && !collective.deferred)
+            out += "  " + collective.name + collective.details + metadata + "\n";
     };
     lines(false);
     out += "  " + typed(program, e.output) + " = " + xla_name(*e.primitive) + "(";
     for (std::size_t i = 0; i < e.inputs.size(); ++i) out += (i ? ", " : "") + variable_name(e.inputs[i]);
-    out += ")" + e.params.str() + "\n";
+    out += ")" + e.params.str() + (e.primitive->collective != devices::CollectiveKind::none ? metadata : "") + "\n";
     lines(true);
   }
   out += "  ROOT tuple(";

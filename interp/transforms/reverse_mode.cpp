@@ -115,6 +115,21 @@ ArrayRef zeros_placed_like(Evaluator& evaluator, const ArrayRef& like) {
   return placed_like(evaluator, zeros_like(evaluator, like->aval), like);
 }
 
+namespace {
+
+ArrayRef zero_cotangent(Evaluator& evaluator, const ArrayRef& primal) {
+  ArrayRef zeros = zeros_like(evaluator, primal->aval);
+  // A reduced primal's cotangent is unreduced, a zero one too (as JAX's).
+  const typecheck::AxisSet& reduced = primal->aval.sharding.reduced;
+  if (reduced.empty()) return zeros;
+  Params params;
+  params.set("layout", primal->layout);
+  params.set("requested", typecheck::ShardingArg{std::nullopt, typecheck::PartitionSpec::from_entries(primal->layout.dims, reduced)});
+  return apply(evaluator, "device_put", {zeros}, std::move(params));
+}
+
+}  // namespace
+
 void transpose_equation(Evaluator& evaluator, const Linearization& lin, const Equation& e,
                         const std::function<bool(int)>& needs_ct, std::map<int, ArrayRef>& cotangents) {
   auto found_ct = cotangents.find(e.output);
@@ -170,7 +185,7 @@ std::vector<Value> backward(Evaluator& evaluator, const Linearization& lin, std:
     auto found = cotangents.find(program.inputs[i]);
     // No cotangent flows to an integer or boolean primal (JAX's float0): zeros of its dtype.
     const bool flows = found != cotangents.end() && typecheck::is_floating(primal->aval.dtype);
-    ArrayRef g = flows ? found->second : zeros_like(evaluator, primal->aval);
+    ArrayRef g = flows ? found->second : zero_cotangent(evaluator, primal);
     g = convert(evaluator, reshape(evaluator, g, primal->aval.shape), primal->aval.dtype);
     gradients.push_back(Value(placed_like(evaluator, g, primal)));
   }
