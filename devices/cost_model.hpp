@@ -72,6 +72,9 @@ Expected<MeshAxisLink> mesh_axis_link(const ChipSpec& chip, const SliceShape& sl
 // An opaque id of the source location that caused a charge, chosen by the
 // caller (the profile shows the label the caller gives it).
 using SourceId = std::uint64_t;
+// An opaque id of the outermost jitted call a charge ran in (a function and
+// the line calling it), chosen by the caller; 0 outside any.
+using CallId = std::uint64_t;
 
 // One charged operation: what ran, on what, and its estimated time.
 struct Charge {
@@ -81,6 +84,7 @@ struct Charge {
   std::int64_t bytes_moved = 0;  // over the interconnect, per device
   double seconds = 0;
   SourceId source = 0;
+  CallId call = 0;
 };
 
 class CostModel {

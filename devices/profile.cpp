@@ -61,6 +61,8 @@ Profile::Profile(std::string chip_name, int device_count)
 
 void Profile::label_source(SourceId source, std::string label) { source_labels_[source] = std::move(label); }
 
+void Profile::label_call(CallId call, std::string label) { call_labels_[call] = std::move(label); }
+
 std::string Profile::source_label(SourceId source) const {
   auto found = source_labels_.find(source);
   return found != source_labels_.end() ? found->second : fmt::format("#{}", source);
@@ -128,6 +130,24 @@ double Profile::total_seconds() const {
 
 double Profile::device_busy_seconds(int device) const {
   return device >= 0 && device < device_count() ? device_busy_[device] : 0;
+}
+
+std::string Profile::render_calls(double charged_total) const {
+  std::map<CallId, double> call_seconds;
+  for (const TimedCharge& timed : charges_)
+    if (timed.charge.call != 0) call_seconds[timed.charge.call] += timed.charged_seconds;
+  std::vector<std::pair<CallId, double>> sites;
+  for (const auto& [call, count] : call_counts_) sites.emplace_back(call, call_seconds[call]);
+  if (sites.empty()) return "";
+  std::stable_sort(sites.begin(), sites.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<std::vector<std::string>> table = {{"jitted call", "calls", "est. µs per call", "est. µs", "share"}};
+  for (const auto& [call, seconds] : sites) {
+    int count = call_counts_.at(call);
+    auto label = call_labels_.find(call);
+    table.push_back({label != call_labels_.end() ? label->second : fmt::format("#{}", call), std::to_string(count),
+                     microseconds(seconds / count), microseconds(seconds), share(seconds, charged_total)});
+  }
+  return "\n" + render_columns(table, {Align::left, Align::right, Align::right, Align::right, Align::right});
 }
 
 std::string Profile::render(std::size_t max_rows) const {
@@ -205,6 +225,7 @@ std::string Profile::render(std::size_t max_rows) const {
   if (collectives.size() > 1)
     text += "\n" + render_columns(collectives, {Align::left, Align::right, Align::right, Align::right,
                                                 Align::right, Align::right});
+  text += render_calls(charged_total);
   text += "\n";
   text += not_modelled;
   text += "\n";

@@ -36,6 +36,10 @@ class Profile {
   // source shows as "#<id>".
   void label_source(SourceId source, std::string label);
   std::string source_label(SourceId source) const;
+  // A jitted call site's label ("step at decode.py:38"), and one more call
+  // of it: the table's last section gives each site's time per call.
+  void label_call(CallId call, std::string label);
+  void count_call(CallId call) { ++call_counts_[call]; }
 
   // Runs `charge` on `devices`: they start it together once the last of them
   // is free, as an SPMD operation or a collective does. Fails on a device id
@@ -56,11 +60,14 @@ class Profile {
 
   // The table: the `max_rows` most expensive (source, operation, shardings,
   // collective) rows with bytes moved, estimated µs and share of the charged
-  // time; a summary per collective kind; a footer naming what the model
-  // cannot see. Rows of equal cost keep the order they first ran in.
+  // time; a summary per collective kind; the time per call of each jitted
+  // call site; a footer naming what the model cannot see. Rows of equal
+  // cost keep the order they first ran in.
   std::string render(std::size_t max_rows = 20) const;
 
  private:
+  // The jitted call sites' section of the table ("" when none ran).
+  std::string render_calls(double charged_total) const;
   Status check_devices(std::span<const int> devices) const;
   // `devices` checked, as a set shared with the previous charge when equal.
   Expected<std::shared_ptr<const std::vector<int>>> device_set(std::span<const int> devices);
@@ -72,6 +79,8 @@ class Profile {
   std::vector<double> device_busy_;
   std::vector<TimedCharge> charges_;
   std::map<SourceId, std::string> source_labels_;
+  std::map<CallId, std::string> call_labels_;
+  std::map<CallId, int> call_counts_;
   std::shared_ptr<const std::vector<int>> last_devices_;
 };
 

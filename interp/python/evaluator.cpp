@@ -63,6 +63,7 @@ std::string qualified_name(const Value& callable) {
   if (auto* f = callable.as<FunctionObject>()) return f->scope->qualname;
   if (auto* n = callable.as<NativeFunction>()) return n->name();
   if (auto* t = callable.as<TypeObject>()) return t->name();
+  if (auto* m = callable.as<BoundMethod>()) return qualified_name(Value(m->function()));
   return type_name(callable);
 }
 

@@ -414,6 +414,16 @@ void CostRecorder::restart_profile() {
   profile_.emplace(std::string(devices::chip_name(chip_)), device_count_);
   source_ids_.clear();
   span_ids_.clear();
+  call_ids_.clear();
+}
+
+devices::CallId CostRecorder::count_call(const std::string& function, const lang::Span& span) {
+  if (!profile_) return 0;
+  devices::SourceId line = source_of(span);
+  auto [found, inserted] = call_ids_.try_emplace({function, line}, call_ids_.size() + 1);
+  if (inserted) profile_->label_call(found->second, function + " at " + profile_->source_label(line));
+  profile_->count_call(found->second);
+  return found->second;
 }
 
 devices::SourceId CostRecorder::source_of(const lang::Span& span) {
@@ -509,6 +519,7 @@ void schedule(Evaluator& evaluator, CostRecorder& recorder, const Primitive& pri
               std::vector<devices::Charge> charges, bool eager_dispatch) {
   OverlapWindow::Application application;
   application.charges = std::move(charges);
+  for (devices::Charge& charge : application.charges) charge.call = recorder.current_call;
   application.devices = mesh->device_ids();
   bool in_jit = !eager_dispatch || recorder.jitted_body_depth > 0;
   if (!in_jit && application.devices.size() > 1)
@@ -581,6 +592,23 @@ void charge_checked_program(Evaluator& evaluator, const Jaxpr& program, const st
     if (std::all_of(operands.begin(), operands.end(), [](const ArrayRef& operand) { return operand != nullptr; }))
       charge_application(evaluator, *e.primitive, operands, values[out], e.params, false);
   }
+}
+
+JitCallScope::JitCallScope(Evaluator& evaluator, const Value& function) {
+  if (!runtime_of(evaluator).options().profile) return;
+  CostRecorder& recorder = cost_recorder(evaluator);
+  if (recorder.current_call != 0) return;  // a call inside another counts as the outer one's
+  // Its __qualname__, which wrappers (shard_map, checkpoint) answer with their function's.
+  std::string name = qualified_name(function);
+  if (function.is_object())
+    if (auto qualname = function.object()->get_attribute(evaluator, "__qualname__"); qualname && string_of(*qualname))
+      name = *string_of(*qualname);
+  recorder.current_call = recorder.count_call(name, evaluator.statement_span);
+  if (recorder.current_call != 0) recorder_ = &recorder;
+}
+
+JitCallScope::~JitCallScope() {
+  if (recorder_) recorder_->current_call = 0;
 }
 
 JittedBodyScope::JittedBodyScope(Evaluator& evaluator) {

@@ -119,6 +119,12 @@ class CostRecorder {
   }
   // Inside JittedBodyScopes: applications pay no dispatch.
   int jitted_body_depth = 0;
+  // The outermost jitted call running now (0: none): the profile sums its
+  // charges per call site (JitCallScope).
+  devices::CallId current_call = 0;
+  // The profile's id of calls of `function` from the statement at `span`,
+  // counting one more call; 0 when not profiling.
+  devices::CallId count_call(const std::string& function, const lang::Span& span);
   // Forgets the kept charges (the REPL profiles one entry at a time).
   void restart_profile();
 
@@ -147,6 +153,7 @@ class CostRecorder {
   OverlapWindow window_;
   std::map<std::pair<const void*, int>, devices::SourceId> source_ids_;  // (file, line) -> id
   std::map<std::pair<const void*, std::uint32_t>, devices::SourceId> span_ids_;  // (file, offset) -> id
+  std::map<std::pair<std::string, devices::SourceId>, devices::CallId> call_ids_;  // (function, call line) -> id
   std::map<std::pair<const DeviceMesh*, std::size_t>, std::pair<DeviceMeshRef, devices::MeshAxisLink>> links_;
 };
 
@@ -172,6 +179,19 @@ double application_seconds(Evaluator& evaluator, const Primitive& primitive, con
 // its equations charged as following the body charged them, each on an
 // abstract value of its recorded type (the body is not run again).
 void charge_checked_program(Evaluator& evaluator, const Jaxpr& program, const std::vector<ArrayRef>& arguments);
+
+// An outermost jitted call, while profiling: its charges are the call's
+// time in the profile's per-call section (a decode step's time, say).
+class JitCallScope {
+ public:
+  JitCallScope(Evaluator& evaluator, const Value& function);
+  ~JitCallScope();
+  JitCallScope(const JitCallScope&) = delete;
+  JitCallScope& operator=(const JitCallScope&) = delete;
+
+ private:
+  CostRecorder* recorder_ = nullptr;
+};
 
 // Check mode follows a jitted function's body on the abstract trace: its
 // applications are one program's, with no dispatch of their own.

@@ -329,6 +329,7 @@ Value JitFunctionObject::call(Evaluator& evaluator, CallArgs& args) {
     Value result = evaluator.call(function, args);
     return apply_shardings(evaluator, result, options.out_shardings, "out_shardings");
   }
+  JitCallScope timed(evaluator, function);
   if (evaluator.mode == Evaluator::Mode::check) return check_call(evaluator, args);
   std::vector<ArrayRef> arguments;
   const TracedCall* traced = trace(evaluator, args, arguments);

@@ -143,6 +143,12 @@ class ShardMapObject : public Object {
   }
   std::string repr(Evaluator& evaluator) const override { return "<shard_map of " + evaluator.repr(function) + ">"; }
   bool callable() const override { return true; }
+  // JAX's shard_map wraps its function (functools.wraps).
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override {
+    if (name == "__wrapped__") return function;
+    if (name == "__name__" || name == "__qualname__" || name == "__doc__") return evaluator.get_attribute(function, name);
+    return std::nullopt;
+  }
   Value call(Evaluator& evaluator, CallArgs& args) override;
 
   Value function;
