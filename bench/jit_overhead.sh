@@ -18,5 +18,5 @@ c++ -std=c++20 -O2 -I"$root" -I"$root/include" "$root/bench/jit_overhead.cpp" -o
   "$build/interp/libshardlang.a" "$build/devices/libshardlang_devices.a" "$build/typecheck/libshardlang_typecheck.a" \
   "$build/lang/libshardlang_lang.a" -Wl,-rpath,/usr/lib/x86_64-linux-gnu/openblas-pthread \
   /usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so -lsleef -lfmt -lpthread \
-  $(pkg-config --libs libpcre2-8 2>/dev/null || true)
+  $(pkg-config --libs libpcre2-8 2>/dev/null || true) $(pkg-config --libs ompi-cxx 2>/dev/null || true)
 "$binary" ${2:-}

@@ -6,12 +6,7 @@
 #
 # Usage: bench/replicated_memory.sh [path/to/shardlang]
 set -eu
-root=$(cd "$(dirname "$0")/.." && pwd)
-binary=${1:-}
-if [ -z "$binary" ]; then
-  binary=$(ls -t "$root"/build*/shardlang 2>/dev/null | head -n 1)
-fi
-[ -x "$binary" ] || { echo "no shardlang binary: build it, or pass its path" >&2; exit 2; }
+. "$(dirname "$0")/shardlang_binary.sh"
 
 program=$(mktemp --suffix=.shl)
 report=$(mktemp)
