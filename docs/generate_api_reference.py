@@ -129,8 +129,9 @@ MODULES = [
     ("jax.errors", "import jax", [
         "`TracerBoolConversionError` (a subclass of `ConcretizationTypeError`, a `TypeError`) is raised by `bool()` "
         "of a traced array whose value the trace does not know.",
-        "`shardlang check` does not report `NonConcreteBooleanIndexError` or `TracerBoolConversionError` in a jitted "
-        "body: it follows the body with values it does not hold, so it cannot tell a traced mask from an unknown one.",
+        "`NonConcreteBooleanIndexError` (an `IndexError`) is raised by a boolean mask index inside `jit`; "
+        "`shardlang check` reports it there too. For `TracerBoolConversionError` check warns instead that it cannot "
+        "follow a branch that depends on array data.",
     ]),
     ("jax.test_util", "import jax", [
         "`check_grads` draws its random directions with `jax.random` (JAX uses NumPy's `RandomState(0)`).",

@@ -652,7 +652,7 @@ IndexParts index_parts(Evaluator& evaluator, const typecheck::Shape& shape, cons
                                      ": got " + python_shape(mask, false) + ", expected " + python_shape(expected, true));
     dim += mask.size();
     if (array->abstract()) {
-      if (evaluator.mode == Evaluator::Mode::run || tracing_jit(evaluator))
+      if (evaluator.mode == Evaluator::Mode::run || tracing_jit(evaluator) || checking_jitted_body(evaluator))
         raise(non_concrete_boolean_index_error(), "Array boolean indices must be concrete; got " + array->aval.str() + "\n");
       typecheck::ArrayType guess;
       guess.dtype = DType::int32;

@@ -219,6 +219,12 @@ bool tracing_jit(Evaluator& evaluator) {
   return false;
 }
 
+bool checking_jitted_body(Evaluator& evaluator) {
+  for (Trace* trace : runtime_of(evaluator).trace_stack)
+    if (dynamic_cast<CheckingTrace*>(trace)) return true;
+  return false;
+}
+
 TraceScope::TraceScope(Evaluator& evaluator, Trace& trace) : evaluator_(evaluator) {
   runtime_of(evaluator).trace_stack.push_back(&trace);
 }

@@ -125,6 +125,9 @@ bool recover_in_check(Evaluator& evaluator, const PyError& error, bool from_pois
 Trace& current_trace(Evaluator& evaluator);
 // Whether a JitTrace is on the stack (jit nested in jit inlines).
 bool tracing_jit(Evaluator& evaluator);
+// Whether check mode is following a jitted body (a CheckingTrace is on the
+// stack): its arrays are traced values, as tracing_jit's are in a run.
+bool checking_jitted_body(Evaluator& evaluator);
 
 // Pushes a trace for the lifetime of the scope.
 class TraceScope {
