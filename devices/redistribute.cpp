@@ -19,6 +19,8 @@ struct Box {
 };
 
 std::int64_t count_of(const Index& extent) {
+  // An empty box's other extents may multiply past int64.
+  if (std::find(extent.begin(), extent.end(), 0) != extent.end()) return 0;
   std::int64_t count = 1;
   for (std::int64_t e : extent) count *= e;
   return count;

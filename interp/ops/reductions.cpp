@@ -10,6 +10,7 @@
 #include "interp/ops/primitives.hpp"
 #include "typecheck/creation_rules.hpp"
 #include "typecheck/reduction_rules.hpp"
+#include "typecheck/shape_arithmetic.hpp"
 
 namespace interp {
 
@@ -82,7 +83,10 @@ Placement place_reduction(Evaluator& evaluator, const Primitive& primitive, cons
   for (std::size_t d = 0; d < operand->aval.ndim(); ++d)
     if (!reduced(axes, d)) placement.computed.dims.push_back(needed.dims[d]);
   placement.operands.push_back(std::move(needed));
-  for (std::size_t d : axes) placement.reduced_count *= operand->aval.shape[d];
+  // Reduced extents whose product passes int64 belong to an empty operand
+  // (its other extents hold a 0), whose result is empty: the count is unused.
+  for (std::size_t d : axes)
+    placement.reduced_count = typecheck::checked_multiply(placement.reduced_count, operand->aval.shape[d]).value_or(0);
 
   DType compute = placement.type.dtype;
   if (name == "argmax" || name == "argmin" || name == "max" || name == "min") compute = operand->aval.dtype;
