@@ -362,8 +362,24 @@ TypeRef built(const char* name, const TypeRef& base) {
     return type;                                     \
   }
 
+namespace {
+// What object() makes: no attributes of its own, equal and hashed by identity,
+// shown as <object object at 0x...> (Object's defaults).
+class BareObject : public Object {
+ public:
+  const TypeRef& type() const override { return types::object(); }
+};
+}  // namespace
+
 const TypeRef& object() {
-  static const TypeRef type = make_type("object");
+  static const TypeRef type = [] {
+    TypeRef made = make_type("object");
+    made->set_constructor([](Evaluator&, CallArgs& args) {
+      if (!args.positional.empty() || !args.keywords.empty()) raise(exc::TypeError(), "object() takes no arguments");
+      return Value(std::make_shared<BareObject>());
+    });
+    return made;
+  }();
   return type;
 }
 SHARDLANG_BUILTIN_TYPE(none, "NoneType", object())
