@@ -1,11 +1,18 @@
 // numpy.random's legacy global generator (np.random.seed, random,
-// random_sample, uniform): NumPy's MT19937 seeded as its _legacy_seeding
-// seeds an integer, and its 53-bit doubles, so a seeded script draws the
-// numbers NumPy draws. Scalars only (no size=).
+// random_sample, uniform, normal): NumPy's MT19937 seeded as its
+// _legacy_seeding seeds an integer, its 53-bit doubles and its legacy polar
+// Gaussian (two draws give two normals; the second is kept for the next
+// call), so a seeded script draws the numbers NumPy draws. normal's size=
+// gives an array (float32, the language's float; NumPy's is float64).
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 
+#include "devices/host_values.hpp"
+#include "interp/library/numpy_module.hpp"
+#include "interp/ops/array.hpp"
+#include "interp/ops/runtime.hpp"
 #include "interp/python/builtins.hpp"
 
 namespace interp {
@@ -22,6 +29,7 @@ class MersenneTwister {
       value = 1812433253u * (value ^ (value >> 30)) + static_cast<std::uint32_t>(i) + 1;
     }
     position_ = state_.size();
+    has_gauss_ = false;
   }
   std::uint32_t next() {
     if (position_ >= state_.size()) regenerate();
@@ -36,6 +44,23 @@ class MersenneTwister {
     std::uint32_t a = next() >> 5, b = next() >> 6;
     return (a * 67108864.0 + b) / 9007199254740992.0;
   }
+  // NumPy's legacy_gauss: the Marsaglia polar method.
+  double gauss() {
+    if (has_gauss_) {
+      has_gauss_ = false;
+      return gauss_;
+    }
+    double x1, x2, r2;
+    do {
+      x1 = 2.0 * sample() - 1.0;
+      x2 = 2.0 * sample() - 1.0;
+      r2 = x1 * x1 + x2 * x2;
+    } while (r2 >= 1.0 || r2 == 0.0);
+    double f = std::sqrt(-2.0 * std::log(r2) / r2);
+    gauss_ = f * x1;
+    has_gauss_ = true;
+    return f * x2;
+  }
 
  private:
   void regenerate() {
@@ -48,6 +73,8 @@ class MersenneTwister {
   }
   std::array<std::uint32_t, 624> state_{};
   std::size_t position_ = 625;
+  bool has_gauss_ = false;
+  double gauss_ = 0.0;
 };
 
 double number(const Value& value, const char* what) {
@@ -75,6 +102,22 @@ void install_numpy_random(Evaluator& evaluator) {
   random->add_function("uniform(low=0.0, high=1.0)", [generator](Evaluator&, Arguments& a) {
     double low = number(a[0], "low"), high = number(a[1], "high");
     return Value::floating(low + (high - low) * generator->sample());
+  });
+  random->add_function("normal(loc=0.0, scale=1.0, size=None)", [generator](Evaluator& ev, Arguments& a) {
+    double loc = number(a[0], "loc"), scale = number(a[1], "scale");
+    if (scale < 0) raise(exc::ValueError(), "scale < 0");
+    if (a[2].is_none()) return Value::floating(loc + scale * generator->gauss());
+    typecheck::ArrayType aval;
+    aval.dtype = typecheck::DType::float32;
+    aval.shape = int_values(ev, a[2]);
+    aval.sharding = typecheck::Sharding::replicated(nullptr, aval.shape.size());
+    std::vector<double> values(static_cast<std::size_t>(devices::element_count(aval.shape)));
+    for (double& value : values) value = loc + scale * generator->gauss();
+    return Value(host_array(ev, aval, [&]() {
+      auto made = devices::from_values(runtime_of(ev).ledger(), aval.dtype, aval.shape, values);
+      if (!made) raise_devices_error(made.error());
+      return *made;
+    }));
   });
   evaluator.module("numpy")->add("random", Value(random));
 }
