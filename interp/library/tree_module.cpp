@@ -8,6 +8,8 @@
 
 namespace interp {
 
+void install_tree_paths(ModuleObject& tree, ModuleObject& tree_util);  // tree_paths.cpp
+
 namespace {
 
 // Deeper trees than this are refused (no unbounded recursion).
@@ -89,6 +91,24 @@ Value unflatten_node(Evaluator& evaluator, const TreeDef& def, std::vector<Value
   return Value();
 }
 
+// JAX orders a dict's children by sorted key (with `<`); keys that do not
+// compare raise its ValueError.
+void sort_dict_entries(Evaluator& evaluator, std::vector<std::pair<Value, Value>>& entries) {
+  bool all_strings = std::all_of(entries.begin(), entries.end(), [](const auto& e) { return string_of(e.first); });
+  if (all_strings) {  // the common case, without calls into the evaluator
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const auto& a, const auto& b) { return *string_of(a.first) < *string_of(b.first); });
+    return;
+  }
+  try {
+    std::stable_sort(entries.begin(), entries.end(), [&](const auto& a, const auto& b) {
+      return evaluator.compare_bool(lang::ast::CompareOperator::lt, a.first, b.first);
+    });
+  } catch (PyError&) {
+    raise(exc::ValueError(), "Comparator raised exception while sorting pytree dictionary keys.");
+  }
+}
+
 void flatten_into(Evaluator& evaluator, const Value& tree, TreeDef& def, const Value& is_leaf, int depth,
                   std::vector<Value>& leaves) {
   if (depth > max_tree_depth) raise(exc::RecursionError(), "pytree nested too deeply");
@@ -121,11 +141,7 @@ void flatten_into(Evaluator& evaluator, const Value& tree, TreeDef& def, const V
     std::vector<std::pair<Value, Value>> entries;
     for (const auto& e : dict->table.entries())
       if (e.live) entries.emplace_back(e.key, e.value);
-    // JAX orders a dict's children by sorted key.
-    bool all_strings = std::all_of(entries.begin(), entries.end(), [](const auto& e) { return string_of(e.first); });
-    if (all_strings)
-      std::stable_sort(entries.begin(), entries.end(),
-                       [](const auto& a, const auto& b) { return *string_of(a.first) < *string_of(b.first); });
+    sort_dict_entries(evaluator, entries);
     std::vector<Value> values;
     for (auto& [key, value] : entries) {
       def.keys.push_back(key);
@@ -265,30 +281,22 @@ std::size_t TreeDef::hash() const {
   return h;
 }
 
-std::vector<std::string> TreeDef::leaf_paths(Evaluator& evaluator) const {
-  std::vector<std::string> out;
-  std::function<void(const TreeDef&, const std::string&)> walk = [&](const TreeDef& def, const std::string& path) {
-    if (def.kind == Kind::leaf) {
-      out.push_back(path);
-      return;
-    }
-    for (std::size_t i = 0; i < def.children.size(); ++i) {
-      std::string step = "[" + (def.kind == Kind::dict ? evaluator.repr(def.keys[i]) : std::to_string(i)) + "]";
-      if (def.kind == Kind::custom)
-        step = i < def.field_names.size() ? "." + def.field_names[i] : "[<flat index " + std::to_string(i) + ">]";
-      walk(def.children[i], path + step);
-    }
-  };
-  walk(*this, "");
-  return out;
-}
-
 std::vector<Value> tree_flatten(Evaluator& evaluator, const Value& tree, TreeDef& def, const Value& is_leaf) {
   std::vector<Value> leaves;
   def = TreeDef{};
   flatten_into(evaluator, tree, def, is_leaf, 0, leaves);
   return leaves;
 }
+
+std::vector<Value> leaves_of_same_structure(Evaluator& evaluator, const TreeDef& def, const Value& tree, const Value& is_leaf) {
+  TreeDef other;
+  std::vector<Value> leaves = tree_flatten(evaluator, tree, other, is_leaf);
+  if (!(other == def))
+    raise(exc::ValueError(), "Custom node type mismatch; expected type: " + def.str(evaluator) + "; value: " + other.str(evaluator) + ".");
+  return leaves;
+}
+
+Value treedef_value(TreeDef def) { return Value(std::make_shared<TreeDefObject>(std::move(def))); }
 
 Value tree_unflatten(Evaluator& evaluator, const TreeDef& def, std::span<const Value> leaves) {
   if (leaves.size() != def.leaf_count())
@@ -455,6 +463,7 @@ void install_pytree_registration(ModuleObject& tree_util) {
     PytreeNodeType node;
     node.flatten = a[1];
     node.unflatten = a[2];
+    node.flatten_with_keys = a[3];
     register_node(ev, a[0], std::move(node));
     return Value::none();
   });
@@ -509,12 +518,12 @@ void install_tree_module(Evaluator& evaluator) {
   tree->add_function("structure(tree, is_leaf=None)", [](Evaluator& ev, Arguments& a) {
     TreeDef def;
     tree_flatten(ev, a[0], def, a[1]);
-    return Value(std::make_shared<TreeDefObject>(std::move(def)));
+    return treedef_value(std::move(def));
   });
   tree->add_function("flatten(tree, is_leaf=None)", [](Evaluator& ev, Arguments& a) {
     TreeDef def;
     auto leaves = tree_flatten(ev, a[0], def, a[1]);
-    return make_tuple({make_list(std::move(leaves)), Value(std::make_shared<TreeDefObject>(std::move(def)))});
+    return make_tuple({make_list(std::move(leaves)), treedef_value(std::move(def))});
   });
   tree->add_function("unflatten(treedef, leaves)", [](Evaluator& ev, Arguments& a) {
     auto leaves = ev.to_vector(a[1]);
@@ -524,13 +533,7 @@ void install_tree_module(Evaluator& evaluator) {
     TreeDef def;
     auto leaves = tree_flatten(ev, a[1], def, a[3]);
     std::vector<std::vector<Value>> others;
-    for (const auto& other : ev.to_vector(a[2])) {
-      TreeDef other_def;
-      others.push_back(tree_flatten(ev, other, other_def, a[3]));
-      if (!(other_def == def))
-        raise(exc::ValueError(), "Custom node type mismatch; expected type: " + def.str(ev) +
-                                     "; value: " + other_def.str(ev) + ".");
-    }
+    for (const auto& other : ev.to_vector(a[2])) others.push_back(leaves_of_same_structure(ev, def, other, a[3]));
     std::vector<Value> mapped;
     for (std::size_t i = 0; i < leaves.size(); ++i) {
       std::vector<Value> arguments{leaves[i]};
@@ -563,6 +566,7 @@ void install_tree_module(Evaluator& evaluator) {
   for (const char* name : {"leaves", "structure", "flatten", "unflatten", "map", "reduce", "all"})
     tree_util->add(std::string("tree_") + name, *tree->find(name));
   install_pytree_registration(*tree_util);
+  install_tree_paths(*tree, *tree_util);
   evaluator.module("jax")->add("tree_util", Value(tree_util));
 }
 

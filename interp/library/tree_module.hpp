@@ -28,6 +28,7 @@ struct PytreeNodeType {
   TypeRef cls;
   How how = How::functions;
   Value flatten, unflatten;
+  Value flatten_with_keys;  // register_pytree_node's flatten_with_keys_func, or None: the children's key paths
   std::vector<std::string> data_fields, meta_fields;
 };
 
@@ -52,13 +53,20 @@ struct TreeDef {
   // Equal treedefs hash equal (the structure and the dict keys).
   std::size_t hash() const;
   // Each leaf's key path as JAX's keystr prints it ("[0]['w']"; "" for a
-  // tree that is one leaf), in flattening order.
+  // tree that is one leaf), in flattening order (tree_paths.cpp).
   std::vector<std::string> leaf_paths(Evaluator& evaluator) const;
 };
 
 // The leaves of `tree`, depth first; `is_leaf` (a callable or None) stops
 // the descent where it returns True.
 std::vector<Value> tree_flatten(Evaluator& evaluator, const Value& tree, TreeDef& def, const Value& is_leaf = Value());
+// The leaves of `tree`, whose structure must be `def`'s (JAX's ValueError
+// "Custom node type mismatch; ..." otherwise), as jax.tree.map takes its
+// further trees.
+std::vector<Value> leaves_of_same_structure(Evaluator& evaluator, const TreeDef& def, const Value& tree,
+                                            const Value& is_leaf);
+// `def` as a Python PyTreeDef object.
+Value treedef_value(TreeDef def);
 // The tree of `def` with `leaves` in order; ValueError on a count mismatch.
 Value tree_unflatten(Evaluator& evaluator, const TreeDef& def, std::span<const Value> leaves);
 
