@@ -174,8 +174,8 @@ void install_builtin_type(const std::string& name, TypeObject& type) {
     install_tuple_type(type);
   } else if (name == "dict") {
     install_dict_type(type);
-  } else if (name == "set") {
-    install_set_type(type);
+  } else if (name == "set" || name == "frozenset") {
+    install_set_type(type, name == "frozenset");
   } else if (name == "range") {
     install_range_type(type);
   } else if (name == "slice") {

@@ -23,7 +23,7 @@ void install_str_type(TypeObject& type);
 void install_list_type(TypeObject& type);
 void install_tuple_type(TypeObject& type);
 void install_dict_type(TypeObject& type);
-void install_set_type(TypeObject& type);
+void install_set_type(TypeObject& type, bool frozen);  // set or frozenset
 void install_range_type(TypeObject& type);
 void install_slice_type(TypeObject& type);
 

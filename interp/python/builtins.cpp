@@ -402,7 +402,7 @@ void define_left_out(Evaluator& evaluator) {
 void install_builtins(Evaluator& evaluator) {
   auto& b = evaluator.builtins;
   for (const TypeRef* t : {&types::integer(), &types::floating(), &types::boolean(), &types::str(), &types::list(),
-                           &types::tuple(), &types::dict(), &types::set(), &types::range(), &types::slice(), &types::type(),
+                           &types::tuple(), &types::dict(), &types::set(), &types::frozenset(), &types::range(), &types::slice(), &types::type(),
                            &types::object()})
     b[(*t)->name()] = Value(*t);
   for (const auto& cls : exc::all()) b[cls->name()] = Value(cls);

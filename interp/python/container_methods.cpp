@@ -255,45 +255,55 @@ void install_dict_type(TypeObject& type) {
   });
 }
 
-void install_set_type(TypeObject& type) {
+void install_set_type(TypeObject& type, bool frozen) {
   auto fill = [](Evaluator& ev, SetObject& s, const Value& iterable) {
     for (const auto& v : ev.to_vector(iterable)) s.table.insert(v, Value());
   };
-  type.set_constructor(constructor("set(iterable=?, /)", [fill](Evaluator& ev, Arguments& a) {
+  type.set_constructor(constructor(frozen ? "frozenset(iterable=?, /)" : "set(iterable=?, /)",
+                                   [fill, frozen](Evaluator& ev, Arguments& a) {
     auto s = make_set();
     if (a.has(0)) fill(ev, *s, a[0]);
+    s->frozen = frozen;
     return Value(s);
   }));
-  type.add_method("add(self, object, /)", [](Evaluator&, Arguments& a) {
-    set_of(a[0]).table.insert(a[1], Value());
-    return Value::none();
-  });
-  type.add_method("remove(self, object, /)", [](Evaluator&, Arguments& a) {
-    if (!set_of(a[0]).table.erase(a[1])) raise_value(exc::KeyError(), a[1]);
-    return Value::none();
-  });
-  type.add_method("discard(self, object, /)", [](Evaluator&, Arguments& a) {
-    set_of(a[0]).table.erase(a[1]);
-    return Value::none();
-  });
-  type.add_method("pop(self, /)", [](Evaluator&, Arguments& a) {
-    auto& table = set_of(a[0]).table;
-    for (const auto& e : table.entries())
-      if (e.live) {
-        Value v = e.key;
-        table.erase(v);
-        return v;
-      }
-    raise(exc::KeyError(), "pop from an empty set");
-  });
+  // A frozenset has no mutating methods.
+  if (!frozen) {
+    type.add_method("add(self, object, /)", [](Evaluator&, Arguments& a) {
+      set_of(a[0]).table.insert(a[1], Value());
+      return Value::none();
+    });
+    type.add_method("remove(self, object, /)", [](Evaluator&, Arguments& a) {
+      if (!set_of(a[0]).table.erase(a[1])) raise_value(exc::KeyError(), a[1]);
+      return Value::none();
+    });
+    type.add_method("discard(self, object, /)", [](Evaluator&, Arguments& a) {
+      set_of(a[0]).table.erase(a[1]);
+      return Value::none();
+    });
+    type.add_method("pop(self, /)", [](Evaluator&, Arguments& a) {
+      auto& table = set_of(a[0]).table;
+      for (const auto& e : table.entries())
+        if (e.live) {
+          Value v = e.key;
+          table.erase(v);
+          return v;
+        }
+      raise(exc::KeyError(), "pop from an empty set");
+    });
+    type.add_method("clear(self, /)", [](Evaluator&, Arguments& a) {
+      set_of(a[0]).table.clear();
+      return Value::none();
+    });
+    type.add_method("update(self, /, *others)", [fill](Evaluator& ev, Arguments& a) {
+      for (const auto& other : a[1].as<TupleObject>()->items) fill(ev, set_of(a[0]), other);
+      return Value::none();
+    });
+  }
   type.add_method("copy(self, /)", [](Evaluator&, Arguments& a) {
     auto s = make_set();
     s->table = set_of(a[0]).table;
+    s->frozen = set_of(a[0]).frozen;
     return Value(s);
-  });
-  type.add_method("clear(self, /)", [](Evaluator&, Arguments& a) {
-    set_of(a[0]).table.clear();
-    return Value::none();
   });
   auto combine = [fill](Evaluator& ev, Arguments& a, ast::BinaryOperator op) {
     Value result = Value(std::make_shared<SetObject>(set_of(a[0])));
@@ -307,9 +317,17 @@ void install_set_type(TypeObject& type) {
   type.add_method("union(self, /, *others)", [combine](Evaluator& ev, Arguments& a) { return combine(ev, a, ast::BinaryOperator::bitor_); });
   type.add_method("intersection(self, /, *others)", [combine](Evaluator& ev, Arguments& a) { return combine(ev, a, ast::BinaryOperator::bitand_); });
   type.add_method("difference(self, /, *others)", [combine](Evaluator& ev, Arguments& a) { return combine(ev, a, ast::BinaryOperator::sub); });
-  type.add_method("update(self, /, *others)", [fill](Evaluator& ev, Arguments& a) {
-    for (const auto& other : a[1].as<TupleObject>()->items) fill(ev, set_of(a[0]), other);
-    return Value::none();
+  type.add_method("symmetric_difference(self, other, /)", [fill](Evaluator& ev, Arguments& a) {
+    auto other = make_set();
+    fill(ev, *other, a[1]);
+    return ev.binary(ast::BinaryOperator::bitxor, a[0], Value(other));
+  });
+  type.add_method("isdisjoint(self, other, /)", [fill](Evaluator& ev, Arguments& a) {
+    auto other = make_set();
+    fill(ev, *other, a[1]);
+    for (const auto& e : other->table.entries())
+      if (e.live && set_of(a[0]).table.find(e.key)) return Value::boolean(false);
+    return Value::boolean(true);
   });
   type.add_method("issubset(self, other, /)", [fill](Evaluator& ev, Arguments& a) {
     auto other = make_set();

@@ -550,8 +550,8 @@ bool DictObject::equals(const Value& other) const {
 std::shared_ptr<SetObject> make_set() { return std::make_shared<SetObject>(); }
 
 std::string SetObject::repr(Evaluator& evaluator) const {
-  if (table.size() == 0) return "set()";
-  std::string out = "{";
+  if (table.size() == 0) return frozen ? "frozenset()" : "set()";
+  std::string out = frozen ? "frozenset({" : "{";
   bool first = true;
   for (const auto& e : table.entries()) {
     if (!e.live) continue;
@@ -559,7 +559,20 @@ std::string SetObject::repr(Evaluator& evaluator) const {
     first = false;
     out += evaluator.repr(e.key);
   }
-  return out + "}";
+  return out + (frozen ? "})" : "}");
+}
+
+// A frozenset's hash does not depend on the order of its items (CPython's
+// shuffle of each item's hash, summed); a set has none.
+std::optional<std::size_t> SetObject::hash() const {
+  if (!frozen) return std::nullopt;
+  std::size_t h = 0;
+  for (const auto& e : table.entries())
+    if (e.live) {
+      std::size_t item = hash_value(e.key);
+      h ^= ((item ^ 89869747UL) ^ (item << 16)) * 3644798167UL;
+    }
+  return h ^ (table.size() + 1) * 1927868237UL;
 }
 
 IteratorRef SetObject::iterate(Evaluator&) {
@@ -580,6 +593,7 @@ std::optional<Value> SetObject::binary_op(Evaluator&, ast::BinaryOperator op, co
   const SetObject& a = reflected ? *s : *this;
   const SetObject& b = reflected ? *this : *s;
   auto out = make_set();
+  out->frozen = a.frozen;  // the left operand's type, as in Python
   auto add_if = [&](const SetObject& from, auto keep) {
     for (const auto& e : from.table.entries())
       if (e.live && keep(e.key)) out->table.insert(e.key, Value());

@@ -147,10 +147,12 @@ class DictObject : public Object {
 
 std::shared_ptr<DictObject> make_dict();
 
+// A set, or a frozenset (`frozen`: no mutating methods, hashable).
 class SetObject : public Object {
  public:
   ValueTable table;  // values unused
-  const TypeRef& type() const override { return types::set(); }
+  bool frozen = false;
+  const TypeRef& type() const override { return frozen ? types::frozenset() : types::set(); }
   std::string repr(Evaluator& evaluator) const override;
   IteratorRef iterate(Evaluator& evaluator) override;
   std::optional<std::int64_t> length(Evaluator&) const override {
@@ -162,7 +164,7 @@ class SetObject : public Object {
                                  bool reflected) override;
   std::optional<Value> compare(Evaluator& evaluator, lang::ast::CompareOperator op, const Value& other,
                                bool reflected) override;
-  std::optional<std::size_t> hash() const override { return std::nullopt; }
+  std::optional<std::size_t> hash() const override;
   bool equals(const Value& other) const override;
   bool is_subset_of(const SetObject& other) const;
 };

@@ -286,6 +286,7 @@ const TypeRef& tuple();
 const TypeRef& list();
 const TypeRef& dict();
 const TypeRef& set();
+const TypeRef& frozenset();
 const TypeRef& range();
 const TypeRef& slice();
 const TypeRef& ellipsis();
