@@ -137,9 +137,11 @@ MODULES = [
         "`check_grads` draws its random directions with `jax.random` (JAX uses NumPy's `RandomState(0)`).",
     ]),
     ("jax.tree", "import jax", ["Tuples, lists, dicts and `None` are containers; everything else is a leaf."]),
-    ("jax.tree_util", "import jax", ["The `tree_*` spellings of the `jax.tree` functions."]),
+    ("jax.tree_util", "import jax", ["The `tree_*` spellings of the `jax.tree` functions, and key paths (`keystr`, "
+                                     "`*_with_path`, the key entry classes)."]),
     ("jax.config", "import jax", [
-        "`update` knows `jax_threefry_partitionable`, `jax_num_cpu_devices`, `jax_platforms` and "
+        "`update` knows `jax_threefry_partitionable`, `jax_num_cpu_devices`, `jax_platforms`, "
+        "`jax_explain_cache_misses` (each jit trace logs JAX's explanation to stderr) and "
         "`jax_remat3` (True only: shardlang's remat is the one it selects).",
     ]),
     ("jax.experimental", "import jax", []),

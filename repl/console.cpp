@@ -129,6 +129,10 @@ namespace {
 int run_program(shardlang::Options options, const std::string& source, const std::string& name,
                 const std::function<bool(const shardlang::Interpreter&)>& report) {
   options.output = write_to_stdout;
+  options.log = [](std::string_view text) {
+    std::fflush(stdout);  // in order with what the script printed before
+    std::fwrite(text.data(), 1, text.size(), stderr);
+  };
   std::shared_ptr<shardlang::ProcessGroup> group = options.processes;
   bool first_process = !group || group->index() == 0;
   shardlang::Interpreter interpreter(std::move(options));

@@ -402,6 +402,7 @@ int run_repl(shardlang::Options options) {
                        (options.platform == "tpu" ? " " + options.chip : std::string()) + " mesh of " +
                        std::to_string(options.devices) + " devices; :help for help, Ctrl-D exits.\n";
   options.output = write_to_stdout_now;
+  options.log = write_to_stderr_now;
   options.profile = true;  // :profile; restarted at each entry, so it stays small
   shardlang::Interpreter interpreter(std::move(options));
   write_to_stdout_now(banner);

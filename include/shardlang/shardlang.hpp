@@ -282,6 +282,10 @@ struct Options {
   std::string chip = "v5e";      // v2 v3 v4 v5e v5p v6e
   // Where `print` writes; default: nothing is written (the host decides).
   std::function<void(std::string_view)> output;
+  // Where the warnings JAX logs go (the jax_explain_cache_misses
+  // explanations), a line each with its newline; default: nothing is
+  // written. The command line writes them to stderr, as Python's logging does.
+  std::function<void(std::string_view)> log;
   // Directories np.load / np.save may touch; empty: none.
   std::vector<std::string> allowed_directories;
   // Arguments visible to the script (sys.argv-like), after the file name.

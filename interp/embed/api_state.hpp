@@ -66,6 +66,7 @@ struct Interpreter::State {
     evaluator->mode = mode;
     if (mode == interp::Evaluator::Mode::run) {
       evaluator->output = options.output;
+      evaluator->log = options.log;
       if (options.display)
         evaluator->display = [display = options.display](interp::Shown kind, std::string_view text,
                                                           std::string_view html) {

@@ -483,6 +483,8 @@ void install_jax_module(Evaluator& evaluator) {
       if (*name == "jax_num_cpu_devices") rt.options().device_count = c_int(ev.index_of(a[1]));
       else if (auto platform = devices::parse_platform(ev.str(a[1]))) rt.options().platform = *platform;
       else raise(exc::ValueError(), "unknown platform " + ev.repr(a[1]));
+    } else if (*name == "jax_explain_cache_misses") {
+      rt.explain_cache_misses = ev.truthy(a[1]);
     } else if (*name == "jax_remat3") {
       // JAX's new remat (jax.checkpoint's policies on the linearized program)
       // is the only one shardlang has: True asks for it; False is refused.

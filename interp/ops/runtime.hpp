@@ -93,6 +93,7 @@ struct BatchAxis {
 class MeshObject;
 class Trace;
 class CostRecorder;
+class TraceHistory;
 
 class Runtime {
  public:
@@ -140,6 +141,10 @@ class Runtime {
   int uncharged_depth = 0;
   // The cost model's clock and profile (costing.hpp), made on first charge.
   std::shared_ptr<CostRecorder> costs;
+  // jax_explain_cache_misses, and the signatures jitted functions were
+  // traced with (cache_misses.hpp), made on the first trace.
+  bool explain_cache_misses = false;
+  std::shared_ptr<TraceHistory> trace_history;
 
  private:
   RuntimeOptions options_;

@@ -103,6 +103,7 @@ class FunctionObject : public Object {
   const lang::ast::Body* body = nullptr;        // def
   const lang::ast::Expr* lambda_body = nullptr; // lambda
   const lang::ast::Expr* returns = nullptr;     // the return annotation, unevaluated
+  lang::Span definition;                        // the def (from its first decorator) or the lambda
   Signature signature;                          // with the defaults evaluated at def time
   std::vector<CellRef> closure;                 // the free variables
   bool plain_parameters = false;  // positional-or-keyword parameters only (calls bind them directly)
@@ -144,6 +145,7 @@ class Evaluator {
 
   Mode mode = Mode::run;
   std::function<void(std::string_view)> output;  // where print writes; may be empty
+  std::function<void(std::string_view)> log;     // where logged warnings go (Options::log); may be empty
   // Rich output (the public Options::display): an echoed value, or a picture
   // with an HTML form; `show` sends it here, or its text to `output`.
   std::function<void(Shown kind, std::string_view text, std::string_view html)> display;

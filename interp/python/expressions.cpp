@@ -309,6 +309,7 @@ Value Evaluator::eval_node(const ast::Expr& expr, Frame& frame) {
         } else if constexpr (std::is_same_v<T, ast::Lambda>) {
           Value function = make_function(&expr, node.params, frame);
           function.as<FunctionObject>()->lambda_body = node.body.get();
+          function.as<FunctionObject>()->definition = expr.span;
           return function;
         } else if constexpr (std::is_same_v<T, ast::Yield>) {
           return eval_yield(node.value.get(), frame);

@@ -288,6 +288,8 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
             auto* f = function.as<FunctionObject>();
             f->body = &node.body;
             f->returns = node.returns.get();
+            // Where Python's co_firstlineno points: the first decorator's line.
+            f->definition = node.decorators.empty() ? stmt.span : node.decorators.front()->span.to(stmt.span);
             function = apply_decorators(node.decorators, decorators, std::move(function));
             store_name(&stmt, node.name.name, std::move(function), frame);
           } else if constexpr (std::is_same_v<T, ast::ClassDef>) {

@@ -1,12 +1,14 @@
 // jax.jit, Lowered, Compiled (jit.hpp).
 #include "interp/transforms/jit.hpp"
 
+
 #include <algorithm>
 #include <set>
 
 #include "interp/library/host_modules.hpp"
 #include "interp/library/tree_module.hpp"
 #include "interp/python/builtins.hpp"
+#include "interp/transforms/cache_misses.hpp"
 #include "interp/transforms/check_mode.hpp"
 #include "interp/transforms/control_flow.hpp"
 #include "interp/transforms/costing.hpp"
@@ -204,6 +206,29 @@ JitOptions JitFunctionObject::effective_options() const {
   return effective;
 }
 
+// What JAX's tracing cache keys a call on: the dynamic arguments as
+// (positional tuple, keyword dict), their leaves' types and names.
+TraceSignature signature_of(Evaluator& evaluator, const JitFunctionObject& view, const CallArgs& dynamic,
+                            const std::vector<ArrayRef>& leaves) {
+  TraceSignature signature;
+  std::vector<Value> positional;
+  for (std::size_t i = 0; i < dynamic.positional.size(); ++i) {
+    if (is_static(view, i, nullptr)) continue;
+    positional.push_back(dynamic.positional[i]);
+    for (auto& name : leaf_names(evaluator, parameter_name(view.function, i), dynamic.positional[i]))
+      signature.names.push_back(std::move(name));
+  }
+  auto keywords = make_dict();
+  for (const auto& [name, value] : dynamic.keywords) {
+    if (is_static(view, 0, &name)) continue;
+    keywords->table.insert(make_str(name), value);
+    for (auto& leaf_name : leaf_names(evaluator, name, value)) signature.names.push_back(std::move(leaf_name));
+  }
+  tree_flatten(evaluator, make_tuple({make_tuple(std::move(positional)), Value(keywords)}), signature.arguments);
+  for (const auto& leaf : leaves) signature.types.push_back(leaf->aval);
+  return signature;
+}
+
 JitFunctionObject::Signature JitFunctionObject::signature(Evaluator& evaluator, const CallArgs& args) const {
   JitFunctionObject view(function, effective_options());
   Signature out{args, {}, {}, {}, {}};
@@ -275,6 +300,7 @@ const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
   arguments = signature.leaves;
   if (const TracedCall* found = find(cache, signature)) return found;
   if (cached_only) return nullptr;
+  note_tracing_cache_miss(evaluator, function, signature_of(evaluator, view, signature.dynamic, signature.leaves));
 
   // Trace: the body runs once with abstract stand-ins for the arguments.
   JitTrace jit_trace;

@@ -6,6 +6,7 @@
 
 #include "interp/ops/shaped_array.hpp"
 #include "interp/python/builtins.hpp"
+#include "interp/transforms/cache_misses.hpp"
 #include "interp/transforms/check_mode.hpp"
 #include "interp/transforms/custom_derivatives.hpp"
 #include "interp/transforms/reverse_mode.hpp"
@@ -191,24 +192,6 @@ Value checkpoint(Evaluator& evaluator, const Value& function, const Value& polic
   return Value(std::make_shared<RematFunction>(function, saveable));
 }
 
-// The names of the flattened arguments, as JAX's debug info gives them.
-std::vector<std::string> argument_names(Evaluator& evaluator, const Value& function, const std::vector<Value>& args) {
-  std::vector<std::string> names;
-  Value unwrapped = function;
-  while (auto* remat = unwrapped.as<RematFunction>()) unwrapped = remat->function;
-  auto* f = unwrapped.as<FunctionObject>();
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string name;
-    if (f && i < f->signature.parameters.size() &&
-        f->signature.parameters[i].kind != Parameter::Kind::varargs)
-      name = f->signature.parameters[i].name;
-    TreeDef def;
-    tree_flatten(evaluator, args[i], def);
-    for (const auto& path : def.leaf_paths(evaluator)) names.push_back(name.empty() ? "" : name + path);
-  }
-  return names;
-}
-
 // One residual the backward pass reads: its type and where it comes from.
 struct Residual {
   typecheck::ArrayType type;
@@ -256,7 +239,9 @@ std::vector<Residual> saved_residuals(Evaluator& evaluator, const Value& functio
   // (A Python scalar is a literal in JAX's program, not a residual.)
   for (const auto& [variable, constant] : program.constants)
     if (read.count(variable) && constant->aval.ndim() > 0) line(variable, "from a constant");
-  std::vector<std::string> names = argument_names(evaluator, function, args);
+  Value unwrapped = function;
+  while (auto* remat = unwrapped.as<RematFunction>()) unwrapped = remat->function;
+  std::vector<std::string> names = argument_names(evaluator, unwrapped, args);
   for (std::size_t i = 0; i < program.inputs.size(); ++i)
     if (read.count(program.inputs[i]))
       line(program.inputs[i], i < names.size() && !names[i].empty() ? "from the argument " + names[i]

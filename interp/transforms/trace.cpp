@@ -142,10 +142,6 @@ int JitTrace::variable_of(const ArrayRef& array) {
   return number;
 }
 
-namespace {
-
-// JAX's summary of the user frame applying an operation: the call's line
-// and 0-based column (the statement's when no call runs), and the function.
 std::string source_summary(Evaluator& evaluator) {
   lang::Span span = evaluator.running_call.expression ? evaluator.running_call.expression->span : evaluator.statement_span;
   if (span.empty()) return "unknown";
@@ -161,8 +157,6 @@ std::string source_summary(Evaluator& evaluator) {
   if (position.column > 1) where += ":" + std::to_string(position.column - 1);
   return where + " (" + function + ")";
 }
-
-}  // namespace
 
 ArrayRef JitTrace::process(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                            const Params& params) {

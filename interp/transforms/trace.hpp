@@ -128,6 +128,10 @@ bool tracing_jit(Evaluator& evaluator);
 // Whether check mode is following a jitted body (a CheckingTrace is on the
 // stack): its arrays are traced values, as tracing_jit's are in a run.
 bool checking_jitted_body(Evaluator& evaluator);
+// JAX's summary of the user frame running now (source_info_util.summarize):
+// "file.py:12:4 (f)", the call's line and 0-based column (the statement's
+// when no call runs) and the function; "unknown" without a source.
+std::string source_summary(Evaluator& evaluator);
 
 // Pushes a trace for the lifetime of the scope.
 class TraceScope {
