@@ -144,6 +144,9 @@ class Runtime {
   // jax_explain_cache_misses, and the signatures jitted functions were
   // traced with (cache_misses.hpp), made on the first trace.
   bool explain_cache_misses = false;
+  // The policies of the jax.checkpoint regions being recorded for
+  // differentiation, innermost last (remat.cpp's custom_remat reads them).
+  std::vector<Value> remat_policies;
   std::shared_ptr<TraceHistory> trace_history;
 
  private:

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "interp/ops/shaped_array.hpp"
+#include "interp/python/builtin_types.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/transforms/cache_misses.hpp"
 #include "interp/transforms/check_mode.hpp"
@@ -25,17 +26,46 @@ ArrayRef leaf_array(Evaluator& evaluator, const Value& leaf) {
 using Saveable = std::function<bool(Evaluator&, const Equation&, const std::map<int, ArrayRef>&)>;
 using EquationTest = std::function<bool(const Equation&)>;
 
+// A policy: a function of jax.checkpoint_policies, or an instance of one
+// of its name-based dataclasses (SaveOnlyTheseNames, ...: `cls` and its
+// fields, which custom_remat's forward rules read).
 class PolicyObject : public Object {
  public:
   PolicyObject(std::string name, Saveable saveable) : name(std::move(name)), saveable(std::move(saveable)) {}
   const TypeRef& type() const override {
     static const TypeRef type = make_type("function");
-    return type;
+    return cls ? cls : type;
   }
-  std::string repr(Evaluator&) const override { return "<function " + name + ">"; }
+  std::string repr(Evaluator& evaluator) const override {
+    if (!cls) return "<function " + name + ">";
+    std::string out = name + "(";
+    for (std::size_t i = 0; i < fields.size(); ++i) out += (i ? ", " : "") + fields[i].first + "=" + evaluator.repr(fields[i].second);
+    return out + ")";
+  }
+  std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& attribute) override {
+    for (const auto& [field, value] : fields)
+      if (field == attribute) return value;
+    return Object::get_attribute(evaluator, attribute);
+  }
+  bool equals(const Value& other) const override {
+    auto* o = other.as<PolicyObject>();
+    if (!o || !cls) return o == this;
+    if (o->cls != cls || o->fields.size() != fields.size()) return false;
+    for (std::size_t i = 0; i < fields.size(); ++i)
+      if (!values_equal(fields[i].second, o->fields[i].second)) return false;
+    return true;
+  }
+  std::optional<std::size_t> hash() const override {
+    if (!cls) return Object::hash();
+    std::size_t h = std::hash<std::string>{}(name);
+    for (const auto& field : fields) h = h * 31 + hash_value(field.second);
+    return h;
+  }
 
   std::string name;
   Saveable saveable;
+  TypeRef cls;
+  std::vector<std::pair<std::string, Value>> fields;
 };
 
 const std::string* name_of(const Equation& e) {
@@ -71,6 +101,50 @@ std::set<std::string> names_of(Evaluator& evaluator, const Value& tuple) {
   std::set<std::string> names;
   for (const auto& item : evaluator.to_vector(tuple)) names.insert(evaluator.str(item));
   return names;
+}
+
+Value frozenset_of(Evaluator& evaluator, const std::set<std::string>& names) {
+  std::vector<Value> items;
+  for (const auto& name : names) items.push_back(make_str(name));
+  return evaluator.call(Value(types::frozenset()), {make_list(std::move(items))});
+}
+
+bool named_in(const Equation& e, const std::set<std::string>& names) {
+  const std::string* name = name_of(e);
+  return name && names.count(*name) > 0;
+}
+
+// The name-based policies are instances of JAX's dataclasses.
+enum class NamePolicy { save_only, save_any_but, save_and_offload };
+
+const TypeRef& name_policy_class(NamePolicy kind) {
+  static const TypeRef classes[] = {make_type("SaveOnlyTheseNames", types::object()),
+                                    make_type("SaveAnyNamesButThese", types::object()),
+                                    make_type("SaveAndOffloadOnlyTheseNames", types::object())};
+  return classes[static_cast<int>(kind)];
+}
+
+// `saved` may be kept; for save_and_offload, `offloaded` too (the simulated
+// devices keep an offloaded residual where it is, so it is saved).
+Value name_policy(Evaluator& evaluator, NamePolicy kind, const std::set<std::string>& saved,
+                  const std::set<std::string>& offloaded = {}, const Value& src = Value(), const Value& dst = Value()) {
+  Saveable test = [kind, saved, offloaded](Evaluator&, const Equation& e, const std::map<int, ArrayRef>&) {
+    if (kind == NamePolicy::save_any_but) return name_of(e) && !named_in(e, saved);
+    return named_in(e, saved) || named_in(e, offloaded);
+  };
+  auto made = std::make_shared<PolicyObject>(name_policy_class(kind)->name(), std::move(test));
+  made->cls = name_policy_class(kind);
+  switch (kind) {
+    case NamePolicy::save_only: made->fields = {{"saveable_names", frozenset_of(evaluator, saved)}}; break;
+    case NamePolicy::save_any_but: made->fields = {{"names", frozenset_of(evaluator, saved)}}; break;
+    case NamePolicy::save_and_offload:
+      made->fields = {{"names_which_can_be_saved", frozenset_of(evaluator, saved)},
+                      {"names_which_can_be_offloaded", frozenset_of(evaluator, offloaded)},
+                      {"offload_src", src},
+                      {"offload_dst", dst}};
+      break;
+  }
+  return Value(made);
 }
 
 Saveable policy_argument(Evaluator& evaluator, const Value& value) {
@@ -137,7 +211,8 @@ std::vector<ArrayRef> RematRule::transpose(Evaluator& evaluator, const Lineariza
 
 class RematFunction : public Object {
  public:
-  RematFunction(Value function, Saveable saveable) : function(std::move(function)), saveable(std::move(saveable)) {}
+  RematFunction(Value function, Saveable saveable, Value policy)
+      : function(std::move(function)), saveable(std::move(saveable)), policy(std::move(policy)) {}
   const TypeRef& type() const override {
     static const TypeRef type = make_type("function");
     return type;
@@ -158,6 +233,18 @@ class RematFunction : public Object {
 
   Value function;
   Saveable saveable;
+  Value policy;  // what custom_remat's forward rules receive: the policy, or None (no policy, nothing_saveable)
+};
+
+// The policy of the checkpoint region being recorded, for custom_remat.
+struct AmbientPolicy {
+  AmbientPolicy(Evaluator& evaluator, const Value& policy) : runtime(runtime_of(evaluator)) {
+    runtime.remat_policies.push_back(policy);
+  }
+  ~AmbientPolicy() { runtime.remat_policies.pop_back(); }
+  AmbientPolicy(const AmbientPolicy&) = delete;
+  AmbientPolicy& operator=(const AmbientPolicy&) = delete;
+  Runtime& runtime;
 };
 
 Value RematFunction::call(Evaluator& evaluator, CallArgs& args) {
@@ -165,7 +252,11 @@ Value RematFunction::call(Evaluator& evaluator, CallArgs& args) {
   JitTrace* trace = differentiating_trace(evaluator, level);
   if (!trace || level != 0) return evaluator.call(function, args);
   std::size_t begin = trace->program->equations.size();
-  Value out = evaluator.call(function, args);
+  Value out;
+  {
+    AmbientPolicy ambient(evaluator, policy);
+    out = evaluator.call(function, args);
+  }
   if (is_unknown(out)) return out;
   TreeDef def;
   std::vector<Value> leaves = tree_flatten(evaluator, out, def);
@@ -184,12 +275,74 @@ Value RematFunction::call(Evaluator& evaluator, CallArgs& args) {
   return tree_unflatten(evaluator, def, leaves);
 }
 
+// jax.custom_remat(f, f_fwd, f_rem, f_bwd): `f`, except where a checkpoint
+// region is recorded for reverse-mode differentiation. There it is a
+// custom_vjp whose forward rule is f_fwd(policy, *args) -> (out, res) (the
+// region's policy, None for none or nothing_saveable), keeping res and the
+// arguments, and whose backward rule rematerializes with
+// f_rem(res, *args) -> (out, res2) and returns f_bwd(res2, g).
+class CustomRematFunction : public Object {
+ public:
+  CustomRematFunction(Value f, Value fwd, Value rem, Value bwd)
+      : f(std::move(f)), fwd(std::move(fwd)), rem(std::move(rem)), bwd(std::move(bwd)) {}
+  const TypeRef& type() const override {
+    static const TypeRef type = make_type("function");
+    return type;
+  }
+  std::string repr(Evaluator& evaluator) const override { return "<custom_remat of " + evaluator.repr(f) + ">"; }
+  bool callable() const override { return true; }
+  std::optional<Value> descriptor_get(Evaluator&, const Value& instance, const Value&) override {
+    if (instance.is_none()) return std::nullopt;
+    return Value(std::make_shared<BoundMethod>(instance, shared_from_this()));
+  }
+  Value call(Evaluator& evaluator, CallArgs& args) override;
+  Value f, fwd, rem, bwd;
+};
+
+std::vector<Value> rule_pair(Evaluator& evaluator, const Value& rule, const Value& result) {
+  std::vector<Value> items = result.as<TupleObject>() || result.as<ListObject>() ? evaluator.to_vector(result) : std::vector<Value>{};
+  if (items.size() != 2)
+    raise(exc::TypeError(), "custom_remat rule " + qualified_name(rule) + " must return a pair (output, residuals), got " +
+                                evaluator.repr(result));
+  return items;
+}
+
+Value CustomRematFunction::call(Evaluator& evaluator, CallArgs& args) {
+  const auto& policies = runtime_of(evaluator).remat_policies;
+  int level = 0;
+  JitTrace* trace = differentiating_trace(evaluator, level);
+  if (policies.empty() || !trace || level != 0) return evaluator.call(f, args);
+  if (!args.keywords.empty())
+    raise(exc::TypeError(), "a custom_remat function takes its arguments by position under jax.checkpoint");
+  Value policy = policies.back();
+  Value fwd_rule = fwd, rem_rule = rem, bwd_rule = bwd;
+  Value forward(native("custom_remat_fwd(*args)", [policy, fwd_rule](Evaluator& ev, Arguments& a) {
+    std::vector<Value> call_args{policy};
+    for (const auto& arg : ev.to_vector(a[0])) call_args.push_back(arg);
+    std::vector<Value> pair = rule_pair(ev, fwd_rule, ev.call(fwd_rule, std::move(call_args)));
+    return make_tuple({pair[0], make_tuple({pair[1], a[0]})});
+  }));
+  Value backward(native("custom_remat_bwd(saved, g)", [rem_rule, bwd_rule](Evaluator& ev, Arguments& a) {
+    std::vector<Value> saved = ev.to_vector(a[0]);
+    std::vector<Value> call_args{saved.at(0)};
+    for (const auto& arg : ev.to_vector(saved.at(1))) call_args.push_back(arg);
+    std::vector<Value> pair = rule_pair(ev, rem_rule, ev.call(rem_rule, std::move(call_args)));
+    return ev.call(bwd_rule, {pair[1], a[1]});
+  }));
+  Value helper = evaluator.call(*evaluator.module("jax")->find("custom_vjp"), {f});
+  evaluator.call(evaluator.get_attribute(helper, "defvjp"), {forward, backward});
+  return evaluator.call(helper, args);
+}
+
 Value checkpoint(Evaluator& evaluator, const Value& function, const Value& policy_value, const Value& static_argnums) {
   for (const auto& argnum : static_argnums.is_int() ? std::vector<Value>{static_argnums} : evaluator.to_vector(static_argnums))
     evaluator.index_of(argnum);  // ints; a static argument is used as it is given
   Saveable saveable = [](Evaluator&, const Equation&, const std::map<int, ArrayRef>&) { return false; };
   if (!policy_value.is_none()) saveable = policy_argument(evaluator, policy_value);
-  return Value(std::make_shared<RematFunction>(function, saveable));
+  // JAX hands custom_remat None for nothing_saveable, as for no policy.
+  Value ambient = policy_value;
+  if (auto* p = policy_value.as<PolicyObject>(); p && p->name == "nothing_saveable") ambient = Value();
+  return Value(std::make_shared<RematFunction>(function, saveable, ambient));
 }
 
 // One residual the backward pass reads: its type and where it comes from.
@@ -267,19 +420,24 @@ void install_policies(Evaluator& evaluator) {
   for (const char* name : {"dots_with_no_batch_dims_saveable", "checkpoint_dots_with_no_batch_dims"})
     policies->add(name, policy(name, [](const Equation& e) { return is_dot(e, true); }));
   policies->add_function("save_only_these_names(*names_which_can_be_saved)", [](Evaluator& ev, Arguments& a) {
-    std::set<std::string> names = names_of(ev, a[0]);
-    return policy("save_only_these_names", [names](const Equation& e) {
-      const std::string* name = name_of(e);
-      return name && names.count(*name) > 0;
-    });
+    return name_policy(ev, NamePolicy::save_only, names_of(ev, a[0]));
   });
   policies->add_function("save_any_names_but_these(*names_not_to_save)", [](Evaluator& ev, Arguments& a) {
-    std::set<std::string> names = names_of(ev, a[0]);
-    return policy("save_any_names_but_these", [names](const Equation& e) {
-      const std::string* name = name_of(e);
-      return name && names.count(*name) == 0;
-    });
+    return name_policy(ev, NamePolicy::save_any_but, names_of(ev, a[0]));
   });
+  name_policy_class(NamePolicy::save_only)->set_constructor(constructor("SaveOnlyTheseNames(saveable_names)", [](Evaluator& ev, Arguments& a) {
+    return name_policy(ev, NamePolicy::save_only, names_of(ev, a[0]));
+  }));
+  name_policy_class(NamePolicy::save_any_but)->set_constructor(constructor("SaveAnyNamesButThese(names)", [](Evaluator& ev, Arguments& a) {
+    return name_policy(ev, NamePolicy::save_any_but, names_of(ev, a[0]));
+  }));
+  name_policy_class(NamePolicy::save_and_offload)->set_constructor(constructor(
+      "SaveAndOffloadOnlyTheseNames(names_which_can_be_saved, names_which_can_be_offloaded, offload_src, offload_dst)",
+      [](Evaluator& ev, Arguments& a) {
+        return name_policy(ev, NamePolicy::save_and_offload, names_of(ev, a[0]), names_of(ev, a[1]), a[2], a[3]);
+      }));
+  for (NamePolicy kind : {NamePolicy::save_only, NamePolicy::save_any_but, NamePolicy::save_and_offload})
+    policies->add(name_policy_class(kind)->name(), Value(name_policy_class(kind)));
   policies->add_function("save_anything_except_these_names(*names_not_to_save)", [](Evaluator& ev, Arguments& a) {
     std::set<std::string> names = names_of(ev, a[0]);
     return policy("save_anything_except_these_names", [names](const Equation& e) {
@@ -297,11 +455,7 @@ void install_policies(Evaluator& evaluator) {
                              if (offloaded.count(name))
                                raise(exc::ValueError(), "The names should be exclusive and should not intersect in "
                                                         "`names_which_can_be_saved` and `names_which_can_be_offloaded`.");
-                           saved.insert(offloaded.begin(), offloaded.end());
-                           return policy("save_and_offload_only_these_names", [saved](const Equation& e) {
-                             const std::string* name = name_of(e);
-                             return name && saved.count(*name) > 0;
-                           });
+                           return name_policy(ev, NamePolicy::save_and_offload, saved, offloaded, a[2], a[3]);
                          });
   policies->add_function("save_from_both_policies(policy_1, policy_2)", [](Evaluator& ev, Arguments& a) {
     Saveable first = policy_argument(ev, a[0]), second = policy_argument(ev, a[1]);
@@ -322,6 +476,9 @@ void install_remat(Evaluator& evaluator) {
     for (const char* name : {"checkpoint", "remat"})
       module->add_function(std::string(name) + "(fun, *, prevent_cse=True, policy=None, static_argnums=())",
                            [](Evaluator& ev, Arguments& a) { return checkpoint(ev, a[0], a[2], a[3]); });
+  jax->add_function("custom_remat(f, f_fwd, f_rem, f_bwd)", [](Evaluator& ev, Arguments& a) {
+    return Value(std::make_shared<CustomRematFunction>(a[0], a[1], a[2], a[3]));
+  });
   ad_checkpoint->add_function("checkpoint_name(x, name)", [](Evaluator& ev, Arguments& a) {
     std::string name = ev.str(a[1]);
     return tree_map(ev, a[0], [&](const Value& leaf) {
