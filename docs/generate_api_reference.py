@@ -118,13 +118,26 @@ MODULES = [
     ("jax.ad_checkpoint", "import jax", [
         "`checkpoint` (also `jax.checkpoint` and `jax.remat`) recomputes on the way back what its policy "
         "does not save; `prevent_cse` is accepted and has nothing to do (shardlang's jit does not merge "
-        "the recomputation with the forward pass); `policy` must be one of `jax.checkpoint_policies` "
-        "(a policy function of one's own is not supported). `print_saved_residuals` lists the forward "
+        "the recomputation with the forward pass); `policy` is one of `jax.checkpoint_policies` or a "
+        "function of one's own, called as `policy(prim, *avals)` (JAX's `**params` are not passed). "
+        "`print_saved_residuals` lists the forward "
         "values shardlang's VJP rules read (where JAX's linearization saves `cos x` for `sin x`, "
         "shardlang saves `x`), with the file's base name in the source.",
     ]),
     ("jax.checkpoint_policies", "import jax", [
         "`save_anything_except_these_names` saves everything but the names given (JAX 0.11's saves everything).",
+    ]),
+    ("jax.ref", "import jax", [
+        "`jax.new_ref` (also `jax.ref.new_ref`) outside any transformation copies its value into a buffer the "
+        "`Ref` owns: `ref[idx] = v` writes into it in place (`unsafe_buffer_pointer()` stays) and `ref[idx]` "
+        "reads a new array. A jitted function that reads or writes a `Ref` it is passed or closes over gets "
+        "its value as a program input and writes its final value back on every call, cached ones too.",
+        "A `Ref` made inside a transformation is a value of its trace: such functions transform as pure ones. "
+        "Under `vmap` a `Ref` argument is mapped (each instance writes its own entry). Writing a value "
+        "traced inside `grad`, `vmap` or a control-flow body into a `Ref` made outside it is refused: JAX's "
+        "messages for a differentiated value and for a vmapped one, NotImplementedError for the others "
+        "(JAX carries such writes through `lax.scan`); `jax.vjp`'s `with_refs` is not provided.",
+        "`memory_space=` and `pin=` raise JAX's eager NotImplementedError (they only work inside `jit` in JAX).",
     ]),
     ("jax.errors", "import jax", [
         "`TracerBoolConversionError` (a subclass of `ConcretizationTypeError`, a `TypeError`) is raised by `bool()` "

@@ -300,6 +300,10 @@ std::optional<Value> ArrayObject::get_attribute(Evaluator& evaluator, const std:
   if (name == "addressable_shards") return addressable_shards(evaluator, self_ref);
   if (name == "is_fully_addressable") return Value::boolean(is_fully_addressable(evaluator, *this));
   if (name == "at") return at_indexer(self_ref);
+  if (name == "val")  // JAX's BatchTracer.val: inside a vmap, the batch a traced value stands for
+    for (auto axis = runtime_of(evaluator).batch_axes.rbegin(); axis != runtime_of(evaluator).batch_axes.rend(); ++axis)
+      if (axis->batched_value)
+        if (auto batched = axis->batched_value(evaluator, *this)) return Value(batched);
   if (name == "__abs__")
     return Value(native("__abs__()", [self_ref](Evaluator& ev, Arguments&) {
       return apply_elementwise(ev, primitive("abs"), {Value(self_ref)});

@@ -8,6 +8,7 @@
 // 'jax_platforms' can still change them before.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -88,6 +89,10 @@ struct BatchAxis {
   std::int64_t size = 0;
   typecheck::SpecEntry spmd_axis_name;
   typecheck::SpecEntry explicit_mesh_axis;
+  // JAX's BatchTracer.val, where the vmap runs outside jit: the batched
+  // value of an array its trace made (an ArrayObject), or null for any
+  // other array and for one no input's mapped dimension reaches.
+  std::function<std::shared_ptr<Object>(Evaluator&, const Object&)> batched_value;
 };
 
 class MeshObject;

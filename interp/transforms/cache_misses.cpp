@@ -132,6 +132,11 @@ std::string function_name(Evaluator& evaluator, const Value& function) {
 
 }  // namespace
 
+std::string function_source_info(Evaluator& evaluator, const Value& function) {
+  std::string definition = definition_of(function);
+  return function_name(evaluator, function) + (definition.empty() ? "" : " at" + definition.substr(std::string(" defined at").size()));
+}
+
 void note_tracing_cache_miss(Evaluator& evaluator, const Value& function, TraceSignature signature) {
   Runtime& runtime = runtime_of(evaluator);
   if (!runtime.trace_history) runtime.trace_history = std::make_shared<TraceHistory>();

@@ -41,6 +41,8 @@ void note_tracing_cache_miss(Evaluator& evaluator, const Value& function, TraceS
 std::vector<std::string> argument_names(Evaluator& evaluator, const Value& function, const std::vector<Value>& args);
 // The same for one argument: `name` with each leaf's key path.
 std::vector<std::string> leaf_names(Evaluator& evaluator, const std::string& name, const Value& arg);
+// JAX's DebugInfo.func_src_info: "f at file.py:5" (where it was defined).
+std::string function_source_info(Evaluator& evaluator, const Value& function);
 // The name of `function`'s parameter at `position`, or "" (none, or *args).
 std::string parameter_name(const Value& function, std::size_t position);
 

@@ -1,7 +1,6 @@
 // jax.jit, Lowered, Compiled (jit.hpp).
 #include "interp/transforms/jit.hpp"
 
-
 #include <algorithm>
 #include <set>
 
@@ -17,6 +16,7 @@
 #include "interp/ops/sharding_constraint.hpp"
 #include "interp/transforms/eval_shape.hpp"
 #include "interp/transforms/memory_plan.hpp"
+#include "interp/transforms/refs.hpp"
 #include "interp/transforms/trace.hpp"
 
 namespace interp {
@@ -40,6 +40,16 @@ struct TracedCall {
   Value output_tree;  // the traced result, its array leaves standing for program outputs in order
   std::vector<Value> static_values;  // the static arguments it was traced with (the key holds their hashes)
   MemoryPlan memory;  // the program's buffers, with the donated arguments' reuse
+  // Refs made outside the function (refs.hpp): the program inputs after the
+  // argument leaves are the closed-over ones' values; the outputs after the
+  // result's leaves are the final values of the Refs the body wrote.
+  std::vector<std::shared_ptr<RefObject>> captured;
+  std::size_t result_count = 0;
+  struct Written {
+    std::optional<std::size_t> leaf;      // an argument leaf, or
+    std::shared_ptr<RefObject> captured;  // a closed-over Ref
+  };
+  std::vector<Written> written;
 };
 
 ArrayRef leaf_array(Evaluator& evaluator, const Value& leaf) {
@@ -98,6 +108,21 @@ Value apply_shardings(Evaluator& evaluator, const Value& tree, Value shardings, 
   return tree_map(evaluator, tree, [&](const Value& leaf) { return put(leaf, targets.at(next++)); });
 }
 
+// JAX's _check_returned_refs: a jitted function returns no Ref.
+void refuse_returned_refs(Evaluator& evaluator, const Value& function, const Value& result) {
+  TreeDef def;
+  std::vector<Value> leaves = tree_flatten(evaluator, result, def);
+  std::vector<std::string> paths = def.leaf_paths(evaluator);
+  for (std::size_t i = 0; i < leaves.size(); ++i) {
+    auto* ref = leaves[i].as<RefObject>();
+    if (!ref) continue;
+    std::string where = leaves.size() == 1 && paths[i].empty() ? "" : " at output tree path result" + paths[i];
+    raise(exc::ValueError(), "function " + function_source_info(evaluator, function) +
+                                 " traced for jit returned a mutable array reference of type " + ref_type_str(*ref) + where +
+                                 ", but mutable array references cannot be returned.");
+  }
+}
+
 class JitFunctionObject : public Object {
  public:
   JitFunctionObject(Value function, JitOptions options) : function(std::move(function)), options(std::move(options)) {}
@@ -126,6 +151,7 @@ class JitFunctionObject : public Object {
     std::vector<bool> donated;
     std::vector<Value> static_values;
     std::string key;
+    std::vector<std::shared_ptr<RefObject>> refs;  // per leaf: the Ref it is (its value the leaf), or null
   };
   Signature signature(Evaluator& evaluator, const CallArgs& args) const;
   // The entry of `signature` in `entries`, or null (equal hashes of unequal
@@ -134,7 +160,10 @@ class JitFunctionObject : public Object {
   // Traces (or finds in the cache) the call; `arguments` receives the
   // concrete array arguments in program-input order. With `cached_only`, a
   // signature not in the cache gives nullptr instead of a trace.
-  const TracedCall* trace(Evaluator& evaluator, CallArgs& args, std::vector<ArrayRef>& arguments, bool cached_only = false);
+  // `refs` receives, per argument leaf, the Ref it is (null for an array);
+  // the arguments end with the values of the Refs the program closes over.
+  const TracedCall* trace(Evaluator& evaluator, CallArgs& args, std::vector<ArrayRef>& arguments, bool cached_only = false,
+                          std::vector<std::shared_ptr<RefObject>>* refs = nullptr);
   // Check mode: follows the body on abstract arrays once per signature (its
   // diagnostics), recording the program its memory plan comes from, and
   // charges the plan as run does; a call of a signature already checked
@@ -149,8 +178,10 @@ class JitFunctionObject : public Object {
                                             const Signature& signature, bool clean);
   // Check mode: charges `traced`'s memory plan for a call on `arguments`.
   static void charge_plan(Evaluator& evaluator, const TracedCall& traced, const std::vector<ArrayRef>& arguments);
-  // Runs a traced call's executable and rebuilds the result tree.
-  static Value run(Evaluator& evaluator, const TracedCall& traced, const std::vector<ArrayRef>& arguments);
+  // Runs a traced call's executable and rebuilds the result tree; writes
+  // the Refs' final values (`refs`: per argument leaf, its Ref or null).
+  static Value run(Evaluator& evaluator, const TracedCall& traced, const std::vector<ArrayRef>& arguments,
+                   const std::vector<std::shared_ptr<RefObject>>& refs);
   // Check mode: refuses the arguments a call refuses before tracing.
   void check_arguments(Evaluator& evaluator, const CallArgs& args) const;
   // The memory plan of a program this jit traced (with its donations), or
@@ -231,7 +262,7 @@ TraceSignature signature_of(Evaluator& evaluator, const JitFunctionObject& view,
 
 JitFunctionObject::Signature JitFunctionObject::signature(Evaluator& evaluator, const CallArgs& args) const {
   JitFunctionObject view(function, effective_options());
-  Signature out{args, {}, {}, {}, {}};
+  Signature out{args, {}, {}, {}, {}, {}};
   CallArgs& dynamic = out.dynamic;
   std::string& key = out.key;
   auto prepare = [&](Value& value, std::size_t position, const std::string* keyword) {
@@ -243,7 +274,8 @@ JitFunctionObject::Signature JitFunctionObject::signature(Evaluator& evaluator, 
     }
     TreeDef def;
     std::vector<Value> items = tree_flatten(evaluator, value, def);
-    for (auto& item : items) item = Value(leaf_array(evaluator, item));
+    for (auto& item : items)
+      if (!item.as<RefObject>()) item = Value(leaf_array(evaluator, item));
     value = tree_unflatten(evaluator, def, items);
     key += def.str(evaluator) + ";";
   };
@@ -265,10 +297,12 @@ JitFunctionObject::Signature JitFunctionObject::signature(Evaluator& evaluator, 
   auto collect = [&](const Value& value, bool donate) {
     TreeDef def;
     for (const auto& leaf : tree_flatten(evaluator, value, def)) {
-      ArrayRef array = std::static_pointer_cast<ArrayObject>(leaf.object());
+      auto ref = leaf.as<RefObject>() ? std::static_pointer_cast<RefObject>(leaf.object()) : nullptr;
+      ArrayRef array = ref ? ref->value : std::static_pointer_cast<ArrayObject>(leaf.object());
       out.leaves.push_back(array);
-      out.donated.push_back(donate);
-      key += leaf_key(*array, meshes) + ";";
+      out.refs.push_back(ref);
+      out.donated.push_back(donate || ref);  // a Ref's final value takes its buffer
+      key += std::string(ref ? "ref|" : "") + leaf_key(*array, meshes) + ";";
     }
   };
   for (std::size_t i = 0; i < dynamic.positional.size(); ++i)
@@ -293,22 +327,49 @@ const TracedCall* JitFunctionObject::find(std::map<std::string, TracedCall>& ent
   return nullptr;
 }
 
+// JAX's check_no_aliased_ref_args: one Ref passed as two arguments.
+void refuse_aliased_refs(Evaluator& evaluator, const JitFunctionObject& view, const CallArgs& dynamic,
+                         const std::vector<ArrayRef>& leaves, const std::vector<std::shared_ptr<RefObject>>& refs) {
+  for (std::size_t i = 0; i < refs.size(); ++i)
+    for (std::size_t j = 0; refs[i] && j < i; ++j) {
+      if (refs[j] != refs[i]) continue;
+      std::vector<std::string> names = signature_of(evaluator, view, dynamic, leaves).names;
+      auto name = [&](std::size_t k) { return k < names.size() && !names[k].empty() ? names[k] : std::string("unknown"); };
+      raise(exc::ValueError(), "only one reference to a mutable array may be passed as an argument to a function, but "
+                               "when tracing " + function_source_info(evaluator, view.function) +
+                                   " for jit the mutable array reference of type " + ref_type_str(*refs[i]) +
+                                   " appeared at both " + name(j) + " and " + name(i) + ".");
+    }
+}
+
 const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args, std::vector<ArrayRef>& arguments,
-                                           bool cached_only) {
+                                           bool cached_only, std::vector<std::shared_ptr<RefObject>>* argument_refs) {
   JitFunctionObject view(function, effective_options());
   Signature signature = this->signature(evaluator, args);
   arguments = signature.leaves;
-  if (const TracedCall* found = find(cache, signature)) return found;
+  if (argument_refs) *argument_refs = signature.refs;
+  refuse_aliased_refs(evaluator, view, signature.dynamic, signature.leaves, signature.refs);
+  if (const TracedCall* found = find(cache, signature)) {
+    for (const auto& ref : found->captured) arguments.push_back(ref->value);
+    return found;
+  }
   if (cached_only) return nullptr;
   note_tracing_cache_miss(evaluator, function, signature_of(evaluator, view, signature.dynamic, signature.leaves));
 
   // Trace: the body runs once with abstract stand-ins for the arguments.
   JitTrace jit_trace;
+  jit_trace.ref_effects = std::make_shared<RefEffects>();
   std::map<const ArrayObject*, ArrayRef> tracers;
-  for (const auto& leaf : signature.leaves) tracers.emplace(leaf.get(), jit_trace.add_input(*leaf));
+  for (std::size_t i = 0; i < signature.leaves.size(); ++i) {
+    ArrayRef tracer = jit_trace.add_input(*signature.leaves[i]);
+    if (signature.refs[i]) jit_trace.ref_effects->lifted.push_back({signature.refs[i], i, tracer, false});
+    else tracers.emplace(signature.leaves[i].get(), tracer);
+  }
   auto substitute = [&](Value& value, std::size_t position, const std::string* keyword) {
     if (is_static(view, position, keyword)) return;
-    value = tree_map(evaluator, value, [&](const Value& leaf) { return Value(tracers.at(leaf.as<ArrayObject>())); });
+    value = tree_map(evaluator, value, [&](const Value& leaf) {
+      return leaf.as<RefObject>() ? leaf : Value(tracers.at(leaf.as<ArrayObject>()));
+    });
   };
   CallArgs traced_args = signature.dynamic;
   for (std::size_t i = 0; i < traced_args.positional.size(); ++i) substitute(traced_args.positional[i], i, nullptr);
@@ -317,17 +378,30 @@ const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
   {
     TraceScope scope(evaluator, jit_trace);
     result = evaluator.call(function, traced_args);
+    refuse_returned_refs(evaluator, function, result);
     result = tree_map(evaluator, result, [&](const Value& leaf) { return Value(leaf_array(evaluator, leaf)); });
     result = apply_shardings(evaluator, result, options.out_shardings, "out_shardings");
   }
   TreeDef result_def;
   for (const auto& leaf : tree_flatten(evaluator, result, result_def))
     jit_trace.program->outputs.push_back(jit_trace.variable_of(std::static_pointer_cast<ArrayObject>(leaf.object())));
-  Executable executable = compile(evaluator, jit_trace.program);
-  MemoryPlan memory = plan_memory(executable, signature.donated);
-  return &cache.emplace(signature.key, TracedCall{jit_trace.program, std::move(executable), result, signature.static_values,
-                                                  std::move(memory)})
-              .first->second;
+  TracedCall traced{jit_trace.program, Executable(nullptr), result, signature.static_values, {}, {}, 0, {}};
+  traced.result_count = jit_trace.program->outputs.size();
+  std::vector<bool> donated = signature.donated;
+  for (const auto& lifted : jit_trace.ref_effects->lifted) {
+    bool argument = lifted.input < signature.leaves.size();
+    if (!argument) {
+      traced.captured.push_back(lifted.ref);
+      arguments.push_back(lifted.ref->value);
+      donated.push_back(true);
+    }
+    if (!lifted.written) continue;
+    jit_trace.program->outputs.push_back(jit_trace.variable_of(lifted.current));
+    traced.written.push_back({argument ? std::optional(lifted.input) : std::nullopt, argument ? nullptr : lifted.ref});
+  }
+  traced.executable = compile(evaluator, jit_trace.program);
+  traced.memory = plan_memory(traced.executable, donated);
+  return &cache.emplace(signature.key, std::move(traced)).first->second;
 }
 
 void JitFunctionObject::check_arguments(Evaluator& evaluator, const CallArgs& args) const {
@@ -358,10 +432,11 @@ Value JitFunctionObject::call(Evaluator& evaluator, CallArgs& args) {
   JitCallScope timed(evaluator, function);
   if (evaluator.mode == Evaluator::Mode::check) return check_call(evaluator, args);
   std::vector<ArrayRef> arguments;
-  const TracedCall* traced = trace(evaluator, args, arguments);
+  std::vector<std::shared_ptr<RefObject>> refs;
+  const TracedCall* traced = trace(evaluator, args, arguments, false, &refs);
   for (const auto& argument : arguments)
     if (argument->abstract()) refuse_shape_dtype_struct();
-  return run(evaluator, *traced, arguments);
+  return run(evaluator, *traced, arguments, refs);
 }
 
 Value JitFunctionObject::check_call(Evaluator& evaluator, CallArgs& args) {
@@ -455,7 +530,7 @@ std::optional<TracedCall> JitFunctionObject::checked_program(Evaluator& evaluato
   }
   Executable executable = compile(evaluator, recorder.program);
   MemoryPlan memory = plan_memory(executable, signature.donated);
-  return TracedCall{recorder.program, std::move(executable), outputs, signature.static_values, std::move(memory)};
+  return TracedCall{recorder.program, std::move(executable), outputs, signature.static_values, std::move(memory), {}, 0, {}};
 }
 
 void JitFunctionObject::charge_plan(Evaluator& evaluator, const TracedCall& traced, const std::vector<ArrayRef>& arguments) {
@@ -466,7 +541,8 @@ void JitFunctionObject::charge_plan(Evaluator& evaluator, const TracedCall& trac
   }
 }
 
-Value JitFunctionObject::run(Evaluator& evaluator, const TracedCall& traced, const std::vector<ArrayRef>& arguments) {
+Value JitFunctionObject::run(Evaluator& evaluator, const TracedCall& traced, const std::vector<ArrayRef>& arguments,
+                             const std::vector<std::shared_ptr<RefObject>>& refs) {
   std::vector<ArrayRef> outputs;
   {
     // The plan holds the program's buffers while it runs; its outputs are
@@ -476,8 +552,22 @@ Value JitFunctionObject::run(Evaluator& evaluator, const TracedCall& traced, con
     outputs = traced.executable.run(evaluator, arguments);
   }
   for (const auto& output : outputs) charge_device_memory(evaluator, *output);
+  for (std::size_t k = 0; k < traced.written.size(); ++k) {
+    const auto& written = traced.written[k];
+    write_back(evaluator, written.leaf ? *refs.at(*written.leaf) : *written.captured, outputs.at(traced.result_count + k));
+  }
+  // A result that holds a Ref's buffer is an array of its own (later writes do not reach it).
+  std::vector<const ArrayObject*> buffers;
+  for (const auto& ref : refs)
+    if (ref) buffers.push_back(ref->value.get());
+  for (const auto& ref : traced.captured) buffers.push_back(ref->value.get());
   std::size_t next = 0;
-  return tree_map(evaluator, traced.output_tree, [&](const Value&) { return Value(outputs.at(next++)); });
+  return tree_map(evaluator, traced.output_tree, [&](const Value&) {
+    ArrayRef output = outputs.at(next++);
+    for (const auto* buffer : buffers)
+      if (shares_buffers(*output, *buffer)) output = array_copy(evaluator, output);
+    return Value(output);
+  });
 }
 
 // compiled.memory_analysis(): JAX's CompiledMemoryStats fields, in bytes on
@@ -537,10 +627,11 @@ class CompiledObject : public Object {
     if (tracing_jit(evaluator) || evaluator.mode == Evaluator::Mode::check) return lowered.jit->call(evaluator, full);
     std::vector<ArrayRef> arguments;
     // The lowered signature is in the jit's cache; other types are not traced.
-    const TracedCall* traced = lowered.jit->trace(evaluator, full, arguments, true);
+    std::vector<std::shared_ptr<RefObject>> refs;
+    const TracedCall* traced = lowered.jit->trace(evaluator, full, arguments, true, &refs);
     if (!traced || traced->program != program)
       raise(exc::TypeError(), "Argument types differ from the types for which this computation was compiled.");
-    return JitFunctionObject::run(evaluator, *traced, arguments);
+    return JitFunctionObject::run(evaluator, *traced, arguments, refs);
   }
   std::optional<Value> get_attribute(Evaluator&, const std::string& attribute) override {
     auto program_ref = program;
@@ -696,6 +787,7 @@ void install_jit(Evaluator& evaluator) {
   install_control_flow(evaluator);
   install_sharding_constraint(evaluator);
   install_numpy_testing(evaluator);
+  install_refs(evaluator);
   evaluator.module("jax")->add_function(
       "jit(fun=None, /, *, in_shardings=None, out_shardings=None, static_argnums=None, static_argnames=None, "
       "donate_argnums=None, donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False)",

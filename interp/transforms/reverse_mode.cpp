@@ -5,6 +5,7 @@
 #include "interp/python/builtins.hpp"
 #include "interp/transforms/costing.hpp"
 #include "interp/transforms/custom_derivatives.hpp"
+#include "interp/transforms/refs.hpp"
 
 namespace interp {
 
@@ -19,6 +20,20 @@ using vjp::apply;
 using vjp::convert;
 using vjp::reshape;
 using vjp::zeros_like;
+
+// JAX's _check_input_dtype_revderiv for a Ref (jax.vjp's with_refs, which
+// takes the gradient of a Ref argument into a Ref, is not provided).
+namespace {
+[[noreturn]] void refuse_ref_argument(bool grad) {
+  if (!grad)
+    raise(exc::NotImplementedError(), "shardlang: jax.vjp with respect to a Ref-typed argument (the VJP function's "
+                                      "with_refs) is not supported");
+  raise(exc::TypeError(), "grad cannot differentiate with respect to a Ref-typed argument, because the gradient for a "
+                          "ref must itself be accumulated into a ref. Instead, use `jax.vjp` and bind a gradient ref "
+                          "using the returned VJP function's `with_refs` method. (Ref arguments not selected by grad's "
+                          "argnums are fine: they are treated as plumbing, and are not differentiated.)");
+}
+}  // namespace
 
 // Traces `function` on `args` with the leaves of the arguments at `argnums`
 // as the program's inputs. Run eagerly, the trace also computes values, so
@@ -40,6 +55,7 @@ std::shared_ptr<Linearization> trace_at(Evaluator& evaluator, const Value& funct
     lin->first_leaf.push_back(lin->primals.size());
     std::vector<Value> tracers;
     for (const auto& leaf : tree_flatten(evaluator, args.positional[position], lin->defs.back())) {
+      if (leaf.as<RefObject>()) refuse_ref_argument(require_float);
       ArrayRef array = leaf.as<ArrayObject>() ? as_array(leaf) : to_array(evaluator, leaf);
       if (require_float && !typecheck::is_floating(array->aval.dtype))
         raise(exc::TypeError(), "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of "

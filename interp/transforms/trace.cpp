@@ -225,4 +225,12 @@ TraceScope::TraceScope(Evaluator& evaluator, Trace& trace) : evaluator_(evaluato
 
 TraceScope::~TraceScope() { runtime_of(evaluator_).trace_stack.pop_back(); }
 
+TraceStackCut::TraceStackCut(Evaluator& evaluator, std::size_t keep)
+    : evaluator_(evaluator), saved_(runtime_of(evaluator).trace_stack) {
+  auto& stack = runtime_of(evaluator).trace_stack;
+  stack.resize(std::min(keep, stack.size()));
+}
+
+TraceStackCut::~TraceStackCut() { runtime_of(evaluator_).trace_stack = saved_; }
+
 }  // namespace interp

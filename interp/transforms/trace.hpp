@@ -11,6 +11,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,7 @@ class AbstractTrace : public Trace {
 };
 
 class CustomRule;  // custom_derivatives.hpp
+struct RefEffects;  // refs.hpp
 
 // The span of a differentiating trace's program that a custom rule
 // (jax.custom_jvp, jax.custom_vjp) differentiates in place of its
@@ -83,6 +85,14 @@ class JitTrace : public Trace {
   ArrayRef concrete_value(int variable) const;
   // The variable of `array`: its own, or a new constant.
   int variable_of(const ArrayRef& array);
+  // The variable of an array this trace made (an input or a result), or nullopt.
+  std::optional<int> traced_variable(const ArrayObject& array) const {
+    auto found = variables_.find(&array);
+    if (found == variables_.end()) return std::nullopt;
+    for (const auto& constant : program->constants)
+      if (constant.first == found->second.first) return std::nullopt;
+    return found->second.first;
+  }
 
   std::shared_ptr<Jaxpr> program;
   // A trace that grad, vjp or jvp differentiates: custom rules called in it
@@ -93,6 +103,12 @@ class JitTrace : public Trace {
   // Differentiating traces: where each equation was applied, as JAX's
   // source_info_util.summarize writes it ("f.py:3:6 (g)"; the file's base name).
   std::vector<std::string> sources;
+  // vmap's trace of one example (a write of its values into a Ref made
+  // outside is refused, refs.hpp).
+  bool batching = false;
+  // A jitted function's trace from outside any trace: the Refs made outside
+  // it that it reads and writes (refs.hpp); null for other traces.
+  std::shared_ptr<RefEffects> ref_effects;
 
  private:
   std::map<const ArrayObject*, std::pair<int, ArrayRef>> variables_;
@@ -132,6 +148,20 @@ bool checking_jitted_body(Evaluator& evaluator);
 // "file.py:12:4 (f)", the call's line and 0-based column (the statement's
 // when no call runs) and the function; "unknown" without a source.
 std::string source_summary(Evaluator& evaluator);
+
+// Keeps only the first `keep` traces of the stack for the lifetime of the
+// scope (work done beneath the traces above, as if they were not running).
+class TraceStackCut {
+ public:
+  TraceStackCut(Evaluator& evaluator, std::size_t keep);
+  ~TraceStackCut();
+  TraceStackCut(const TraceStackCut&) = delete;
+  TraceStackCut& operator=(const TraceStackCut&) = delete;
+
+ private:
+  Evaluator& evaluator_;
+  std::vector<Trace*> saved_;
+};
 
 // Pushes a trace for the lifetime of the scope.
 class TraceScope {

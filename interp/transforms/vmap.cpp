@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "interp/library/tree_module.hpp"
 #include "interp/ops/batching.hpp"
 #include "interp/ops/primitives.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/transforms/costing.hpp"
+#include "interp/transforms/refs.hpp"
 #include "interp/transforms/trace.hpp"
 #include "typecheck/python_repr.hpp"
 
@@ -52,6 +54,7 @@ std::string argument_type(Evaluator& evaluator, const Value& value) {
 // The shape of a leaf JAX can map (an array or a Python scalar), or nullopt.
 std::optional<typecheck::Shape> leaf_shape(const Value& value) {
   if (auto* array = value.as<ArrayObject>()) return array->aval.shape;
+  if (auto* ref = value.as<RefObject>()) return ref->value->aval.shape;
   if (value.is_number()) return typecheck::Shape{};
   return std::nullopt;
 }
@@ -189,13 +192,16 @@ class BatchAxisScope {
 using BatchedValues = std::map<int, Batched>;
 
 // The program walked with the batching rules (vmap.hpp).
-void batch_program(Evaluator& evaluator, const JitTrace& trace, const BatchAxis& axis, bool concrete, BatchedValues& values) {
+// `only`: the equation outputs to compute (null: all).
+void batch_program(Evaluator& evaluator, const JitTrace& trace, const BatchAxis& axis, bool concrete, BatchedValues& values,
+                   const std::set<int>* only = nullptr) {
   const Jaxpr& program = *trace.program;
   const bool eager = concrete && dynamic_cast<EagerTrace*>(&current_trace(evaluator));
   for (const auto& [variable, constant] : program.constants) values[variable] = {constant, not_mapped};
   // Each equation batched under the context mesh it was traced under.
   ContextMeshScope context(runtime_of(evaluator));
   for (const auto& e : program.equations) {
+    if (only && !only->count(e.output)) continue;
     context.enter(e);
     std::vector<ArrayRef> operands;
     std::vector<int> dims;
@@ -215,6 +221,51 @@ void batch_program(Evaluator& evaluator, const JitTrace& trace, const BatchAxis&
     } else {
       values[e.output] = {as_array(bind(evaluator, *e.primitive, std::move(operands), e.params)), not_mapped};
     }
+  }
+}
+
+// JAX's BatchTracer.val: the batched value of `tracer` (a value `trace`
+// made while it runs over `inputs`), its mapped dimension where the
+// batching rules put it, computed beneath the trace from the equations it
+// depends on; null for another array or an unmapped value (no BatchTracer
+// in JAX).
+ArrayRef batched_value(Evaluator& evaluator, const JitTrace& trace, const BatchAxis& axis, bool concrete,
+                       const std::vector<std::pair<int, Batched>>& inputs, const ArrayObject& tracer) {
+  auto variable = trace.traced_variable(tracer);
+  if (!variable) return nullptr;
+  std::set<int> needed{*variable};
+  const auto& equations = trace.program->equations;
+  for (auto e = equations.rbegin(); e != equations.rend(); ++e)
+    if (needed.count(e->output)) needed.insert(e->inputs.begin(), e->inputs.end());
+  const auto& stack = runtime_of(evaluator).trace_stack;
+  auto below = static_cast<std::size_t>(std::find(stack.begin(), stack.end(), &trace) - stack.begin());
+  TraceStackCut beneath(evaluator, below);
+  BatchedValues values;
+  for (const auto& [input, value] : inputs) values[input] = value;
+  batch_program(evaluator, trace, axis, concrete, values, &needed);
+  auto found = values.find(*variable);
+  return found == values.end() || found->second.dim == not_mapped ? nullptr : found->second.value;
+}
+
+// A mapped Ref argument: each example reads and writes its own entry, a Ref
+// of the trace (`example`) whose final value (`output`) is written back
+// along the axis.
+struct MappedRef {
+  std::shared_ptr<RefObject> ref, example;
+  int input = -1, axis = 0, output = -1;
+};
+
+void write_mapped_refs(Evaluator& evaluator, const JitTrace& trace, const BatchAxis& axis,
+                       const std::vector<MappedRef>& mapped_refs, const BatchedValues& values) {
+  const std::vector<ArrayRef> no_operands;
+  const std::vector<int> no_dims;
+  const Params no_params;
+  for (const auto& mapped : mapped_refs) {
+    if (mapped.output == mapped.input) continue;  // not written
+    const Batched& out = values.at(mapped.output);
+    const auto& example = trace.program->variable_types.at(static_cast<std::size_t>(mapped.output));
+    BatchCall placing{evaluator, no_operands, no_dims, no_params, axis, primitive("broadcast_in_dim"), example};
+    mapped.ref->swap(evaluator, Value(), Value(batching::match_dim(placing, out.value, out.dim, mapped.axis)));
   }
 }
 
@@ -284,7 +335,7 @@ Value apply_vmap(Evaluator& evaluator, const VmapOptions& options, CallArgs args
   }
 
   BatchAxis axis{options.axis_name, mapped_axis_size(evaluator, options, leaves, args), options.spmd_axis_name,
-                 explicit_mesh_axis(evaluator, leaves)};
+                 explicit_mesh_axis(evaluator, leaves), nullptr};
   if (!options.spmd_axis_name.empty() && !axis.explicit_mesh_axis.empty()) {
     if (options.spmd_axis_name != axis.explicit_mesh_axis)
       raise(exc::ValueError(), "Only one of spmd_axis_name or arrays sharded on `Explicit` mesh axis type is allowed. Got "
@@ -297,11 +348,23 @@ Value apply_vmap(Evaluator& evaluator, const VmapOptions& options, CallArgs args
   // Trace one example: mapped leaves become program inputs.
   const bool concrete = evaluator.mode == Evaluator::Mode::run && !tracing_jit(evaluator);
   JitTrace trace(concrete);
+  trace.batching = true;
   std::vector<std::pair<int, Batched>> inputs;
   std::vector<Value> traced;
+  std::vector<MappedRef> mapped_refs;
   for (auto& leaf : leaves) {
     if (!leaf.axis) {
       traced.push_back(leaf.value);
+      continue;
+    }
+    if (auto* ref = leaf.value.as<RefObject>()) {
+      ArrayRef array = ref->read(evaluator);
+      ArrayRef tracer = trace.add_input(example_of(*array, static_cast<std::size_t>(*leaf.axis)));
+      inputs.emplace_back(trace.program->inputs.back(), Batched{array, static_cast<int>(*leaf.axis)});
+      auto example = std::make_shared<RefObject>(tracer, &trace);
+      mapped_refs.push_back({std::static_pointer_cast<RefObject>(leaf.value.object()), example, inputs.back().first,
+                             static_cast<int>(*leaf.axis), -1});
+      traced.push_back(Value(example));
       continue;
     }
     ArrayRef array = leaf.value.as<ArrayObject>() ? as_array(leaf.value) : to_array(evaluator, leaf.value);
@@ -323,7 +386,12 @@ Value apply_vmap(Evaluator& evaluator, const VmapOptions& options, CallArgs args
   }
   Value returned;
   {
-    BatchAxisScope axis_scope(evaluator, axis);
+    BatchAxis traced_axis = axis;
+    traced_axis.batched_value = [&trace, &inputs, axis, concrete](Evaluator& ev, const Object& value) -> std::shared_ptr<Object> {
+      auto* tracer = dynamic_cast<const ArrayObject*>(&value);
+      return tracer ? batched_value(ev, trace, axis, concrete, inputs, *tracer) : nullptr;
+    };
+    BatchAxisScope axis_scope(evaluator, traced_axis);
     TraceScope scope(evaluator, trace);
     returned = evaluator.call(options.function, call);
   }
@@ -340,6 +408,7 @@ Value apply_vmap(Evaluator& evaluator, const VmapOptions& options, CallArgs args
                                   evaluator.repr(Value(type_of(leaf))) + " is not a valid JAX type");
     out_variables.push_back(trace.variable_of(leaf.as<ArrayObject>() ? as_array(leaf) : to_array(evaluator, leaf)));
   }
+  for (auto& mapped : mapped_refs) mapped.output = trace.variable_of(mapped.example->value);
   BatchedValues values;
   for (const auto& [variable, value] : inputs) values[variable] = value;
   batch_program(evaluator, trace, axis, concrete, values);
@@ -348,6 +417,7 @@ Value apply_vmap(Evaluator& evaluator, const VmapOptions& options, CallArgs args
   const std::vector<ArrayRef> no_operands;
   const std::vector<int> no_dims;
   const Params no_params;
+  write_mapped_refs(evaluator, trace, axis, mapped_refs, values);
   for (std::size_t k = 0; k < out_leaves.size(); ++k) {
     const Batched& out = values.at(out_variables[k]);
     const auto& example = trace.program->variable_types.at(static_cast<std::size_t>(out_variables[k]));
