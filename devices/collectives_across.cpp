@@ -227,6 +227,7 @@ void exchange_across(const Call& call, const Members& members, const Slab& whole
   }
   for (Incoming& message : incoming) transport.start_receive(message.process, message.bytes);
   transport.complete();
+  if (piece_bytes == 0) return;  // empty pieces: nothing to place (and no storage to copy into)
   for (const Incoming& message : incoming) {
     const std::byte* next = message.bytes.data();
     for (std::size_t j = 0; j < n; ++j) {
