@@ -295,6 +295,11 @@ Checked<ArrayType> slice_rule(const ArrayType& operand, std::span<const std::int
   return resized(operand, std::move(shape), "slicing");
 }
 
+std::string index_out_of_bounds(std::int64_t index, std::size_t axis, std::int64_t size) {
+  return "index " + std::to_string(index) + " is out of bounds for axis " + std::to_string(axis) + " with size " +
+         std::to_string(size);
+}
+
 std::string too_many_indices(std::size_t ndim, std::size_t consumed) {
   return "Too many indices: array is " + std::to_string(ndim) + "-dimensional, but " + std::to_string(consumed) +
          " were indexed";
@@ -331,8 +336,7 @@ Checked<ArrayType> static_index_rule(const ArrayType& operand, std::span<const I
     const std::int64_t size = operand.shape[dim];
     if (item.kind == IndexItem::Kind::integer) {
       if (item.index < -size || item.index >= size)
-        return Error{ErrorClass::IndexError, "index " + std::to_string(item.index) + " is out of bounds for axis " +
-                                                 std::to_string(dim) + " with size " + std::to_string(size)};
+        return Error{ErrorClass::IndexError, index_out_of_bounds(item.index, dim, size)};
       const std::int64_t at = item.index < 0 ? item.index + size : item.index;
       start.push_back(at);
       limit.push_back(at + 1);

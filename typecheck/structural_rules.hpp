@@ -77,6 +77,8 @@ struct IndexItem {
 Checked<ArrayType> static_index_rule(const ArrayType& operand, std::span<const IndexItem> items);
 // JAX's IndexError text for an index that names more dims than x has.
 std::string too_many_indices(std::size_t ndim, std::size_t consumed);
+// The IndexError text for an integer index outside [-size, size).
+std::string index_out_of_bounds(std::int64_t index, std::size_t axis, std::int64_t size);
 
 // lax.dynamic_slice(x, starts, slice_sizes) (the rule does not read starts).
 Checked<ArrayType> dynamic_slice_rule(const ArrayType& operand, std::span<const std::int64_t> slice_sizes);

@@ -466,11 +466,7 @@ std::optional<Value> ArrayObject::get_item(Evaluator& evaluator, const Value& ke
     else if (k.is_none()) items.push_back(typecheck::IndexItem::newaxis());
     else if (k.as<EllipsisObject>()) items.push_back(typecheck::IndexItem::ellipsis());
     else if (auto* s = k.as<SliceObject>()) {
-      auto part = [&](const Value& v) -> std::optional<std::int64_t> {
-        if (v.is_none()) return std::nullopt;
-        return evaluator.index_of(v);
-      };
-      items.push_back(typecheck::IndexItem::range(part(s->lower), part(s->upper), part(s->step)));
+      items.push_back(slice_index_item(evaluator, *s));
     } else {
       refuse_indexer(evaluator, k);
     }

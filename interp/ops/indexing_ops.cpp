@@ -17,6 +17,7 @@
 #include "typecheck/rule_support.hpp"
 #include "typecheck/shape_arithmetic.hpp"
 #include "typecheck/shape_rules.hpp"
+#include "typecheck/python_repr.hpp"
 #include "typecheck/structural_rules.hpp"
 
 namespace interp {
@@ -59,8 +60,7 @@ Window window_of(Evaluator& evaluator, const typecheck::ArrayType& operand, cons
     if (k.is_integral()) {
       std::int64_t index = k.as_int() < 0 ? k.as_int() + n : k.as_int();
       if (index < 0 || index >= n)
-        raise(exc::IndexError(), "index " + std::to_string(k.as_int()) + " is out of bounds for axis " +
-                                     std::to_string(dim) + " with size " + std::to_string(n));
+        raise(exc::IndexError(), typecheck::index_out_of_bounds(k.as_int(), dim, n));
       window.start.push_back(index);
       window.extent.push_back(1);
       window.items.push_back(typecheck::IndexItem::integer(index));
@@ -219,8 +219,7 @@ Selection select(Evaluator& evaluator, const typecheck::Shape& x_shape, const Va
     if (k.is_integral()) {
       std::int64_t index = k.as_int() < 0 ? k.as_int() + n : k.as_int();
       if (index < 0 || index >= n)
-        raise(exc::IndexError(), "index " + std::to_string(k.as_int()) + " is out of bounds for axis " +
-                                     std::to_string(dim) + " with size " + std::to_string(n));
+        raise(exc::IndexError(), typecheck::index_out_of_bounds(k.as_int(), dim, n));
       if (advanced) items.push_back({Item::Kind::array, dim, 0, 1, 1, {index}, {}});
       else items.push_back({Item::Kind::integer, dim, index, 1, 1, {}, {}});
     } else if (auto* s = k.as<SliceObject>()) {
@@ -569,6 +568,14 @@ void install_indexing_operations(Evaluator&, ModuleObject& module) {
 // over the advanced dims (merged into one dim by a reshape when there are
 // several), so it traces, differentiates and batches as those primitives do.
 
+typecheck::IndexItem slice_index_item(Evaluator& evaluator, const SliceObject& slice) {
+  auto bound = [&](const Value& v) -> std::optional<std::int64_t> {
+    if (v.is_none()) return std::nullopt;
+    return evaluator.index_of(v);
+  };
+  return typecheck::IndexItem::range(bound(slice.lower), bound(slice.upper), bound(slice.step));
+}
+
 bool has_index_arrays(const Value& key) {
   std::vector<Value> keys = key.as<TupleObject>() ? key.as<TupleObject>()->items : std::vector<Value>{key};
   return std::any_of(keys.begin(), keys.end(), is_index_array);
@@ -591,12 +598,11 @@ const TypeRef& non_concrete_boolean_index_error() {
 
 namespace {
 
-// A shape as Python prints a tuple or a list of its extents.
-std::string python_shape(const typecheck::Shape& shape, bool as_list) {
+// Extents as Python prints a list of them: [2, 3].
+std::string python_list_repr(const typecheck::Shape& shape) {
   std::string out;
   for (auto extent : shape) out += (out.empty() ? "" : ", ") + std::to_string(extent);
-  if (as_list) return "[" + out + "]";
-  return "(" + out + (shape.size() == 1 ? ",)" : ")");
+  return "[" + out + "]";
 }
 
 // An index item: a basic one (int, slice, None, ...) kept as given, or an
@@ -609,6 +615,7 @@ struct IndexPart {
 
 struct IndexParts {
   std::vector<IndexPart> parts;
+  std::size_t consumed = 0;  // operand dims the parts name (not None or ...)
   // check mode: a mask's true elements are unknown, so all were assumed true
   // and the result is a poisoned guess.
   bool guessed = false;
@@ -633,6 +640,7 @@ IndexParts index_parts(Evaluator& evaluator, const typecheck::Shape& shape, cons
   if (consumed > shape.size())
     raise(exc::IndexError(), typecheck::too_many_indices(shape.size(), consumed));
   IndexParts made;
+  made.consumed = consumed;
   std::vector<IndexPart>& parts = made.parts;
   std::size_t dim = 0;
   for (std::size_t position = 0; position < converted.size(); ++position) {
@@ -649,7 +657,7 @@ IndexParts index_parts(Evaluator& evaluator, const typecheck::Shape& shape, cons
     for (std::size_t d = 0; d < mask.size(); ++d)
       if (mask[d] != 0 && mask[d] != expected[d])
         raise(exc::IndexError(), "boolean index did not match shape of indexed array in index " + std::to_string(position) +
-                                     ": got " + python_shape(mask, false) + ", expected " + python_shape(expected, true));
+                                     ": got " + typecheck::python_shape_repr(mask) + ", expected " + python_list_repr(expected));
     dim += mask.size();
     if (array->abstract()) {
       if (evaluator.mode == Evaluator::Mode::run || tracing_jit(evaluator) || checking_jitted_body(evaluator))
@@ -687,27 +695,18 @@ Value advanced_index(Evaluator& evaluator, const ArrayRef& operand, const Value&
   std::vector<Value> keys = key.as<TupleObject>() ? key.as<TupleObject>()->items : std::vector<Value>{key};
   IndexParts resolved = index_parts(evaluator, operand->aval.shape, keys);
   const std::vector<IndexPart>& parts = resolved.parts;
-  // Integers count as advanced items beside arrays (NumPy's rule); the
-  // advanced dims of the result go where the advanced items are when they
-  // are adjacent in the index, else first.
-  std::vector<std::size_t> advanced;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (parts[i].basic.is_bool()) refuse_indexer(evaluator, parts[i].basic);
-    if (parts[i].array || parts[i].basic.is_integral()) advanced.push_back(i);
-  }
-  const bool adjacent = advanced.back() - advanced.front() + 1 == advanced.size();
-
-  // The basic items as one static index, advanced dims kept whole; where
-  // each advanced dim lands in its result.
-  std::size_t consumed = 0;
-  for (const auto& part : parts)
-    if (!part.basic.is_none() && !part.basic.as<EllipsisObject>()) ++consumed;
+  // The basic items as one static index, advanced dims kept whole; which
+  // parts are advanced (integers count beside arrays: NumPy's rule) and
+  // where each advanced dim lands in the static index's result.
   std::vector<typecheck::IndexItem> items;
-  std::vector<std::size_t> advanced_dims;
+  std::vector<std::size_t> advanced, advanced_dims;
   std::size_t sliced_dim = 0;
   bool identity = true;
-  for (const auto& part : parts) {
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const IndexPart& part = parts[i];
+    if (part.basic.is_bool()) refuse_indexer(evaluator, part.basic);
     if (part.array || part.basic.is_integral()) {
+      advanced.push_back(i);
       advanced_dims.push_back(sliced_dim++);
       items.push_back(typecheck::IndexItem::range());
     } else if (part.basic.is_none()) {
@@ -716,19 +715,18 @@ Value advanced_index(Evaluator& evaluator, const ArrayRef& operand, const Value&
       identity = false;
     } else if (part.basic.as<EllipsisObject>()) {
       items.push_back(typecheck::IndexItem::ellipsis());
-      sliced_dim += operand->aval.ndim() - consumed;
+      sliced_dim += operand->aval.ndim() - resolved.consumed;
     } else if (auto* s = part.basic.as<SliceObject>()) {
-      auto bound = [&](const Value& v) -> std::optional<std::int64_t> {
-        if (v.is_none()) return std::nullopt;
-        return evaluator.index_of(v);
-      };
-      items.push_back(typecheck::IndexItem::range(bound(s->lower), bound(s->upper), bound(s->step)));
+      items.push_back(slice_index_item(evaluator, *s));
       identity = identity && s->lower.is_none() && s->upper.is_none() && s->step.is_none();
       ++sliced_dim;
     } else {
       refuse_indexer(evaluator, part.basic);
     }
   }
+  // The advanced dims of the result go where the advanced items are when
+  // they are adjacent in the index, else first.
+  const bool adjacent = advanced.back() - advanced.front() + 1 == advanced.size();
   ArrayRef sliced = operand;
   if (!identity)
     sliced = to_array(evaluator, index_static(evaluator, operand, items, checked(typecheck::static_index_rule(operand->aval, items))));
@@ -752,8 +750,7 @@ Value advanced_index(Evaluator& evaluator, const ArrayRef& operand, const Value&
     if (!part.array) {  // an integer beside index arrays, checked as a lone integer index is
       std::int64_t index = part.basic.as_int();
       if (index < -n || index >= n)
-        raise(exc::IndexError(), "index " + std::to_string(index) + " is out of bounds for axis " + std::to_string(dim) +
-                                     " with size " + std::to_string(n));
+        raise(exc::IndexError(), typecheck::index_out_of_bounds(index, dim, n));
       Value wrapped = Value::integer(index < 0 ? index + n : index);
       flat = a == 0 ? wrapped : elementwise("add", elementwise("multiply", flat, Value::integer(n)), wrapped);
       continue;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "interp/ops/array.hpp"
+#include "typecheck/structural_rules.hpp"
 
 namespace interp {
 
@@ -12,6 +13,9 @@ Value at_indexer(const ArrayRef& operand);
 // a tuple key) among its items: NumPy's advanced indexing, index arrays
 // clamped into range.
 Value advanced_index(Evaluator& evaluator, const ArrayRef& operand, const Value& key);
+// A slice item of x[...] as the static index rule reads it (bounds through
+// __index__).
+typecheck::IndexItem slice_index_item(Evaluator& evaluator, const SliceObject& slice);
 // Whether `key` (x[key]'s) holds index arrays or sequences.
 bool has_index_arrays(const Value& key);
 // The error JAX raises for an index item it does not take (a string, a

@@ -9,6 +9,7 @@
 #include "interp/python/builtins.hpp"
 #include "interp/python/format.hpp"
 #include "typecheck/python_repr.hpp"
+#include "typecheck/structural_rules.hpp"
 #include "typecheck/rule_support.hpp"
 
 namespace interp {
@@ -411,7 +412,7 @@ std::optional<Value> DeviceArrayObject::get_item(Evaluator& evaluator, const Val
   std::int64_t i = evaluator.index_of(key);
   if (i < 0) i += n;
   if (i < 0 || i >= n)
-    raise(exc::IndexError(), "index " + std::to_string(i) + " is out of bounds for axis 0 with size " + std::to_string(n));
+    raise(exc::IndexError(), typecheck::index_out_of_bounds(i, 0, n));
   return row(i);
 }
 
