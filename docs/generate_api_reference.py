@@ -73,6 +73,14 @@ MODULES = [
         "(`sharding/ambiguous-contraction`, with a hint listing the choices).",
         "`print(x)` prints as NumPy does; `repr(x)` and the REPL echo print `Array([...], dtype=float32)`.",
         "Only the members listed exist; any other `jnp` name is an `AttributeError`.",
+        "`nonzero`, `flatnonzero`, `argwhere`, one-argument `where`, `unique` and `bincount` take their "
+        "result's size from the values outside transformations; under `jit` (or `vmap`) they need "
+        "`size=` / `length=`, and raise JAX's `ConcretizationTypeError` without it. `unique` works on "
+        "the flattened array only (`axis=None`).",
+        "`searchsorted` compares every query with every element (JAX's `method='compare_all'`) whatever "
+        "`method` says; the indices are the same. `cumprod`, `cummax` and `cummin` are an associative "
+        "scan of slices, concatenations and the elementwise operation (as `lax.associative_scan`), so "
+        "their gradients are those of `multiply`, `maximum` and `minimum`.",
     ]),
     ("jax.lax", "from jax import lax", [
         "Collectives (`psum`, `pmean`, `pmax`, `pmin`, `all_gather`, `all_to_all`, `ppermute`, "
@@ -90,6 +98,8 @@ MODULES = [
         "`bits`, `uniform`, `normal`, `truncated_normal`, `randint` and `bernoulli` take `out_sharding=` "
         "as in JAX: the sample is typed and placed with it, holds the unsharded draw's values, and only "
         "its shards count in device memory.",
+        "`gumbel` (modes `'low'` and `'high'`; `'highest'` is not there), `exponential`, `laplace` and "
+        "`categorical` are JAX's formulas on `uniform`, so they draw from the same bits.",
         "The listing shows `shape=()` defaults as `0.0`: the signature parser reads `()` as a number "
         "(a known issue of the listing; the functions themselves take `shape=()`).",
     ]),

@@ -437,14 +437,31 @@ const TypeRef& tracer_bool_conversion_error() {
   return type;
 }
 
+// A traced array's value where eager differentiation's trace computed it
+// (as JAX's eager grad knows its primals); null otherwise.
+ArrayRef known_value(Evaluator& evaluator, const ArrayObject& array) {
+  for (Trace* trace : runtime_of(evaluator).trace_stack)
+    if (auto* jit = dynamic_cast<JitTrace*>(trace))
+      if (ArrayRef known = jit->concrete_value(array)) return known;
+  return nullptr;
+}
+
+ArrayRef concrete_or_error(Evaluator& evaluator, const ArrayRef& array, const std::string& context) {
+  if (!array->abstract()) return array;
+  if (ArrayRef known = known_value(evaluator, *array)) return known;
+  if (evaluator.mode == Evaluator::Mode::run || tracing_jit(evaluator) || checking_jitted_body(evaluator))
+    raise(concretization_type_error(), "Abstract tracer value encountered where concrete value is expected: traced array "
+                                       "with shape " + array->aval.format({.short_dtypes = false, .weak_marker = false}) +
+                                           "\n" + context + "\n");
+  return nullptr;
+}
+
 bool ArrayObject::truthy(Evaluator& evaluator) const {
   if (devices::element_count(aval.shape) != 1)
     raise(exc::ValueError(), "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
   if (abstract()) {
     // A value eager differentiation's trace computed decides, as in JAX's eager grad.
-    for (Trace* trace : runtime_of(evaluator).trace_stack)
-      if (auto* jit = dynamic_cast<JitTrace*>(trace))
-        if (ArrayRef known = jit->concrete_value(*this)) return element_values(evaluator, *known)[0] != 0;
+    if (ArrayRef known = known_value(evaluator, *this)) return element_values(evaluator, *known)[0] != 0;
     if (evaluator.mode == Evaluator::Mode::run && !poisoned)
       raise(tracer_bool_conversion_error(), "Attempted boolean conversion of traced array with shape " + aval.short_str() +
                                                 ".\nSee https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerBoolConversionError");

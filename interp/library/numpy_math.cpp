@@ -19,8 +19,6 @@ using typecheck::DType;
 
 namespace {
 
-Value dtype_value(DType dtype) { return Value(std::make_shared<DTypeObject>(dtype)); }
-
 bool is_integral_or_bool(DType dtype) { return dtype == DType::bool_ || typecheck::is_integer(dtype); }
 
 // The limits of a floating dtype, as numpy.finfo gives them.

@@ -27,6 +27,8 @@ std::vector<std::int64_t> int_values(Evaluator& evaluator, const Value& value) {
   return out;
 }
 
+Value dtype_value(DType dtype) { return Value(std::make_shared<DTypeObject>(dtype)); }
+
 Value Jnp::operator()(const std::string& name, std::vector<Value> args,
                      std::vector<std::pair<std::string, Value>> keywords) const {
   auto member = module.get_attribute(ev, name);
@@ -201,7 +203,15 @@ void install_elementwise_operations(ModuleObject& module) {
   module.add_function("astype(x, dtype)", [](Evaluator& ev, Arguments& a) {
     return apply_astype(ev, to_array(ev, a[0]), dtype_argument(ev, a[1]));
   });
-  module.add_function("where(condition, x, y)", [](Evaluator& ev, Arguments& a) {
+  module.add_function("where(condition, x=None, y=None, /, *, size=None, fill_value=None)", [self = &module](Evaluator& ev, Arguments& a) {
+    // One argument: the condition's nonzero positions (numpy_counting.cpp).
+    if (a[1].is_none() && a[2].is_none())
+      return Jnp{ev, *self}("nonzero", {a[0]}, {{"size", a[3]}, {"fill_value", a[4]}});
+    if (a[1].is_none() || a[2].is_none())
+      raise(exc::ValueError(), "Either both or neither of the x and y arguments should be provided to jax.numpy.where, got " +
+                                   ev.repr(a[1]) + " and " + ev.repr(a[2]) + ".");
+    if (!a[3].is_none() || !a[4].is_none())
+      raise(exc::ValueError(), "size and fill_value arguments cannot be used in three-term where function.");
     ArrayRef condition = to_array(ev, a[0]), x = to_array(ev, a[1]), y = to_array(ev, a[2]);
     typecheck::ElementType common = typecheck::result_type(
         std::vector<typecheck::ElementType>{x->aval.element_type(), y->aval.element_type()});
@@ -553,6 +563,9 @@ void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool i
   install_axis_operations(module);
   install_joining_operations(module);
   install_structured_operations(evaluator, module);
+  install_array_building_operations(evaluator, module);
+  install_scan_operations(evaluator, module, is_jnp);
+  install_counting_operations(evaluator, module);
   if (is_jnp) install_lax_structural(*evaluator.module("jax.lax"));
   install_sorting_operations(evaluator, module, is_jnp);
   install_math_operations(evaluator, module, is_jnp);  // after: lax.round replaces the primitive's member

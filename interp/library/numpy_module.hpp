@@ -17,6 +17,9 @@ namespace interp {
 // it (sizes past a C int included), reps, axes.
 std::vector<std::int64_t> int_values(Evaluator& evaluator, const Value& value);
 
+// A dtype as the Python value jnp.float32 is.
+Value dtype_value(typecheck::DType dtype);
+
 // x.astype(dtype) through the convert_element_type primitive.
 Value apply_astype(Evaluator& evaluator, const ArrayRef& operand, typecheck::DType dtype);
 
@@ -45,6 +48,18 @@ void install_structured_operations(Evaluator& evaluator, ModuleObject& module);
 // nan_to_num count_nonzero finfo iinfo, and lax.round (numpy_math.cpp);
 // array_equal in jax.numpy only (numpy's compares on the host).
 void install_math_operations(Evaluator& evaluator, ModuleObject& module, bool is_jnp);
+// atleast_1d/2d/3d vstack hstack dstack array_split meshgrid kron vdot inner
+// shape ndim size
+// diagonal diag trace identity triu_indices tril_indices diff
+// (numpy_arrays.cpp).
+void install_array_building_operations(Evaluator& evaluator, ModuleObject& module);
+// cumprod cummax cummin heaviside ptp nansum nanmean average, and in jax.lax
+// (is_jnp) associative_scan cumprod cummax cummin cumlogsumexp
+// (numpy_scans.cpp).
+void install_scan_operations(Evaluator& evaluator, ModuleObject& module, bool is_jnp);
+// nonzero flatnonzero argwhere searchsorted bincount unique histogram
+// (numpy_counting.cpp); jnp.where(condition) is nonzero.
+void install_counting_operations(Evaluator& evaluator, ModuleObject& module);
 // sort argsort quantile percentile median, and lax.sort, sort_key_val and
 // top_k, on the sort primitive (numpy_sorting.cpp).
 void install_sorting_operations(Evaluator& evaluator, ModuleObject& module, bool is_jnp);

@@ -540,6 +540,7 @@ void install_random_module(Evaluator& evaluator) {
       return take_along(ev, source, indices, static_cast<int>(axis), shape);
     });
   });
+  install_random_distributions(evaluator);
 }
 
 }  // namespace interp

@@ -51,6 +51,10 @@ ArrayRef random_fold_in_implementation(Evaluator&, const Primitive&, const std::
 ArrayRef random_sample_implementation(Evaluator&, const Primitive&, const std::vector<ArrayRef>&, const Params&, bool);
 ArrayRef random_split_implementation(Evaluator&, const Primitive&, const std::vector<ArrayRef>&, const Params&, bool);
 // Threefry hashing per generated element, plus the bytes written.
+// jax.random.gumbel, exponential, laplace and categorical, composed on
+// jax.random.uniform (random_distributions.cpp).
+void install_random_distributions(Evaluator& evaluator);
+
 Cost random_cost(const Primitive& primitive, const std::vector<typecheck::ArrayType>& operands,
                  const typecheck::ArrayType& result);
 

@@ -130,6 +130,11 @@ const TypeRef& array_type();
 // (bool() of a traced array), raised by the array methods.
 const TypeRef& concretization_type_error();
 const TypeRef& tracer_bool_conversion_error();
+// JAX's core.concrete_or_error: the array's value (a traced one's where
+// eager differentiation knows it), or a ConcretizationTypeError with
+// `context` for a traced one; null in check mode outside jit (no value to
+// know: the caller guesses).
+ArrayRef concrete_or_error(Evaluator& evaluator, const ArrayRef& array, const std::string& context);
 
 // The same data in `target` layout: collectives on the same mesh, a host
 // transfer across meshes.
