@@ -82,6 +82,11 @@ MODULES = [
         "scan of slices, concatenations and the elementwise operation (as `lax.associative_scan`), so "
         "their gradients are those of `multiply`, `maximum` and `minimum`.",
     ]),
+    ("jax.numpy.linalg", "import jax.numpy as jnp", [
+        "`norm` and `vector_norm` only, composed from jnp members as JAX composes them; `norm`'s matrix "
+        "orders 2, -2 and `'nuc'` need singular values and raise `NotImplementedError`. The "
+        "factorizations (`inv`, `solve`, `cholesky`, `qr`, `svd`, `eigh`, `det`, `slogdet`) are not there.",
+    ]),
     ("jax.lax", "from jax import lax", [
         "Collectives (`psum`, `pmean`, `pmax`, `pmin`, `all_gather`, `all_to_all`, `ppermute`, "
         "`psum_scatter`, `axis_index`) run only inside `jax.shard_map`; an axis no enclosing `shard_map` "

@@ -1,0 +1,113 @@
+// jnp.linalg (numpy_module.hpp): norm and vector_norm, composed from jnp
+// members as JAX 0.11's jax/_src/numpy/linalg.py composes them.
+#include <cmath>
+
+#include "interp/library/numpy_module.hpp"
+#include "interp/python/builtins.hpp"
+#include "typecheck/rule_support.hpp"
+
+namespace interp {
+
+using typecheck::DType;
+
+namespace {
+
+// An order as a number (inf for jnp.inf), or the string it is.
+struct Order {
+  bool none = false;
+  const std::string* text = nullptr;
+  double value = 0;
+};
+
+Order order_of(Evaluator& ev, const Value& ord) {
+  Order out;
+  if (ord.is_none()) out.none = true;
+  else if ((out.text = string_of(ord))) {
+  } else out.value = to_float(ev, ord);
+  return out;
+}
+
+Value reduce(const Jnp& jnp, const char* name, const Value& x, const Value& axis, bool keepdims) {
+  return jnp(name, {x}, {{"axis", axis}, {"keepdims", Value::boolean(keepdims)}});
+}
+
+Value vector_norm(const Jnp& jnp, const Value& x, const Order& ord, const Value& axis, bool keepdims) {
+  if (ord.text) {
+    std::string message = "Invalid order '" + *ord.text + "' for vector norm.";
+    if (*ord.text == "inf") message += "Use 'jax.numpy.inf' instead.";
+    if (*ord.text == "-inf") message += "Use '-jax.numpy.inf' instead.";
+    raise(exc::ValueError(), message);
+  }
+  Value magnitude = jnp("abs", {x});
+  if (ord.none || ord.value == 2) return jnp("sqrt", {reduce(jnp, "sum", jnp("multiply", {x, x}), axis, keepdims)});
+  if (ord.value == INFINITY) return reduce(jnp, "max", magnitude, axis, keepdims);
+  if (ord.value == -INFINITY) return reduce(jnp, "min", magnitude, axis, keepdims);
+  if (ord.value == 0) {
+    Value nonzero = jnp("astype", {jnp("not_equal", {x, Value::integer(0)}), dtype_value(to_array(jnp.ev, x)->aval.dtype)});
+    return reduce(jnp, "sum", nonzero, axis, keepdims);
+  }
+  if (ord.value == 1) return reduce(jnp, "sum", magnitude, axis, keepdims);
+  Value total = reduce(jnp, "sum", jnp("power", {magnitude, Value::floating(ord.value)}), axis, keepdims);
+  return jnp("power", {total, Value::floating(1.0 / ord.value)});
+}
+
+// The matrix norms of the (row, column) axes: JAX's sums of magnitudes
+// along one axis, the extreme along the other. ord 2, -2 and 'nuc' need
+// singular values, which shardlang has not.
+Value matrix_norm(const Jnp& jnp, const Value& x, const Order& ord, std::int64_t row, std::int64_t column, bool keepdims) {
+  Value both = make_tuple({Value::integer(row), Value::integer(column)});
+  if (ord.none || (ord.text && (*ord.text == "f" || *ord.text == "fro")))
+    return jnp("sqrt", {reduce(jnp, "sum", jnp("multiply", {x, x}), both, keepdims)});
+  if ((ord.text && *ord.text == "nuc") || (!ord.text && (ord.value == 2 || ord.value == -2)))
+    raise(exc::NotImplementedError(), "jnp.linalg.norm with ord=2, -2 or 'nuc' needs singular values (jnp.linalg.svd), "
+                                      "which shardlang does not have");
+  if (ord.text || (ord.value != 1 && ord.value != -1 && ord.value != INFINITY && ord.value != -INFINITY))
+    raise(exc::ValueError(), "Invalid order '" + (ord.text ? *ord.text : jnp.ev.repr(Value::floating(ord.value))) +
+                                 "' for matrix norm.");
+  const bool columns_first = ord.value == 1 || ord.value == -1;  // sum over rows, extreme over columns
+  std::int64_t summed = columns_first ? row : column, extreme = columns_first ? column : row;
+  if (!keepdims && extreme > summed) extreme -= 1;
+  Value sums = reduce(jnp, "sum", jnp("abs", {x}), Value::integer(summed), keepdims);
+  return reduce(jnp, ord.value > 0 ? "max" : "min", sums, Value::integer(extreme), keepdims);
+}
+
+Value norm(const Jnp& jnp, Arguments& a) {
+  Evaluator& ev = jnp.ev;
+  ArrayRef x = to_array(ev, a[0]);
+  if (!typecheck::is_floating(x->aval.dtype)) x = to_array(ev, jnp("astype", {Value(x), dtype_value(DType::float32)}));
+  const Order ord = order_of(ev, a[1]);
+  const bool keepdims = ev.truthy(a[3]);
+  const std::size_t ndim = x->aval.ndim();
+  std::vector<std::int64_t> axes;
+  if (a[2].is_none()) {
+    if (ord.none) return vector_norm(jnp, Value(x), ord, Value(), keepdims);
+    for (std::size_t d = 0; d < ndim; ++d) axes.push_back(static_cast<std::int64_t>(d));
+  } else {
+    for (auto axis : int_values(ev, a[2])) axes.push_back(static_cast<std::int64_t>(checked(typecheck::normalize_axis(axis, ndim))));
+  }
+  if (axes.size() == 1) return vector_norm(jnp, Value(x), ord, Value::integer(axes[0]), keepdims);
+  if (axes.size() == 2) return matrix_norm(jnp, Value(x), ord, axes[0], axes[1], keepdims);
+  std::string text;
+  for (auto axis : axes) text += (text.empty() ? "" : ", ") + std::to_string(axis);
+  raise(exc::ValueError(), "Improper number of axes for norm: axis=(" + text + (axes.size() == 1 ? ",)" : ")") +
+                               ". Pass one axis to compute a vector-norm, or two axes to compute a matrix-norm.");
+}
+
+}  // namespace
+
+void install_linalg_operations(Evaluator& evaluator) {
+  ModuleObject& linalg = *evaluator.module("jax.numpy.linalg");
+  auto jnp_module = evaluator.module("jax.numpy");
+  auto jnp_of = [jnp_module](Evaluator& ev) { return Jnp{ev, *jnp_module}; };
+  linalg.add_function("norm(x, ord=None, axis=None, keepdims=False)",
+                      [jnp_of](Evaluator& ev, Arguments& a) { return norm(jnp_of(ev), a); });
+  linalg.add_function("vector_norm(x, /, *, axis=None, keepdims=False, ord=2)", [jnp_of](Evaluator& ev, Arguments& a) {
+    Jnp jnp = jnp_of(ev);
+    ArrayRef x = to_array(ev, a[0]);
+    if (!typecheck::is_floating(x->aval.dtype)) x = to_array(ev, jnp("astype", {Value(x), dtype_value(DType::float32)}));
+    return vector_norm(jnp, Value(x), order_of(ev, a[3]), a[1], ev.truthy(a[2]));
+  });
+  jnp_module->add("linalg", Value(evaluator.module("jax.numpy.linalg")));
+}
+
+}  // namespace interp
