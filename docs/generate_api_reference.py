@@ -83,9 +83,13 @@ MODULES = [
         "their gradients are those of `multiply`, `maximum` and `minimum`.",
     ]),
     ("jax.numpy.linalg", "import jax.numpy as jnp", [
-        "`norm` and `vector_norm` only, composed from jnp members as JAX composes them; `norm`'s matrix "
-        "orders 2, -2 and `'nuc'` need singular values and raise `NotImplementedError`. The "
-        "factorizations (`inv`, `solve`, `cholesky`, `qr`, `svd`, `eigh`, `det`, `slogdet`) are not there.",
+        "`norm` and `vector_norm` are composed from jnp members as JAX composes them; `norm`'s matrix "
+        "orders 2, -2 and `'nuc'` need singular values and raise `NotImplementedError`.",
+        "`solve` and `inv` bind the `linalg_solve` primitive: LAPACK's LU solve with partial pivoting "
+        "(`sgesv`, from Debian's OpenBLAS) on each device's batch matrices; 16-bit floats solve in "
+        "float32. As JAX's linalg sharding rule, an Explicit-sharded operand must leave the matrix dims "
+        "unsharded. A singular matrix gives NaN (JAX gives inf or NaN). `cholesky`, `qr`, `svd`, `eigh`, "
+        "`det` and `slogdet` are not there.",
     ]),
     ("jax.lax", "from jax import lax", [
         "Collectives (`psum`, `pmean`, `pmax`, `pmin`, `all_gather`, `all_to_all`, `ppermute`, "

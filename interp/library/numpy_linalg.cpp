@@ -1,10 +1,14 @@
 // jnp.linalg (numpy_module.hpp): norm and vector_norm, composed from jnp
-// members as JAX 0.11's jax/_src/numpy/linalg.py composes them.
+// members as JAX 0.11's jax/_src/numpy/linalg.py composes them, and solve
+// and inv on the linalg_solve primitive (LAPACK, devices/kernels/linalg).
 #include <cmath>
 
 #include "interp/library/numpy_module.hpp"
 #include "interp/python/builtins.hpp"
+#include "interp/ops/primitives.hpp"
+#include "typecheck/python_repr.hpp"
 #include "typecheck/rule_support.hpp"
+#include "typecheck/shape_rules.hpp"
 
 namespace interp {
 
@@ -93,6 +97,50 @@ Value norm(const Jnp& jnp, Arguments& a) {
                                ". Pass one axis to compute a vector-norm, or two axes to compute a matrix-norm.");
 }
 
+// The operands' common float dtype (float32 for integers), JAX's
+// promote_dtypes_inexact.
+DType inexact(const ArrayRef& a, const ArrayRef& b) {
+  DType common = typecheck::result_type(std::vector<typecheck::ElementType>{a->aval.element_type(), b->aval.element_type()}).dtype;
+  return typecheck::is_floating(common) ? common : DType::float32;
+}
+
+// jnp.linalg.solve: b a vector (or batch of vectors) when it has one dim
+// fewer than a; both broadcast to the common batch dims, then the
+// linalg_solve primitive (LAPACK's LU solve per matrix).
+Value solve(const Jnp& jnp, const Value& a_value, const Value& b_value) {
+  Evaluator& ev = jnp.ev;
+  ArrayRef a = to_array(ev, a_value), b = to_array(ev, b_value);
+  if (a->aval.ndim() < 2)
+    raise(exc::ValueError(), "left hand array must be at least two dimensional; got a.shape=" +
+                                 typecheck::python_shape_repr(a->aval.shape));
+  const DType dtype = inexact(a, b);
+  const auto& as = a->aval.shape;
+  const auto& bs = b->aval.shape;
+  if (bs.size() > 1 && as.size() == bs.size() + 1 && as.back() == bs.back() && as.back() != bs[bs.size() - 2])
+    raise(exc::ValueError(), "Invalid shapes for solve: " + typecheck::python_shape_repr(as) + ", " +
+                                 typecheck::python_shape_repr(bs) + ". Prior to JAX v0.5.0, this would have been treated "
+                                 "as a batched 1-dimensional solve. To recover this behavior, use solve(a, b[..., None]).squeeze(-1).");
+  const bool vector = bs.size() == 1;
+  Value rhs = jnp("astype", {Value(b), dtype_value(dtype)});
+  if (vector) rhs = jnp("expand_dims", {rhs, Value::integer(-1)});
+  ArrayRef r = to_array(ev, rhs);
+  if (r->aval.ndim() < 2 || r->aval.shape[r->aval.ndim() - 2] != as.back())
+    raise(exc::ValueError(), "Incompatible shapes for solve: " + typecheck::python_shape_repr(as) + " and " +
+                                 typecheck::python_shape_repr(bs));
+  typecheck::Shape a_batch(as.begin(), as.end() - 2), b_batch(r->aval.shape.begin(), r->aval.shape.end() - 2);
+  auto batch = typecheck::broadcast_shapes(std::vector<typecheck::Shape>{a_batch, b_batch});
+  if (!batch)
+    raise(exc::ValueError(), "Incompatible shapes for solve: " + typecheck::python_shape_repr(as) + " and " +
+                                 typecheck::python_shape_repr(bs));
+  typecheck::Shape a_shape = *batch, b_shape = *batch;
+  a_shape.insert(a_shape.end(), {as.back(), as.back()});
+  b_shape.insert(b_shape.end(), {as.back(), r->aval.shape.back()});
+  Value lhs = jnp("broadcast_to", {jnp("astype", {Value(a), dtype_value(dtype)}), shape_value(a_shape)});
+  rhs = jnp("broadcast_to", {rhs, shape_value(b_shape)});
+  Value x = bind(ev, primitive("linalg_solve"), {to_array(ev, lhs), to_array(ev, rhs)});
+  return vector ? jnp("squeeze", {x, Value::integer(-1)}) : x;
+}
+
 }  // namespace
 
 void install_linalg_operations(Evaluator& evaluator) {
@@ -106,6 +154,17 @@ void install_linalg_operations(Evaluator& evaluator) {
     ArrayRef x = to_array(ev, a[0]);
     if (!typecheck::is_floating(x->aval.dtype)) x = to_array(ev, jnp("astype", {Value(x), dtype_value(DType::float32)}));
     return vector_norm(jnp, Value(x), order_of(ev, a[3]), a[1], ev.truthy(a[2]));
+  });
+  linalg.add_function("solve(a, b)", [jnp_of](Evaluator& ev, Arguments& a) { return solve(jnp_of(ev), a[0], a[1]); });
+  linalg.add_function("inv(a)", [jnp_of](Evaluator& ev, Arguments& a) {
+    Jnp jnp = jnp_of(ev);
+    ArrayRef x = to_array(ev, a[0]);
+    const auto& shape = x->aval.shape;
+    if (shape.size() < 2 || shape.back() != shape[shape.size() - 2])
+      raise(exc::ValueError(), "Argument to inv must have shape [..., n, n], got " + typecheck::python_shape_repr(shape) + ".");
+    DType dtype = typecheck::is_floating(x->aval.dtype) ? x->aval.dtype : DType::float32;
+    Value identity = jnp("eye", {Value::integer(shape.back())}, {{"dtype", dtype_value(dtype)}});
+    return solve(jnp, Value(x), jnp("broadcast_to", {identity, shape_value(shape)}));
   });
   jnp_module->add("linalg", Value(evaluator.module("jax.numpy.linalg")));
 }

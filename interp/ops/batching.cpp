@@ -181,6 +181,14 @@ Batched sort(const BatchCall& call) {
   return {apply(call.evaluator, "sort", std::move(operands), with(call.params, "dimension", dimension)), 0};
 }
 
+// linalg_solve: every operand mapped first, a leading batch dimension the
+// primitive takes as it is.
+Batched linalg(const BatchCall& call) {
+  Operands operands;
+  for (std::size_t i = 0; i < call.operands.size(); ++i) operands.push_back(mapped_first(call, i));
+  return {apply(call.evaluator, call.primitive.name, std::move(operands), call.params), 0};
+}
+
 // ------------------------------------------------------------ dot_general
 
 // Both mapped: a new leading batch dimension. One mapped: its mapped

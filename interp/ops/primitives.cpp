@@ -6,6 +6,7 @@
 
 #include "devices/collectives.hpp"
 #include "devices/kernels/cumulative.hpp"
+#include "devices/kernels/linalg.hpp"
 #include "devices/kernels/sort.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/ops/collectives.hpp"
@@ -21,6 +22,7 @@
 #include "interp/transforms/trace.hpp"
 #include "typecheck/creation_rules.hpp"
 #include "typecheck/elementwise_rules.hpp"
+#include "typecheck/linalg_rules.hpp"
 #include "typecheck/python_repr.hpp"
 #include "typecheck/reduction_rules.hpp"
 #include "typecheck/rule_support.hpp"
@@ -83,6 +85,15 @@ Cost reduction_cost(const Primitive&, const std::vector<typecheck::ArrayType>& o
                     const typecheck::ArrayType& result) {
   return {operands.empty() ? 0.0 : static_cast<double>(elements(operands[0])), bytes_accessed(operands, result),
           CostUnit::vector};
+}
+
+// An LU factorization and two triangular solves per batch matrix:
+// 2/3 n^3 + 2 n^2 k multiply-adds, on the vector unit.
+Cost linalg_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
+  const auto& a = operands[0].shape;
+  const double n = static_cast<double>(a.back()), k = static_cast<double>(result.shape.back());
+  const double batch = static_cast<double>(elements(operands[0])) / std::max(1.0, n * n);
+  return {batch * (2.0 / 3.0 * n * n * n + 2.0 * n * n * k) * 2.0, bytes_accessed(operands, result), CostUnit::vector};
 }
 
 // Data movement only.
@@ -248,6 +259,27 @@ ArrayRef sort_implementation(Evaluator& evaluator, const Primitive&, const std::
   return finish(evaluator, out_type, needed, target, std::move(shards), committed);
 }
 
+// linalg_solve(a, b): every device solves the batch matrices it holds (the
+// batch dims follow a's layout, the matrices are whole on every device).
+ArrayRef linalg_solve_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                     const Params&, bool execute) {
+  typecheck::ArrayType out_type = checked(typecheck::solve_rule(operands[0]->aval, operands[1]->aval));
+  DeviceMeshRef mesh = computation_mesh("linalg.solve", operands);
+  std::vector<typecheck::SpecEntry> dims = dims_on(*operands[0], mesh);
+  dims[dims.size() - 1].clear();
+  dims[dims.size() - 2].clear();
+  Layout target = result_layout(out_type, mesh, dims);
+  bool committed = any_committed(operands);
+  if (!execute) return make_abstract_array(out_type, target, committed);
+  Layout needed{mesh, dims};
+  std::vector<ArrayRef> inputs;
+  for (const auto& a : operands) inputs.push_back(relayout(evaluator, a, needed));
+  auto shards = run_per_position(evaluator, mesh, inputs, [&](const std::vector<devices::LocalArray>& in) {
+    return devices::solve(in[0], in[1]);
+  });
+  return finish(evaluator, out_type, needed, target, std::move(shards), committed);
+}
+
 // Operands of one dtype; params: dimension. The concatenated dim is gathered,
 // the others follow the first operand.
 ArrayRef concatenate_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
@@ -393,6 +425,7 @@ constexpr std::array primitive_table{
     binary("greater_equal", BinaryOp::ge, R::boolean, vjp::zero_vjp),
     binary("less", BinaryOp::lt, R::boolean, vjp::zero_vjp),
     binary("less_equal", BinaryOp::le, R::boolean, vjp::zero_vjp),
+    Primitive{"linalg_solve", "linalg.solve", linalg_solve_implementation, linalg_cost, vjp::linalg_solve_vjp, batching::linalg, &partitioning::replay},
     unary("log", UnaryOp::log, R::floating, vjp::log_vjp),
     unary("log1p", UnaryOp::log1p, R::floating, vjp::log1p_vjp),
     binary("logical_and", BinaryOp::logical_and, R::boolean, vjp::zero_vjp),

@@ -1,7 +1,7 @@
 // The VJP rules the primitive table's entries point to (primitives.hpp's
 // VjpRule), one file per family: elementwise_vjp.cpp, shape_vjp.cpp
 // (reductions, shapes, contractions), indexing_vjp.cpp (slices, gather,
-// scatter) and collective_vjp.cpp (shard_map and its collectives). They are
+// scatter), linalg_vjp.cpp (the LAPACK solvers) and collective_vjp.cpp (shard_map and its collectives). They are
 // built from other primitives (vjp_support.hpp) and live in ops/ beside the
 // table, not in transforms/: grad (transforms/grad.cpp) reaches them only
 // through the table.
@@ -42,6 +42,9 @@ Cotangents negative_vjp(const VjpCall& call);
 Cotangents power_vjp(const VjpCall& call);
 Cotangents remainder_vjp(const VjpCall& call);
 Cotangents sort_vjp(const VjpCall& call);
+
+// linalg_vjp.cpp
+Cotangents linalg_solve_vjp(const VjpCall& call);
 Cotangents rsqrt_vjp(const VjpCall& call);
 Cotangents select_n_vjp(const VjpCall& call);
 Cotangents sin_vjp(const VjpCall& call);

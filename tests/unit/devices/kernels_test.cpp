@@ -9,6 +9,7 @@
 
 #include "devices/half_float.hpp"
 #include "devices/kernels.hpp"
+#include "devices/kernels/linalg.hpp"
 #include "devices/kernels/sort.hpp"
 #include "devices/memory.hpp"
 
@@ -489,6 +490,24 @@ TEST(Kernels, ConcatenateIotaPad) {
   LocalArray spread = ok(pad(x, minus_one, interior));
   EXPECT_EQ(spread.shape, (Shape{2, 4}));
   expect_values(spread, {-1, 2, -1, 3, -1, 5, -1, 6});
+}
+
+// LAPACK's LU solve per batch matrix: a pivoting case, a singular matrix
+// (NaN), bfloat16 solved in float32; mismatched shapes refused.
+TEST(Kernels, SolveBatches) {
+  LocalArray a = array(DType::float32, {3, 2, 2}, {2, 1, 1, 3, 0, 1, 1, 0, 1, 2, 2, 4});
+  LocalArray b = array(DType::float32, {3, 2, 1}, {3, 5, 2, 7, 1, 1});
+  std::vector<double> got = values_of(ok(solve(a, b)));
+  ASSERT_EQ(got.size(), 6u);
+  EXPECT_NEAR(got[0], 0.8, 1e-6);
+  EXPECT_NEAR(got[1], 1.4, 1e-6);
+  EXPECT_EQ(got[2], 7.0);
+  EXPECT_EQ(got[3], 2.0);
+  EXPECT_TRUE(std::isnan(got[4]) && std::isnan(got[5]));
+  LocalArray half_a = array(DType::bfloat16, {2, 2}, {0, 2, 4, 0});
+  LocalArray half_b = array(DType::bfloat16, {2, 2}, {2, 4, 8, 16});
+  expect_values(ok(solve(half_a, half_b)), {2, 4, 1, 2});
+  EXPECT_FALSE(solve(a, array(DType::float32, {3, 3, 1}, {1, 2, 3, 4, 5, 6, 7, 8, 9})).ok());
 }
 
 }  // namespace

@@ -1,0 +1,68 @@
+// LAPACK's solvers on the local shards (linalg.hpp).
+#include "devices/kernels/linalg.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "devices/kernels/support.hpp"
+
+extern "C" void sgesv_(const int* n, const int* nrhs, float* a, const int* lda, int* ipiv, float* b, const int* ldb,
+                       int* info);
+
+namespace devices {
+
+using namespace kernel_support;
+using typecheck::DType;
+
+namespace {
+
+// One batch element at a time: the row-major matrices copied column-major
+// into float32 work arrays, solved, and the solution copied back.
+template <DType D>
+void solve_typed(const LocalArray& a, const LocalArray& b, LocalArray& x, std::int64_t batch, int n, int k) {
+  auto a_in = a.buffer->elements<D>();
+  auto b_in = b.buffer->elements<D>();
+  auto out = x.buffer->elements<D>();
+  const auto nn = static_cast<std::size_t>(n), kk = static_cast<std::size_t>(k);
+  std::vector<float> matrix(nn * nn), rhs(nn * kk);
+  std::vector<int> pivots(nn);
+  for (std::int64_t m = 0; m < batch; ++m) {
+    const std::size_t a_base = static_cast<std::size_t>(m) * nn * nn, b_base = static_cast<std::size_t>(m) * nn * kk;
+    for (std::size_t i = 0; i < nn; ++i)
+      for (std::size_t j = 0; j < nn; ++j) matrix[j * nn + i] = static_cast<float>(load<D>(a_in[a_base + i * nn + j]));
+    for (std::size_t i = 0; i < nn; ++i)
+      for (std::size_t j = 0; j < kk; ++j) rhs[j * nn + i] = static_cast<float>(load<D>(b_in[b_base + i * kk + j]));
+    int info = 0;
+    const int lda = std::max(n, 1);
+    if (n > 0 && k > 0) sgesv_(&n, &k, matrix.data(), &lda, pivots.data(), rhs.data(), &lda, &info);
+    for (std::size_t i = 0; i < nn; ++i)
+      for (std::size_t j = 0; j < kk; ++j)
+        out[b_base + i * kk + j] = store<D>(static_cast<compute_t<D>>(info == 0 ? rhs[j * nn + i] : NAN));
+  }
+}
+
+}  // namespace
+
+Expected<LocalArray> solve(const LocalArray& a, const LocalArray& b) {
+  if (Status status = check_array(a, "solve"); !status) return status.error();
+  if (Status status = check_array(b, "solve"); !status) return status.error();
+  const std::size_t rank = a.shape.size();
+  if (rank < 2 || b.shape.size() != rank || a.shape[rank - 1] != a.shape[rank - 2] ||
+      b.shape[rank - 2] != a.shape[rank - 1] ||
+      !std::equal(a.shape.begin(), a.shape.end() - 2, b.shape.begin()))
+    return invalid("solve: shapes " + shape_text(a.shape) + " and " + shape_text(b.shape) + " do not match");
+  if (a.dtype() != b.dtype() || (a.dtype() != DType::float32 && a.dtype() != DType::float16 && a.dtype() != DType::bfloat16))
+    return invalid("solve: both operands must have one float dtype");
+  Expected<LocalArray> result = allocate(b.buffer->ledger(), b.dtype(), b.shape);
+  if (!result) return result;
+  const std::int64_t batch = element_count(std::span(a.shape).first(rank - 2));
+  const int n = static_cast<int>(a.shape[rank - 1]), k = static_cast<int>(b.shape[rank - 1]);
+  Status status = dispatch(a.dtype(), [&]<DType D>() -> Status {
+    if constexpr (D == DType::float32 || D == DType::float16 || D == DType::bfloat16) solve_typed<D>(a, b, *result, batch, n, k);
+    return {};
+  });
+  if (!status) return status.error();
+  return result;
+}
+
+}  // namespace devices

@@ -1,0 +1,16 @@
+// Dense linear algebra on the local shards, through LAPACK (Debian's
+// OpenBLAS ships LAPACK's routines in libopenblas, which the devices
+// library links already): a local kernel as those of devices/kernels.hpp.
+#pragma once
+
+#include "devices/kernels.hpp"
+
+namespace devices {
+
+// X with A X = B for every matrix of the batch: `a` is [..., n, n], `b`
+// [..., n, k] with the same leading dims and dtype (a float one; 16-bit
+// floats solve in float32 and round on store). LU with partial pivoting
+// (LAPACK's sgesv); a singular matrix gives NaN for its whole solution.
+Expected<LocalArray> solve(const LocalArray& a, const LocalArray& b);
+
+}  // namespace devices

@@ -1,0 +1,29 @@
+// The linear-algebra rules: shapes, dtypes, and JAX's linalg_sharding_rule
+// (matrix dims unsharded, one batch sharding).
+#include "typecheck/linalg_rules.hpp"
+
+#include "rule_test_support.hpp"
+
+namespace typecheck {
+namespace {
+
+using namespace typecheck::testing;
+
+TEST(Linalg, SolveShapesAndSharding) {
+  const MeshRef mesh = xy_mesh();
+  EXPECT_EQ(outcome(solve_rule(parse("f32[3,3]", mesh), parse("f32[3,2]", mesh))), "f32[3,2]");
+  EXPECT_EQ(outcome(solve_rule(parse("f32[8@X,3,3]", mesh), parse("f32[8@X,3,1]", mesh))), "f32[8@X,3,1]");
+  EXPECT_EQ(outcome(solve_rule(parse("f32[3,2]", mesh), parse("f32[3,1]", mesh))),
+            "ValueError: The left-hand side of solve must be a batch of square matrices, got shape (3, 2)");
+  EXPECT_EQ(outcome(solve_rule(parse("f32[3,3]", mesh), parse("f32[2,1]", mesh))),
+            "ValueError: Incompatible shapes for solve: (3, 3) and (2, 1)");
+  EXPECT_EQ(outcome(solve_rule(parse("f32[3,3]", mesh), parse("i32[3,1]", mesh))),
+            "TypeError: solve requires operands of one float dtype, got float32 and int32");
+  EXPECT_EQ(outcome(solve_rule(parse("f32[4@X,4]", mesh), parse("f32[4,1]", mesh))),
+            "ShardingTypeError: Input 0 to linalg_solve must be unsharded on non-batch dimensions, but got P('X', None).");
+  EXPECT_EQ(outcome(solve_rule(parse("f32[8@X,2,2]", mesh), parse("f32[8,2,1]", mesh))),
+            "ShardingTypeError: All inputs to linalg_solve must have the same batch sharding, but got P('X',) and P(None,).");
+}
+
+}  // namespace
+}  // namespace typecheck

@@ -1,0 +1,59 @@
+// Rules of the linear-algebra primitives (linalg_rules.hpp).
+#include "typecheck/linalg_rules.hpp"
+
+#include <algorithm>
+
+#include "typecheck/python_repr.hpp"
+#include "typecheck/rule_support.hpp"
+
+namespace typecheck {
+
+namespace {
+
+// JAX's linalg_sharding_rule: on an Explicit mesh the last `rank` dims of
+// every input are unsharded and the batch dims are sharded alike.
+std::optional<Error> check_linalg_sharding(const std::string& name, std::span<const ArrayType* const> inputs,
+                                           std::size_t rank) {
+  std::optional<std::vector<SpecEntry>> batch;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const ArrayType& input = *inputs[i];
+    if (!has_explicit_axis(input.sharding.mesh)) continue;
+    const auto& dims = input.sharding.dims;
+    const auto split = dims.end() - static_cast<std::ptrdiff_t>(rank);
+    if (std::any_of(split, dims.end(), [](const SpecEntry& e) { return !e.empty(); }))
+      return Error{ErrorClass::ShardingTypeError, "Input " + std::to_string(i) + " to " + name +
+                                                      " must be unsharded on non-batch dimensions, but got " +
+                                                      input.sharding.spec().repr() + "."};
+    std::vector<SpecEntry> own(dims.begin(), split);
+    if (batch && *batch != own)
+      return Error{ErrorClass::ShardingTypeError, "All inputs to " + name + " must have the same batch sharding, but got " +
+                                                      PartitionSpec::from_entries(*batch).repr() + " and " +
+                                                      PartitionSpec::from_entries(own).repr() + "."};
+    batch = std::move(own);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Checked<ArrayType> solve_rule(const ArrayType& a, const ArrayType& b) {
+  const std::size_t rank = a.ndim();
+  if (rank < 2 || a.shape[rank - 1] != a.shape[rank - 2])
+    return Error{ErrorClass::ValueError, "The left-hand side of solve must be a batch of square matrices, got shape " +
+                                             python_shape_repr(a.shape)};
+  if (b.ndim() != rank || b.shape[rank - 2] != a.shape[rank - 1] ||
+      !std::equal(a.shape.begin(), a.shape.end() - 2, b.shape.begin()))
+    return Error{ErrorClass::ValueError, "Incompatible shapes for solve: " + python_shape_repr(a.shape) + " and " +
+                                             python_shape_repr(b.shape)};
+  if (!is_floating(a.dtype) || a.dtype != b.dtype)
+    return Error{ErrorClass::TypeError, std::string("solve requires operands of one float dtype, got ") +
+                                            std::string(long_name(a.dtype)) + " and " + std::string(long_name(b.dtype))};
+  const ArrayType* inputs[] = {&a, &b};
+  if (auto error = check_linalg_sharding("linalg_solve", inputs, 2)) return *error;
+  ArrayType out = b;
+  out.weak_type = false;
+  if (has_explicit_axis(a.sharding.mesh)) out.sharding = a.sharding;
+  return out;
+}
+
+}  // namespace typecheck

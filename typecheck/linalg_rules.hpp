@@ -1,0 +1,15 @@
+// Type and sharding rules of the linear-algebra primitives: JAX 0.11's
+// lax.linalg shape rules and its linalg_sharding_rule (the matrix dims
+// unsharded, every operand with the same batch sharding).
+#pragma once
+
+#include "typecheck/array_type.hpp"
+#include "typecheck/sharding_rule.hpp"
+
+namespace typecheck {
+
+// linalg_solve(a, b): a [..., n, n], b [..., n, k] with a's leading dims and
+// float dtype; the result is b's type, sharded as a's batch dims.
+Checked<ArrayType> solve_rule(const ArrayType& a, const ArrayType& b);
+
+}  // namespace typecheck
