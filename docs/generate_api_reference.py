@@ -88,8 +88,10 @@ MODULES = [
         "`solve` and `inv` bind the `linalg_solve` primitive: LAPACK's LU solve with partial pivoting "
         "(`sgesv`, from Debian's OpenBLAS) on each device's batch matrices; 16-bit floats solve in "
         "float32. As JAX's linalg sharding rule, an Explicit-sharded operand must leave the matrix dims "
-        "unsharded. A singular matrix gives NaN (JAX gives inf or NaN). `cholesky`, `qr`, `svd`, `eigh`, "
-        "`det` and `slogdet` are not there.",
+        "unsharded. A singular matrix gives NaN (JAX gives inf or NaN).",
+        "`cholesky` binds the `cholesky` primitive: LAPACK's `spotrf` on the lower triangle of the "
+        "(by default symmetrized) input; a matrix that is not positive definite gives NaN, as JAX's. "
+        "`qr`, `svd`, `eigh`, `det` and `slogdet` are not there.",
     ]),
     ("jax.lax", "from jax import lax", [
         "Collectives (`psum`, `pmean`, `pmax`, `pmin`, `all_gather`, `all_to_all`, `ppermute`, "

@@ -56,4 +56,18 @@ Checked<ArrayType> solve_rule(const ArrayType& a, const ArrayType& b) {
   return out;
 }
 
+Checked<ArrayType> cholesky_rule(const ArrayType& a) {
+  const std::size_t rank = a.ndim();
+  if (rank < 2 || a.shape[rank - 1] != a.shape[rank - 2])
+    return Error{ErrorClass::ValueError, "The input to cholesky must be a batch of square matrices, got shape " +
+                                             python_shape_repr(a.shape)};
+  if (!is_floating(a.dtype))
+    return Error{ErrorClass::TypeError, "cholesky requires a float operand, got " + std::string(long_name(a.dtype))};
+  const ArrayType* inputs[] = {&a};
+  if (auto error = check_linalg_sharding("cholesky", inputs, 2)) return *error;
+  ArrayType out = a;
+  out.weak_type = false;
+  return out;
+}
+
 }  // namespace typecheck

@@ -11,5 +11,7 @@ namespace typecheck {
 // linalg_solve(a, b): a [..., n, n], b [..., n, k] with a's leading dims and
 // float dtype; the result is b's type, sharded as a's batch dims.
 Checked<ArrayType> solve_rule(const ArrayType& a, const ArrayType& b);
+// cholesky(a): a [..., n, n] of a float dtype; the result is a's type.
+Checked<ArrayType> cholesky_rule(const ArrayType& a);
 
 }  // namespace typecheck

@@ -1,4 +1,4 @@
-// LAPACK's solvers on the local shards (linalg.hpp).
+// LAPACK's solvers and factorizations on the local shards (linalg.hpp).
 #include "devices/kernels/linalg.hpp"
 
 #include <cmath>
@@ -8,6 +8,8 @@
 
 extern "C" void sgesv_(const int* n, const int* nrhs, float* a, const int* lda, int* ipiv, float* b, const int* ldb,
                        int* info);
+
+extern "C" void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info);
 
 namespace devices {
 
@@ -41,7 +43,48 @@ void solve_typed(const LocalArray& a, const LocalArray& b, LocalArray& x, std::i
   }
 }
 
+template <DType D>
+void cholesky_typed(const LocalArray& a, LocalArray& l, std::int64_t batch, int n) {
+  auto in = a.buffer->elements<D>();
+  auto out = l.buffer->elements<D>();
+  const auto nn = static_cast<std::size_t>(n);
+  std::vector<float> matrix(nn * nn);
+  const char lower = 'L';
+  for (std::int64_t m = 0; m < batch; ++m) {
+    const std::size_t base = static_cast<std::size_t>(m) * nn * nn;
+    for (std::size_t i = 0; i < nn; ++i)
+      for (std::size_t j = 0; j < nn; ++j) matrix[j * nn + i] = static_cast<float>(load<D>(in[base + i * nn + j]));
+    int info = 0;
+    const int lda = std::max(n, 1);
+    if (n > 0) spotrf_(&lower, &n, matrix.data(), &lda, &info);
+    for (std::size_t i = 0; i < nn; ++i)
+      for (std::size_t j = 0; j < nn; ++j) {
+        const float value = info != 0 ? NAN : j <= i ? matrix[j * nn + i] : 0.0f;
+        out[base + i * nn + j] = store<D>(static_cast<compute_t<D>>(value));
+      }
+  }
+}
+
+constexpr bool is_solver_dtype(DType d) { return d == DType::float32 || d == DType::float16 || d == DType::bfloat16; }
+
 }  // namespace
+
+Expected<LocalArray> cholesky(const LocalArray& a) {
+  if (Status status = check_array(a, "cholesky"); !status) return status.error();
+  const std::size_t rank = a.shape.size();
+  if (rank < 2 || a.shape[rank - 1] != a.shape[rank - 2])
+    return invalid("cholesky: shape " + shape_text(a.shape) + " is not a batch of square matrices");
+  if (!is_solver_dtype(a.dtype())) return invalid("cholesky: the operand must have a float dtype");
+  Expected<LocalArray> result = allocate(a.buffer->ledger(), a.dtype(), a.shape);
+  if (!result) return result;
+  const std::int64_t batch = element_count(std::span(a.shape).first(rank - 2));
+  Status status = dispatch(a.dtype(), [&]<DType D>() -> Status {
+    if constexpr (is_solver_dtype(D)) cholesky_typed<D>(a, *result, batch, static_cast<int>(a.shape[rank - 1]));
+    return {};
+  });
+  if (!status) return status.error();
+  return result;
+}
 
 Expected<LocalArray> solve(const LocalArray& a, const LocalArray& b) {
   if (Status status = check_array(a, "solve"); !status) return status.error();
@@ -51,14 +94,14 @@ Expected<LocalArray> solve(const LocalArray& a, const LocalArray& b) {
       b.shape[rank - 2] != a.shape[rank - 1] ||
       !std::equal(a.shape.begin(), a.shape.end() - 2, b.shape.begin()))
     return invalid("solve: shapes " + shape_text(a.shape) + " and " + shape_text(b.shape) + " do not match");
-  if (a.dtype() != b.dtype() || (a.dtype() != DType::float32 && a.dtype() != DType::float16 && a.dtype() != DType::bfloat16))
+  if (a.dtype() != b.dtype() || !is_solver_dtype(a.dtype()))
     return invalid("solve: both operands must have one float dtype");
   Expected<LocalArray> result = allocate(b.buffer->ledger(), b.dtype(), b.shape);
   if (!result) return result;
   const std::int64_t batch = element_count(std::span(a.shape).first(rank - 2));
   const int n = static_cast<int>(a.shape[rank - 1]), k = static_cast<int>(b.shape[rank - 1]);
   Status status = dispatch(a.dtype(), [&]<DType D>() -> Status {
-    if constexpr (D == DType::float32 || D == DType::float16 || D == DType::bfloat16) solve_typed<D>(a, b, *result, batch, n, k);
+    if constexpr (is_solver_dtype(D)) solve_typed<D>(a, b, *result, batch, n, k);
     return {};
   });
   if (!status) return status.error();

@@ -12,5 +12,9 @@ namespace devices {
 // floats solve in float32 and round on store). LU with partial pivoting
 // (LAPACK's sgesv); a singular matrix gives NaN for its whole solution.
 Expected<LocalArray> solve(const LocalArray& a, const LocalArray& b);
+// The lower Cholesky factor L (L Lᵀ = A, zeros above the diagonal) of every
+// matrix of the batch `a` [..., n, n], read from its lower triangle
+// (LAPACK's spotrf); a matrix that is not positive definite gives NaN.
+Expected<LocalArray> cholesky(const LocalArray& a);
 
 }  // namespace devices

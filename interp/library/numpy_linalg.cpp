@@ -1,6 +1,7 @@
 // jnp.linalg (numpy_module.hpp): norm and vector_norm, composed from jnp
-// members as JAX 0.11's jax/_src/numpy/linalg.py composes them, and solve
-// and inv on the linalg_solve primitive (LAPACK, devices/kernels/linalg).
+// members as JAX 0.11's jax/_src/numpy/linalg.py composes them, solve and
+// inv on the linalg_solve primitive and cholesky on the cholesky primitive
+// (LAPACK, devices/kernels/linalg).
 #include <cmath>
 
 #include "interp/library/numpy_module.hpp"
@@ -165,6 +166,19 @@ void install_linalg_operations(Evaluator& evaluator) {
     DType dtype = typecheck::is_floating(x->aval.dtype) ? x->aval.dtype : DType::float32;
     Value identity = jnp("eye", {Value::integer(shape.back())}, {{"dtype", dtype_value(dtype)}});
     return solve(jnp, Value(x), jnp("broadcast_to", {identity, shape_value(shape)}));
+  });
+  // cholesky: the input symmetrized ((a + aᵀ)/2) unless told not to, then
+  // the primitive (which reads the lower triangle); upper=True gives Lᵀ.
+  linalg.add_function("cholesky(a, *, upper=False, symmetrize_input=True)", [jnp_of](Evaluator& ev, Arguments& a) {
+    Jnp jnp = jnp_of(ev);
+    ArrayRef x = to_array(ev, a[0]);
+    if (!typecheck::is_floating(x->aval.dtype)) x = to_array(ev, jnp("astype", {Value(x), dtype_value(DType::float32)}));
+    Value input(x);
+    if (ev.truthy(a[2]) && x->aval.ndim() >= 2)
+      input = jnp("divide", {jnp("add", {input, jnp("swapaxes", {input, Value::integer(-1), Value::integer(-2)})}),
+                             Value::floating(2.0)});
+    Value factor = bind(ev, primitive("cholesky"), {to_array(ev, input)});
+    return ev.truthy(a[1]) ? jnp("swapaxes", {factor, Value::integer(-1), Value::integer(-2)}) : factor;
   });
   jnp_module->add("linalg", Value(evaluator.module("jax.numpy.linalg")));
 }

@@ -60,8 +60,8 @@ void install_scan_operations(Evaluator& evaluator, ModuleObject& module, bool is
 // nonzero flatnonzero argwhere searchsorted bincount unique histogram
 // (numpy_counting.cpp); jnp.where(condition) is nonzero.
 void install_counting_operations(Evaluator& evaluator, ModuleObject& module);
-// jax.numpy.linalg (jnp.linalg): norm and vector_norm, and solve and inv on
-// the linalg_solve primitive (numpy_linalg.cpp).
+// jax.numpy.linalg (jnp.linalg): norm and vector_norm, solve and inv on the
+// linalg_solve primitive, cholesky on the cholesky primitive (numpy_linalg.cpp).
 void install_linalg_operations(Evaluator& evaluator);
 // sort argsort quantile percentile median, and lax.sort, sort_key_val and
 // top_k, on the sort primitive (numpy_sorting.cpp).

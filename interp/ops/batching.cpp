@@ -181,8 +181,8 @@ Batched sort(const BatchCall& call) {
   return {apply(call.evaluator, "sort", std::move(operands), with(call.params, "dimension", dimension)), 0};
 }
 
-// linalg_solve: every operand mapped first, a leading batch dimension the
-// primitive takes as it is.
+// linalg_solve and cholesky: every operand mapped first, a leading batch
+// dimension the primitive takes as it is.
 Batched linalg(const BatchCall& call) {
   Operands operands;
   for (std::size_t i = 0; i < call.operands.size(); ++i) operands.push_back(mapped_first(call, i));

@@ -36,7 +36,7 @@ Batched reduction(const BatchCall& call);  // reduce_*, argmax, argmin
 Batched cumsum(const BatchCall& call);
 // sort: every operand mapped first, the sorted dimension after it.
 Batched sort(const BatchCall& call);
-// linalg_solve: every operand mapped first (a leading batch dimension).
+// linalg_solve, cholesky: every operand mapped first (a leading batch dimension).
 Batched linalg(const BatchCall& call);
 Batched dot_general(const BatchCall& call);
 Batched reshape(const BatchCall& call);

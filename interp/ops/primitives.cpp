@@ -87,13 +87,16 @@ Cost reduction_cost(const Primitive&, const std::vector<typecheck::ArrayType>& o
           CostUnit::vector};
 }
 
-// An LU factorization and two triangular solves per batch matrix:
-// 2/3 n^3 + 2 n^2 k multiply-adds, on the vector unit.
-Cost linalg_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
+// Per batch matrix, on the vector unit: linalg_solve an LU factorization
+// and two triangular solves (2/3 n^3 + 2 n^2 k multiply-adds), cholesky
+// n^3 / 3 of them.
+Cost linalg_cost(const Primitive& primitive, const std::vector<typecheck::ArrayType>& operands,
+                 const typecheck::ArrayType& result) {
   const auto& a = operands[0].shape;
   const double n = static_cast<double>(a.back()), k = static_cast<double>(result.shape.back());
   const double batch = static_cast<double>(elements(operands[0])) / std::max(1.0, n * n);
-  return {batch * (2.0 / 3.0 * n * n * n + 2.0 * n * n * k) * 2.0, bytes_accessed(operands, result), CostUnit::vector};
+  const double multiply_adds = primitive.name == "cholesky" ? n * n * n / 3.0 : 2.0 / 3.0 * n * n * n + 2.0 * n * n * k;
+  return {batch * multiply_adds * 2.0, bytes_accessed(operands, result), CostUnit::vector};
 }
 
 // Data movement only.
@@ -259,12 +262,13 @@ ArrayRef sort_implementation(Evaluator& evaluator, const Primitive&, const std::
   return finish(evaluator, out_type, needed, target, std::move(shards), committed);
 }
 
-// linalg_solve(a, b): every device solves the batch matrices it holds (the
-// batch dims follow a's layout, the matrices are whole on every device).
-ArrayRef linalg_solve_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
-                                     const Params&, bool execute) {
-  typecheck::ArrayType out_type = checked(typecheck::solve_rule(operands[0]->aval, operands[1]->aval));
-  DeviceMeshRef mesh = computation_mesh("linalg.solve", operands);
+// The linear-algebra primitives: every device runs `kernel` on the batch
+// matrices it holds (the batch dims follow the first operand's layout, the
+// matrix dims are whole on every device).
+ArrayRef linalg_application(Evaluator& evaluator, const std::vector<ArrayRef>& operands, const typecheck::ArrayType& out_type,
+                            bool execute,
+                            const std::function<devices::Expected<devices::LocalArray>(const std::vector<devices::LocalArray>&)>& kernel) {
+  DeviceMeshRef mesh = computation_mesh("linalg", operands);
   std::vector<typecheck::SpecEntry> dims = dims_on(*operands[0], mesh);
   dims[dims.size() - 1].clear();
   dims[dims.size() - 2].clear();
@@ -274,10 +278,22 @@ ArrayRef linalg_solve_implementation(Evaluator& evaluator, const Primitive&, con
   Layout needed{mesh, dims};
   std::vector<ArrayRef> inputs;
   for (const auto& a : operands) inputs.push_back(relayout(evaluator, a, needed));
-  auto shards = run_per_position(evaluator, mesh, inputs, [&](const std::vector<devices::LocalArray>& in) {
-    return devices::solve(in[0], in[1]);
-  });
+  auto shards = run_per_position(evaluator, mesh, inputs, kernel);
   return finish(evaluator, out_type, needed, target, std::move(shards), committed);
+}
+
+ArrayRef linalg_solve_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                     const Params&, bool execute) {
+  typecheck::ArrayType out_type = checked(typecheck::solve_rule(operands[0]->aval, operands[1]->aval));
+  return linalg_application(evaluator, operands, out_type, execute,
+                            [](const std::vector<devices::LocalArray>& in) { return devices::solve(in[0], in[1]); });
+}
+
+ArrayRef cholesky_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                 const Params&, bool execute) {
+  typecheck::ArrayType out_type = checked(typecheck::cholesky_rule(operands[0]->aval));
+  return linalg_application(evaluator, operands, out_type, execute,
+                            [](const std::vector<devices::LocalArray>& in) { return devices::cholesky(in[0]); });
 }
 
 // Operands of one dtype; params: dimension. The concatenated dim is gathered,
@@ -402,6 +418,7 @@ constexpr std::array primitive_table{
     Primitive{"axis_index", "axis_index", axis_index_implementation, collective_cost, vjp::zero_vjp, batching::collective, &partitioning::replay},
     Primitive{"broadcast_in_dim", "broadcast_in_dim", placed_implementation, movement_cost, vjp::broadcast_in_dim_vjp, batching::broadcast_in_dim, &partitioning::broadcast_in_dim},
     unary("ceil", UnaryOp::ceil, R::floating, vjp::zero_vjp),
+    Primitive{"cholesky", "linalg.cholesky", cholesky_implementation, linalg_cost, vjp::cholesky_vjp, batching::linalg, &partitioning::replay},
     Primitive{"concatenate", "concatenate", concatenate_implementation, movement_cost, vjp::concatenate_vjp, batching::concatenate, &partitioning::replay},
     Primitive{"convert_element_type", "astype", placed_implementation, memory_bound_cost, vjp::convert_vjp, batching::convert, &partitioning::convert},
     Primitive{"copy", "copy", identity_implementation, movement_cost, vjp::identity_vjp, batching::convert, &partitioning::replay},

@@ -510,5 +510,20 @@ TEST(Kernels, SolveBatches) {
   EXPECT_FALSE(solve(a, array(DType::float32, {3, 3, 1}, {1, 2, 3, 4, 5, 6, 7, 8, 9})).ok());
 }
 
+// LAPACK's Cholesky factor per batch matrix, read from the lower triangle
+// (the upper one ignored), zeros above the diagonal; not positive
+// definite gives NaN.
+TEST(Kernels, CholeskyBatches) {
+  LocalArray a = array(DType::float32, {2, 2, 2}, {4, 99, 2, 10, 1, 2, 2, 1});
+  std::vector<double> got = values_of(ok(cholesky(a)));
+  ASSERT_EQ(got.size(), 8u);
+  EXPECT_EQ(got[0], 2.0);
+  EXPECT_EQ(got[1], 0.0);
+  EXPECT_EQ(got[2], 1.0);
+  EXPECT_EQ(got[3], 3.0);
+  for (std::size_t i = 4; i < 8; ++i) EXPECT_TRUE(std::isnan(got[i])) << i;
+  EXPECT_FALSE(cholesky(array(DType::float32, {2, 3}, {1, 2, 3, 4, 5, 6})).ok());
+}
+
 }  // namespace
 }  // namespace devices

@@ -25,5 +25,15 @@ TEST(Linalg, SolveShapesAndSharding) {
             "ShardingTypeError: All inputs to linalg_solve must have the same batch sharding, but got P('X',) and P(None,).");
 }
 
+TEST(Linalg, CholeskyShapesAndSharding) {
+  const MeshRef mesh = xy_mesh();
+  EXPECT_EQ(outcome(cholesky_rule(parse("f32[8@X,3,3]", mesh))), "f32[8@X,3,3]");
+  EXPECT_EQ(outcome(cholesky_rule(parse("f32[3,2]", mesh))),
+            "ValueError: The input to cholesky must be a batch of square matrices, got shape (3, 2)");
+  EXPECT_EQ(outcome(cholesky_rule(parse("i32[2,2]", mesh))), "TypeError: cholesky requires a float operand, got int32");
+  EXPECT_EQ(outcome(cholesky_rule(parse("f32[4,4@X]", mesh))),
+            "ShardingTypeError: Input 0 to cholesky must be unsharded on non-batch dimensions, but got P(None, 'X').");
+}
+
 }  // namespace
 }  // namespace typecheck
