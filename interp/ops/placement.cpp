@@ -2,6 +2,7 @@
 #include "interp/ops/placement.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "devices/collectives.hpp"
 #include "interp/ops/primitives.hpp"
@@ -60,12 +61,25 @@ ArrayRef run_finish(Evaluator& evaluator, const Primitive& primitive, const Plac
 ArrayRef run_placed(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                     const Params& params, bool execute) {
   Placement placement = primitive.partition->place(evaluator, primitive, operands, params);
-  if (!execute || std::any_of(operands.begin(), operands.end(), [](const ArrayRef& a) { return a->abstract(); }))
-    return abstract_result(placement);
+  if (!execute || std::any_of(operands.begin(), operands.end(), [](const ArrayRef& a) { return a->abstract(); })) {
+    ArrayRef out = abstract_result(placement);
+    runtime_of(evaluator).traced_decision = TracedDecision{std::make_shared<const Placement>(std::move(placement)),
+                                                           &primitive, &operands, &params, out.get()};
+    return out;
+  }
   std::vector<ArrayRef> inputs;
   for (std::size_t i = 0; i < operands.size(); ++i) inputs.push_back(relayout(evaluator, operands[i], placement.operands[i]));
   ArrayRef partial = run_kernel(evaluator, primitive, placement, inputs, params);
   return run_finish(evaluator, primitive, placement, combine_partials(evaluator, placement, partial), params);
+}
+
+std::shared_ptr<const Placement> take_traced_decision(Evaluator& evaluator, const Primitive& primitive,
+                                                      const std::vector<ArrayRef>& operands, const Params& params,
+                                                      const ArrayObject& result) {
+  TracedDecision decision = std::exchange(runtime_of(evaluator).traced_decision, {});
+  bool same = decision.primitive == &primitive && decision.operands == &operands && decision.params == &params &&
+              decision.result == &result;
+  return same ? std::move(decision.placement) : nullptr;
 }
 
 // ------------------------------------------------------------ for place rules

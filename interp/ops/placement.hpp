@@ -105,6 +105,12 @@ ArrayRef relayout_kernel(Evaluator& evaluator, const Primitive& primitive, const
 // abstract result.
 ArrayRef run_placed(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                     const Params& params, bool execute);
+// The decision run_placed made for `result`, the abstract result of this
+// application of `primitive` to `operands` (Runtime::traced_decision), or
+// null when the implementation made none for it; the slot is emptied.
+std::shared_ptr<const Placement> take_traced_decision(Evaluator& evaluator, const Primitive& primitive,
+                                                      const std::vector<ArrayRef>& operands, const Params& params,
+                                                      const ArrayObject& result);
 // The abstract result of a decision.
 ArrayRef abstract_result(const Placement& placement);
 // The steps after the operands are in place, one at a time (the partitioned

@@ -97,6 +97,23 @@ struct BatchAxis {
 
 class MeshObject;
 class Trace;
+struct Placement;
+struct Primitive;
+struct Params;
+class ArrayObject;
+
+// The decision run_placed made for the abstract result of the application
+// running now (ops/placement.hpp), kept until the trace records its
+// equation (JitTrace::record), so that partitioning the program uses it
+// instead of deciding again. What it was made from is compared, never
+// followed: the application's operands, params and result.
+struct TracedDecision {
+  std::shared_ptr<const Placement> placement;
+  const Primitive* primitive = nullptr;
+  const std::vector<std::shared_ptr<ArrayObject>>* operands = nullptr;
+  const Params* params = nullptr;
+  const ArrayObject* result = nullptr;
+};
 class CostRecorder;
 class TraceHistory;
 
@@ -142,6 +159,10 @@ class Runtime {
   // The span of the traced equation being replayed now (ContextMeshScope in
   // transforms/jaxpr.hpp), empty when none: what a trace records takes it.
   lang::Span replayed_span;
+  // Set by run_placed for an abstract result, cleared when an application
+  // starts (trace.cpp) and taken by the trace that records it (empty: no
+  // placement).
+  TracedDecision traced_decision;
   // UnchargedScopes open now (device_memory.hpp).
   int uncharged_depth = 0;
   // The cost model's clock and profile (costing.hpp), made on first charge.

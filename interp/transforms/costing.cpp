@@ -233,10 +233,14 @@ std::vector<devices::Charge> application_charges(Evaluator& evaluator, const dev
   if (replayed(*primitive.partition))
     return replayed_charges(model, primitive, operand_types, result, params, link_of);
   Placement placement = primitive.partition->place(evaluator, primitive, operands, params);
-  std::vector<Layout> layouts;
-  for (const auto& operand : operands) layouts.push_back(operand->layout);
-  return placed_charges(model, primitive, placement, operand_types,
-                        plan_steps(placement, operand_types, layouts, {}, -1), params, link_of);
+  std::vector<const ArrayType*> types;
+  std::vector<const Layout*> layouts;
+  for (const auto& operand : operands) {
+    types.push_back(&operand->aval);
+    layouts.push_back(&operand->layout);
+  }
+  return placed_charges(model, primitive, placement, operand_types, plan_steps(placement, types, layouts, {}, -1), params,
+                        link_of);
 }
 
 // The links of a mesh without its devices' places (cost_analysis of a

@@ -38,6 +38,9 @@ struct Equation {
   // Where it was applied (the call or statement running then; a replayed
   // equation keeps its own): a program's buffers name this line.
   lang::Span span = {};
+  // The family's decision, made when it was traced (null: replayed, or
+  // decided when the program is partitioned).
+  std::shared_ptr<const Placement> placement = nullptr;
 };
 
 struct Jaxpr {

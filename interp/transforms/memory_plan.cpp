@@ -2,6 +2,8 @@
 #include "interp/transforms/memory_plan.hpp"
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
 #include "interp/ops/device_memory.hpp"
 #include "interp/transforms/partitioner.hpp"
@@ -43,13 +45,20 @@ MemoryPlan plan_memory(const Executable& executable, const std::vector<bool>& do
   // Donated inputs reused by an output of their type made by the program.
   plan.aliased_input.assign(program.inputs.size(), false);
   std::vector<bool> reuses(count, false);
+  // The outputs the program makes, in order, by dtype and shape.
+  std::map<std::pair<typecheck::DType, typecheck::Shape>, std::vector<int>> made_outputs;
+  for (int out : program.outputs) {
+    const auto& type = program.variable_types[static_cast<std::size_t>(out)];
+    if (!caller[static_cast<std::size_t>(out)]) made_outputs[{type.dtype, type.shape}].push_back(out);
+  }
   for (std::size_t i = 0; i < program.inputs.size(); ++i) {
     if (i >= donated.size() || !donated[i]) continue;
     int input = program.inputs[i];
-    for (int out : program.outputs) {
-      if (caller[static_cast<std::size_t>(out)] || reuses[static_cast<std::size_t>(out)] ||
-          !same_buffer_type(program, input, out))
-        continue;
+    const auto& type = program.variable_types[static_cast<std::size_t>(input)];
+    auto candidates = made_outputs.find({type.dtype, type.shape});
+    if (candidates == made_outputs.end()) continue;
+    for (int out : candidates->second) {
+      if (reuses[static_cast<std::size_t>(out)] || !same_buffer_type(program, input, out)) continue;
       reuses[static_cast<std::size_t>(out)] = true;
       plan.aliased_input[i] = true;
       break;

@@ -17,8 +17,9 @@ std::string axes_text(const typecheck::SpecEntry& axes) {
   return out + "}";
 }
 
-typecheck::SpecEntry dim_entry(const Dims& dims, std::size_t d) {
-  return d < dims.size() ? dims[d] : typecheck::SpecEntry{};
+const typecheck::SpecEntry& dim_entry(const Dims& dims, std::size_t d) {
+  static const typecheck::SpecEntry none;
+  return d < dims.size() ? dims[d] : none;
 }
 
 std::int64_t axis_size(const typecheck::MeshRef& mesh, const std::string& axis) {
@@ -64,7 +65,8 @@ void reshard(int variable, const typecheck::ArrayType& type, const Dims& from, c
   typecheck::AxisSet dropped, added;
   std::vector<std::size_t> gathered_dims;
   for (std::size_t d = 0; d < std::max(from.size(), to.size()); ++d) {
-    auto source = dim_entry(from, d), target = dim_entry(to, d);
+    const auto& source = dim_entry(from, d);
+    const auto& target = dim_entry(to, d);
     if (source == target) continue;
     for (const auto& a : source)
       if (std::find(target.begin(), target.end(), a) == target.end()) dropped.insert(a);
@@ -127,20 +129,24 @@ PartitionedEquation partition_equation(Evaluator& evaluator, const Jaxpr& progra
     out.steps.push_back({Step::Kind::replay, -1, {}, replayed_collectives(program, e)});
     return out;
   }
-  std::vector<ArrayRef> operands;
-  std::vector<typecheck::ArrayType> types;
-  std::vector<Layout> layouts;
+  std::vector<const typecheck::ArrayType*> types;
+  std::vector<const Layout*> layouts;
   std::vector<bool> stable;
   for (int v : e.inputs) {
-    const auto& type = program.variable_types[static_cast<std::size_t>(v)];
-    operands.push_back(make_abstract_array(type, layout_of(program, v), program.variable_committed[static_cast<std::size_t>(v)]));
-    types.push_back(type);
-    layouts.push_back(layout_of(program, v));
+    types.push_back(&program.variable_types[static_cast<std::size_t>(v)]);
+    layouts.push_back(&layout_of(program, v));
     stable.push_back(stable_draws[static_cast<std::size_t>(v)]);
   }
-  {
+  // The decision the trace made, else made now from the recorded types and layouts.
+  out.placement = e.placement;
+  if (!out.placement) {
+    std::vector<ArrayRef> operands;
+    for (int v : e.inputs)
+      operands.push_back(make_abstract_array(program.variable_types[static_cast<std::size_t>(v)], layout_of(program, v),
+                                             program.variable_committed[static_cast<std::size_t>(v)]));
     ContextMeshScope context(runtime_of(evaluator), e.context_mesh);
-    out.placement = e.primitive->partition->place(evaluator, *e.primitive, operands, e.params);
+    out.placement = std::make_shared<const Placement>(
+        e.primitive->partition->place(evaluator, *e.primitive, operands, e.params));
   }
   out.steps = plan_steps(*out.placement, types, layouts, e.inputs, e.output, stable);
   return out;
@@ -148,23 +154,26 @@ PartitionedEquation partition_equation(Evaluator& evaluator, const Jaxpr& progra
 
 }  // namespace
 
-std::vector<Step> plan_steps(const Placement& placement, const std::vector<typecheck::ArrayType>& operand_types,
-                             const std::vector<Layout>& operand_layouts, const std::vector<int>& inputs, int output,
-                             const std::vector<bool>& stable_draws) {
+std::vector<Step> plan_steps(const Placement& placement, const std::vector<const typecheck::ArrayType*>& operand_types,
+                             const std::vector<const Layout*>& operand_layouts, const std::vector<int>& inputs,
+                             int output, const std::vector<bool>& stable_draws) {
   std::vector<Step> steps;
   const typecheck::MeshRef& mesh = placement.layout.mesh->abstract;
   for (std::size_t i = 0; i < operand_types.size(); ++i) {
-    Step step{Step::Kind::reshard, static_cast<int>(i), placement.operands[i], {}};
-    int variable = i < inputs.size() ? inputs[i] : -1;
+    const typecheck::ArrayType& type = *operand_types[i];
+    const Layout& layout = *operand_layouts[i];
     // A stable-mode draw split across devices needs counters another
     // device's block holds: XLA partitions it with a collective-permute.
-    bool stable = i < stable_draws.size() && stable_draws[i] && operand_types[i].shape == placement.type.shape &&
-                  (any_split(placement.layout.dims) || any_split(operand_layouts[i].dims));
+    bool stable = i < stable_draws.size() && stable_draws[i] && type.shape == placement.type.shape &&
+                  (any_split(placement.layout.dims) || any_split(layout.dims));
+    if (!stable && layout == placement.operands[i]) continue;  // where the kernel needs it
+    Step step{Step::Kind::reshard, static_cast<int>(i), placement.operands[i], {}};
+    int variable = i < inputs.size() ? inputs[i] : -1;
     if (stable)
       step.collectives.push_back(planned("collective-permute", operand_text(variable) + ", threefry stable mode", variable,
-                                         operand_types[i], operand_layouts[i].dims, mesh, {}));
-    reshard(variable, operand_types[i], operand_layouts[i].dims, placement.operands[i].dims, mesh, step.collectives);
-    if (!step.collectives.empty() || !(operand_layouts[i] == placement.operands[i])) steps.push_back(std::move(step));
+                                         type, layout.dims, mesh, {}));
+    reshard(variable, type, layout.dims, placement.operands[i].dims, mesh, step.collectives);
+    if (!step.collectives.empty() || !(layout == placement.operands[i])) steps.push_back(std::move(step));
   }
   steps.push_back({Step::Kind::kernel, -1, {}, {}});
   if (!placement.summed.empty()) {

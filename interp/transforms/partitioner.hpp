@@ -1,7 +1,8 @@
 // The SPMD partitioner: a jitted program (Jaxpr) turned into the per-device
 // program its call runs, once, when it is compiled. Each equation becomes
-// steps from its family's one decision (ops/placement.hpp), made here from
-// the variables' types and the layouts the trace recorded for them:
+// steps from its family's one decision (ops/placement.hpp): the one the
+// trace made as it recorded the equation (Equation::placement), else made
+// here from the variables' types and the layouts the trace recorded for them:
 //
 //   reshard:  an operand moved to where the kernel needs it, printed and
 //             charged as the XLA collectives that move it (all-gather,
@@ -69,7 +70,7 @@ struct Step {
 // One equation of the per-device program.
 struct PartitionedEquation {
   const Equation* equation = nullptr;
-  std::optional<Placement> placement;  // none: replayed
+  std::shared_ptr<const Placement> placement;  // null: replayed
   std::vector<Step> steps;
 };
 
@@ -86,9 +87,9 @@ PartitionedProgram partition_program(Evaluator& evaluator, std::shared_ptr<const
 // (variables name them in the collectives' text: `inputs`, `output`; -1 for
 // an eager application). `stable_draws` marks operands drawn in threefry's
 // stable mode.
-std::vector<Step> plan_steps(const Placement& placement, const std::vector<typecheck::ArrayType>& operand_types,
-                             const std::vector<Layout>& operand_layouts, const std::vector<int>& inputs, int output,
-                             const std::vector<bool>& stable_draws = {});
+std::vector<Step> plan_steps(const Placement& placement, const std::vector<const typecheck::ArrayType*>& operand_types,
+                             const std::vector<const Layout*>& operand_layouts, const std::vector<int>& inputs,
+                             int output, const std::vector<bool>& stable_draws = {});
 
 // The collectives a replayed equation `e` of `program` runs inside (its
 // family's `replayed` rule): operand reshards, then (marked `after`) sums.

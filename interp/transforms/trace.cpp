@@ -2,6 +2,7 @@
 #include "interp/transforms/trace.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "interp/ops/batching.hpp"
 #include "interp/ops/device_memory.hpp"
@@ -17,6 +18,7 @@ namespace {
 ArrayRef apply(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                const Params& params, bool execute) {
   ArrayRef result;
+  runtime_of(evaluator).traced_decision = {};
   try {
     result = primitive.implementation(evaluator, primitive, operands, params, execute);
   } catch (PyError& error) {
@@ -164,6 +166,8 @@ ArrayRef JitTrace::process(Evaluator& evaluator, const Primitive& primitive, con
   // (Not a collective over a vmap axis: it has a value only once batched.)
   if (execute_ && evaluator.mode == Evaluator::Mode::run && primitive.name != "debug_print" &&
       !batching::over_vmap_axis(params)) {
+    // The value's application makes decisions of its own: keep the traced one.
+    TracedDecision decision = std::exchange(runtime_of(evaluator).traced_decision, {});
     // The value too, when every operand's is known (a constant is its own).
     std::vector<ArrayRef> values;
     for (const auto& operand : operands) {
@@ -172,6 +176,7 @@ ArrayRef JitTrace::process(Evaluator& evaluator, const Primitive& primitive, con
       values.push_back(std::move(value));
     }
     if (values.size() == operands.size()) concrete_[result.get()] = apply(evaluator, primitive, values, params, true);
+    runtime_of(evaluator).traced_decision = std::move(decision);
   }
   record(evaluator, primitive, operands, params, result);
   return result;
@@ -181,7 +186,8 @@ void JitTrace::record(Evaluator& evaluator, const Primitive& primitive, const st
                       const Params& params, const ArrayRef& result) {
   Runtime& runtime = runtime_of(evaluator);
   Equation equation{&primitive, {}, params, program->add_variable(result->aval, result->layout, result->committed),
-                    runtime.context_mesh, runtime.replayed_span.empty() ? current_span(evaluator) : runtime.replayed_span};
+                    runtime.context_mesh, runtime.replayed_span.empty() ? current_span(evaluator) : runtime.replayed_span,
+                    take_traced_decision(evaluator, primitive, operands, params, *result)};
   if (auto value = concrete_value(*result)) concrete_variables_[equation.output] = value;
   for (const auto& operand : operands) equation.inputs.push_back(variable_of(operand));
   variables_[result.get()] = {equation.output, result};

@@ -12,6 +12,7 @@
 #include "interp/ops/contractions.hpp"
 #include "interp/python/evaluator.hpp"
 #include "interp/transforms/partitioner.hpp"
+#include "interp/transforms/trace.hpp"
 
 namespace interp {
 namespace {
@@ -103,7 +104,7 @@ TEST(PartitionerTest, ASplitContractionIsAKernelThenACombineStep) {
   Evaluator evaluator;
   PartitionedProgram partitioned = partition_program(evaluator, std::make_shared<const Jaxpr>(program));
   const auto& equation = partitioned.equations.at(0);
-  ASSERT_TRUE(equation.placement.has_value());
+  ASSERT_NE(equation.placement, nullptr);
   EXPECT_EQ(equation.placement->summed, typecheck::SpecEntry{"x"});
   std::vector<Step::Kind> kinds;
   for (const auto& step : equation.steps) kinds.push_back(step.kind);
@@ -120,6 +121,27 @@ TEST(PartitionerTest, AutoLayoutOfAnElementwiseOperandIsResharded) {
   int sum = add(program, mesh, {8}, {{}}, std::vector<typecheck::SpecEntry>{{"x"}});
   program.equations.push_back(Equation{&primitive("add"), {a, b}, {}, sum});
   EXPECT_EQ(collectives(program), std::vector<std::string>{"dynamic-slice(b), axes={x}"});
+}
+
+// A traced equation keeps the decision its application made: the
+// partitioner plans from it rather than deciding again.
+TEST(PartitionerTest, TheDecisionATraceMadeIsTheOnePartitioned) {
+  Mesh1D mesh = mesh_of(typecheck::AxisType::Auto);
+  typecheck::ArrayType type;
+  type.shape = {8};
+  type.sharding.mesh = mesh.abstract;
+  type.sharding.dims = {{}};
+  Evaluator evaluator;
+  JitTrace trace;
+  ArrayRef a = trace.add_input(*make_abstract_array(type, Layout{mesh.devices, {{"x"}}}, false));
+  ArrayRef b = trace.add_input(*make_abstract_array(type, Layout{mesh.devices, {{}}}, false));
+  ArrayRef sum = trace.process(evaluator, primitive("add"), {a, b}, {});
+  const Jaxpr& program = *trace.program;
+  ASSERT_EQ(program.equations.size(), 1u);
+  ASSERT_NE(program.equations[0].placement, nullptr);
+  EXPECT_EQ(program.equations[0].placement->layout, sum->layout);
+  PartitionedProgram partitioned = partition_program(evaluator, trace.program);
+  EXPECT_EQ(partitioned.equations.at(0).placement, program.equations[0].placement);
 }
 
 }  // namespace
