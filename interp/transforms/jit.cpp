@@ -182,6 +182,9 @@ class JitFunctionObject : public Object {
   // the Refs' final values (`refs`: per argument leaf, its Ref or null).
   static Value run(Evaluator& evaluator, const TracedCall& traced, const std::vector<ArrayRef>& arguments,
                    const std::vector<std::shared_ptr<RefObject>>& refs);
+  // JAX's warning as a new signature's program is lowered, through
+  // Options::log: the donated arguments no output can reuse.
+  void warn_unusable_donations(Evaluator& evaluator, const TracedCall& traced, const Signature& signature) const;
   // Check mode: refuses the arguments a call refuses before tracing.
   void check_arguments(Evaluator& evaluator, const CallArgs& args) const;
   // The memory plan of a program this jit traced (with its donations), or
@@ -401,7 +404,27 @@ const TracedCall* JitFunctionObject::trace(Evaluator& evaluator, CallArgs& args,
   }
   traced.executable = compile(evaluator, jit_trace.program);
   traced.memory = plan_memory(traced.executable, donated);
+  warn_unusable_donations(evaluator, traced, signature);
   return &cache.emplace(signature.key, std::move(traced)).first->second;
+}
+
+void JitFunctionObject::warn_unusable_donations(Evaluator& evaluator, const TracedCall& traced,
+                                                const Signature& signature) const {
+  if (!evaluator.log) return;
+  std::vector<bool> donated;  // by the caller: a Ref's buffer is the program's to reuse, silently
+  for (std::size_t i = 0; i < signature.donated.size(); ++i) donated.push_back(signature.donated[i] && !signature.refs[i]);
+  auto avals = unusable_donations(*traced.program, traced.memory, donated, !options.out_shardings.is_none());
+  if (avals.empty()) return;
+  // Python's warnings line, at the call that lowers the program (its file
+  // named as JAX's logged locations are: source_summary).
+  lang::Span span = current_span(evaluator);
+  std::string where;
+  if (!span.empty()) {
+    std::string file = span.file->name();
+    if (auto slash = file.rfind('/'); slash != std::string::npos) file = file.substr(slash + 1);
+    where = file + ":" + std::to_string(span.file->position(span.begin).line) + ": ";
+  }
+  evaluator.log(where + unusable_donations_warning(avals));
 }
 
 void JitFunctionObject::check_arguments(Evaluator& evaluator, const CallArgs& args) const {
@@ -490,8 +513,10 @@ Value JitFunctionObject::check_call(Evaluator& evaluator, CallArgs& args) {
   std::size_t errors = evaluator.recorded_errors.size(), warnings = evaluator.check_warnings.size();
   Value result = follow_body(evaluator, args, &recording);
   bool clean = evaluator.recorded_errors.size() == errors && evaluator.check_warnings.size() == warnings;
-  if (std::optional<TracedCall> traced = checked_program(evaluator, recording, result, *signature, clean))
+  if (std::optional<TracedCall> traced = checked_program(evaluator, recording, result, *signature, clean)) {
+    warn_unusable_donations(evaluator, *traced, *signature);
     charge_plan(evaluator, checked.insert_or_assign(signature->key, std::move(*traced)).first->second, signature->leaves);
+  }
   TreeDef def;
   for (const auto& leaf : tree_flatten(evaluator, result, def))
     if (auto* array = leaf.as<ArrayObject>()) charge_if_held(evaluator, *array);

@@ -119,6 +119,45 @@ std::int64_t on_device(const MemoryPlan::Buffer& buffer, int device) {
 
 }  // namespace
 
+std::vector<std::string> unusable_donations(const Jaxpr& program, const MemoryPlan& plan, const std::vector<bool>& donated,
+                                            bool outputs_placed) {
+  std::size_t devices = 1;
+  for (const auto& layout : program.variable_layouts)
+    if (layout && layout->mesh) devices = std::max(devices, layout->position_count());
+  // On a mesh whose axes are all Explicit an output's sharding is its
+  // type's (pxla's _concretize_abstract_out_shardings); an Auto axis leaves it open.
+  outputs_placed = outputs_placed || std::all_of(program.outputs.begin(), program.outputs.end(), [&](int out) {
+                     const auto& mesh = program.variable_types[static_cast<std::size_t>(out)].sharding.mesh;
+                     return mesh && mesh->has_axis_of_type(typecheck::AxisType::Explicit) &&
+                            !mesh->has_axis_of_type(typecheck::AxisType::Auto);
+                   });
+  if (devices > 1 && !outputs_placed) return {};
+  // An input the program never reads is pruned, its donation with it (keep_unused=False).
+  std::vector<bool> read(program.variable_types.size(), false);
+  for (const auto& e : program.equations)
+    for (int input : e.inputs) read[static_cast<std::size_t>(input)] = true;
+  for (int out : program.outputs) read[static_cast<std::size_t>(out)] = true;
+  std::vector<std::string> avals;
+  for (std::size_t i = 0; i < program.inputs.size() && i < donated.size(); ++i) {
+    auto input = static_cast<std::size_t>(program.inputs[i]);
+    if (!donated[i] || plan.aliased_input[i] || !read[input]) continue;
+    const typecheck::ArrayType& type = program.variable_types[input];
+    const auto& layout = program.variable_layouts[input];
+    typecheck::Shape shape = layout && layout->mesh ? layout->shard_shape(type.shape) : type.shape;
+    std::string text = std::string(type.weak_type ? "~" : "") + std::string(typecheck::long_name(type.dtype)) + "[";
+    for (std::size_t d = 0; d < shape.size(); ++d) text += (d ? "," : "") + std::to_string(shape[d]);
+    avals.push_back(text + "]");
+  }
+  return avals;
+}
+
+std::string unusable_donations_warning(const std::vector<std::string>& avals) {
+  std::string listed;
+  for (std::size_t i = 0; i < avals.size(); ++i) listed += (i ? ", " : "") + avals[i];
+  return "UserWarning: Some donated buffers were not usable: " + listed +
+         ".\nSee an explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation.\n";
+}
+
 MemoryAnalysis analyse_memory(const Jaxpr& program, const MemoryPlan& plan) {
   MemoryAnalysis analysis;
   int device = reported_device(program);

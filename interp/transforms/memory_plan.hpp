@@ -44,6 +44,18 @@ struct MemoryPlan {
 // operands); `donated[i]`: the caller donates program input i.
 MemoryPlan plan_memory(const Executable& executable, const std::vector<bool>& donated);
 
+// JAX's warning when an argument's donation cannot be used
+// (mlir.lower_jaxpr_to_module, as a program is lowered): the donated inputs
+// (`donated[i]` for program input i) the program reads and no output
+// reuses, each as the aval of its shard ("float32[64,128]"); none: no
+// warning. JAX leaves the choice to XLA, without a warning, when the
+// program spans several devices and an output's sharding is unspecified
+// (not on a mesh with Explicit axes only): `outputs_placed` says it is.
+std::vector<std::string> unusable_donations(const Jaxpr& program, const MemoryPlan& plan, const std::vector<bool>& donated,
+                                            bool outputs_placed);
+// The warning's text, a line of Python's warnings each.
+std::string unusable_donations_warning(const std::vector<std::string>& avals);
+
 // compiled.memory_analysis(), per device (JAX's CompiledMemoryStats), on the
 // first device of the program's largest mesh: the arguments (closed-over
 // constants among them), outputs, the bytes outputs reuse from donated
