@@ -10,6 +10,7 @@
 #include "interp/ops/primitives.hpp"
 #include "interp/transforms/trace.hpp"
 #include "typecheck/control_flow_rules.hpp"
+#include "typecheck/python_repr.hpp"
 
 namespace interp {
 
@@ -135,6 +136,54 @@ ArrayRef boolean_predicate(Evaluator& evaluator, const ArrayRef& predicate) {
           "Pred type must be either boolean or number, got " + std::string(typecheck::long_name(predicate->aval.dtype)) + ".");
   ArrayRef zero = to_array(evaluator, Value::integer(0), predicate->aval.dtype);
   return to_array(evaluator, bind(evaluator, primitive("not_equal"), {predicate, zero}));
+}
+
+// lax.switch: branches[clamp(index, 0, len - 1)](*operands). Every branch
+// is traced and their outputs must match (as cond's); a traced index picks
+// with select_n, branch k where index <= k, the last otherwise.
+Value lax_switch(Evaluator& evaluator, const Value& index_value, const std::vector<Value>& branches,
+                 const std::optional<Value>& operand, std::vector<Value> operands) {
+  for (const auto& branch : branches)
+    if (!branch.is_object() || !branch.object()->callable()) raise(exc::TypeError(), "lax.switch: branches argument should be a sequence of callables.");
+  if (operand) {
+    if (!operands.empty())
+      raise(exc::TypeError(), "if 'operand' keyword is passed then no positional operands can be passed, got operand=" +
+                                  evaluator.repr(*operand) + " and positional operands " +
+                                  evaluator.repr(make_tuple(operands)));
+    operands = {*operand};
+  }
+  ArrayRef known = known_value(evaluator, index_value);
+  ArrayRef index = to_array(evaluator, known ? Value(known) : index_value);
+  if (!index->aval.shape.empty())
+    raise(exc::TypeError(), "Branch index must be scalar, got " + evaluator.str(index_value) + " of shape " +
+                                typecheck::python_shape_repr(index->aval.shape) + ".");
+  if (!typecheck::is_integer(index->aval.dtype))
+    raise(exc::TypeError(), "Index type must be an integer, got " + evaluator.str(index_value) + " as " +
+                                std::string(typecheck::long_name(index->aval.dtype)));
+  if (branches.empty()) raise(exc::ValueError(), "Empty branch sequence");
+  if (branches.size() == 1) return evaluator.call(branches[0], operands);
+  std::vector<Value> outputs;
+  std::vector<typecheck::BranchOutputs> typed;
+  for (const auto& branch : branches) {
+    outputs.push_back(evaluator.call(branch, operands));
+    typed.push_back({"", qualified_name(branch), leaves_of(evaluator, outputs.back())});
+  }
+  if (auto error = typecheck::check_switch_outputs(typed)) raise_error(*error);
+  auto last = static_cast<std::int64_t>(branches.size()) - 1;
+  if (!known && traced_predicate(evaluator, index_value)) {
+    index = astype(evaluator, index, typecheck::DType::int32);
+    Value chosen = outputs.back();
+    for (std::int64_t k = last - 1; k >= 0; --k) {
+      ArrayRef bound = to_array(evaluator, Value::integer(k), typecheck::DType::int32);
+      chosen = select_tree(evaluator, to_array(evaluator, bind(evaluator, primitive("less_equal"), {index, bound})),
+                           outputs[static_cast<std::size_t>(k)], chosen);
+    }
+    return chosen;
+  }
+  // Check mode follows branch 0 when the index is not known (the types agree).
+  std::int64_t chosen = 0;
+  if (!index->abstract()) chosen = std::clamp<std::int64_t>(static_cast<std::int64_t>(element_values(evaluator, *index).at(0)), 0, last);
+  return outputs[static_cast<std::size_t>(chosen)];
 }
 
 ArrayRef index_array(Evaluator& evaluator, const Value& value) {
@@ -349,6 +398,10 @@ void install_control_flow(Evaluator& evaluator) {
     if (auto error = typecheck::check_branch_outputs("cond", first, second)) raise_error(*error);
     if (traced) return select_tree(ev, boolean_predicate(ev, to_array(ev, a[0])), on_true, on_false);
     return predicate ? on_true : on_false;
+  });
+  lax->add_function("switch(index, branches, *operands, operand=?)", [](Evaluator& ev, Arguments& a) {
+    return lax_switch(ev, a[0], ev.to_vector(a[1]), a.has(3) ? std::optional(a[3]) : std::nullopt,
+                      a[2].as<TupleObject>()->items);
   });
   lax->add_function("dynamic_slice(operand, start_indices, slice_sizes)", [](Evaluator& ev, Arguments& a) {
     return dynamic_slice(ev, a[0], ev.to_vector(a[1]), int_list(ev, a[2]));

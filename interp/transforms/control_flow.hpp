@@ -13,7 +13,7 @@
 
 namespace interp {
 
-// jax.lax.{fori_loop, while_loop, scan, cond, dynamic_slice,
+// jax.lax.{fori_loop, while_loop, scan, cond, switch, dynamic_slice,
 // dynamic_slice_in_dim, dynamic_update_slice, dynamic_update_slice_in_dim}.
 void install_control_flow(Evaluator& evaluator);
 
