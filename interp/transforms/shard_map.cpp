@@ -155,6 +155,64 @@ class ShardMapObject : public Object {
   ShardMapOptions options;
 };
 
+// A body block's global shape: each dimension times the sizes of the mesh
+// axes its spec names.
+typecheck::Shape global_shape(const typecheck::AbstractMesh& mesh, const typecheck::PartitionSpec& spec, typecheck::Shape shape) {
+  const auto& entries = spec.partitions();
+  for (std::size_t d = 0; d < entries.size() && d < shape.size(); ++d)
+    for (const auto& axis : entries[d])
+      if (const auto* found = mesh.find(axis)) shape[d] = checked(typecheck::scaled_dimension(shape[d], found->size));
+  return shape;
+}
+
+// Raises the error for outputs that vary over axes their out_specs say they
+// don't. shardlang's note names the user's function and the line that returned
+// the varying value; the hint is the fix (check_mode.hpp's notes). Check mode
+// records the error and goes on with replicated guesses of the outputs.
+Value recover_out_replication(Evaluator& evaluator, const typecheck::ReplicationError& failure, const Value& function,
+                              const typecheck::MeshRef& mesh, const DeviceMeshRef& devices,
+                              const std::vector<ArrayLeaf>& outputs, const std::vector<SpecFor>& out_specs,
+                              const Value& result) {
+  auto* f = function.as<FunctionObject>();
+  std::optional<lang::Span> at = f && f->body ? last_return(*f->body) : std::nullopt;
+  try {
+    raise_error(failure.error);
+  } catch (PyError& error) {
+    for (const auto& output : failure.failures) {
+      std::string axes;
+      for (const auto& axis : output.offending) axes += (axes.empty() ? "'" : ", '") + axis + "'";
+      std::string who = f ? "`" + f->scope->qualname + "`" : std::string("the function");
+      error.exception->notes.emplace_back(at.value_or(lang::Span{}), who + " returns output " + std::to_string(output.output) +
+                                                                         " varying over " + axes + " here");
+    }
+    if (!failure.failures.empty()) error.exception->hint = typecheck::replication_fix_hint(failure.failures[0]);
+    if (at) {
+      error.exception->frame_span = *at;
+      error.exception->frame_span_set = true;
+    }
+    // Check mode records the error at the current statement: the return.
+    lang::Span call_site = evaluator.statement_span;
+    if (at) evaluator.statement_span = *at;
+    bool recovered = recover_in_check(evaluator, error, false);
+    evaluator.statement_span = call_site;
+    if (!recovered) throw;
+  }
+  std::vector<Value> poisoned;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    typecheck::ArrayType type = outputs[i].array->aval;
+    type.manual = {};
+    type.sharding = typecheck::Sharding::replicated(mesh, type.ndim());
+    // The body's block is local: the guess has the global shape.
+    type.shape = global_shape(*mesh, out_specs[i].spec, type.shape);
+    Layout layout = checked(make_layout(devices, out_specs[i].spec, type.shape));
+    ArrayRef guess = make_abstract_array(type, layout, true);
+    guess->poisoned = true;
+    poisoned.push_back(Value(guess));
+  }
+  std::size_t next = 0;
+  return unflatten(evaluator, result, poisoned, next);
+}
+
 Value ShardMapObject::call(Evaluator& evaluator, CallArgs& args) {
   Runtime& runtime = runtime_of(evaluator);
   if (!args.keywords.empty()) raise(exc::TypeError(), "shard_map functions take positional arguments only");
@@ -241,64 +299,13 @@ Value ShardMapObject::call(Evaluator& evaluator, CallArgs& args) {
   }
   if (auto error = typecheck::check_specs_manual(typecheck::SpecSide::out, signature, out_spec_leaves)) raise_error(*error);
   if (auto error = typecheck::check_out_ranks(signature, checked_outputs)) raise_error(*error);
-  if (auto failure = typecheck::check_out_replication(signature, checked_outputs)) {
-    auto* f = function.as<FunctionObject>();
-    std::optional<lang::Span> at = f && f->body ? last_return(*f->body) : std::nullopt;
-    try {
-      raise_error(failure->error);
-    } catch (PyError& error) {
-      // shardlang's note names the user's function and the line that returned
-      // the varying value; the hint is the fix (check_mode.hpp's notes).
-      for (const auto& output : failure->failures) {
-        std::string axes;
-        for (const auto& axis : output.offending) axes += (axes.empty() ? "'" : ", '") + axis + "'";
-        std::string who = f ? "`" + f->scope->qualname + "`" : std::string("the function");
-        error.exception->notes.emplace_back(at.value_or(lang::Span{}), who + " returns output " + std::to_string(output.output) +
-                                                                           " varying over " + axes + " here");
-      }
-      if (!failure->failures.empty()) error.exception->hint = typecheck::replication_fix_hint(failure->failures[0]);
-      if (at) {
-        error.exception->frame_span = *at;
-        error.exception->frame_span_set = true;
-      }
-      // Check mode records the error at the current statement: the return.
-      lang::Span call_site = evaluator.statement_span;
-      if (at) evaluator.statement_span = *at;
-      bool recovered = recover_in_check(evaluator, error, false);
-      evaluator.statement_span = call_site;
-      if (recovered) {
-        std::vector<Value> poisoned;
-        for (std::size_t i = 0; i < outputs.size(); ++i) {
-          typecheck::ArrayType type = outputs[i].array->aval;
-          type.manual = {};
-          type.sharding = typecheck::Sharding::replicated(mesh, type.ndim());
-          // The body's block is local: the guess has the global shape.
-          const auto& entries = out_specs[i].spec.partitions();
-          for (std::size_t d = 0; d < entries.size() && d < type.shape.size(); ++d)
-            for (const auto& axis : entries[d])
-              if (const auto* found = mesh->find(axis))
-                type.shape[d] = checked(typecheck::scaled_dimension(type.shape[d], found->size));
-          Layout layout = checked(make_layout(devices, out_specs[i].spec, type.shape));
-          ArrayRef guess = make_abstract_array(type, layout, true);
-          guess->poisoned = true;
-          poisoned.push_back(Value(guess));
-        }
-        next = 0;
-        return unflatten(evaluator, result, poisoned, next);
-      }
-      throw;
-    }
-  }
+  if (auto failure = typecheck::check_out_replication(signature, checked_outputs))
+    return recover_out_replication(evaluator, *failure, function, mesh, devices, outputs, out_specs, result);
   std::vector<Value> exited;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const auto& type = outputs[i].array->aval;
     Params params;
-    // The result's global shape: each dimension times its out_spec's axes.
-    typecheck::Shape global = type.shape;
-    const auto& entries = out_specs[i].spec.partitions();
-    for (std::size_t d = 0; d < entries.size() && d < global.size(); ++d)
-      for (const auto& axis : entries[d])
-        if (const auto* found = mesh->find(axis)) global[d] = checked(typecheck::scaled_dimension(global[d], found->size));
+    typecheck::Shape global = global_shape(*mesh, out_specs[i].spec, type.shape);
     params.set("out_spec", checked(make_layout(devices, out_specs[i].spec, global)));
     if (!out_specs[i].spec.unreduced().empty() || !out_specs[i].spec.reduced().empty())
       params.set("spec", typecheck::ShardingArg{std::nullopt, out_specs[i].spec});
