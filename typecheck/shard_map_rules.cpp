@@ -415,6 +415,15 @@ std::string replication_fix_hint(const ReplicationFailure& failure) {
          "it an out_specs entry that " + named;
 }
 
+Checked<Shape> shard_map_global_shape(const AbstractMesh& mesh, const PartitionSpec& spec, Shape block) {
+  for (std::size_t dim = 0; dim < spec.partitions().size() && dim < block.size(); ++dim) {
+    Checked<std::int64_t> size = scaled_dimension(block[dim], product_of_sizes(mesh, spec.partitions()[dim]));
+    if (!size) return size.error();
+    block[dim] = size.value();
+  }
+  return block;
+}
+
 Checked<ArrayType> shard_map_output_type(const ShardMapSignature& signature, const PartitionSpec& spec,
                                          const ArrayType& body, const MeshRef& context_mesh) {
   if (signature.check_vma)
@@ -425,12 +434,8 @@ Checked<ArrayType> shard_map_output_type(const ShardMapSignature& signature, con
                                                  label + " present on the out_aval. Got out_specs=" + spec.repr() +
                                                  " and out_aval=" + body.short_str()};
 
-  Shape global = body.shape;
-  for (std::size_t dim = 0; dim < spec.partitions().size() && dim < global.size(); ++dim) {
-    Checked<std::int64_t> size = scaled_dimension(global[dim], product_of_sizes(*signature.mesh, spec.partitions()[dim]));
-    if (!size) return size.error();
-    global[dim] = size.value();
-  }
+  Checked<Shape> global = shard_map_global_shape(*signature.mesh, spec, body.shape);
+  if (!global) return global.error();
 
   // Per dimension: the out_spec's axes, then the Explicit axes still in the body's spec.
   std::vector<SpecEntry> entries(body.ndim());
@@ -445,7 +450,7 @@ Checked<ArrayType> shard_map_output_type(const ShardMapSignature& signature, con
     const MeshAxis* found = mesh->find(axis);
     if (found && found->type == AxisType::Manual) manual.varying.insert(axis);
   }
-  return make_array_type(body.element_type(), std::move(global), mesh,
+  return make_array_type(body.element_type(), std::move(global).value(), mesh,
                          PartitionSpec::from_entries(std::move(entries), spec.unreduced(), spec.reduced()),
                          std::move(manual));
 }

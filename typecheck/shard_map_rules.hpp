@@ -129,6 +129,10 @@ std::optional<ReplicationError> check_out_replication(const ShardMapSignature& s
 // entry that names 'y'".
 std::string replication_fix_hint(const ReplicationFailure& failure);
 
+// A body block's global shape: each dimension times the sizes of the mesh
+// axes its spec names (past int64 an error).
+Checked<Shape> shard_map_global_shape(const AbstractMesh& mesh, const PartitionSpec& spec, Shape block);
+
 // _unshard_shaped_array: the unreduced/reduced equality checks, each
 // dimension multiplied by the sizes of the axes the spec names, spec = the
 // out_spec's entry followed by the type's remaining Explicit axes, mesh =

@@ -155,16 +155,6 @@ class ShardMapObject : public Object {
   ShardMapOptions options;
 };
 
-// A body block's global shape: each dimension times the sizes of the mesh
-// axes its spec names.
-typecheck::Shape global_shape(const typecheck::AbstractMesh& mesh, const typecheck::PartitionSpec& spec, typecheck::Shape shape) {
-  const auto& entries = spec.partitions();
-  for (std::size_t d = 0; d < entries.size() && d < shape.size(); ++d)
-    for (const auto& axis : entries[d])
-      if (const auto* found = mesh.find(axis)) shape[d] = checked(typecheck::scaled_dimension(shape[d], found->size));
-  return shape;
-}
-
 // Raises the error for outputs that vary over axes their out_specs say they
 // don't. shardlang's note names the user's function and the line that returned
 // the varying value; the hint is the fix (check_mode.hpp's notes). Check mode
@@ -203,7 +193,7 @@ Value recover_out_replication(Evaluator& evaluator, const typecheck::Replication
     type.manual = {};
     type.sharding = typecheck::Sharding::replicated(mesh, type.ndim());
     // The body's block is local: the guess has the global shape.
-    type.shape = global_shape(*mesh, out_specs[i].spec, type.shape);
+    type.shape = checked(typecheck::shard_map_global_shape(*mesh, out_specs[i].spec, type.shape));
     Layout layout = checked(make_layout(devices, out_specs[i].spec, type.shape));
     ArrayRef guess = make_abstract_array(type, layout, true);
     guess->poisoned = true;
@@ -305,7 +295,7 @@ Value ShardMapObject::call(Evaluator& evaluator, CallArgs& args) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const auto& type = outputs[i].array->aval;
     Params params;
-    typecheck::Shape global = global_shape(*mesh, out_specs[i].spec, type.shape);
+    typecheck::Shape global = checked(typecheck::shard_map_global_shape(*mesh, out_specs[i].spec, type.shape));
     params.set("out_spec", checked(make_layout(devices, out_specs[i].spec, global)));
     if (!out_specs[i].spec.unreduced().empty() || !out_specs[i].spec.reduced().empty())
       params.set("spec", typecheck::ShardingArg{std::nullopt, out_specs[i].spec});
