@@ -91,7 +91,10 @@ MODULES = [
         "unsharded. A singular matrix gives NaN (JAX gives inf or NaN).",
         "`cholesky` binds the `cholesky` primitive: LAPACK's `spotrf` on the lower triangle of the "
         "(by default symmetrized) input; a matrix that is not positive definite gives NaN, as JAX's. "
-        "`qr`, `svd`, `eigh`, `det` and `slogdet` are not there.",
+        "`slogdet` binds the `slogdet` primitive (LAPACK's `sgetrf` LU factorization; a singular matrix "
+        "gives sign 0 and log -inf) and returns a plain `(sign, logabsdet)` tuple, not JAX's named "
+        "`SlogdetResult`; `det` is `sign * exp(logabsdet)`, so its gradient is `det * inv(a).T` as JAX's. "
+        "`qr`, `svd` and `eigh` are not there.",
     ]),
     ("jax.lax", "from jax import lax", [
         "Collectives (`psum`, `pmean`, `pmax`, `pmin`, `all_gather`, `all_to_all`, `ppermute`, "

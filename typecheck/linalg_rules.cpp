@@ -70,4 +70,19 @@ Checked<ArrayType> cholesky_rule(const ArrayType& a) {
   return out;
 }
 
+Checked<ArrayType> slogdet_rule(const ArrayType& a) {
+  Checked<ArrayType> square = cholesky_rule(a);
+  if (!square) {
+    Error error = square.error();
+    const std::string from = "cholesky", to = "slogdet";
+    for (auto at = error.message.find(from); at != std::string::npos; at = error.message.find(from, at + to.size()))
+      error.message.replace(at, from.size(), to);
+    return error;
+  }
+  ArrayType out = square.value();
+  out.shape.resize(a.ndim() - 2);
+  out.sharding.dims.resize(a.ndim() - 2);
+  return out;
+}
+
 }  // namespace typecheck

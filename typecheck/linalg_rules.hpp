@@ -13,5 +13,8 @@ namespace typecheck {
 Checked<ArrayType> solve_rule(const ArrayType& a, const ArrayType& b);
 // cholesky(a): a [..., n, n] of a float dtype; the result is a's type.
 Checked<ArrayType> cholesky_rule(const ArrayType& a);
+// slogdet(a) output 0 (the sign) or 1 (log |det|): a [..., n, n] of a float
+// dtype; the result has a's batch dims, dtype and batch sharding.
+Checked<ArrayType> slogdet_rule(const ArrayType& a);
 
 }  // namespace typecheck

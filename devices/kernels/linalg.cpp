@@ -9,6 +9,7 @@
 extern "C" void sgesv_(const int* n, const int* nrhs, float* a, const int* lda, int* ipiv, float* b, const int* ldb,
                        int* info);
 
+extern "C" void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
 extern "C" void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info);
 
 namespace devices {
@@ -65,6 +66,35 @@ void cholesky_typed(const LocalArray& a, LocalArray& l, std::int64_t batch, int 
   }
 }
 
+template <DType D>
+void slogdet_typed(const LocalArray& a, LocalArray& out, std::int64_t batch, int n, int output) {
+  auto in = a.buffer->elements<D>();
+  auto result = out.buffer->elements<D>();
+  const auto nn = static_cast<std::size_t>(n);
+  std::vector<float> matrix(nn * nn);
+  std::vector<int> pivots(std::max<std::size_t>(nn, 1));
+  for (std::int64_t m = 0; m < batch; ++m) {
+    const std::size_t base = static_cast<std::size_t>(m) * nn * nn;
+    for (std::size_t i = 0; i < nn; ++i)
+      for (std::size_t j = 0; j < nn; ++j) matrix[j * nn + i] = static_cast<float>(load<D>(in[base + i * nn + j]));
+    int info = 0;
+    const int lda = std::max(n, 1);
+    if (n > 0) sgetrf_(&n, &n, matrix.data(), &lda, pivots.data(), &info);
+    float sign = 1.0f, log_abs = 0.0f;
+    for (std::size_t i = 0; i < nn; ++i) {
+      const float d = matrix[i * nn + i];
+      if (pivots[i] != static_cast<int>(i) + 1) sign = -sign;
+      if (d < 0) sign = -sign;
+      log_abs += std::log(std::fabs(d));
+    }
+    if (info > 0) {
+      sign = 0.0f;
+      log_abs = -INFINITY;
+    }
+    result[static_cast<std::size_t>(m)] = store<D>(static_cast<compute_t<D>>(output == 0 ? sign : log_abs));
+  }
+}
+
 constexpr bool is_solver_dtype(DType d) { return d == DType::float32 || d == DType::float16 || d == DType::bfloat16; }
 
 }  // namespace
@@ -80,6 +110,23 @@ Expected<LocalArray> cholesky(const LocalArray& a) {
   const std::int64_t batch = element_count(std::span(a.shape).first(rank - 2));
   Status status = dispatch(a.dtype(), [&]<DType D>() -> Status {
     if constexpr (is_solver_dtype(D)) cholesky_typed<D>(a, *result, batch, static_cast<int>(a.shape[rank - 1]));
+    return {};
+  });
+  if (!status) return status.error();
+  return result;
+}
+
+Expected<LocalArray> slogdet(const LocalArray& a, int output) {
+  if (Status status = check_array(a, "slogdet"); !status) return status.error();
+  const std::size_t rank = a.shape.size();
+  if (rank < 2 || a.shape[rank - 1] != a.shape[rank - 2])
+    return invalid("slogdet: shape " + shape_text(a.shape) + " is not a batch of square matrices");
+  if (!is_solver_dtype(a.dtype())) return invalid("slogdet: the operand must have a float dtype");
+  Expected<LocalArray> result = allocate(a.buffer->ledger(), a.dtype(), Shape(a.shape.begin(), a.shape.end() - 2));
+  if (!result) return result;
+  const std::int64_t batch = element_count(std::span(a.shape).first(rank - 2));
+  Status status = dispatch(a.dtype(), [&]<DType D>() -> Status {
+    if constexpr (is_solver_dtype(D)) slogdet_typed<D>(a, *result, batch, static_cast<int>(a.shape[rank - 1]), output);
     return {};
   });
   if (!status) return status.error();

@@ -16,5 +16,10 @@ Expected<LocalArray> solve(const LocalArray& a, const LocalArray& b);
 // matrix of the batch `a` [..., n, n], read from its lower triangle
 // (LAPACK's spotrf); a matrix that is not positive definite gives NaN.
 Expected<LocalArray> cholesky(const LocalArray& a);
+// The sign (output 0) or the log of the absolute value (output 1) of the
+// determinant of every matrix of the batch `a` [..., n, n], from LAPACK's
+// LU factorization (sgetrf): a [...] result; a singular matrix gives sign 0
+// and log -inf, as NumPy's slogdet.
+Expected<LocalArray> slogdet(const LocalArray& a, int output);
 
 }  // namespace devices

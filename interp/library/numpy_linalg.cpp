@@ -1,7 +1,7 @@
 // jnp.linalg (numpy_module.hpp): norm and vector_norm, composed from jnp
 // members as JAX 0.11's jax/_src/numpy/linalg.py composes them, solve and
-// inv on the linalg_solve primitive and cholesky on the cholesky primitive
-// (LAPACK, devices/kernels/linalg).
+// inv on the linalg_solve primitive, cholesky and slogdet / det on the
+// cholesky and slogdet primitives (LAPACK, devices/kernels/linalg).
 #include <cmath>
 
 #include "interp/library/numpy_module.hpp"
@@ -179,6 +179,29 @@ void install_linalg_operations(Evaluator& evaluator) {
                              Value::floating(2.0)});
     Value factor = bind(ev, primitive("cholesky"), {to_array(ev, input)});
     return ev.truthy(a[1]) ? jnp("swapaxes", {factor, Value::integer(-1), Value::integer(-2)}) : factor;
+  });
+  // slogdet: (sign, log |det|), each an output of the slogdet primitive
+  // (LAPACK's LU); det is sign * exp(log |det|).
+  auto slogdet = [](Evaluator& ev, const Value& a_value) {
+    ArrayRef x = to_array(ev, a_value);
+    if (!typecheck::is_floating(x->aval.dtype)) x = to_array(ev, apply_astype(ev, x, DType::float32));
+    std::vector<Value> parts;
+    for (std::int64_t output : {0, 1}) {
+      Params params;
+      params.set("output", output);
+      parts.push_back(bind(ev, primitive("slogdet"), {x}, std::move(params)));
+    }
+    return parts;
+  };
+  linalg.add_function("slogdet(a, *, method=None)", [slogdet](Evaluator& ev, Arguments& a) {
+    if (!a[1].is_none() && !(string_of(a[1]) && *string_of(a[1]) == "lu"))
+      raise(exc::ValueError(), "Unknown slogdet method '" + ev.str(a[1]) + "'. Supported methods are 'lu' (default).");
+    return make_tuple(slogdet(ev, a[0]));
+  });
+  linalg.add_function("det(a)", [jnp_of, slogdet](Evaluator& ev, Arguments& a) {
+    Jnp jnp = jnp_of(ev);
+    auto parts = slogdet(ev, a[0]);
+    return jnp("multiply", {parts[0], jnp("exp", {parts[1]})});
   });
   jnp_module->add("linalg", Value(evaluator.module("jax.numpy.linalg")));
 }

@@ -61,7 +61,8 @@ void install_scan_operations(Evaluator& evaluator, ModuleObject& module, bool is
 // (numpy_counting.cpp); jnp.where(condition) is nonzero.
 void install_counting_operations(Evaluator& evaluator, ModuleObject& module);
 // jax.numpy.linalg (jnp.linalg): norm and vector_norm, solve and inv on the
-// linalg_solve primitive, cholesky on the cholesky primitive (numpy_linalg.cpp).
+// linalg_solve primitive, cholesky and slogdet / det on the cholesky and
+// slogdet primitives (numpy_linalg.cpp).
 void install_linalg_operations(Evaluator& evaluator);
 // sort argsort quantile percentile median, and lax.sort, sort_key_val and
 // top_k, on the sort primitive (numpy_sorting.cpp).

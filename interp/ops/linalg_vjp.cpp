@@ -90,4 +90,20 @@ Cotangents cholesky_vjp(const VjpCall& call) {
   return {lower(ev, add(ev, y, transposed(ev, y)), 0.5)};
 }
 
+// slogdet: the sign is piecewise constant (no cotangent); log |det A| has
+// gradient A⁻ᵀ, solved against the identity (jnp.eye) per batch matrix.
+Cotangents slogdet_vjp(const VjpCall& call) {
+  const auto& [ev, x, params, result, ct, needs, primitive] = call;
+  if (!needs[0] || *params.get<std::int64_t>("output") == 0) return {nullptr};
+  const typecheck::Shape& shape = x[0]->aval.shape;
+  const auto rank = static_cast<std::int64_t>(shape.size());
+  const Value& eye = *ev.module("jax.numpy")->find("eye");
+  CallArgs identity{{Value::integer(shape.back())}, {{"dtype", make_str(std::string(typecheck::long_name(x[0]->aval.dtype)))}}};
+  ArrayRef ones = broadcast(ev, to_array(ev, ev.call(eye, identity)), shape, {rank - 2, rank - 1});
+  ArrayRef inverse_t = apply(ev, "linalg_solve", {transposed(ev, x[0]), ones});
+  std::vector<std::int64_t> batch;
+  for (std::int64_t d = 0; d < rank - 2; ++d) batch.push_back(d);
+  return {mul(ev, broadcast(ev, ct, shape, batch), inverse_t)};
+}
+
 }  // namespace interp::vjp

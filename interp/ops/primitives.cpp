@@ -88,14 +88,16 @@ Cost reduction_cost(const Primitive&, const std::vector<typecheck::ArrayType>& o
 }
 
 // Per batch matrix, on the vector unit: linalg_solve an LU factorization
-// and two triangular solves (2/3 n^3 + 2 n^2 k multiply-adds), cholesky
-// n^3 / 3 of them.
+// and two triangular solves (2/3 n^3 + 2 n^2 k multiply-adds), slogdet the
+// factorization, cholesky n^3 / 3 of them.
 Cost linalg_cost(const Primitive& primitive, const std::vector<typecheck::ArrayType>& operands,
                  const typecheck::ArrayType& result) {
   const auto& a = operands[0].shape;
   const double n = static_cast<double>(a.back()), k = static_cast<double>(result.shape.back());
   const double batch = static_cast<double>(elements(operands[0])) / std::max(1.0, n * n);
-  const double multiply_adds = primitive.name == "cholesky" ? n * n * n / 3.0 : 2.0 / 3.0 * n * n * n + 2.0 * n * n * k;
+  const double multiply_adds = primitive.name == "cholesky"  ? n * n * n / 3.0
+                               : primitive.name == "slogdet" ? 2.0 / 3.0 * n * n * n
+                                                             : 2.0 / 3.0 * n * n * n + 2.0 * n * n * k;
   return {batch * multiply_adds * 2.0, bytes_accessed(operands, result), CostUnit::vector};
 }
 
@@ -265,6 +267,7 @@ ArrayRef sort_implementation(Evaluator& evaluator, const Primitive&, const std::
 // The linear-algebra primitives: every device runs `kernel` on the batch
 // matrices it holds (the batch dims follow the first operand's layout, the
 // matrix dims are whole on every device).
+// A result of lower rank (slogdet's, one per matrix) keeps the batch dims.
 ArrayRef linalg_application(Evaluator& evaluator, const std::vector<ArrayRef>& operands, const typecheck::ArrayType& out_type,
                             bool execute,
                             const std::function<devices::Expected<devices::LocalArray>(const std::vector<devices::LocalArray>&)>& kernel) {
@@ -272,14 +275,24 @@ ArrayRef linalg_application(Evaluator& evaluator, const std::vector<ArrayRef>& o
   std::vector<typecheck::SpecEntry> dims = dims_on(*operands[0], mesh);
   dims[dims.size() - 1].clear();
   dims[dims.size() - 2].clear();
-  Layout target = result_layout(out_type, mesh, dims);
+  std::vector<typecheck::SpecEntry> out_dims(dims.begin(), dims.begin() + static_cast<std::ptrdiff_t>(out_type.ndim()));
+  Layout target = result_layout(out_type, mesh, out_dims);
   bool committed = any_committed(operands);
   if (!execute) return make_abstract_array(out_type, target, committed);
   Layout needed{mesh, dims};
   std::vector<ArrayRef> inputs;
   for (const auto& a : operands) inputs.push_back(relayout(evaluator, a, needed));
   auto shards = run_per_position(evaluator, mesh, inputs, kernel);
-  return finish(evaluator, out_type, needed, target, std::move(shards), committed);
+  return finish(evaluator, out_type, Layout{mesh, out_dims}, target, std::move(shards), committed);
+}
+
+// slogdet: params output (0: the sign, 1: log |det|).
+ArrayRef slogdet_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                const Params& params, bool execute) {
+  typecheck::ArrayType out_type = checked(typecheck::slogdet_rule(operands[0]->aval));
+  const auto output = static_cast<int>(*params.get<std::int64_t>("output"));
+  return linalg_application(evaluator, operands, out_type, execute,
+                            [output](const std::vector<devices::LocalArray>& in) { return devices::slogdet(in[0], output); });
 }
 
 ArrayRef linalg_solve_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
@@ -487,6 +500,7 @@ constexpr std::array primitive_table{
     unary("sign", UnaryOp::sign, R::promoted, vjp::zero_vjp),
     unary("sin", UnaryOp::sin, R::floating, vjp::sin_vjp),
     Primitive{"slice", "slice", static_slice_implementation, slice_cost, vjp::slice_vjp, batching::slice, &partitioning::replay},
+    Primitive{"slogdet", "linalg.slogdet", slogdet_implementation, linalg_cost, vjp::slogdet_vjp, batching::linalg, &partitioning::replay},
     Primitive{"sort", "sort", sort_implementation, reduction_cost, vjp::sort_vjp, batching::sort, &partitioning::replay},
     unary("sqrt", UnaryOp::sqrt, R::floating, vjp::sqrt_vjp),
     unary("square", UnaryOp::square, R::promoted, vjp::square_vjp),

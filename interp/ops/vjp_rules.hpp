@@ -46,6 +46,7 @@ Cotangents sort_vjp(const VjpCall& call);
 // linalg_vjp.cpp
 Cotangents linalg_solve_vjp(const VjpCall& call);
 Cotangents cholesky_vjp(const VjpCall& call);
+Cotangents slogdet_vjp(const VjpCall& call);
 Cotangents rsqrt_vjp(const VjpCall& call);
 Cotangents select_n_vjp(const VjpCall& call);
 Cotangents sin_vjp(const VjpCall& call);

@@ -525,5 +525,17 @@ TEST(Kernels, CholeskyBatches) {
   EXPECT_FALSE(cholesky(array(DType::float32, {2, 3}, {1, 2, 3, 4, 5, 6})).ok());
 }
 
+// The determinant's sign and log magnitude from LAPACK's LU: a row swap
+// flips the sign, a singular matrix gives sign 0 and log -inf.
+TEST(Kernels, SlogdetBatches) {
+  LocalArray a = array(DType::float32, {3, 2, 2}, {2, 0, 0, 4, 0, 2, 3, 1, 1, 2, 2, 4});
+  expect_values(ok(slogdet(a, 0)), {1, -1, 0});
+  std::vector<double> logs = values_of(ok(slogdet(a, 1)));
+  ASSERT_EQ(logs.size(), 3u);
+  EXPECT_NEAR(logs[0], std::log(8.0), 1e-6);
+  EXPECT_NEAR(logs[1], std::log(6.0), 1e-6);
+  EXPECT_EQ(logs[2], -INFINITY);
+}
+
 }  // namespace
 }  // namespace devices

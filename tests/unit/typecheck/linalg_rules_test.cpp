@@ -35,5 +35,13 @@ TEST(Linalg, CholeskyShapesAndSharding) {
             "ShardingTypeError: Input 0 to cholesky must be unsharded on non-batch dimensions, but got P(None, 'X').");
 }
 
+TEST(Linalg, SlogdetDropsTheMatrixDims) {
+  const MeshRef mesh = xy_mesh();
+  EXPECT_EQ(outcome(slogdet_rule(parse("f32[8@X,3,3]", mesh))), "f32[8@X]");
+  EXPECT_EQ(outcome(slogdet_rule(parse("f32[2,2]", mesh))), "f32[]");
+  EXPECT_EQ(outcome(slogdet_rule(parse("f32[2,3]", mesh))),
+            "ValueError: The input to slogdet must be a batch of square matrices, got shape (2, 3)");
+}
+
 }  // namespace
 }  // namespace typecheck
