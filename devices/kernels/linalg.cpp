@@ -19,6 +19,16 @@ using typecheck::DType;
 
 namespace {
 
+// Batch matrix `m` of `in` (row-major [rows, columns] matrices) copied
+// column-major into the float32 work array `out`, as LAPACK reads it.
+template <DType D>
+void load_column_major(std::span<const storage_t<D>> in, std::int64_t m, std::size_t rows, std::size_t columns,
+                       std::vector<float>& out) {
+  const std::size_t base = static_cast<std::size_t>(m) * rows * columns;
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < columns; ++j) out[j * rows + i] = static_cast<float>(load<D>(in[base + i * columns + j]));
+}
+
 // One batch element at a time: the row-major matrices copied column-major
 // into float32 work arrays, solved, and the solution copied back.
 template <DType D>
@@ -30,11 +40,9 @@ void solve_typed(const LocalArray& a, const LocalArray& b, LocalArray& x, std::i
   std::vector<float> matrix(nn * nn), rhs(nn * kk);
   std::vector<int> pivots(nn);
   for (std::int64_t m = 0; m < batch; ++m) {
-    const std::size_t a_base = static_cast<std::size_t>(m) * nn * nn, b_base = static_cast<std::size_t>(m) * nn * kk;
-    for (std::size_t i = 0; i < nn; ++i)
-      for (std::size_t j = 0; j < nn; ++j) matrix[j * nn + i] = static_cast<float>(load<D>(a_in[a_base + i * nn + j]));
-    for (std::size_t i = 0; i < nn; ++i)
-      for (std::size_t j = 0; j < kk; ++j) rhs[j * nn + i] = static_cast<float>(load<D>(b_in[b_base + i * kk + j]));
+    const std::size_t b_base = static_cast<std::size_t>(m) * nn * kk;
+    load_column_major<D>(a_in, m, nn, nn, matrix);
+    load_column_major<D>(b_in, m, nn, kk, rhs);
     int info = 0;
     const int lda = std::max(n, 1);
     if (n > 0 && k > 0) sgesv_(&n, &k, matrix.data(), &lda, pivots.data(), rhs.data(), &lda, &info);
@@ -53,8 +61,7 @@ void cholesky_typed(const LocalArray& a, LocalArray& l, std::int64_t batch, int 
   const char lower = 'L';
   for (std::int64_t m = 0; m < batch; ++m) {
     const std::size_t base = static_cast<std::size_t>(m) * nn * nn;
-    for (std::size_t i = 0; i < nn; ++i)
-      for (std::size_t j = 0; j < nn; ++j) matrix[j * nn + i] = static_cast<float>(load<D>(in[base + i * nn + j]));
+    load_column_major<D>(in, m, nn, nn, matrix);
     int info = 0;
     const int lda = std::max(n, 1);
     if (n > 0) spotrf_(&lower, &n, matrix.data(), &lda, &info);
@@ -74,9 +81,7 @@ void slogdet_typed(const LocalArray& a, LocalArray& out, std::int64_t batch, int
   std::vector<float> matrix(nn * nn);
   std::vector<int> pivots(std::max<std::size_t>(nn, 1));
   for (std::int64_t m = 0; m < batch; ++m) {
-    const std::size_t base = static_cast<std::size_t>(m) * nn * nn;
-    for (std::size_t i = 0; i < nn; ++i)
-      for (std::size_t j = 0; j < nn; ++j) matrix[j * nn + i] = static_cast<float>(load<D>(in[base + i * nn + j]));
+    load_column_major<D>(in, m, nn, nn, matrix);
     int info = 0;
     const int lda = std::max(n, 1);
     if (n > 0) sgetrf_(&n, &n, matrix.data(), &lda, pivots.data(), &info);
