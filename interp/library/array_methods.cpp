@@ -258,9 +258,10 @@ Value array_tolist(Evaluator& evaluator, const ArrayObject& array) {
 }
 
 const std::vector<std::string>& array_attribute_names() {
-  static const std::vector<std::string> names{"T", "addressable_data", "addressable_shards", "all", "any", "argsort", "astype", "at", "aval", "block_until_ready", "copy", "cumsum",
-                                              "dtype", "is_fully_addressable", "item", "itemsize", "max", "mean", "min", "nbytes", "ndim", "reshape",
-                                              "ravel", "round", "shape", "sharding", "size", "sort", "squeeze", "sum", "tolist", "transpose"};
+  static const std::vector<std::string> names{"T", "addressable_data", "addressable_shards", "all", "any", "argsort", "astype", "at", "aval", "block_until_ready", "clip", "copy", "cumsum",
+                                              "dtype", "is_fully_addressable", "item", "itemsize", "max", "mean", "min", "nbytes", "ndim", "repeat", "reshape",
+                                              "ravel", "round", "shape", "sharding", "size", "sort", "squeeze", "std", "sum", "swapaxes", "take", "tolist",
+                                              "transpose", "var"};
   return names;
 }
 }  // namespace
@@ -355,7 +356,7 @@ std::optional<Value> ArrayObject::get_attribute(Evaluator& evaluator, const std:
       return ev.get_attribute(shard, "data");
     }));
   // Methods that are the jnp function of the array: x.all() is jnp.all(x).
-  for (const char* function : {"all", "any", "argsort", "ravel", "round", "sort", "squeeze"})
+  for (const char* function : {"all", "any", "argsort", "clip", "ravel", "repeat", "round", "sort", "squeeze", "std", "swapaxes", "take", "var"})
     if (name == function)
       return Value(native(name + "(*args, **kwargs)", [self_ref, name](Evaluator& ev, Arguments& a) {
         CallArgs call{{Value(self_ref)}, {}};

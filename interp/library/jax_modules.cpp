@@ -784,7 +784,6 @@ void install_array_members(Evaluator& evaluator) {
   install_numpy_members(evaluator, *evaluator.module("numpy"), false);
   install_array_operations(evaluator, *evaluator.module("jax.numpy"), true);
   install_array_operations(evaluator, *evaluator.module("numpy"), false);
-  install_indexing_operations(evaluator, *evaluator.module("jax.numpy"));
   install_linalg_operations(evaluator);
   install_contractions(evaluator);
   install_debug_operations(evaluator);

@@ -562,7 +562,7 @@ void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool i
   install_elementwise_operations(module);
   install_axis_operations(module);
   install_joining_operations(module);
-  install_structured_operations(evaluator, module);
+  install_structured_operations(evaluator, module, is_jnp);
   install_array_building_operations(evaluator, module);
   install_scan_operations(evaluator, module, is_jnp);
   install_counting_operations(evaluator, module);

@@ -41,9 +41,10 @@ struct Jnp {
 
 // Adds the members to jax.numpy (is_jnp, plus jax.lax's) or to numpy.
 void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool is_jnp);
-// isnan isinf isfinite logaddexp tri tril triu pad take_along_axis and nan
-// inf pi e newaxis // (numpy_structured.cpp), built on the module's other members.
-void install_structured_operations(Evaluator& evaluator, ModuleObject& module);
+// isnan isinf isfinite logaddexp tri tril triu pad take_along_axis, take
+// (jax.numpy only) and nan inf pi e newaxis (numpy_structured.cpp), built on
+// the module's other members.
+void install_structured_operations(Evaluator& evaluator, ModuleObject& module, bool is_jnp);
 // all any round floor ceil trunc remainder mod fmod isclose array_equal
 // nan_to_num count_nonzero finfo iinfo, and lax.round (numpy_math.cpp);
 // array_equal in jax.numpy only (numpy's compares on the host).

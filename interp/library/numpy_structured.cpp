@@ -1,4 +1,4 @@
-// jnp's triangles, padding, take_along_axis, float classification and the
+// jnp's triangles, padding, take and take_along_axis, float classification and the
 // constants nan inf pi e newaxis
 // (numpy_module.hpp): composed from other jnp members, so they run under
 // every trace as user code does.
@@ -6,6 +6,7 @@
 
 #include "interp/library/numpy_module.hpp"
 #include "interp/ops/array.hpp"
+#include "interp/ops/indexing_ops.hpp"
 #include "typecheck/python_repr.hpp"
 #include "typecheck/shape_arithmetic.hpp"
 #include "interp/python/builtins.hpp"
@@ -128,10 +129,41 @@ Value pad(const Jnp& jnp, const Value& array_value, const Value& width, const st
   return out;
 }
 
+// A gather's mode argument (GatherScatterMode.from_any's names, and
+// jnp.take's 'wrap' and 'raise').
+std::string gather_mode(Evaluator& ev, const Value& mode_value, const std::string& default_mode, bool take = false) {
+  if (mode_value.is_none()) return default_mode;
+  const std::string* mode = string_of(mode_value);
+  if (!mode) raise(exc::TypeError(), "mode must be a string, got " + ev.repr(mode_value));
+  if (take) {
+    if (*mode == "raise") raise(exc::NotImplementedError(), "The 'raise' mode to jnp.take is not supported.");
+    if (*mode != "fill" && *mode != "wrap" && *mode != "clip") raise(exc::ValueError(), "Invalid mode '" + *mode + "' for np.take");
+    return *mode;
+  }
+  if (*mode == "drop") return "fill";
+  if (*mode != "fill" && *mode != "clip" && *mode != "promise_in_bounds")
+    raise(exc::ValueError(), "Unknown gather mode \"" + *mode + "\"");
+  return *mode;
+}
+
+// What a 'fill' gather gives out of range: fill_value, else NaN for inexact
+// dtypes, the smallest value for signed integers, the largest for unsigned
+// ones and True for booleans.
+Value fill_or_default(const Jnp& jnp, const ArrayRef& operand, const Value& fill_value) {
+  const Value dtype(std::make_shared<DTypeObject>(operand->aval.dtype));
+  if (!fill_value.is_none()) return jnp("asarray", {fill_value}, {{"dtype", dtype}});
+  const typecheck::DType t = operand->aval.dtype;
+  if (t == typecheck::DType::bool_) return jnp("asarray", {Value::boolean(true)});
+  if (!typecheck::is_integer(t)) return jnp("asarray", {Value::floating(NAN)}, {{"dtype", dtype}});
+  Value info = jnp("iinfo", {dtype});
+  return jnp("asarray", {jnp.ev.get_attribute(info, t == typecheck::DType::uint32 ? "max" : "min")}, {{"dtype", dtype}});
+}
+
 // NumPy's take_along_axis: the flat position of every picked element
 // (indices along `axis`, the other dimensions' own positions), taken from
 // the flattened array.
-Value take_along_axis(const Jnp& jnp, const Value& arr_value, const Value& indices_value, const Value& axis_value) {
+Value take_along_axis(const Jnp& jnp, const Value& arr_value, const Value& indices_value, const Value& axis_value,
+                      const Value& mode_value, const Value& fill_value) {
   ArrayRef arr = to_array(jnp.ev, arr_value);
   ArrayRef indices = to_array(jnp.ev, indices_value);
   if (!typecheck::is_integer(indices->aval.dtype))
@@ -139,7 +171,8 @@ Value take_along_axis(const Jnp& jnp, const Value& arr_value, const Value& indic
   if (axis_value.is_none()) {
     if (indices->aval.ndim() != 1)
       raise(exc::ValueError(), "when axis=None, `indices` must have a single dimension.");
-    return take_along_axis(jnp, jnp("reshape", {Value(arr), Value::integer(-1)}), Value(indices), Value::integer(0));
+    return take_along_axis(jnp, jnp("reshape", {Value(arr), Value::integer(-1)}), Value(indices), Value::integer(0),
+                           mode_value, fill_value);
   }
   const auto rank = static_cast<std::int64_t>(arr->aval.ndim());
   if (static_cast<std::int64_t>(indices->aval.ndim()) != rank)
@@ -163,8 +196,16 @@ Value take_along_axis(const Jnp& jnp, const Value& arr_value, const Value& indic
   }
   const Value int32(std::make_shared<DTypeObject>(typecheck::DType::int32));
   Value picks = jnp("asarray", {Value(indices)}, {{"dtype", int32}});
-  const auto length = Value::integer(shape[static_cast<std::size_t>(axis)]);
-  picks = jnp("where", {jnp("less", {picks, Value::integer(0)}), jnp("add", {picks, length}), picks});
+  const std::int64_t extent = shape[static_cast<std::size_t>(axis)];
+  const auto length = Value::integer(extent);
+  // JAX's modes: negative indices count from the end (but under
+  // promise_in_bounds); then 'clip' clamps, promise_in_bounds clamps as
+  // XLA's gather does, and 'fill' (the default) gives fill_value.
+  const std::string mode = gather_mode(jnp.ev, mode_value, "fill");
+  if (mode != "promise_in_bounds")
+    picks = jnp("where", {jnp("less", {picks, Value::integer(0)}), jnp("add", {picks, length}), picks});
+  Value in_range = jnp("logical_and", {jnp("greater_equal", {picks, Value::integer(0)}), jnp("less", {picks, length})});
+  picks = jnp("clip", {picks, Value::integer(0), Value::integer(std::max<std::int64_t>(extent - 1, 0))});
   Value flat = jnp("multiply", {jnp("broadcast_to", {picks, int_tuple(out_shape)}), Value::integer(strides[static_cast<std::size_t>(axis)])});
   for (std::int64_t d = 0; d < rank; ++d) {
     auto u = static_cast<std::size_t>(d);
@@ -174,12 +215,56 @@ Value take_along_axis(const Jnp& jnp, const Value& arr_value, const Value& indic
     Value position = jnp("reshape", {jnp("arange", {Value::integer(out_shape[u])}, {{"dtype", int32}}), int_tuple(along)});
     flat = jnp("add", {flat, jnp("multiply", {position, Value::integer(strides[u])})});
   }
-  return jnp("take", {jnp("reshape", {Value(arr), Value::integer(-1)}), flat});
+  Value taken = jnp("take", {jnp("reshape", {Value(arr), Value::integer(-1)}), flat});
+  if (mode != "fill") return taken;
+  // where broadcasts the mask itself: on an Explicit mesh it then takes the
+  // result's sharding.
+  return jnp("where", {in_range, taken, fill_or_default(jnp, arr, fill_value)});
+}
+
+// jnp.take: the gather along `axis` in JAX's modes. 'fill' (the default)
+// and 'wrap' count negative indices from the end; 'clip' clamps them to 0
+// as NumPy does.
+Value take(const Jnp& jnp, const Value& a_value, const Value& indices_value, const Value& axis_value, const Value& out,
+           const Value& mode_value, const Value& fill_value, const Value& out_sharding) {
+  if (!out.is_none()) raise(exc::NotImplementedError(), "The 'out' argument to jnp.take is not supported.");
+  const std::string mode = gather_mode(jnp.ev, mode_value, "fill", true);
+  ArrayRef a = to_array(jnp.ev, a_value);
+  ArrayRef indices = to_array(jnp.ev, indices_value);
+  std::int64_t axis = 0;
+  ArrayRef along = a;
+  if (axis_value.is_none()) {
+    along = to_array(jnp.ev, jnp("ravel", {Value(a)}));
+  } else {
+    axis = jnp.ev.index_of(axis_value);
+    const auto rank = static_cast<std::int64_t>(a->aval.ndim());
+    if (axis < -rank || axis >= rank)
+      raise(exc::ValueError(), "axis " + std::to_string(axis) + " is out of bounds for array of dimension " + std::to_string(rank));
+    if (axis < 0) axis += rank;
+  }
+  const std::int64_t extent = along->aval.shape[static_cast<std::size_t>(axis)];
+  if (extent == 0 && devices::element_count(indices->aval.shape) != 0)
+    raise(exc::IndexError(), "Cannot do a non-empty jnp.take() from an empty axis.");
+  const auto length = Value::integer(extent);
+  Value picks(indices);
+  if (mode == "wrap" && extent > 0) picks = jnp("mod", {picks, length});
+  if (mode == "clip") picks = jnp("clip", {picks, Value::integer(0), Value::integer(std::max<std::int64_t>(extent - 1, 0))});
+  Value taken = gather_along(jnp.ev, along, picks, axis, out_sharding);
+  if (mode != "fill" || fill_value.is_none()) return taken;
+  // The gather filled out-of-range picks with the dtype's default: put
+  // fill_value there instead, the picks' mask laid along `axis`.
+  Value in_range = jnp("logical_and", {jnp("greater_equal", {picks, jnp("negative", {length})}), jnp("less", {picks, length})});
+  // (where broadcasts it: on an Explicit mesh it then takes the result's sharding).
+  std::vector<std::int64_t> mask_shape(static_cast<std::size_t>(axis), 1);
+  mask_shape.insert(mask_shape.end(), indices->aval.shape.begin(), indices->aval.shape.end());
+  mask_shape.resize(to_array(jnp.ev, taken)->aval.ndim(), 1);
+  Value mask = jnp("reshape", {in_range, int_tuple(mask_shape)});
+  return jnp("where", {mask, taken, fill_or_default(jnp, along, fill_value)});
 }
 
 }  // namespace
 
-void install_structured_operations(Evaluator& evaluator, ModuleObject& module) {
+void install_structured_operations(Evaluator& evaluator, ModuleObject& module, bool is_jnp) {
   module.add("nan", Value::floating(NAN));
   module.add("inf", Value::floating(INFINITY));
   module.add("pi", Value::floating(M_PI));
@@ -229,9 +314,14 @@ void install_structured_operations(Evaluator& evaluator, ModuleObject& module) {
     if (!mode) raise(exc::TypeError(), "jnp.pad: mode must be a string");
     return pad(jnp_of(ev), a[0], a[1], *mode, a[3]);
   });
-  module.add_function("take_along_axis(arr, indices, axis)", [jnp_of](Evaluator& ev, Arguments& a) {
-    return take_along_axis(jnp_of(ev), a[0], a[1], a[2]);
+  module.add_function("take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None)", [jnp_of](Evaluator& ev, Arguments& a) {
+    return take_along_axis(jnp_of(ev), a[0], a[1], a[2], a[3], a[4]);
   });
+  if (is_jnp)
+    module.add_function("take(a, indices, axis=None, out=None, mode=None, unique_indices=False, indices_are_sorted=False, "
+                        "fill_value=None, *, out_sharding=None)", [jnp_of](Evaluator& ev, Arguments& a) {
+      return take(jnp_of(ev), a[0], a[1], a[2], a[3], a[4], a[7], a[8]);
+    });
   (void)evaluator;
 }
 

@@ -382,9 +382,6 @@ Value selection_update(Evaluator& evaluator, std::string_view method, const Arra
 }
 
 // x.at[items]: set, add and get.
-Value take(Evaluator& evaluator, const Value& operand_value, const Value& indices_value, const Value& axis_value,
-           const Value& out_sharding);
-
 class AtReference final : public Object {
  public:
   AtReference(ArrayRef operand, Value key) : operand_(std::move(operand)), key_(std::move(key)) {}
@@ -415,13 +412,22 @@ class AtReference final : public Object {
       }));
     }
     if (name == "get")
-      return Value(native("get(*, out_sharding=None)", [operand, key](Evaluator& ev, Arguments& a) {
-        if (!a[0].is_none()) {
-          // The gather's output sharding, where the operand's and the indices' leave it ambiguous.
+      return Value(native("get(*, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None, "
+                          "out_sharding=None)", [operand, key](Evaluator& ev, Arguments& a) {
+        const std::string* mode = string_of(a[2]);
+        if (!a[2].is_none() && !mode) raise(exc::TypeError(), "x.at[...].get: mode must be a string, got " + ev.repr(a[2]));
+        // jnp's indexing mode: promise_in_bounds (XLA clamps) unless 'fill' asks for fill_value.
+        const bool fill = mode && (*mode == "fill" || *mode == "drop");
+        if (mode && !fill && *mode != "clip" && *mode != "promise_in_bounds")
+          raise(exc::ValueError(), "Unknown gather mode \"" + *mode + "\"");
+        if (!a[4].is_none() || fill) {
+          // One integer index array: the gather along axis 0 that jnp.take does.
           if (!key.as<ArrayObject>() || !typecheck::is_integer(key.as<ArrayObject>()->aval.dtype))
-            raise(exc::NotImplementedError(), "x.at[...].get(out_sharding=) takes one integer index array in "
-                                              "shardlang, not " + ev.repr(key));
-          return take(ev, Value(operand), key, Value::integer(0), a[0]);
+            raise(exc::NotImplementedError(), "x.at[...].get(" + std::string(fill ? "mode='fill'" : "out_sharding=") +
+                                                  ") takes one integer index array in shardlang, not " + ev.repr(key));
+          CallArgs take{{Value(operand), key}, {{"axis", Value::integer(0)}, {"out_sharding", a[4]}}};
+          if (fill) take.keywords.insert(take.keywords.end(), {{"mode", a[2]}, {"fill_value", a[3]}});
+          return ev.call(*ev.module("jax.numpy")->find("take"), take);
         }
         return *operand->get_item(ev, key);
       }));
@@ -448,19 +454,10 @@ class AtIndexer final : public Object {
   ArrayRef operand_;
 };
 
-Value take(Evaluator& evaluator, const Value& operand_value, const Value& indices_value, const Value& axis_value,
-           const Value& out_sharding) {
-  ArrayRef operand = to_array(evaluator, operand_value);
-  std::int64_t axis = 0;
-  if (axis_value.is_none()) {
-    operand = to_array(evaluator, apply_reshape(evaluator, Value(operand), {devices::element_count(operand->aval.shape)}));
-  } else {
-    axis = evaluator.index_of(axis_value);
-    auto ndim = static_cast<std::int64_t>(operand->aval.ndim());
-    if (axis < -ndim || axis >= ndim)
-      raise(exc::ValueError(), "axis " + std::to_string(axis) + " is out of bounds for array of dimension " + std::to_string(ndim));
-    if (axis < 0) axis += ndim;
-  }
+}  // namespace
+
+Value gather_along(Evaluator& evaluator, const ArrayRef& operand, const Value& indices_value, std::int64_t axis,
+                   const Value& out_sharding) {
   ArrayRef indices = to_array(evaluator, indices_value);
   if (!typecheck::is_integer(indices->aval.dtype)) raise(exc::TypeError(), "take: indices must be integers");
   indices = to_array(evaluator, apply_astype(evaluator, indices, DType::int32));
@@ -469,8 +466,6 @@ Value take(Evaluator& evaluator, const Value& operand_value, const Value& indice
   if (auto sharding = sharding_argument(out_sharding)) params.set("out_sharding", *sharding);
   return bind(evaluator, primitive("gather"), {operand, indices}, std::move(params));
 }
-
-}  // namespace
 
 Value at_indexer(const ArrayRef& operand) { return Value(std::make_shared<AtIndexer>(operand)); }
 
@@ -555,12 +550,6 @@ ArrayRef scatter_implementation(Evaluator& evaluator, const Primitive&, const st
   out = relayout(evaluator, out, operand->layout);
   out->aval = type;
   return out;
-}
-
-void install_indexing_operations(Evaluator&, ModuleObject& module) {
-  module.add_function("take(a, indices, axis=None, out=None, mode=None, unique_indices=False, indices_are_sorted=False, "
-                      "fill_value=None, *, out_sharding=None)",
-                      [](Evaluator& ev, Arguments& a) { return take(ev, a[0], a[1], a[2], a[8]); });
 }
 
 // ---- x[index] with integer or boolean arrays among its items: NumPy's

@@ -1,4 +1,4 @@
-// x.at[index].set(v) / .add(v) / .get(), and jnp.take (indexing_ops.cpp).
+// x.at[index].set(v) / .add(v) / .get(), x[index arrays] and the gather under jnp.take (indexing_ops.cpp).
 #pragma once
 
 #include "interp/ops/array.hpp"
@@ -35,7 +35,10 @@ ArrayRef gather_implementation(Evaluator& evaluator, const Primitive& primitive,
 ArrayRef scatter_implementation(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                                 const Params& params, bool execute);
 
-// jnp.take / jax.lax members built on gather-like primitives.
-void install_indexing_operations(Evaluator& evaluator, ModuleObject& module);
+// The gather primitive along `axis` (in range), as jnp.take's default mode:
+// negative indices count from the end, others out of range give the dtype's
+// fill value (NaN, the smallest signed integer, ...).
+Value gather_along(Evaluator& evaluator, const ArrayRef& operand, const Value& indices, std::int64_t axis,
+                   const Value& out_sharding);
 
 }  // namespace interp
