@@ -129,20 +129,14 @@ Value pad(const Jnp& jnp, const Value& array_value, const Value& width, const st
   return out;
 }
 
-// A gather's mode argument (GatherScatterMode.from_any's names, and
-// jnp.take's 'wrap' and 'raise').
-std::string gather_mode(Evaluator& ev, const Value& mode_value, const std::string& default_mode, bool take = false) {
-  if (mode_value.is_none()) return default_mode;
+// jnp.take's mode argument: 'fill', 'wrap' or 'clip' ('raise' is JAX's
+// NotImplementedError).
+std::string take_mode(Evaluator& ev, const Value& mode_value) {
+  if (mode_value.is_none()) return "fill";
   const std::string* mode = string_of(mode_value);
   if (!mode) raise(exc::TypeError(), "mode must be a string, got " + ev.repr(mode_value));
-  if (take) {
-    if (*mode == "raise") raise(exc::NotImplementedError(), "The 'raise' mode to jnp.take is not supported.");
-    if (*mode != "fill" && *mode != "wrap" && *mode != "clip") raise(exc::ValueError(), "Invalid mode '" + *mode + "' for np.take");
-    return *mode;
-  }
-  if (*mode == "drop") return "fill";
-  if (*mode != "fill" && *mode != "clip" && *mode != "promise_in_bounds")
-    raise(exc::ValueError(), "Unknown gather mode \"" + *mode + "\"");
+  if (*mode == "raise") raise(exc::NotImplementedError(), "The 'raise' mode to jnp.take is not supported.");
+  if (*mode != "fill" && *mode != "wrap" && *mode != "clip") raise(exc::ValueError(), "Invalid mode '" + *mode + "' for np.take");
   return *mode;
 }
 
@@ -228,7 +222,7 @@ Value take_along_axis(const Jnp& jnp, const Value& arr_value, const Value& indic
 Value take(const Jnp& jnp, const Value& a_value, const Value& indices_value, const Value& axis_value, const Value& out,
            const Value& mode_value, const Value& fill_value, const Value& out_sharding) {
   if (!out.is_none()) raise(exc::NotImplementedError(), "The 'out' argument to jnp.take is not supported.");
-  const std::string mode = gather_mode(jnp.ev, mode_value, "fill", true);
+  const std::string mode = take_mode(jnp.ev, mode_value);
   ArrayRef a = to_array(jnp.ev, a_value);
   ArrayRef indices = to_array(jnp.ev, indices_value);
   std::int64_t axis = 0;

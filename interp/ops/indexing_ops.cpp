@@ -414,12 +414,8 @@ class AtReference final : public Object {
     if (name == "get")
       return Value(native("get(*, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None, "
                           "out_sharding=None)", [operand, key](Evaluator& ev, Arguments& a) {
-        const std::string* mode = string_of(a[2]);
-        if (!a[2].is_none() && !mode) raise(exc::TypeError(), "x.at[...].get: mode must be a string, got " + ev.repr(a[2]));
         // jnp's indexing mode: promise_in_bounds (XLA clamps) unless 'fill' asks for fill_value.
-        const bool fill = mode && (*mode == "fill" || *mode == "drop");
-        if (mode && !fill && *mode != "clip" && *mode != "promise_in_bounds")
-          raise(exc::ValueError(), "Unknown gather mode \"" + *mode + "\"");
+        const bool fill = gather_mode(ev, a[2], "promise_in_bounds") == "fill";
         if (!a[4].is_none() || fill) {
           // One integer index array: the gather along axis 0 that jnp.take does.
           if (!key.as<ArrayObject>() || !typecheck::is_integer(key.as<ArrayObject>()->aval.dtype))
@@ -455,6 +451,15 @@ class AtIndexer final : public Object {
 };
 
 }  // namespace
+
+std::string gather_mode(Evaluator& evaluator, const Value& mode, const std::string& default_mode) {
+  if (mode.is_none()) return default_mode;
+  const std::string* name = string_of(mode);
+  if (name && *name == "drop") return "fill";
+  if (!name || (*name != "fill" && *name != "clip" && *name != "promise_in_bounds"))
+    raise(exc::ValueError(), "Unknown gather mode \"" + evaluator.str(mode) + "\"");
+  return *name;
+}
 
 Value gather_along(Evaluator& evaluator, const ArrayRef& operand, const Value& indices_value, std::int64_t axis,
                    const Value& out_sharding) {

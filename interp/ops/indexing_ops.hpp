@@ -41,4 +41,9 @@ ArrayRef scatter_implementation(Evaluator& evaluator, const Primitive& primitive
 Value gather_along(Evaluator& evaluator, const ArrayRef& operand, const Value& indices, std::int64_t axis,
                    const Value& out_sharding);
 
+// A gather's mode argument as GatherScatterMode.from_any reads it: 'fill'
+// (or its alias 'drop'), 'clip' or 'promise_in_bounds'; None gives
+// `default_mode`. Another string is JAX's ValueError.
+std::string gather_mode(Evaluator& evaluator, const Value& mode, const std::string& default_mode);
+
 }  // namespace interp
