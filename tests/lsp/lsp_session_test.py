@@ -337,7 +337,9 @@ def test_endless_loop_and_interrupt(folder):
     # With a long limit, a change interrupts the running check: a request
     # about the old text waiting on it gets ContentModified, a cancelled one
     # RequestCancelled, and the new text's diagnostics come at once.
-    client = Client(BINARY, "--time-limit", "60")
+    # (The limit is an hour, so a check that was not interrupted would time
+    # the wait out; the test measures no time itself.)
+    client = Client(BINARY, "--time-limit", "3600")
     try:
         client.initialize(folder)
         client.open(loop, LOOP)
@@ -347,10 +349,9 @@ def test_endless_loop_and_interrupt(folder):
                                                                "range": {"start": {"line": 0, "character": 0},
                                                                          "end": {"line": 9, "character": 0}}})
         client.notify("$/cancelRequest", {"id": hints})
-        sent = client.change(loop, LOOP.replace("while True:", "for _ in range(3):"), 2)
-        diagnostics, arrived = client.diagnostics(uri(loop), 2, timeout=30)
-        expect(diagnostics == [] and arrived - sent < 20, "a change interrupts the endless check of the old text",
-               f"{diagnostics} after {arrived - sent:.1f} s")
+        client.change(loop, LOOP.replace("while True:", "for _ in range(3):"), 2)
+        diagnostics, _ = client.diagnostics(uri(loop), 2, timeout=300)
+        expect(diagnostics == [], "a change interrupts the endless check of the old text", diagnostics)
         response = client.response(hover)
         expect(response.get("error", {}).get("code") == -32801, "a request about the replaced text: ContentModified",
                response)
