@@ -84,7 +84,7 @@ MODULES = [
     ]),
     ("jax.numpy.linalg", "import jax.numpy as jnp", [
         "`norm` and `vector_norm` are composed from jnp members as JAX composes them; `norm`'s matrix "
-        "orders 2, -2 and `'nuc'` need singular values and raise `NotImplementedError`.",
+        "orders 2, -2 and `'nuc'` take the singular values from the `svd` primitive.",
         "`solve` and `inv` bind the `linalg_solve` primitive: LAPACK's LU solve with partial pivoting "
         "(`sgesv`, from Debian's OpenBLAS) on each device's batch matrices; 16-bit floats solve in "
         "float32. As JAX's linalg sharding rule, an Explicit-sharded operand must leave the matrix dims "
@@ -92,9 +92,16 @@ MODULES = [
         "`cholesky` binds the `cholesky` primitive: LAPACK's `spotrf` on the lower triangle of the "
         "(by default symmetrized) input; a matrix that is not positive definite gives NaN, as JAX's. "
         "`slogdet` binds the `slogdet` primitive (LAPACK's `sgetrf` LU factorization; a singular matrix "
-        "gives sign 0 and log -inf) and returns a plain `(sign, logabsdet)` tuple, not JAX's named "
-        "`SlogdetResult`; `det` is `sign * exp(logabsdet)`, so its gradient is `det * inv(a).T` as JAX's. "
-        "`qr`, `svd` and `eigh` are not there.",
+        "gives sign 0 and log -inf) and returns JAX's named `SlogdetResult(sign, logabsdet)`; `det` is "
+        "`sign * exp(logabsdet)`, so its gradient is `det * inv(a).T` as JAX's.",
+        "`qr`, `svd` and `eigh` / `eigvalsh` bind the `qr` (LAPACK's `sgeqrf` and `sorgqr`), `svd` "
+        "(`sgesdd`) and `eigh` (`ssyevd`) primitives, one primitive output per result, and return "
+        "JAX's named `QRResult`, `SVDResult` and `EighResult`. Signs of the vectors are LAPACK's (as "
+        "JAX's on CPU). Gradients are JAX 0.11's rules transposed: QR's for every shape and mode, SVD's "
+        "except the full matrices of a non-square matrix (JAX's `NotImplementedError`), eigh's from the "
+        "symmetrized input. `qr(mode='raw')` needs `lax.linalg.geqrf` and raises `NotImplementedError`; "
+        "`svd(hermitian=True)` is JAX's composition on `eigh`; `svd(subset_by_index=...)` raises JAX's "
+        "CPU `NotImplementedError`.",
     ]),
     ("jax.lax", "from jax import lax", [
         "Collectives (`psum`, `pmean`, `pmax`, `pmin`, `all_gather`, `all_to_all`, `ppermute`, "

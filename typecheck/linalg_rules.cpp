@@ -34,6 +34,26 @@ std::optional<Error> check_linalg_sharding(const std::string& name, std::span<co
   return std::nullopt;
 }
 
+// JAX's linalg_shape_rule for one operand of matrix rank 2, its dtype rule
+// (a float operand), then the sharding rule; the result (of `tail` matrix
+// dims) keeps a's batch dims, dtype and batch sharding.
+Checked<ArrayType> factorization_rule(const std::string& name, const ArrayType& a, const Shape& tail) {
+  if (a.ndim() < 2)
+    return Error{ErrorClass::TypeError, "Input 0 to " + name + " must have rank at least 2, but got shape=" +
+                                            python_shape_repr(a.shape)};
+  if (!is_floating(a.dtype))
+    return Error{ErrorClass::TypeError, name + " requires a float operand, got " + std::string(long_name(a.dtype))};
+  const ArrayType* inputs[] = {&a};
+  if (auto error = check_linalg_sharding(name, inputs, 2)) return *error;
+  ArrayType out = a;
+  out.weak_type = false;
+  out.shape.resize(a.ndim() - 2);
+  out.shape.insert(out.shape.end(), tail.begin(), tail.end());
+  out.sharding.dims.resize(a.ndim() - 2);
+  out.sharding.dims.resize(out.shape.size());
+  return out;
+}
+
 }  // namespace
 
 Checked<ArrayType> solve_rule(const ArrayType& a, const ArrayType& b) {
@@ -83,6 +103,29 @@ Checked<ArrayType> slogdet_rule(const ArrayType& a) {
   out.shape.resize(a.ndim() - 2);
   out.sharding.dims.resize(a.ndim() - 2);
   return out;
+}
+
+Checked<ArrayType> qr_rule(const ArrayType& a, bool full_matrices, int output) {
+  const std::int64_t m = a.ndim() < 2 ? 0 : a.shape[a.ndim() - 2], n = a.ndim() < 2 ? 0 : a.shape.back();
+  const std::int64_t k = full_matrices ? m : std::min(m, n);
+  return factorization_rule("qr", a, output == 0 ? Shape{m, k} : Shape{k, n});
+}
+
+Checked<ArrayType> svd_rule(const ArrayType& a, bool full_matrices, int output) {
+  const std::int64_t m = a.ndim() < 2 ? 0 : a.shape[a.ndim() - 2], n = a.ndim() < 2 ? 0 : a.shape.back();
+  const std::int64_t k = std::min(m, n);
+  return factorization_rule("svd", a, output == 0   ? Shape{m, full_matrices ? m : k}
+                                      : output == 1 ? Shape{k}
+                                                    : Shape{full_matrices ? n : k, n});
+}
+
+Checked<ArrayType> eigh_rule(const ArrayType& a, int output) {
+  const std::size_t rank = a.ndim();
+  if (rank >= 2 && a.shape[rank - 1] != a.shape[rank - 2])
+    return Error{ErrorClass::ValueError, "Argument to symmetric eigendecomposition must have shape [..., n, n], got shape " +
+                                             python_shape_repr(Shape(a.shape.end() - 2, a.shape.end()))};
+  const std::int64_t n = rank < 2 ? 0 : a.shape.back();
+  return factorization_rule("eigh", a, output == 0 ? Shape{n, n} : Shape{n});
 }
 
 }  // namespace typecheck

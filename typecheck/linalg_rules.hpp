@@ -16,5 +16,16 @@ Checked<ArrayType> cholesky_rule(const ArrayType& a);
 // slogdet(a) output 0 (the sign) or 1 (log |det|): a [..., n, n] of a float
 // dtype; the result has a's batch dims, dtype and batch sharding.
 Checked<ArrayType> slogdet_rule(const ArrayType& a);
+// qr(a) output 0 (Q) or 1 (R), a [..., m, n] of a float dtype, k = min(m,
+// n): Q [..., m, k] and R [..., k, n], or with full_matrices [..., m, m] and
+// [..., m, n]; batch sharding kept, the matrix dims unsharded.
+Checked<ArrayType> qr_rule(const ArrayType& a, bool full_matrices, int output);
+// svd(a) output 0 (U), 1 (S) or 2 (Vᴴ), a [..., m, n] of a float dtype:
+// U [..., m, k], S [..., k], Vᴴ [..., k, n] (full_matrices: U [..., m, m],
+// Vᴴ [..., n, n]).
+Checked<ArrayType> svd_rule(const ArrayType& a, bool full_matrices, int output);
+// eigh(a) output 0 (the eigenvectors, [..., n, n]) or 1 (the eigenvalues,
+// [..., n]), a [..., n, n] of a float dtype.
+Checked<ArrayType> eigh_rule(const ArrayType& a, int output);
 
 }  // namespace typecheck

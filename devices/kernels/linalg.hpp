@@ -21,5 +21,21 @@ Expected<LocalArray> cholesky(const LocalArray& a);
 // LU factorization (sgetrf): a [...] result; a singular matrix gives sign 0
 // and log -inf, as NumPy's slogdet.
 Expected<LocalArray> slogdet(const LocalArray& a, int output);
+// Q (output 0) or R (output 1) of the QR factorization of every matrix of
+// the batch `a` [..., m, n] (LAPACK's sgeqrf and sorgqr), k = min(m, n):
+// Q [..., m, k] with orthonormal columns and R [..., k, n] upper triangular,
+// or with full_matrices Q [..., m, m] and R [..., m, n].
+Expected<LocalArray> qr(const LocalArray& a, bool full_matrices, int output);
+// U (output 0), S (output 1) or Vᴴ (output 2) of A = U diag(S) Vᴴ for every
+// matrix of the batch `a` [..., m, n] (LAPACK's sgesdd), k = min(m, n):
+// S [..., k] descending, U [..., m, k] and Vᴴ [..., k, n], or with
+// full_matrices U [..., m, m] and Vᴴ [..., n, n]. Without compute_uv only S
+// is computed (output must be 1). A failed factorization gives NaN.
+Expected<LocalArray> svd(const LocalArray& a, bool full_matrices, bool compute_uv, int output);
+// The eigenvectors V (output 0, [..., n, n], column i for eigenvalue i) or
+// the ascending eigenvalues w (output 1, [..., n]) of every symmetric
+// matrix of the batch `a`, read from its lower triangle (or upper, when not
+// `lower`); LAPACK's ssyevd. A failed factorization gives NaN.
+Expected<LocalArray> eigh(const LocalArray& a, bool lower, int output);
 
 }  // namespace devices

@@ -1,9 +1,11 @@
 // jnp.linalg (numpy_module.hpp): norm and vector_norm, composed from jnp
 // members as JAX 0.11's jax/_src/numpy/linalg.py composes them, solve and
-// inv on the linalg_solve primitive, cholesky and slogdet / det on the
-// cholesky and slogdet primitives (LAPACK, devices/kernels/linalg).
+// inv on the linalg_solve primitive, cholesky, slogdet / det, qr, svd and
+// eigh / eigvalsh on the primitives of those names (LAPACK,
+// devices/kernels/linalg).
 #include <cmath>
 
+#include "interp/library/host_modules.hpp"
 #include "interp/library/numpy_module.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/ops/primitives.hpp"
@@ -56,16 +58,24 @@ Value vector_norm(const Jnp& jnp, const Value& x, const Order& ord, const Value&
   return jnp("power", {total, Value::floating(1.0 / ord.value)});
 }
 
+Value singular_values(Evaluator& ev, const Value& a);
+
 // The matrix norms of the (row, column) axes: JAX's sums of magnitudes
-// along one axis, the extreme along the other. ord 2, -2 and 'nuc' need
-// singular values, which shardlang has not.
+// along one axis, the extreme along the other; ord 2, -2 and 'nuc' the
+// largest, smallest and sum of the singular values (svd without vectors).
 Value matrix_norm(const Jnp& jnp, const Value& x, const Order& ord, std::int64_t row, std::int64_t column, bool keepdims) {
   Value both = make_tuple({Value::integer(row), Value::integer(column)});
   if (ord.none || (ord.text && (*ord.text == "f" || *ord.text == "fro")))
     return jnp("sqrt", {reduce(jnp, "sum", jnp("multiply", {x, x}), both, keepdims)});
-  if ((ord.text && *ord.text == "nuc") || (!ord.text && (ord.value == 2 || ord.value == -2)))
-    raise(exc::NotImplementedError(), "jnp.linalg.norm with ord=2, -2 or 'nuc' needs singular values (jnp.linalg.svd), "
-                                      "which shardlang does not have");
+  if ((ord.text && *ord.text == "nuc") || (!ord.text && (ord.value == 2 || ord.value == -2))) {
+    Value moved = jnp("moveaxis", {x, both, make_tuple({Value::integer(-2), Value::integer(-1)})});
+    Value s = singular_values(jnp.ev, moved);
+    Value last = Value::integer(-1);
+    Value y = ord.text ? jnp("sum", {s}, {{"axis", last}})
+              : ord.value == 2 ? jnp("max", {s}, {{"axis", last}})
+                               : jnp("min", {s}, {{"axis", last}});
+    return keepdims ? jnp("expand_dims", {y, both}) : y;
+  }
   if (ord.text || (ord.value != 1 && ord.value != -1 && ord.value != INFINITY && ord.value != -INFINITY))
     raise(exc::ValueError(), "Invalid order '" + (ord.text ? *ord.text : jnp.ev.repr(Value::floating(ord.value))) +
                                  "' for matrix norm.");
@@ -142,6 +152,99 @@ Value solve(const Jnp& jnp, const Value& a_value, const Value& b_value) {
   return vector ? jnp("squeeze", {x, Value::integer(-1)}) : x;
 }
 
+// The operand of a decomposition: an array of an inexact dtype (JAX's
+// promote_dtypes_inexact: float32 for integers and booleans).
+ArrayRef inexact_operand(Evaluator& ev, const Value& a) {
+  ArrayRef x = to_array(ev, a);
+  return typecheck::is_floating(x->aval.dtype) ? x : to_array(ev, apply_astype(ev, x, DType::float32));
+}
+
+// Output `output` of the decomposition primitive `name` of `x`, its bool
+// params `flags`.
+Value decomposition(Evaluator& ev, const char* name, const ArrayRef& x, std::int64_t output,
+                    const std::vector<std::pair<std::string, bool>>& flags) {
+  Params params;
+  for (const auto& [flag, value] : flags) params.set(flag, value);
+  params.set("output", output);
+  return bind(ev, primitive(name), {x}, std::move(params));
+}
+
+Value singular_values(Evaluator& ev, const Value& a) {
+  return decomposition(ev, "svd", inexact_operand(ev, a), 1, {{"full_matrices", false}, {"compute_uv", false}});
+}
+
+// (a + aᵀ) / 2, lax.linalg.symmetrize.
+Value symmetrized(const Jnp& jnp, const Value& a) {
+  return jnp("divide", {jnp("add", {a, jnp("swapaxes", {a, Value::integer(-1), Value::integer(-2)})}), Value::floating(2.0)});
+}
+
+// lax.linalg.eigh: (eigenvalues, eigenvectors) of `x` (symmetrized first
+// unless told not to), the lower or upper triangle read.
+std::pair<Value, Value> eigh(const Jnp& jnp, const ArrayRef& x, bool lower, bool symmetrize_input) {
+  ArrayRef input = symmetrize_input && x->aval.ndim() >= 2 ? to_array(jnp.ev, symmetrized(jnp, Value(x))) : x;
+  return {decomposition(jnp.ev, "eigh", input, 1, {{"lower", lower}}), decomposition(jnp.ev, "eigh", input, 0, {{"lower", lower}})};
+}
+
+// jnp.linalg.svd(hermitian=True), as JAX's: from eigh, the singular values
+// the eigenvalues' magnitudes sorted descending, U the eigenvectors in that
+// order, Vᴴ = (U * sign(w))ᵀ.
+Value hermitian_svd(const Jnp& jnp, const ArrayRef& x, bool compute_uv) {
+  auto [w, v] = eigh(jnp, x, true, true);
+  Value s = jnp("abs", {w});
+  const Value last = Value::integer(-1);
+  if (!compute_uv) return jnp("flip", {jnp("sort", {s}, {{"axis", last}})}, {{"axis", last}});
+  Value order = jnp("flip", {jnp("argsort", {s}, {{"axis", last}})}, {{"axis", last}});
+  Value sign = jnp("take_along_axis", {jnp("sign", {w}), order}, {{"axis", last}});
+  Value columns = jnp("expand_dims", {order, Value::integer(-2)});
+  Value u = jnp("take_along_axis", {v, columns}, {{"axis", last}});
+  Value vh = jnp("swapaxes", {jnp("multiply", {u, jnp("expand_dims", {sign, Value::integer(-2)})}), Value::integer(-1),
+                              Value::integer(-2)});
+  return make_named_tuple(jnp.ev, "jax._src.numpy.linalg", "SVDResult", {"U", "S", "Vh"},
+                          {u, jnp("take_along_axis", {s, order}, {{"axis", last}}), vh});
+}
+
+// The decompositions: qr, svd, eigh and eigvalsh, each an output of its
+// primitive per result.
+void install_decompositions(ModuleObject& linalg, const std::function<Jnp(Evaluator&)>& jnp_of) {
+  linalg.add_function("qr(a, mode='reduced')", [](Evaluator& ev, Arguments& a) {
+    ArrayRef x = inexact_operand(ev, a[0]);
+    const std::string* mode = string_of(a[1]);
+    if (mode && *mode == "raw")
+      raise(exc::NotImplementedError(), "jnp.linalg.qr(mode='raw') needs lax.linalg.geqrf, which shardlang does not have");
+    if (!mode || (*mode != "reduced" && *mode != "r" && *mode != "full" && *mode != "complete"))
+      raise(exc::ValueError(), "Unsupported QR decomposition mode '" + ev.str(a[1]) + "'");
+    const std::vector<std::pair<std::string, bool>> flags{{"full_matrices", *mode == "complete"}};
+    Value r = decomposition(ev, "qr", x, 1, flags);
+    if (*mode == "r") return r;
+    return make_named_tuple(ev, "jax._src.numpy.linalg", "QRResult", {"Q", "R"}, {decomposition(ev, "qr", x, 0, flags), r});
+  });
+  linalg.add_function("svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index=None)",
+                      [jnp_of](Evaluator& ev, Arguments& a) {
+    ArrayRef x = inexact_operand(ev, a[0]);
+    const bool compute_uv = ev.truthy(a[2]);
+    if (!a[4].is_none()) raise(exc::NotImplementedError(), "subset_by_index not implemented for CPU and GPU");
+    if (ev.truthy(a[3])) return hermitian_svd(jnp_of(ev), x, compute_uv);
+    const std::vector<std::pair<std::string, bool>> flags{{"full_matrices", ev.truthy(a[1])}, {"compute_uv", compute_uv}};
+    if (!compute_uv) return decomposition(ev, "svd", x, 1, flags);
+    return make_named_tuple(ev, "jax._src.numpy.linalg", "SVDResult", {"U", "S", "Vh"},
+                            {decomposition(ev, "svd", x, 0, flags), decomposition(ev, "svd", x, 1, flags),
+                             decomposition(ev, "svd", x, 2, flags)});
+  });
+  auto lower_of = [](Evaluator& ev, const Value& uplo) {
+    const std::string* text = string_of(uplo);
+    if (uplo.is_none() || (text && *text == "L")) return true;
+    if (text && *text == "U") return false;
+    raise(exc::ValueError(), "UPLO must be one of None, 'L', or 'U', got " + ev.str(uplo));
+  };
+  linalg.add_function("eigh(a, UPLO=None, symmetrize_input=True)", [jnp_of, lower_of](Evaluator& ev, Arguments& a) {
+    auto [w, v] = eigh(jnp_of(ev), inexact_operand(ev, a[0]), lower_of(ev, a[1]), ev.truthy(a[2]));
+    return make_named_tuple(ev, "jax._src.numpy.linalg", "EighResult", {"eigenvalues", "eigenvectors"}, {w, v});
+  });
+  linalg.add_function("eigvalsh(a, UPLO='L', *, symmetrize_input=True)", [jnp_of, lower_of](Evaluator& ev, Arguments& a) {
+    return eigh(jnp_of(ev), inexact_operand(ev, a[0]), lower_of(ev, a[1]), ev.truthy(a[2])).first;
+  });
+}
+
 }  // namespace
 
 void install_linalg_operations(Evaluator& evaluator) {
@@ -196,13 +299,14 @@ void install_linalg_operations(Evaluator& evaluator) {
   linalg.add_function("slogdet(a, *, method=None)", [slogdet](Evaluator& ev, Arguments& a) {
     if (!a[1].is_none() && !(string_of(a[1]) && *string_of(a[1]) == "lu"))
       raise(exc::ValueError(), "Unknown slogdet method '" + ev.str(a[1]) + "'. Supported methods are 'lu' (default).");
-    return make_tuple(slogdet(ev, a[0]));
+    return make_named_tuple(ev, "jax._src.numpy.linalg", "SlogdetResult", {"sign", "logabsdet"}, slogdet(ev, a[0]));
   });
   linalg.add_function("det(a)", [jnp_of, slogdet](Evaluator& ev, Arguments& a) {
     Jnp jnp = jnp_of(ev);
     auto parts = slogdet(ev, a[0]);
     return jnp("multiply", {parts[0], jnp("exp", {parts[1]})});
   });
+  install_decompositions(linalg, jnp_of);
   jnp_module->add("linalg", Value(evaluator.module("jax.numpy.linalg")));
 }
 

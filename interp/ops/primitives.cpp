@@ -87,17 +87,25 @@ Cost reduction_cost(const Primitive&, const std::vector<typecheck::ArrayType>& o
           CostUnit::vector};
 }
 
-// Per batch matrix, on the vector unit: linalg_solve an LU factorization
-// and two triangular solves (2/3 n^3 + 2 n^2 k multiply-adds), slogdet the
-// factorization, cholesky n^3 / 3 of them.
+// Per batch matrix [m, n] (k = min(m, n)), on the vector unit, in
+// multiply-adds: linalg_solve an LU factorization and two triangular solves
+// (2/3 n^3 + 2 n^2 k, k the right-hand sides), slogdet the factorization
+// (2/3 n^3), cholesky n^3 / 3, qr Householder's 2 m n k - 2/3 k^3 (as much
+// again to form Q), svd a bidiagonal reduction and its vectors (4 m n k +
+// 8 k^3), eigh a tridiagonal reduction and its vectors (4/3 n^3 + 2 n^3 + 3 n^3).
 Cost linalg_cost(const Primitive& primitive, const std::vector<typecheck::ArrayType>& operands,
                  const typecheck::ArrayType& result) {
   const auto& a = operands[0].shape;
-  const double n = static_cast<double>(a.back()), k = static_cast<double>(result.shape.back());
-  const double batch = static_cast<double>(elements(operands[0])) / std::max(1.0, n * n);
-  const double multiply_adds = primitive.name == "cholesky"  ? n * n * n / 3.0
-                               : primitive.name == "slogdet" ? 2.0 / 3.0 * n * n * n
-                                                             : 2.0 / 3.0 * n * n * n + 2.0 * n * n * k;
+  const double m = static_cast<double>(a[a.size() - 2]), n = static_cast<double>(a.back());
+  const double k = primitive.name == "linalg_solve" ? static_cast<double>(result.shape.back()) : std::min(m, n);
+  const double batch = static_cast<double>(elements(operands[0])) / std::max(1.0, m * n);
+  const std::string_view name = primitive.name;
+  const double multiply_adds = name == "cholesky"  ? n * n * n / 3.0
+                               : name == "slogdet" ? 2.0 / 3.0 * n * n * n
+                               : name == "qr"      ? 2.0 * (2.0 * m * n * k - 2.0 / 3.0 * k * k * k)
+                               : name == "svd"     ? 4.0 * m * n * k + 8.0 * k * k * k
+                               : name == "eigh"    ? (4.0 / 3.0 + 2.0 + 3.0) * n * n * n
+                                                   : 2.0 / 3.0 * n * n * n + 2.0 * n * n * k;
   return {batch * multiply_adds * 2.0, bytes_accessed(operands, result), CostUnit::vector};
 }
 
@@ -295,6 +303,40 @@ ArrayRef slogdet_implementation(Evaluator& evaluator, const Primitive&, const st
                             [output](const std::vector<devices::LocalArray>& in) { return devices::slogdet(in[0], output); });
 }
 
+// qr: params output (0: Q, 1: R), full_matrices.
+ArrayRef qr_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                           const Params& params, bool execute) {
+  const auto output = static_cast<int>(*params.get<std::int64_t>("output"));
+  const bool full = *params.get<bool>("full_matrices");
+  typecheck::ArrayType out_type = checked(typecheck::qr_rule(operands[0]->aval, full, output));
+  return linalg_application(evaluator, operands, out_type, execute, [output, full](const std::vector<devices::LocalArray>& in) {
+    return devices::qr(in[0], full, output);
+  });
+}
+
+// svd: params output (0: U, 1: S, 2: Vᴴ), full_matrices, compute_uv.
+ArrayRef svd_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                            const Params& params, bool execute) {
+  const auto output = static_cast<int>(*params.get<std::int64_t>("output"));
+  const bool full = *params.get<bool>("full_matrices"), compute_uv = *params.get<bool>("compute_uv");
+  typecheck::ArrayType out_type = checked(typecheck::svd_rule(operands[0]->aval, full, output));
+  return linalg_application(evaluator, operands, out_type, execute,
+                            [output, full, compute_uv](const std::vector<devices::LocalArray>& in) {
+                              return devices::svd(in[0], full, compute_uv, output);
+                            });
+}
+
+// eigh: params output (0: the eigenvectors, 1: the eigenvalues), lower.
+ArrayRef eigh_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                             const Params& params, bool execute) {
+  const auto output = static_cast<int>(*params.get<std::int64_t>("output"));
+  const bool lower = *params.get<bool>("lower");
+  typecheck::ArrayType out_type = checked(typecheck::eigh_rule(operands[0]->aval, output));
+  return linalg_application(evaluator, operands, out_type, execute, [output, lower](const std::vector<devices::LocalArray>& in) {
+    return devices::eigh(in[0], lower, output);
+  });
+}
+
 ArrayRef linalg_solve_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
                                      const Params&, bool execute) {
   typecheck::ArrayType out_type = checked(typecheck::solve_rule(operands[0]->aval, operands[1]->aval));
@@ -443,6 +485,7 @@ constexpr std::array primitive_table{
     Primitive{"dot_general", "dot", placed_implementation, dot_cost, vjp::dot_general_vjp, batching::dot_general, &partitioning::contraction},
     Primitive{"dynamic_slice", "dynamic_slice", dynamic_slice_implementation, slice_cost, vjp::dynamic_slice_vjp, batching::dynamic_slice, &partitioning::replay},
     Primitive{"dynamic_update_slice", "dynamic_update_slice", dynamic_update_slice_implementation, slice_cost, vjp::dynamic_update_slice_vjp, batching::dynamic_update_slice, &partitioning::replay},
+    Primitive{"eigh", "linalg.eigh", eigh_implementation, linalg_cost, vjp::eigh_vjp, batching::linalg, &partitioning::replay},
     binary("equal", BinaryOp::eq, R::boolean, vjp::zero_vjp),
     unary("erf", UnaryOp::erf, R::floating, vjp::erf_vjp),
     unary("erf_inv", UnaryOp::erf_inv, R::floating, vjp::erf_inv_vjp),
@@ -476,6 +519,7 @@ constexpr std::array primitive_table{
     Primitive{"psum", "psum", psum_implementation, collective_cost, vjp::psum_vjp, batching::collective, &partitioning::replay, CollectiveKind::all_reduce},
     Primitive{"psum_scatter", "psum_scatter", psum_scatter_implementation, collective_cost, vjp::psum_scatter_vjp, batching::collective, &partitioning::replay, CollectiveKind::reduce_scatter},
     Primitive{"pvary", "pvary", pvary_implementation, collective_cost, vjp::pvary_vjp, batching::collective, &partitioning::replay},
+    Primitive{"qr", "linalg.qr", qr_implementation, linalg_cost, vjp::qr_vjp, batching::linalg, &partitioning::replay},
     Primitive{"random_fold_in", "fold_in", random_fold_in_implementation, random_cost, vjp::zero_vjp, batching::loop, &partitioning::replay},
     Primitive{"random_sample", "random", random_sample_implementation, random_cost, vjp::zero_vjp, batching::loop, &partitioning::replay},
     Primitive{"random_split", "split", random_split_implementation, random_cost, vjp::zero_vjp, batching::loop, &partitioning::replay},
@@ -506,6 +550,7 @@ constexpr std::array primitive_table{
     unary("square", UnaryOp::square, R::promoted, vjp::square_vjp),
     Primitive{"stop_gradient", "stop_gradient", identity_implementation, movement_cost, vjp::zero_vjp, batching::convert, &partitioning::replay},
     binary("subtract", BinaryOp::sub, R::promoted, vjp::subtract_vjp),
+    Primitive{"svd", "linalg.svd", svd_implementation, linalg_cost, vjp::svd_vjp, batching::linalg, &partitioning::replay},
     unary("tan", UnaryOp::tan, R::floating, vjp::tan_vjp),
     unary("tanh", UnaryOp::tanh, R::floating, vjp::tanh_vjp),
     Primitive{"transpose", "transpose", placed_implementation, movement_cost, vjp::transpose_vjp, batching::transpose, &partitioning::transpose},

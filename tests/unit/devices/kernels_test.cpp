@@ -537,5 +537,43 @@ TEST(Kernels, SlogdetBatches) {
   EXPECT_EQ(logs[2], -INFINITY);
 }
 
+// The values to within float32 rounding of LAPACK's arithmetic.
+void expect_near(const LocalArray& result, const std::vector<double>& expected) {
+  std::vector<double> got = values_of(result);
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], 1e-5) << "element " << i;
+}
+
+// Q R reconstructs A with orthonormal Q and upper-triangular R (LAPACK's
+// signs here); complete mode adds Q's last column and R's zero row.
+TEST(Kernels, QrBatches) {
+  LocalArray a = array(DType::float32, {1, 3, 2}, {3, 0, 4, 5, 0, 0});
+  expect_near(ok(qr(a, false, 1)), {-5, -4, 0, 3});
+  expect_near(ok(qr(a, false, 0)), {-0.6, -0.8, -0.8, 0.6, 0, 0});
+  EXPECT_EQ(ok(qr(a, true, 0)).shape, (Shape{1, 3, 3}));
+  expect_near(ok(qr(a, true, 1)), {-5, -4, 0, 3, 0, 0});
+}
+
+// Singular values descending; U and Vᴴ of a diagonal matrix are signed
+// permutations; without vectors only S.
+TEST(Kernels, SvdBatches) {
+  LocalArray a = array(DType::float32, {2, 2, 2}, {1, 0, 0, -3, 2, 0, 0, 2});
+  expect_near(ok(svd(a, false, false, 1)), {3, 1, 2, 2});
+  std::vector<double> u = values_of(ok(svd(a, false, true, 0)));
+  ASSERT_EQ(u.size(), 8u);
+  EXPECT_NEAR(std::fabs(u[1]), 1.0, 1e-6);  // the first column picks row 1 (-3)
+  EXPECT_NEAR(std::fabs(u[2]), 1.0, 1e-6);
+  EXPECT_FALSE(svd(a, false, false, 0));
+}
+
+// Eigenvalues ascending, from the lower triangle only.
+TEST(Kernels, EighBatches) {
+  LocalArray a = array(DType::float32, {1, 2, 2}, {2, 100, 1, 2});
+  expect_near(ok(eigh(a, true, 1)), {1, 3});
+  expect_near(ok(eigh(a, false, 1)), {-98, 102});
+  std::vector<double> v = values_of(ok(eigh(a, true, 0)));
+  EXPECT_NEAR(std::fabs(v[0]), std::sqrt(0.5), 1e-6);
+}
+
 }  // namespace
 }  // namespace devices

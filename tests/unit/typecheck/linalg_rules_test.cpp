@@ -43,5 +43,39 @@ TEST(Linalg, SlogdetDropsTheMatrixDims) {
             "ValueError: The input to slogdet must be a batch of square matrices, got shape (2, 3)");
 }
 
+TEST(Linalg, QrShapes) {
+  const MeshRef mesh = xy_mesh();
+  EXPECT_EQ(outcome(qr_rule(parse("f32[8@X,4,3]", mesh), false, 0)), "f32[8@X,4,3]");
+  EXPECT_EQ(outcome(qr_rule(parse("f32[8@X,4,3]", mesh), false, 1)), "f32[8@X,3,3]");
+  EXPECT_EQ(outcome(qr_rule(parse("f32[4,3]", mesh), true, 0)), "f32[4,4]");
+  EXPECT_EQ(outcome(qr_rule(parse("f32[4,3]", mesh), true, 1)), "f32[4,3]");
+  EXPECT_EQ(outcome(qr_rule(parse("f32[3,5]", mesh), false, 0)), "f32[3,3]");
+  EXPECT_EQ(outcome(qr_rule(parse("f32[3,5]", mesh), false, 1)), "f32[3,5]");
+  EXPECT_EQ(outcome(qr_rule(parse("f32[3]", mesh), false, 0)),
+            "TypeError: Input 0 to qr must have rank at least 2, but got shape=(3,)");
+  EXPECT_EQ(outcome(qr_rule(parse("f32[4,4@X]", mesh), false, 0)),
+            "ShardingTypeError: Input 0 to qr must be unsharded on non-batch dimensions, but got P(None, 'X').");
+}
+
+TEST(Linalg, SvdShapes) {
+  const MeshRef mesh = xy_mesh();
+  EXPECT_EQ(outcome(svd_rule(parse("f32[8@X,4,3]", mesh), false, 0)), "f32[8@X,4,3]");
+  EXPECT_EQ(outcome(svd_rule(parse("f32[8@X,4,3]", mesh), false, 1)), "f32[8@X,3]");
+  EXPECT_EQ(outcome(svd_rule(parse("f32[8@X,4,3]", mesh), false, 2)), "f32[8@X,3,3]");
+  EXPECT_EQ(outcome(svd_rule(parse("f32[4,3]", mesh), true, 0)), "f32[4,4]");
+  EXPECT_EQ(outcome(svd_rule(parse("f32[3,5]", mesh), true, 2)), "f32[5,5]");
+  EXPECT_EQ(outcome(svd_rule(parse("i32[2,2]", mesh), false, 1)), "TypeError: svd requires a float operand, got int32");
+}
+
+TEST(Linalg, EighShapes) {
+  const MeshRef mesh = xy_mesh();
+  EXPECT_EQ(outcome(eigh_rule(parse("f32[8@X,3,3]", mesh), 0)), "f32[8@X,3,3]");
+  EXPECT_EQ(outcome(eigh_rule(parse("f32[8@X,3,3]", mesh), 1)), "f32[8@X,3]");
+  EXPECT_EQ(outcome(eigh_rule(parse("f32[2,3]", mesh), 1)),
+            "ValueError: Argument to symmetric eigendecomposition must have shape [..., n, n], got shape (2, 3)");
+  EXPECT_EQ(outcome(eigh_rule(parse("f32[8,4@X,4]", mesh), 1)),
+            "ShardingTypeError: Input 0 to eigh must be unsharded on non-batch dimensions, but got P(None, 'X', None).");
+}
+
 }  // namespace
 }  // namespace typecheck
