@@ -58,7 +58,26 @@ Value vector_norm(const Jnp& jnp, const Value& x, const Order& ord, const Value&
   return jnp("power", {total, Value::floating(1.0 / ord.value)});
 }
 
-Value singular_values(Evaluator& ev, const Value& a);
+// The operand of a decomposition: an array of an inexact dtype (JAX's
+// promote_dtypes_inexact: float32 for integers and booleans).
+ArrayRef inexact_operand(Evaluator& ev, const Value& a) {
+  ArrayRef x = to_array(ev, a);
+  return typecheck::is_floating(x->aval.dtype) ? x : to_array(ev, apply_astype(ev, x, DType::float32));
+}
+
+// Output `output` of the primitive `name` (slogdet or a decomposition) of
+// `x`, its bool params `flags`.
+Value decomposition(Evaluator& ev, const char* name, const ArrayRef& x, std::int64_t output,
+                    const std::vector<std::pair<std::string, bool>>& flags) {
+  Params params;
+  for (const auto& [flag, value] : flags) params.set(flag, value);
+  params.set("output", output);
+  return bind(ev, primitive(name), {x}, std::move(params));
+}
+
+Value singular_values(Evaluator& ev, const Value& a) {
+  return decomposition(ev, "svd", inexact_operand(ev, a), 1, {{"full_matrices", false}, {"compute_uv", false}});
+}
 
 // The matrix norms of the (row, column) axes: JAX's sums of magnitudes
 // along one axis, the extreme along the other; ord 2, -2 and 'nuc' the
@@ -88,8 +107,7 @@ Value matrix_norm(const Jnp& jnp, const Value& x, const Order& ord, std::int64_t
 
 Value norm(const Jnp& jnp, Arguments& a) {
   Evaluator& ev = jnp.ev;
-  ArrayRef x = to_array(ev, a[0]);
-  if (!typecheck::is_floating(x->aval.dtype)) x = to_array(ev, jnp("astype", {Value(x), dtype_value(DType::float32)}));
+  ArrayRef x = inexact_operand(ev, a[0]);
   const Order ord = order_of(ev, a[1]);
   const bool keepdims = ev.truthy(a[3]);
   const std::size_t ndim = x->aval.ndim();
@@ -150,27 +168,6 @@ Value solve(const Jnp& jnp, const Value& a_value, const Value& b_value) {
   rhs = jnp("broadcast_to", {rhs, shape_value(b_shape)});
   Value x = bind(ev, primitive("linalg_solve"), {to_array(ev, lhs), to_array(ev, rhs)});
   return vector ? jnp("squeeze", {x, Value::integer(-1)}) : x;
-}
-
-// The operand of a decomposition: an array of an inexact dtype (JAX's
-// promote_dtypes_inexact: float32 for integers and booleans).
-ArrayRef inexact_operand(Evaluator& ev, const Value& a) {
-  ArrayRef x = to_array(ev, a);
-  return typecheck::is_floating(x->aval.dtype) ? x : to_array(ev, apply_astype(ev, x, DType::float32));
-}
-
-// Output `output` of the decomposition primitive `name` of `x`, its bool
-// params `flags`.
-Value decomposition(Evaluator& ev, const char* name, const ArrayRef& x, std::int64_t output,
-                    const std::vector<std::pair<std::string, bool>>& flags) {
-  Params params;
-  for (const auto& [flag, value] : flags) params.set(flag, value);
-  params.set("output", output);
-  return bind(ev, primitive(name), {x}, std::move(params));
-}
-
-Value singular_values(Evaluator& ev, const Value& a) {
-  return decomposition(ev, "svd", inexact_operand(ev, a), 1, {{"full_matrices", false}, {"compute_uv", false}});
 }
 
 // (a + aᵀ) / 2, lax.linalg.symmetrize.
@@ -255,8 +252,7 @@ void install_linalg_operations(Evaluator& evaluator) {
                       [jnp_of](Evaluator& ev, Arguments& a) { return norm(jnp_of(ev), a); });
   linalg.add_function("vector_norm(x, /, *, axis=None, keepdims=False, ord=2)", [jnp_of](Evaluator& ev, Arguments& a) {
     Jnp jnp = jnp_of(ev);
-    ArrayRef x = to_array(ev, a[0]);
-    if (!typecheck::is_floating(x->aval.dtype)) x = to_array(ev, jnp("astype", {Value(x), dtype_value(DType::float32)}));
+    ArrayRef x = inexact_operand(ev, a[0]);
     return vector_norm(jnp, Value(x), order_of(ev, a[3]), a[1], ev.truthy(a[2]));
   });
   linalg.add_function("solve(a, b)", [jnp_of](Evaluator& ev, Arguments& a) { return solve(jnp_of(ev), a[0], a[1]); });
@@ -274,27 +270,16 @@ void install_linalg_operations(Evaluator& evaluator) {
   // the primitive (which reads the lower triangle); upper=True gives Lᵀ.
   linalg.add_function("cholesky(a, *, upper=False, symmetrize_input=True)", [jnp_of](Evaluator& ev, Arguments& a) {
     Jnp jnp = jnp_of(ev);
-    ArrayRef x = to_array(ev, a[0]);
-    if (!typecheck::is_floating(x->aval.dtype)) x = to_array(ev, jnp("astype", {Value(x), dtype_value(DType::float32)}));
-    Value input(x);
-    if (ev.truthy(a[2]) && x->aval.ndim() >= 2)
-      input = jnp("divide", {jnp("add", {input, jnp("swapaxes", {input, Value::integer(-1), Value::integer(-2)})}),
-                             Value::floating(2.0)});
+    ArrayRef x = inexact_operand(ev, a[0]);
+    Value input = ev.truthy(a[2]) && x->aval.ndim() >= 2 ? symmetrized(jnp, Value(x)) : Value(x);
     Value factor = bind(ev, primitive("cholesky"), {to_array(ev, input)});
     return ev.truthy(a[1]) ? jnp("swapaxes", {factor, Value::integer(-1), Value::integer(-2)}) : factor;
   });
   // slogdet: (sign, log |det|), each an output of the slogdet primitive
   // (LAPACK's LU); det is sign * exp(log |det|).
   auto slogdet = [](Evaluator& ev, const Value& a_value) {
-    ArrayRef x = to_array(ev, a_value);
-    if (!typecheck::is_floating(x->aval.dtype)) x = to_array(ev, apply_astype(ev, x, DType::float32));
-    std::vector<Value> parts;
-    for (std::int64_t output : {0, 1}) {
-      Params params;
-      params.set("output", output);
-      parts.push_back(bind(ev, primitive("slogdet"), {x}, std::move(params)));
-    }
-    return parts;
+    ArrayRef x = inexact_operand(ev, a_value);
+    return std::vector<Value>{decomposition(ev, "slogdet", x, 0, {}), decomposition(ev, "slogdet", x, 1, {})};
   };
   linalg.add_function("slogdet(a, *, method=None)", [slogdet](Evaluator& ev, Arguments& a) {
     if (!a[1].is_none() && !(string_of(a[1]) && *string_of(a[1]) == "lu"))
