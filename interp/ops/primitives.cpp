@@ -458,6 +458,11 @@ constexpr Primitive binary(std::string_view name, BinaryOp op, R result, VjpRule
   return {name, name, placed_implementation, elementwise_cost, vjp, batching::elementwise, &partitioning::elementwise,
           CollectiveKind::none, lax_name_of(name), 2, no_unary, op, result};
 }
+// A primitive whose application does more than make its result (Primitive::effect).
+constexpr Primitive with_effect(Primitive primitive) {
+  primitive.effect = true;
+  return primitive;
+}
 constexpr Primitive reduction(std::string_view name, std::string_view api_name, VjpRule vjp) {
   return {name, api_name, placed_implementation, reduction_cost, vjp, batching::reduction, &partitioning::reduction};
 }
@@ -479,7 +484,7 @@ constexpr std::array primitive_table{
     Primitive{"copy", "copy", identity_implementation, movement_cost, vjp::identity_vjp, batching::convert, &partitioning::replay},
     unary("cos", UnaryOp::cos, R::floating, vjp::cos_vjp),
     Primitive{"cumsum", "cumsum", cumsum_implementation, reduction_cost, vjp::cumsum_vjp, batching::cumsum, &partitioning::replay},
-    Primitive{"debug_print", "debug.print", debug_print_implementation, movement_cost, vjp::zero_vjp, batching::loop, &partitioning::replay},
+    with_effect(Primitive{"debug_print", "debug.print", debug_print_implementation, movement_cost, vjp::zero_vjp, batching::loop, &partitioning::replay}),
     Primitive{"device_put", "device_put", placed_implementation, relayout_cost, vjp::device_put_vjp, batching::placement, &partitioning::device_put},
     binary("divide", BinaryOp::div, R::floating, vjp::divide_vjp),
     Primitive{"dot_general", "dot", placed_implementation, dot_cost, vjp::dot_general_vjp, batching::dot_general, &partitioning::contraction},

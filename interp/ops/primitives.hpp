@@ -156,6 +156,9 @@ struct Primitive {
   devices::UnaryOp unary = devices::UnaryOp::neg;
   devices::BinaryOp binary = devices::BinaryOp::add;
   ElementwiseResult result = ElementwiseResult::promoted;
+  // Applying it does something besides making its result (jax.debug.print
+  // prints): a jitted program keeps it when its result is unused.
+  bool effect = false;
 };
 
 // Sorted by name (find_primitive relies on it).

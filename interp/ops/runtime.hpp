@@ -163,6 +163,17 @@ class Runtime {
   // starts (trace.cpp) and taken by the trace that records it (empty: no
   // placement).
   TracedDecision traced_decision;
+  // The lax loops (fori_loop, while_loop, scan) whose body is running now,
+  // outermost first: each one's instance and the count of equations
+  // recorded when its current iteration began (LoopIterations in
+  // transforms/jaxpr.hpp). Equations recorded count in equations_recorded.
+  struct LoopFrame {
+    int instance = 0;
+    std::int64_t iteration_start = 0;
+  };
+  std::vector<LoopFrame> loops;
+  int loop_instances = 0;
+  std::int64_t equations_recorded = 0;
   // UnchargedScopes open now (device_memory.hpp).
   int uncharged_depth = 0;
   // The cost model's clock and profile (costing.hpp), made on first charge.

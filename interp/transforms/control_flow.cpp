@@ -8,6 +8,7 @@
 #include "interp/python/builtins.hpp"
 #include "interp/ops/collectives.hpp"
 #include "interp/ops/primitives.hpp"
+#include "interp/transforms/jaxpr.hpp"
 #include "interp/transforms/trace.hpp"
 #include "typecheck/control_flow_rules.hpp"
 #include "typecheck/python_repr.hpp"
@@ -328,7 +329,9 @@ void install_control_flow(Evaluator& evaluator) {
         return e.call(a[2], {Value(to_array(e, Value::integer(lower), typecheck::DType::int32)), c});
       });
     auto input = leaves_of(ev, carry);
+    LoopIterations iterations(runtime_of(ev));
     for (std::int64_t i = lower; i < upper; ++i) {
+      iterations.begin();
       carry = ev.call(a[2], {Value(to_array(ev, Value::integer(i), typecheck::DType::int32)), carry});
       check_carry("scan body", "loop_carry", input, ev, carry);
     }
@@ -337,7 +340,9 @@ void install_control_flow(Evaluator& evaluator) {
   lax->add_function("while_loop(cond_fun, body_fun, init_val)", [](Evaluator& ev, Arguments& a) {
     Value carry = promote_weak_carry(ev, a[2], [&](Evaluator& e, const Value& c) { return e.call(a[1], {c}); });
     auto input = leaves_of(ev, carry);
+    LoopIterations iterations(runtime_of(ev));
     for (;;) {
+      iterations.begin();
       auto go_on = concrete_predicate(ev, ev.call(a[0], {carry}), "while_loop");
       if (go_on && !*go_on) break;
       carry = ev.call(a[1], {carry});
@@ -369,7 +374,9 @@ void install_control_flow(Evaluator& evaluator) {
       input = leaves_of(ev, carry);
     }
     std::vector<Value> ys(static_cast<std::size_t>(*length));
+    LoopIterations iterations(runtime_of(ev));
     for (std::int64_t step = 0; step < *length; ++step) {
+      iterations.begin();
       std::int64_t i = reverse ? *length - 1 - step : step;
       Value out = ev.call(a[0], {carry, row_of(ev, a[2], i)});
       auto pair = out.as<TupleObject>();

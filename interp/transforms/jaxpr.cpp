@@ -1,6 +1,9 @@
 // The Jaxpr IR, its printing, its cost and its executable (jaxpr.hpp).
 #include "interp/transforms/jaxpr.hpp"
 
+#include <algorithm>
+#include <map>
+
 #include "interp/transforms/costing.hpp"
 #include "interp/transforms/partitioner.hpp"
 
@@ -169,8 +172,54 @@ std::string Executable::text(const std::string& name) const {
   return out + ")\n}\n";
 }
 
+std::shared_ptr<const Jaxpr> without_dead_code(std::shared_ptr<const Jaxpr> program) {
+  const auto& equations = program->equations;
+  std::vector<int> made_by(program->variable_types.size(), -1);
+  std::map<std::pair<int, std::int64_t>, std::vector<int>> same_place;
+  std::vector<int> pending;
+  for (std::size_t i = 0; i < equations.size(); ++i) {
+    made_by[static_cast<std::size_t>(equations[i].output)] = static_cast<int>(i);
+    for (const auto& place : equations[i].loop_places) same_place[place].push_back(static_cast<int>(i));
+    if (equations[i].primitive->effect) pending.push_back(static_cast<int>(i));
+  }
+  for (int output : program->outputs) pending.push_back(made_by[static_cast<std::size_t>(output)]);
+  std::vector<bool> kept(equations.size(), false);
+  while (!pending.empty()) {
+    int i = pending.back();
+    pending.pop_back();
+    if (i < 0 || kept[static_cast<std::size_t>(i)]) continue;
+    kept[static_cast<std::size_t>(i)] = true;
+    const Equation& e = equations[static_cast<std::size_t>(i)];
+    for (int input : e.inputs) pending.push_back(made_by[static_cast<std::size_t>(input)]);
+    for (const auto& place : e.loop_places) {
+      const auto& others = same_place[place];
+      pending.insert(pending.end(), others.begin(), others.end());
+    }
+  }
+  if (std::all_of(kept.begin(), kept.end(), [](bool k) { return k; })) return program;
+  auto live = std::make_shared<Jaxpr>();
+  live->variable_types = program->variable_types;
+  live->variable_layouts = program->variable_layouts;
+  live->variable_committed = program->variable_committed;
+  live->constants = program->constants;
+  live->inputs = program->inputs;
+  live->outputs = program->outputs;
+  for (std::size_t i = 0; i < equations.size(); ++i)
+    if (kept[i]) live->equations.push_back(equations[i]);
+  return live;
+}
+
+LoopIterations::LoopIterations(Runtime& runtime) : runtime_(runtime) {
+  runtime_.loops.push_back({runtime_.loop_instances++, runtime_.equations_recorded});
+}
+
+LoopIterations::~LoopIterations() { runtime_.loops.pop_back(); }
+
+void LoopIterations::begin() { runtime_.loops.back().iteration_start = runtime_.equations_recorded; }
+
 Executable compile(Evaluator& evaluator, std::shared_ptr<const Jaxpr> program) {
-  return Executable(std::make_shared<const PartitionedProgram>(partition_program(evaluator, std::move(program))));
+  return Executable(
+      std::make_shared<const PartitionedProgram>(partition_program(evaluator, without_dead_code(std::move(program)))));
 }
 
 }  // namespace interp

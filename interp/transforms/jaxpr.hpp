@@ -41,6 +41,11 @@ struct Equation {
   // The family's decision, made when it was traced (null: replayed, or
   // decided when the program is partitioned).
   std::shared_ptr<const Placement> placement = nullptr;
+  // Per lax loop whose body recorded it (outermost first): the loop's
+  // instance and the equation's place in that iteration. A loop runs its
+  // body once per iteration, so the equations at one place of a loop's
+  // iterations are one equation of JAX's loop body (without_dead_code).
+  std::vector<std::pair<int, std::int64_t>> loop_places = {};
 };
 
 struct Jaxpr {
@@ -59,6 +64,20 @@ struct Jaxpr {
 
 // "a", "b", ..., "z", "ba", "bb", ... as jaxprs name variables.
 std::string variable_name(int number);
+
+// The iterations of one lax loop, for the equations its body records
+// (Equation::loop_places): begin() before each iteration's body runs.
+class LoopIterations {
+ public:
+  explicit LoopIterations(Runtime& runtime);
+  ~LoopIterations();
+  LoopIterations(const LoopIterations&) = delete;
+  LoopIterations& operator=(const LoopIterations&) = delete;
+  void begin();
+
+ private:
+  Runtime& runtime_;
+};
 
 // Sets the runtime's context mesh to each equation's while it is replayed,
 // placed or differentiated (enter), and restores the caller's when the
@@ -105,7 +124,19 @@ class Executable {
   std::shared_ptr<const PartitionedProgram> program_;
 };
 
-// Partitions `program` (partitioner.hpp) under `evaluator`'s runtime.
+// The program less its dead code, as XLA compiles a jitted function (JAX's
+// pe.dce_jaxpr): an equation whose result no output needs, directly or
+// through other equations, is dropped unless its primitive has an effect
+// (Primitive::effect: jax.debug.print). A loop's body is one program in
+// JAX: an equation one iteration needs is kept in every iteration (the last
+// iteration's carry that nothing reads is still computed). Variables keep
+// their numbers, so the traced program's types and layouts still describe
+// them. `program` itself when nothing is dead.
+std::shared_ptr<const Jaxpr> without_dead_code(std::shared_ptr<const Jaxpr> program);
+
+// Partitions `program` less its dead code (partitioner.hpp) under
+// `evaluator`'s runtime: running, printing and costing the executable see
+// only the equations that matter.
 Executable compile(Evaluator& evaluator, std::shared_ptr<const Jaxpr> program);
 
 }  // namespace interp

@@ -480,7 +480,7 @@ Value JitFunctionObject::check_call(Evaluator& evaluator, CallArgs& args) {
   if (!signature) return follow_body(evaluator, args, nullptr);
   // A signature checked before: its program, as a run's cached call runs it.
   if (const TracedCall* traced = find(checked, *signature)) {
-    charge_checked_program(evaluator, *traced->program, signature->leaves);
+    charge_checked_program(evaluator, traced->executable.program(), signature->leaves);
     charge_plan(evaluator, *traced, signature->leaves);
     const Jaxpr& program = *traced->program;
     std::size_t next = 0;
@@ -560,7 +560,7 @@ std::optional<TracedCall> JitFunctionObject::checked_program(Evaluator& evaluato
 
 void JitFunctionObject::charge_plan(Evaluator& evaluator, const TracedCall& traced, const std::vector<ArrayRef>& arguments) {
   try {
-    ProgramMemory memory(evaluator, *traced.program, traced.memory, arguments, current_span(evaluator));
+    ProgramMemory memory(evaluator, *traced.memory.program, traced.memory, arguments, current_span(evaluator));
   } catch (PyError& error) {
     if (!recover_in_check(evaluator, error, false)) throw;
   }
@@ -572,7 +572,7 @@ Value JitFunctionObject::run(Evaluator& evaluator, const TracedCall& traced, con
   {
     // The plan holds the program's buffers while it runs; its outputs are
     // charged as the arrays returned once it is done.
-    ProgramMemory memory(evaluator, *traced.program, traced.memory, arguments, current_span(evaluator));
+    ProgramMemory memory(evaluator, *traced.memory.program, traced.memory, arguments, current_span(evaluator));
     UnchargedScope program_values(evaluator);
     outputs = traced.executable.run(evaluator, arguments);
   }
@@ -667,11 +667,14 @@ class CompiledObject : public Object {
       }));
     if (attribute == "memory_analysis")
       return Value(native("memory_analysis()", [program_ref, jit = lowered.jit](Evaluator& evaluator, Arguments&) {
-        return memory_stats(evaluator, *program_ref, jit->memory_plan_of(evaluator, program_ref));
+        MemoryPlan plan = jit->memory_plan_of(evaluator, program_ref);
+        return memory_stats(evaluator, *plan.program, plan);
       }));
     if (attribute == "cost_analysis")
       return Value(native("cost_analysis()", [program_ref](Evaluator& evaluator, Arguments&) {
-        Cost cost = program_cost(*program_ref);
+        // The per-device program the call runs, as as_text() prints it.
+        Executable executable = compile(evaluator, program_ref);
+        Cost cost = program_cost(executable.program());
         auto out = make_dict();
         out->table.insert(make_str("flops"), Value::floating(cost.flops));
         out->table.insert(make_str("bytes accessed"), Value::floating(cost.bytes_accessed));
@@ -682,8 +685,6 @@ class CompiledObject : public Object {
         for (const auto& constant : program_ref->constants)
           if (constant.second->layout.mesh && constant.second->layout.mesh->devices.size() > 1)
             mesh = constant.second->layout.mesh;
-        // The per-device program the call runs, as as_text() prints it.
-        Executable executable = compile(evaluator, program_ref);
         out->table.insert(make_str("collective bytes"),
                           Value::floating(program_collective_bytes(model, executable.partitioned(), mesh)));
         out->table.insert(make_str("estimated time"),

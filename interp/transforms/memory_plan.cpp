@@ -36,6 +36,7 @@ bool same_buffer_type(const Jaxpr& program, int a, int b) {
 MemoryPlan plan_memory(const Executable& executable, const std::vector<bool>& donated) {
   const Jaxpr& program = executable.program();
   MemoryPlan plan;
+  plan.program = executable.partitioned().jaxpr;
   const std::size_t count = program.variable_types.size();
   // Who holds each variable: the caller (arguments, constants) or the end (outputs).
   std::vector<bool> caller(count, false), output(count, false);

@@ -38,6 +38,9 @@ struct MemoryPlan {
   std::vector<Step> steps;  // one per equation
   // Per program input: whether the caller donated it and an output reuses it.
   std::vector<bool> aliased_input;
+  // The compiled program the steps are for (less its dead code:
+  // Executable::program()).
+  std::shared_ptr<const Jaxpr> program;
 };
 
 // The plan of a compiled program (its partitioned steps give the moved

@@ -164,7 +164,7 @@ ArrayRef JitTrace::process(Evaluator& evaluator, const Primitive& primitive, con
                            const Params& params) {
   ArrayRef result = apply(evaluator, primitive, operands, params, false);
   // (Not a collective over a vmap axis: it has a value only once batched.)
-  if (execute_ && evaluator.mode == Evaluator::Mode::run && primitive.name != "debug_print" &&
+  if (execute_ && evaluator.mode == Evaluator::Mode::run && !primitive.effect &&
       !batching::over_vmap_axis(params)) {
     // The value's application makes decisions of its own: keep the traced one.
     TracedDecision decision = std::exchange(runtime_of(evaluator).traced_decision, {});
@@ -190,6 +190,9 @@ void JitTrace::record(Evaluator& evaluator, const Primitive& primitive, const st
                     take_traced_decision(evaluator, primitive, operands, params, *result)};
   if (auto value = concrete_value(*result)) concrete_variables_[equation.output] = value;
   for (const auto& operand : operands) equation.inputs.push_back(variable_of(operand));
+  for (const auto& loop : runtime.loops)
+    equation.loop_places.emplace_back(loop.instance, runtime.equations_recorded - loop.iteration_start);
+  ++runtime.equations_recorded;
   variables_[result.get()] = {equation.output, result};
   program->equations.push_back(std::move(equation));
   if (differentiating) sources.push_back(source_summary(evaluator));
