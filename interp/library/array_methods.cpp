@@ -18,6 +18,7 @@
 #include "interp/ops/shaped_array.hpp"
 #include "interp/ops/vjp_support.hpp"
 #include "interp/transforms/trace.hpp"
+#include "typecheck/python_repr.hpp"
 #include "typecheck/rule_support.hpp"
 #include "typecheck/shape_arithmetic.hpp"
 #include "typecheck/shape_rules.hpp"
@@ -211,6 +212,14 @@ std::string blocks_text(Evaluator& evaluator, const ArrayObject& array) {
 std::string array_text(Evaluator& evaluator, const ArrayObject& array, bool as_repr) {
   if (array.abstract()) return "Array(" + array.aval.str() + ")";
   if (on_manual_mesh(array)) return blocks_text(evaluator, array);
+  // An unreduced array's devices hold partial sums, not its value: JAX
+  // prints its shape and sharding (str and repr alike).
+  if (!array.aval.sharding.unreduced.empty()) {
+    Value sharding = *const_cast<ArrayObject&>(array).get_attribute(evaluator, "sharding");
+    return "Array(shape=" + typecheck::python_shape_repr(array.aval.shape) + ", dtype=" +
+           std::string(typecheck::long_name(array.aval.dtype)) + (array.aval.weak_type ? ", weak_type=True" : "") +
+           ", sharding=" + evaluator.repr(sharding) + ")";
+  }
   auto global = global_value(evaluator, array);
   auto text = as_repr ? devices::array_repr(array.aval.dtype, array.aval.shape, devices::element_bytes(global),
                                            array.aval.weak_type)

@@ -123,6 +123,28 @@ devices::Placement placement_of(Evaluator& evaluator, const Layout& layout, cons
   return placement;
 }
 
+// An unreduced array's placement: its positions along the unreduced axes
+// hold different partial sums of the same block, so each coordinate along
+// them is a leading dimension of its own (blocks of one element there) and
+// a move takes a block only from devices of the same coordinate. `placement`
+// itself when the mesh lacks one of the axes.
+devices::Placement apart_by(devices::Placement placement, const DeviceMesh& mesh, const typecheck::AxisSet& unreduced) {
+  typecheck::AxisList names(unreduced.begin(), unreduced.end());
+  std::vector<int> axes = mesh_axes(mesh, names);
+  if (axes.size() != names.size()) return placement;
+  placement.block_shape.insert(placement.block_shape.begin(), 1);
+  for (const auto& group : devices::replica_groups(mesh.shape, axes))
+    for (std::size_t k = 0; k < group.size(); ++k) {
+      auto& origin = placement.positions[static_cast<std::size_t>(group[k])].origin;
+      origin.insert(origin.begin(), static_cast<std::int64_t>(k));
+    }
+  return placement;
+}
+
+bool has_axes(const DeviceMesh& mesh, const typecheck::AxisSet& axes) {
+  return std::all_of(axes.begin(), axes.end(), [&](const std::string& axis) { return mesh.abstract->index_of(axis).has_value(); });
+}
+
 // The whole array, on every process (a host value).
 devices::Placement whole_everywhere(const typecheck::Shape& shape) {
   return {shape, {{std::vector<std::int64_t>(shape.size(), 0), devices::every_process}}};
@@ -267,10 +289,34 @@ ArrayRef relayout(Evaluator& evaluator, const ArrayRef& array, const Layout& tar
     return moved;
   }
   const typecheck::Shape& shape = array->aval.shape;
-  auto shards = value_or_raise(devices::redistribute(buffers_of(*array), placement_of(evaluator, array->layout, shape),
-                                                     placement_of(evaluator, target, shape), array->aval.dtype,
+  devices::Placement from = placement_of(evaluator, array->layout, shape), to = placement_of(evaluator, target, shape);
+  if (const auto& unreduced = array->aval.sharding.unreduced;
+      !unreduced.empty() && has_axes(*array->layout.mesh, unreduced) && has_axes(*target.mesh, unreduced)) {
+    from = apart_by(std::move(from), *array->layout.mesh, unreduced);
+    to = apart_by(std::move(to), *target.mesh, unreduced);
+  }
+  auto shards = value_or_raise(devices::redistribute(buffers_of(*array), from, to, array->aval.dtype,
                                                      runtime_of(evaluator).ledger(), replicas_of(*array)));
   return make_array(evaluator, array->aval, target, std::move(shards), array->committed);
+}
+
+std::vector<int> mesh_axes(const DeviceMesh& mesh, const typecheck::AxisList& names) {
+  std::vector<int> out;
+  for (const auto& name : names)
+    if (auto index = mesh.abstract->index_of(name)) out.push_back(static_cast<int>(*index));
+  return out;
+}
+
+ArrayRef kept_on_first(Evaluator& evaluator, const ArrayRef& array, const typecheck::AxisSet& axes) {
+  if (axes.empty() || array->abstract()) return array;
+  const DeviceMesh& mesh = *array->layout.mesh;
+  auto groups = devices::replica_groups(mesh.shape, mesh_axes(mesh, typecheck::AxisList(axes.begin(), axes.end())));
+  auto zeros = devices::full(runtime_of(evaluator).ledger(), array->aval.dtype, array->layout.shard_shape(array->aval.shape), 0.0);
+  if (!zeros) raise_devices_error(zeros.error());
+  std::vector<std::shared_ptr<devices::Buffer>> shards = buffers_of(*array);
+  for (const auto& group : groups)
+    for (std::size_t k = 1; k < group.size(); ++k) shards[static_cast<std::size_t>(group[k])] = zeros->buffer;
+  return make_array(evaluator, array->aval, array->layout, std::move(shards), array->committed);
 }
 
 ArrayRef astype(Evaluator& evaluator, const ArrayRef& array, DType dtype) {

@@ -137,8 +137,17 @@ const TypeRef& tracer_bool_conversion_error();
 ArrayRef concrete_or_error(Evaluator& evaluator, const ArrayRef& array, const std::string& context);
 
 // The same data in `target` layout: collectives on the same mesh, a host
-// transfer across meshes.
+// transfer across meshes. An unreduced array's devices hold partial sums:
+// each moves among the devices of its own coordinate along the unreduced
+// axes, so the partial sums stay apart.
 ArrayRef relayout(Evaluator& evaluator, const ArrayRef& array, const Layout& target);
+// The indices of the mesh axes `names` (those `mesh` has), in that order.
+std::vector<int> mesh_axes(const DeviceMesh& mesh, const typecheck::AxisList& names);
+// `array` (of a type unreduced over `axes`) holding its value on the first
+// device of each group along `axes` and zeros on the others: partial sums
+// that add up to the value (a reshard to P(unreduced=...) of a value whole
+// on those axes, as JAX's tests show).
+ArrayRef kept_on_first(Evaluator& evaluator, const ArrayRef& array, const typecheck::AxisSet& axes);
 // The array converted to `dtype` (same layout).
 ArrayRef astype(Evaluator& evaluator, const ArrayRef& array, typecheck::DType dtype);
 

@@ -39,13 +39,6 @@ typecheck::CollectiveContext context_of(const Params& params) {
 
 typecheck::AxisList names_of(const Params& params) { return split_names(*params.get<std::string>("axis_name")); }
 
-std::vector<int> mesh_axes(const DeviceMesh& mesh, const typecheck::AxisList& names) {
-  std::vector<int> out;
-  for (const auto& name : names)
-    if (auto index = mesh.abstract->index_of(name)) out.push_back(static_cast<int>(*index));
-  return out;
-}
-
 Layout whole_layout(const DeviceMeshRef& mesh, std::size_t ndim) {
   return Layout{mesh, std::vector<typecheck::SpecEntry>(ndim)};
 }
@@ -108,22 +101,6 @@ typecheck::PartitionSpec boundary_spec(const Params& params, const Layout& layou
   return typecheck::PartitionSpec::from_entries(layout.dims);
 }
 
-// Outside a shard_map an unreduced value holds its sum on every device;
-// inside, each device along the unreduced axes holds a partial sum. Entering
-// keeps the value on the first device of each group and zeros elsewhere;
-// leaving sums the groups.
-std::vector<std::shared_ptr<devices::Buffer>> unreduced_entry(Evaluator& evaluator, const typecheck::ArrayType& type,
-                                                              const DeviceMesh& mesh, const typecheck::AxisSet& axes,
-                                                              std::vector<std::shared_ptr<devices::Buffer>> shards) {
-  if (axes.empty()) return shards;
-  auto groups = devices::replica_groups(mesh.shape, mesh_axes(mesh, typecheck::AxisList(axes.begin(), axes.end())));
-  auto zeros = devices::full(runtime_of(evaluator).ledger(), type.dtype, type.shape, 0.0);
-  if (!zeros) raise_devices_error(zeros.error());
-  for (const auto& group : groups)
-    for (std::size_t k = 1; k < group.size(); ++k) shards[static_cast<std::size_t>(group[k])] = zeros->buffer;
-  return shards;
-}
-
 // params: in_spec (the argument's layout on the shard_map's mesh), spec
 // (optional: the in_spec with unreduced/reduced axes), mesh (the body mesh),
 // check_vma.
@@ -137,7 +114,8 @@ ArrayRef shard_map_enter_implementation(Evaluator& evaluator, const Primitive&, 
   type.sharding.mesh = body->abstract;
   if (!execute || operands[0]->abstract()) return make_abstract_array(type, whole_layout(body, type.ndim()), true);
   ArrayRef placed = relayout(evaluator, operands[0], in_spec);
-  return manual_array(evaluator, type, body, unreduced_entry(evaluator, type, *body, spec.unreduced(), buffers(*placed)));
+  // An unreduced argument's devices hold its partial sums, as the body sees them.
+  return manual_array(evaluator, type, body, buffers(*placed));
 }
 
 // params: out_spec (the result's layout on the shard_map's mesh), spec
@@ -152,13 +130,8 @@ ArrayRef shard_map_exit_implementation(Evaluator& evaluator, const Primitive&, c
   typecheck::ArrayType inner = typecheck::with_implicit_pvary(signature, spec, operand->aval);
   typecheck::ArrayType type = checked(typecheck::shard_map_output_type(signature, spec, inner, out_spec.mesh->abstract));
   if (!execute || operand->abstract()) return make_abstract_array(type, out_spec, true);
-  auto shards = buffers(*operand);
-  if (!spec.unreduced().empty()) {
-    const auto& axes = spec.unreduced();
-    auto groups = devices::replica_groups(body->shape, mesh_axes(*body, typecheck::AxisList(axes.begin(), axes.end())));
-    shards = value_or_raise(devices::all_reduce_sum(shards, operand->aval.shape, groups));
-  }
-  return make_array(evaluator, std::move(type), out_spec, std::move(shards), true);
+  // An unreduced result keeps each device's partial sum: a reshard sums them.
+  return make_array(evaluator, std::move(type), out_spec, buffers(*operand), true);
 }
 
 // ------------------------------------------------------------ collectives

@@ -148,6 +148,7 @@ Placement place_dot(Evaluator& evaluator, const Primitive&, const std::vector<Ar
     for (int factor : rule.operands[k]) needed.dims.push_back(factor_entries[static_cast<std::size_t>(factor)]);
     placement.operands.push_back(std::move(needed));
   }
+  keep_unreduced_partials(placement);
   return placement;
 }
 

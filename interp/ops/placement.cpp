@@ -141,6 +141,11 @@ Layout result_layout(const typecheck::ArrayType& type, const DeviceMeshRef& mesh
   return layout;
 }
 
+void keep_unreduced_partials(Placement& placement) {
+  const typecheck::AxisSet& unreduced = placement.type.sharding.unreduced;
+  std::erase_if(placement.summed, [&](const std::string& axis) { return unreduced.contains(axis); });
+}
+
 typecheck::ElementType promoted(const std::vector<ArrayRef>& operands) {
   std::vector<typecheck::ElementType> elements;
   for (const auto& a : operands) elements.push_back(a->aval.element_type());

@@ -60,6 +60,9 @@ struct Placement {
   std::int64_t reduced_count = 1;
   // .sharding.spec as the user wrote it (device_put, sharding_constraint).
   std::optional<typecheck::PartitionSpec> requested_spec = {};
+  // device_put: the unreduced axes the result has and the operand has not
+  // (the value kept on the first device along them, zeros on the others).
+  typecheck::AxisSet made_unreduced = {};
 };
 
 // The rules of one family. A null `place` is the replay fallback.
@@ -135,6 +138,10 @@ std::vector<typecheck::SpecEntry> dims_on(const ArrayObject& array, const Device
 // has Explicit axes, else `auto_dims` (computation follows data).
 Layout result_layout(const typecheck::ArrayType& type, const DeviceMeshRef& mesh,
                      std::vector<typecheck::SpecEntry> auto_dims);
+// Summed axes the result's type keeps unreduced (out_sharding=P(...,
+// unreduced=...)) are not combined: each device keeps its partial sum, and
+// the reshard that leaves the unreduced type sums them (sharding-ad.md).
+void keep_unreduced_partials(Placement& placement);
 // The operands' promoted element type (JAX's lattice).
 typecheck::ElementType promoted(const std::vector<ArrayRef>& operands);
 

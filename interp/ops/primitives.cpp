@@ -422,7 +422,28 @@ Placement place_device_put(Evaluator&, const Primitive&, const std::vector<Array
   placement.operands = {layout};
   placement.committed = true;
   if (const auto* requested = params.get<typecheck::ShardingArg>("requested")) placement.requested_spec = requested->spec;
+  // An unreduced operand's devices hold partial sums: those over axes the
+  // result is not unreduced on are summed where they lie (the all-reduce a
+  // reshard from unreduced runs), then moved. Axes the result newly is
+  // unreduced on keep the value on their first device, zeros elsewhere.
+  const typecheck::AxisSet& from = operand->aval.sharding.unreduced;
+  const typecheck::AxisSet& to = placement.type.sharding.unreduced;
+  if (operand->layout.mesh->abstract)
+    for (const auto& axis : operand->layout.mesh->abstract->axes())
+      if (from.contains(axis.name) && !to.contains(axis.name)) placement.summed.push_back(axis.name);
+  if (!placement.summed.empty()) placement.operands = {placement.computed = operand->layout};
+  for (const auto& axis : to)
+    if (!from.contains(axis)) placement.made_unreduced.insert(axis);
   return placement;
+}
+
+// device_put's work after the partial sums are combined: the value moved
+// where the result lies, then made unreduced over its new axes.
+ArrayRef device_put_finish(Evaluator& evaluator, const Primitive&, const Placement& placement, const ArrayRef& combined,
+                           const Params&) {
+  ArrayRef out = kept_on_first(evaluator, relayout(evaluator, combined, placement.layout), placement.made_unreduced);
+  out->requested_spec = placement.requested_spec;
+  return out;
 }
 
 // The operand itself: lax.stop_gradient (grad sends no cotangent through it),
@@ -604,7 +625,7 @@ std::string Params::str() const {
 }
 
 namespace partitioning {
-const Partitioning device_put{"relayout", place_device_put, relayout_kernel};
+const Partitioning device_put{"relayout", place_device_put, relayout_kernel, device_put_finish};
 }  // namespace partitioning
 
 std::span<const Primitive> primitives() { return primitive_table; }

@@ -92,6 +92,7 @@ Placement place_reduction(Evaluator& evaluator, const Primitive& primitive, cons
   if (name == "argmax" || name == "argmin" || name == "max" || name == "min") compute = operand->aval.dtype;
   if (compute == DType::bool_ && (name == "sum" || name == "prod")) compute = DType::int32;
   placement.compute = compute == DType::int32 && typecheck::is_floating(operand->aval.dtype) ? operand->aval.dtype : compute;
+  keep_unreduced_partials(placement);
   return placement;
 }
 

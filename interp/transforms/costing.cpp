@@ -214,7 +214,7 @@ std::vector<devices::Charge> placed_charges(const devices::CostModel& model, con
       }
       case Step::Kind::combine:
         for (const auto& planned : step.collectives)
-          if (!planned.deferred) charges.push_back(collective_charge(model, planned, placement.type, link_of));
+          charges.push_back(collective_charge(model, planned, placement.type, link_of));
         break;
       case Step::Kind::finish:
       case Step::Kind::replay:

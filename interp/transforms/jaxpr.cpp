@@ -152,13 +152,12 @@ std::string Executable::text(const std::string& name) const {
     const Equation& e = *pe.equation;
     // The collectives before the equation's own instruction (a collective
     // primitive under its XLA name), then those after it; each with XLA's
-    // op_name metadata: the jitted function and the primitive it serves. A
-    // sum deferred by an unreduced result is no instruction: not listed.
+    // op_name metadata: the jitted function and the primitive it serves.
     const std::string metadata = ", metadata={op_name=\"jit(" + name + ")/" + std::string(e.primitive->name) + "\"}";
     auto lines = [&](bool after) {
       for (const Step& step : pe.steps)
         for (const auto& collective : step.collectives)
-          if (collective.after == after && !collective.deferred)
+          if (collective.after == after)
             out += "  " + collective.name + collective.details + metadata + "\n";
     };
     lines(false);

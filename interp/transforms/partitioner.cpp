@@ -181,9 +181,6 @@ std::vector<Step> plan_steps(const Placement& placement, const std::vector<const
     PlannedCollective sum = planned(placement.scatter_dimension >= 0 ? "reduce-scatter" : "all-reduce",
                                     operand_text(output) + ", axes=" + axes_text(placement.summed), output,
                                     placement.type, placement.layout.dims, mesh, placement.summed, true);
-    sum.deferred = std::all_of(placement.summed.begin(), placement.summed.end(), [&](const std::string& axis) {
-      return placement.type.sharding.unreduced.contains(axis);
-    });
     steps.push_back({Step::Kind::combine, -1, {}, {std::move(sum)}});
   }
   steps.push_back({Step::Kind::finish, -1, {}, {}});

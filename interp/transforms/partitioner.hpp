@@ -54,9 +54,6 @@ struct PlannedCollective {
   // Per device: the gathered array for all-gather and reduce-scatter, the
   // local one otherwise (costmodel.md's V and S).
   std::int64_t bytes = 0;
-  // A sum the result's type keeps unreduced (P(unreduced=...)): the values
-  // are combined, but the cost model charges no collective now.
-  bool deferred = false;
 };
 
 struct Step {
