@@ -99,7 +99,8 @@ MODULES = [
         "JAX's named `QRResult`, `SVDResult` and `EighResult`. Signs of the vectors are LAPACK's (as "
         "JAX's on CPU). Gradients are JAX 0.11's rules transposed: QR's for every shape and mode, SVD's "
         "except the full matrices of a non-square matrix (JAX's `NotImplementedError`), eigh's from the "
-        "symmetrized input. `qr(mode='raw')` needs `lax.linalg.geqrf` and raises `NotImplementedError`; "
+        "symmetrized input. `qr(mode='raw')` binds the `geqrf` primitive (LAPACK's packed factorization, "
+        "not differentiable, as JAX's); "
         "`svd(hermitian=True)` is JAX's composition on `eigh`; `svd(subset_by_index=...)` raises JAX's "
         "CPU `NotImplementedError`.",
     ]),

@@ -111,6 +111,11 @@ Checked<ArrayType> qr_rule(const ArrayType& a, bool full_matrices, int output) {
   return factorization_rule("qr", a, output == 0 ? Shape{m, k} : Shape{k, n});
 }
 
+Checked<ArrayType> geqrf_rule(const ArrayType& a, int output) {
+  const std::int64_t m = a.ndim() < 2 ? 0 : a.shape[a.ndim() - 2], n = a.ndim() < 2 ? 0 : a.shape.back();
+  return factorization_rule("geqrf", a, output == 0 ? Shape{m, n} : Shape{std::min(m, n)});
+}
+
 Checked<ArrayType> svd_rule(const ArrayType& a, bool full_matrices, int output) {
   const std::int64_t m = a.ndim() < 2 ? 0 : a.shape[a.ndim() - 2], n = a.ndim() < 2 ? 0 : a.shape.back();
   const std::int64_t k = std::min(m, n);

@@ -20,6 +20,9 @@ Checked<ArrayType> slogdet_rule(const ArrayType& a);
 // n): Q [..., m, k] and R [..., k, n], or with full_matrices [..., m, m] and
 // [..., m, n]; batch sharding kept, the matrix dims unsharded.
 Checked<ArrayType> qr_rule(const ArrayType& a, bool full_matrices, int output);
+// geqrf(a) output 0 (the packed factorization, a's shape) or 1 (the
+// reflectors' scales, [..., min(m, n)]), a [..., m, n] of a float dtype.
+Checked<ArrayType> geqrf_rule(const ArrayType& a, int output);
 // svd(a) output 0 (U), 1 (S) or 2 (Vᴴ), a [..., m, n] of a float dtype:
 // U [..., m, k], S [..., k], Vᴴ [..., k, n] (full_matrices: U [..., m, m],
 // Vᴴ [..., n, n]).

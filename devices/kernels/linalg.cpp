@@ -155,6 +155,30 @@ void qr_typed(const LocalArray& a, LocalArray& out, std::int64_t batch, int m, i
   }
 }
 
+// LAPACK's packed Householder QR (sgeqrf) of every batch matrix: R on and
+// above the diagonal and the reflectors below it (output 0, [m, n]), or
+// the reflectors' scales tau (output 1, [k]).
+template <DType D>
+void geqrf_typed(const LocalArray& a, LocalArray& out, std::int64_t batch, int m, int n, int output) {
+  auto in = a.buffer->elements<D>();
+  auto result = out.buffer->elements<D>();
+  const int k = std::min(m, n), lda = std::max(m, 1);
+  const auto mm = static_cast<std::size_t>(m), nn = static_cast<std::size_t>(n);
+  std::vector<float> matrix(mm * nn), tau(static_cast<std::size_t>(std::max(k, 1)));
+  float size = 1;
+  int info = 0, query = -1;
+  sgeqrf_(&m, &n, matrix.data(), &lda, tau.data(), &size, &query, &info);
+  const int lwork = queried(size);
+  std::vector<float> work(static_cast<std::size_t>(lwork));
+  for (std::int64_t b = 0; b < batch; ++b) {
+    load_column_major<D>(in, b, mm, nn, matrix);
+    info = 0;
+    if (k > 0) sgeqrf_(&m, &n, matrix.data(), &lda, tau.data(), work.data(), &lwork, &info);
+    if (output == 0) store_row_major<D>(matrix, mm, result, b, mm, nn, info != 0);
+    else store_row_major<D>(tau, 1, result, b, 1, static_cast<std::size_t>(k), info != 0);
+  }
+}
+
 // U (output 0, [m, full ? m : k]), the singular values S (output 1, [k],
 // descending) or Vᴴ (output 2, [full ? n : k, n]) of every batch matrix:
 // LAPACK's divide-and-conquer SVD (sgesdd; only S when not compute_uv).
@@ -266,6 +290,14 @@ Expected<LocalArray> qr(const LocalArray& a, bool full_matrices, int output) {
   return per_matrix(a, "qr", false, output == 0 ? Shape{m, k} : Shape{k, n},
                     [&]<DType D>(LocalArray& out, std::int64_t batch, int rows, int columns) {
                       qr_typed<D>(a, out, batch, rows, columns, full_matrices, output);
+                    });
+}
+
+Expected<LocalArray> geqrf(const LocalArray& a, int output) {
+  const std::int64_t m = a.shape.size() < 2 ? 0 : a.shape[a.shape.size() - 2], n = a.shape.empty() ? 0 : a.shape.back();
+  return per_matrix(a, "geqrf", false, output == 0 ? Shape{m, n} : Shape{std::min(m, n)},
+                    [&]<DType D>(LocalArray& out, std::int64_t batch, int rows, int columns) {
+                      geqrf_typed<D>(a, out, batch, rows, columns, output);
                     });
 }
 

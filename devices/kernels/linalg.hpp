@@ -26,6 +26,10 @@ Expected<LocalArray> slogdet(const LocalArray& a, int output);
 // Q [..., m, k] with orthonormal columns and R [..., k, n] upper triangular,
 // or with full_matrices Q [..., m, m] and R [..., m, n].
 Expected<LocalArray> qr(const LocalArray& a, bool full_matrices, int output);
+// LAPACK's packed QR (sgeqrf) of every matrix of the batch `a` [..., m,
+// n]: output 0 [..., m, n] holds R on and above the diagonal and the
+// Householder reflectors below it, output 1 [..., min(m, n)] their scales.
+Expected<LocalArray> geqrf(const LocalArray& a, int output);
 // U (output 0), S (output 1) or Vᴴ (output 2) of A = U diag(S) Vᴴ for every
 // matrix of the batch `a` [..., m, n] (LAPACK's sgesdd), k = min(m, n):
 // S [..., k] descending, U [..., m, k] and Vᴴ [..., k, n], or with

@@ -203,11 +203,15 @@ Value hermitian_svd(const Jnp& jnp, const ArrayRef& x, bool compute_uv) {
 // The decompositions: qr, svd, eigh and eigvalsh, each an output of its
 // primitive per result.
 void install_decompositions(ModuleObject& linalg, const std::function<Jnp(Evaluator&)>& jnp_of) {
-  linalg.add_function("qr(a, mode='reduced')", [](Evaluator& ev, Arguments& a) {
+  linalg.add_function("qr(a, mode='reduced')", [jnp_of](Evaluator& ev, Arguments& a) {
     ArrayRef x = inexact_operand(ev, a[0]);
     const std::string* mode = string_of(a[1]);
-    if (mode && *mode == "raw")
-      raise(exc::NotImplementedError(), "jnp.linalg.qr(mode='raw') needs lax.linalg.geqrf, which shardlang does not have");
+    if (mode && *mode == "raw") {  // lax.linalg.geqrf's packed factorization, transposed, and its scales
+      Value packed = decomposition(ev, "geqrf", x, 0, {});
+      return make_named_tuple(ev, "jax._src.numpy.linalg", "QRResult", {"Q", "R"},
+                              {jnp_of(ev)("swapaxes", {packed, Value::integer(-1), Value::integer(-2)}),
+                               decomposition(ev, "geqrf", x, 1, {})});
+    }
     if (!mode || (*mode != "reduced" && *mode != "r" && *mode != "full" && *mode != "complete"))
       raise(exc::ValueError(), "Unsupported QR decomposition mode '" + ev.str(a[1]) + "'");
     const std::vector<std::pair<std::string, bool>> flags{{"full_matrices", *mode == "complete"}};

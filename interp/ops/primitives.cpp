@@ -90,8 +90,8 @@ Cost reduction_cost(const Primitive&, const std::vector<typecheck::ArrayType>& o
 // Per batch matrix [m, n] (k = min(m, n)), on the vector unit, in
 // multiply-adds: linalg_solve an LU factorization and two triangular solves
 // (2/3 n^3 + 2 n^2 k, k the right-hand sides), slogdet the factorization
-// (2/3 n^3), cholesky n^3 / 3, qr Householder's 2 m n k - 2/3 k^3 (as much
-// again to form Q), svd a bidiagonal reduction and its vectors (4 m n k +
+// (2/3 n^3), cholesky n^3 / 3, geqrf Householder's 2 m n k - 2/3 k^3, qr
+// as much again to form Q, svd a bidiagonal reduction and its vectors (4 m n k +
 // 8 k^3), eigh a tridiagonal reduction and its vectors (4/3 n^3 + 2 n^3 + 3 n^3).
 Cost linalg_cost(const Primitive& primitive, const std::vector<typecheck::ArrayType>& operands,
                  const typecheck::ArrayType& result) {
@@ -103,6 +103,7 @@ Cost linalg_cost(const Primitive& primitive, const std::vector<typecheck::ArrayT
   const double multiply_adds = name == "cholesky"  ? n * n * n / 3.0
                                : name == "slogdet" ? 2.0 / 3.0 * n * n * n
                                : name == "qr"      ? 2.0 * (2.0 * m * n * k - 2.0 / 3.0 * k * k * k)
+                               : name == "geqrf"   ? 2.0 * m * n * k - 2.0 / 3.0 * k * k * k
                                : name == "svd"     ? 4.0 * m * n * k + 8.0 * k * k * k
                                : name == "eigh"    ? (4.0 / 3.0 + 2.0 + 3.0) * n * n * n
                                                    : 2.0 / 3.0 * n * n * n + 2.0 * n * n * k;
@@ -314,6 +315,15 @@ ArrayRef qr_implementation(Evaluator& evaluator, const Primitive&, const std::ve
   });
 }
 
+// geqrf: params output (0: the packed factorization, 1: the scales).
+ArrayRef geqrf_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                              const Params& params, bool execute) {
+  const auto output = static_cast<int>(*params.get<std::int64_t>("output"));
+  typecheck::ArrayType out_type = checked(typecheck::geqrf_rule(operands[0]->aval, output));
+  return linalg_application(evaluator, operands, out_type, execute,
+                            [output](const std::vector<devices::LocalArray>& in) { return devices::geqrf(in[0], output); });
+}
+
 // svd: params output (0: U, 1: S, 2: Vᴴ), full_matrices, compute_uv.
 ArrayRef svd_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
                             const Params& params, bool execute) {
@@ -520,6 +530,7 @@ constexpr std::array primitive_table{
     unary("floor", UnaryOp::floor, R::floating, vjp::zero_vjp),
     binary("floor_divide", BinaryOp::floor_divide, R::promoted, vjp::zero_vjp),
     Primitive{"gather", "take", gather_implementation, gather_cost, vjp::gather_vjp, batching::gather, &partitioning::replay},
+    Primitive{"geqrf", "linalg.qr", geqrf_implementation, linalg_cost, vjp::not_differentiable, batching::linalg, &partitioning::replay},
     binary("greater", BinaryOp::gt, R::boolean, vjp::zero_vjp),
     binary("greater_equal", BinaryOp::ge, R::boolean, vjp::zero_vjp),
     binary("less", BinaryOp::lt, R::boolean, vjp::zero_vjp),

@@ -552,6 +552,9 @@ TEST(Kernels, QrBatches) {
   expect_near(ok(qr(a, false, 0)), {-0.6, -0.8, -0.8, 0.6, 0, 0});
   EXPECT_EQ(ok(qr(a, true, 0)).shape, (Shape{1, 3, 3}));
   expect_near(ok(qr(a, true, 1)), {-5, -4, 0, 3, 0, 0});
+  // geqrf: R on and above the diagonal, the reflectors' tails below it.
+  expect_near(ok(geqrf(a, 0)), {-5, -4, 0.5, 3, 0, 0});
+  expect_near(ok(geqrf(a, 1)), {1.6, 0});
 }
 
 // Singular values descending; U and Vᴴ of a diagonal matrix are signed

@@ -57,6 +57,12 @@ TEST(Linalg, QrShapes) {
             "ShardingTypeError: Input 0 to qr must be unsharded on non-batch dimensions, but got P(None, 'X').");
 }
 
+TEST(Linalg, GeqrfShapes) {
+  const MeshRef mesh = xy_mesh();
+  EXPECT_EQ(outcome(geqrf_rule(parse("f32[8@X,4,3]", mesh), 0)), "f32[8@X,4,3]");
+  EXPECT_EQ(outcome(geqrf_rule(parse("f32[8@X,3,5]", mesh), 1)), "f32[8@X,3]");
+}
+
 TEST(Linalg, SvdShapes) {
   const MeshRef mesh = xy_mesh();
   EXPECT_EQ(outcome(svd_rule(parse("f32[8@X,4,3]", mesh), false, 0)), "f32[8@X,4,3]");
