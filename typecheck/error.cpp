@@ -14,6 +14,7 @@ std::string_view python_class_name(ErrorClass error_class) {
     case ErrorClass::NameError: return "NameError";
     case ErrorClass::IndexError: return "IndexError";
     case ErrorClass::KeyError: return "KeyError";
+    case ErrorClass::RuntimeError: return "RuntimeError";
   }
   return "ValueError";
 }

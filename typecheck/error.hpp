@@ -26,6 +26,7 @@ enum class ErrorClass {
   NameError,           // collectives over an unbound axis name
   IndexError,          // static indexing out of bounds
   KeyError,            // a mesh axis name the mesh lacks (auto_axes axes=)
+  RuntimeError,        // lax.padtype_to_pads of an unknown padding string
 };
 
 std::string_view python_class_name(ErrorClass error_class);

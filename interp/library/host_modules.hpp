@@ -35,6 +35,9 @@ void install_named_tuple_function(Evaluator& evaluator, ModuleObject& module);
 void install_typing_named_tuple(Evaluator& evaluator, ModuleObject& module);
 Value make_named_tuple(Evaluator& evaluator, const std::string& module, const std::string& name,
                        const std::vector<std::string>& fields, std::vector<Value> values);
+// A named tuple class of module `module` (lax.ConvDimensionNumbers).
+Value make_named_tuple_class(Evaluator& evaluator, const std::string& module, const std::string& name,
+                             const std::vector<std::string>& fields);
 // For pytrees: whether a value is a named tuple instance, and one of the
 // same class with other items.
 bool is_named_tuple(const Value& value);

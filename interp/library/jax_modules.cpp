@@ -786,6 +786,7 @@ void install_array_members(Evaluator& evaluator) {
   install_array_operations(evaluator, *evaluator.module("numpy"), false);
   install_linalg_operations(evaluator);
   install_contractions(evaluator);
+  install_lax_convolution(evaluator);
   install_debug_operations(evaluator);
   install_multihost(evaluator);
   install_nn_module(evaluator);

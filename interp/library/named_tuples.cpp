@@ -244,6 +244,11 @@ Value make_named_tuple(Evaluator& evaluator, const std::string& module, const st
   return Value(std::make_shared<NamedTupleInstance>(std::static_pointer_cast<TypeObject>(cls.object()), std::move(values)));
 }
 
+Value make_named_tuple_class(Evaluator& evaluator, const std::string& module, const std::string& name,
+                             const std::vector<std::string>& fields) {
+  return named_tuple_behaviour()->make_named_tuple_class(evaluator, name, fields, {}, make_str(module));
+}
+
 Value named_tuple_of(const TypeRef& cls, std::vector<Value> items) {
   return Value(std::make_shared<NamedTupleInstance>(cls, std::move(items)));
 }

@@ -65,6 +65,10 @@ void install_counting_operations(Evaluator& evaluator, ModuleObject& module);
 // linalg_solve primitive, cholesky and slogdet / det on the cholesky and
 // slogdet primitives (numpy_linalg.cpp).
 void install_linalg_operations(Evaluator& evaluator);
+// jax.lax's convolutions (conv_general_dilated, conv, conv_with_general_padding,
+// conv_dimension_numbers, ConvDimensionNumbers, padtype_to_pads) and
+// reduce_window (lax_convolution.cpp).
+void install_lax_convolution(Evaluator& evaluator);
 // sort argsort quantile percentile median, and lax.sort, sort_key_val and
 // top_k, on the sort primitive (numpy_sorting.cpp).
 void install_sorting_operations(Evaluator& evaluator, ModuleObject& module, bool is_jnp);

@@ -232,7 +232,7 @@ ArrayRef random_sample_implementation(Evaluator& evaluator, const Primitive&, co
 }
 
 Cost random_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands,
-                 const typecheck::ArrayType& result) {
+                 const typecheck::ArrayType& result, const Params&) {
   double count = 1;
   for (auto s : result.shape) count *= static_cast<double>(s);
   // One threefry2x32 block (20 rounds of add, rotate, xor) per two words.

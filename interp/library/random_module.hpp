@@ -56,7 +56,7 @@ ArrayRef random_split_implementation(Evaluator&, const Primitive&, const std::ve
 void install_random_distributions(Evaluator& evaluator);
 
 Cost random_cost(const Primitive& primitive, const std::vector<typecheck::ArrayType>& operands,
-                 const typecheck::ArrayType& result);
+                 const typecheck::ArrayType& result, const Params&);
 
 // An array made without a device charge (in an UnchargedScope) put at
 // `out_sharding`, which is checked as JAX types a created array:

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "interp/ops/contractions.hpp"
+#include "interp/ops/convolution.hpp"
 #include "typecheck/rule_support.hpp"
 #include "interp/ops/vjp_support.hpp"
 
@@ -229,6 +230,89 @@ Batched dot_general(const BatchCall& call) {
   set_dot_dimension_numbers(params, numbers, lhs->aval.ndim());
   params = with_out_sharding(params, static_cast<std::size_t>(out_dim), mapped_entry(call));
   return {apply(ev, "dot_general", {lhs, rhs}, std::move(params)), out_dim};
+}
+
+// ------------------------------------------------------------ windowed
+
+// JAX's _conv_general_dilated_batch_rule: the mapped dimension folded into
+// lhs's batch (lhs mapped), rhs's output features (rhs mapped) or, both
+// mapped, into groups (feature groups, or batch groups when there are).
+Batched conv_general_dilated(const BatchCall& call) {
+  Evaluator& ev = call.evaluator;
+  using vjp::reshape_axis_into;
+  using vjp::reshape_axis_out_of;
+  const typecheck::ConvDimensionNumbers n = conv_dimension_numbers(call.params);
+  typecheck::ConvWindow w = conv_window(call.params);
+  const int lhs_dim = call.dims[0], rhs_dim = call.dims[1];
+  const ArrayRef& lhs = call.operands[0];
+  const ArrayRef& rhs = call.operands[1];
+  const std::int64_t size = call.axis.size;
+  Params options;
+  for (const auto& entry : call.params.entries)
+    if (entry.first == "precision" || entry.first == "preferred_element_type" || entry.first == "out_sharding")
+      options.entries.push_back(entry);
+  // The out_sharding's entry for the dimension the mapped axis joins.
+  auto sharded_at = [&](int dim) {
+    const auto* requested = options.get<typecheck::ShardingArg>("out_sharding");
+    const typecheck::SpecEntry entry = mapped_entry(call);
+    if (!requested || entry.empty()) return options;
+    std::vector<typecheck::SpecEntry> entries = requested->spec.partitions();
+    entries.resize(std::max(entries.size(), static_cast<std::size_t>(dim) + 1));
+    entries[static_cast<std::size_t>(dim)] = entry;
+    return with_param(options, "out_sharding", typecheck::ShardingArg{requested->mesh, typecheck::PartitionSpec::from_entries(entries)});
+  };
+  const int out_batch = n.out_spec[0], out_feature = n.out_spec[1];
+  if (lhs_dim != not_mapped && rhs_dim != not_mapped) {
+    ArrayRef new_lhs;
+    if (w.batch_group_count > 1) {
+      new_lhs = reshape_axis_into(ev, lhs, lhs_dim, n.lhs_spec[0]);
+      w.batch_group_count *= size;
+    } else {
+      new_lhs = reshape_axis_into(ev, lhs, lhs_dim, n.lhs_spec[1]);
+      w.feature_group_count *= size;
+    }
+    ArrayRef new_rhs = reshape_axis_into(ev, rhs, rhs_dim, n.rhs_spec[0]);
+    ArrayRef out = bind_conv(ev, new_lhs, new_rhs, n, w, sharded_at(out_feature));
+    return {reshape_axis_out_of(ev, out, out_feature, size), out_feature};
+  }
+  if (lhs_dim != not_mapped) {
+    ArrayRef new_lhs;
+    if (w.batch_group_count == 1) {
+      new_lhs = reshape_axis_into(ev, lhs, lhs_dim, n.lhs_spec[0]);
+    } else {
+      new_lhs = reshape_axis_out_of(ev, lhs, n.lhs_spec[0] + (lhs_dim <= n.lhs_spec[0] ? 1 : 0), w.batch_group_count);
+      new_lhs = reshape_axis_into(ev, new_lhs, lhs_dim + (n.lhs_spec[0] < lhs_dim ? 1 : 0), n.lhs_spec[0] + 1);
+      new_lhs = reshape_axis_into(ev, new_lhs, n.lhs_spec[0], n.lhs_spec[0]);
+    }
+    ArrayRef out = bind_conv(ev, new_lhs, rhs, n, w, sharded_at(out_batch));
+    return {reshape_axis_out_of(ev, out, out_batch, size), out_batch};
+  }
+  if (w.feature_group_count == 1 && w.batch_group_count == 1) {
+    ArrayRef new_rhs = reshape_axis_into(ev, rhs, rhs_dim, n.rhs_spec[0]);
+    ArrayRef out = bind_conv(ev, lhs, new_rhs, n, w, sharded_at(out_feature));
+    return {reshape_axis_out_of(ev, out, out_feature, size), out_feature};
+  }
+  const std::int64_t groups = std::max(w.feature_group_count, w.batch_group_count);
+  ArrayRef new_rhs = reshape_axis_out_of(ev, rhs, n.rhs_spec[0] + (rhs_dim <= n.rhs_spec[0] ? 1 : 0), groups);
+  new_rhs = reshape_axis_into(ev, new_rhs, rhs_dim + (n.rhs_spec[0] < rhs_dim ? 1 : 0), n.rhs_spec[0] + 1);
+  new_rhs = reshape_axis_into(ev, new_rhs, n.rhs_spec[0], n.rhs_spec[0]);
+  ArrayRef out = bind_conv(ev, lhs, new_rhs, n, w, sharded_at(out_feature));
+  out = reshape_axis_out_of(ev, out, out_feature, groups);
+  out = reshape_axis_out_of(ev, out, out_feature + 1, size);
+  return {reshape_axis_into(ev, out, out_feature, out_feature + 1), out_feature};
+}
+
+Batched reduce_window(const BatchCall& call) {
+  Operands operands;
+  for (std::size_t i = 0; i < call.operands.size(); ++i) operands.push_back(mapped_first(call, i));
+  Params params = call.params;
+  for (auto& [name, value] : params.entries) {
+    auto* values = std::get_if<std::vector<std::int64_t>>(&value);
+    if (!values) continue;
+    if (name == "padding") values->insert(values->begin(), {0, 0});
+    else values->insert(values->begin(), 1);
+  }
+  return {apply(call.evaluator, call.primitive.name, std::move(operands), std::move(params)), 0};
 }
 
 // ------------------------------------------------------------ shapes

@@ -39,6 +39,10 @@ Batched sort(const BatchCall& call);
 // linalg_solve, cholesky: every operand mapped first (a leading batch dimension).
 Batched linalg(const BatchCall& call);
 Batched dot_general(const BatchCall& call);
+Batched conv_general_dilated(const BatchCall& call);  // JAX's _conv_general_dilated_batch_rule
+// reduce_window_*, select_and_scatter_add, select_and_gather_add: every
+// operand mapped first, a window of 1 over it.
+Batched reduce_window(const BatchCall& call);
 Batched reshape(const BatchCall& call);
 Batched transpose(const BatchCall& call);
 Batched broadcast_in_dim(const BatchCall& call);

@@ -311,7 +311,7 @@ std::string_view pcast_target(std::string_view primitive_name) {
 }
 
 Cost collective_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands,
-                     const typecheck::ArrayType& result) {
+                     const typecheck::ArrayType& result, const Params&) {
   return {0.0, bytes_accessed(operands, result), CostUnit::none};
 }
 

@@ -49,7 +49,7 @@ ArrayRef dynamic_update_slice_implementation(Evaluator&, const Primitive&, const
 // Bytes moved between devices (cost_analysis); the cost model charges the
 // collective the primitive is.
 Cost collective_cost(const Primitive& primitive, const std::vector<typecheck::ArrayType>& operands,
-                     const typecheck::ArrayType& result);
+                     const typecheck::ArrayType& result, const Params&);
 
 // x[...] with static indices on a manual array or inside jit: a slice
 // primitive per position (array_methods.cpp hands such indexing here).

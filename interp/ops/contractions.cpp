@@ -89,6 +89,8 @@ std::string precision_name(Evaluator& evaluator, const Value& value) {
 }
 
 // dot_general's params from the keyword arguments.
+}  // namespace
+
 Params contraction_params(Evaluator& evaluator, const ContractionOptions& options) {
   Params params;
   if (!options.precision.is_none()) {
@@ -101,6 +103,8 @@ Params contraction_params(Evaluator& evaluator, const ContractionOptions& option
   if (auto argument = sharding_argument(options.out_sharding)) params.set("out_sharding", *argument);
   return params;
 }
+
+namespace {
 
 ArrayRef bind_dot_general(Evaluator& evaluator, const ArrayRef& lhs, const ArrayRef& rhs,
                           const DotDimensionNumbers& numbers, const Params& options) {

@@ -32,6 +32,10 @@ struct ContractionOptions {
   Value preferred_element_type;
 };
 
+// The params the options give (precision unless DEFAULT,
+// preferred_element_type, out_sharding), in that order.
+Params contraction_params(Evaluator& evaluator, const ContractionOptions& options);
+
 // jnp.dot: N-D x M-D sums over a's last and b's second-to-last dimension
 // (b's only one when 1-D); a scalar operand multiplies.
 Value apply_dot(Evaluator& evaluator, const Value& lhs, const Value& rhs, const ContractionOptions& options = {});

@@ -152,6 +152,7 @@ typecheck::ElementType promoted(const std::vector<ArrayRef>& operands);
 namespace partitioning {
 extern const Partitioning elementwise;   // operands as the result is split; the kernel per device
 extern const Partitioning contraction;   // dot_general: the four sharded-matmul cases
+extern const Partitioning convolution;   // conv_general_dilated: batch split, features summed, windows whole
 extern const Partitioning reduction;     // sum/mean/max/min combine partial values; others gather first
 extern const Partitioning device_put;           // relayout: the operand moved to the layout requested
 extern const Partitioning sharding_constraint;  // relayout, as device_put

@@ -11,6 +11,7 @@
 #include "interp/python/builtins.hpp"
 #include "interp/ops/collectives.hpp"
 #include "interp/ops/contractions.hpp"
+#include "interp/ops/convolution.hpp"
 #include "interp/ops/debug_ops.hpp"
 #include "interp/ops/sharding_constraint.hpp"
 #include "interp/ops/batching.hpp"
@@ -62,7 +63,7 @@ constexpr bool is_transcendental(const Primitive& primitive) {
 
 // One flop per result element on the vector unit.
 Cost elementwise_cost(const Primitive& primitive, const std::vector<typecheck::ArrayType>& operands,
-                      const typecheck::ArrayType& result) {
+                      const typecheck::ArrayType& result, const Params&) {
   return {static_cast<double>(elements(result)), bytes_accessed(operands, result), CostUnit::vector,
           is_transcendental(primitive)};
 }
@@ -70,19 +71,19 @@ Cost elementwise_cost(const Primitive& primitive, const std::vector<typecheck::A
 // One flop per result element, timed as a pass over memory: a convert or a
 // select is no vector work XLA would not fuse away.
 Cost memory_bound_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands,
-                       const typecheck::ArrayType& result) {
+                       const typecheck::ArrayType& result, const Params&) {
   return {static_cast<double>(elements(result)), bytes_accessed(operands, result), CostUnit::memory};
 }
 
 // A multiply and an add per result element per contracted element.
-Cost dot_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
+Cost dot_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result, const Params&) {
   double contracted = operands.empty() || operands[0].shape.empty() ? 1.0 : static_cast<double>(operands[0].shape.back());
   return {2.0 * static_cast<double>(elements(result)) * contracted, bytes_accessed(operands, result), CostUnit::mxu};
 }
 
 // One flop per operand element.
 Cost reduction_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands,
-                    const typecheck::ArrayType& result) {
+                    const typecheck::ArrayType& result, const Params&) {
   return {operands.empty() ? 0.0 : static_cast<double>(elements(operands[0])), bytes_accessed(operands, result),
           CostUnit::vector};
 }
@@ -94,7 +95,7 @@ Cost reduction_cost(const Primitive&, const std::vector<typecheck::ArrayType>& o
 // as much again to form Q, svd a bidiagonal reduction and its vectors (4 m n k +
 // 8 k^3), eigh a tridiagonal reduction and its vectors (4/3 n^3 + 2 n^3 + 3 n^3).
 Cost linalg_cost(const Primitive& primitive, const std::vector<typecheck::ArrayType>& operands,
-                 const typecheck::ArrayType& result) {
+                 const typecheck::ArrayType& result, const Params&) {
   const auto& a = operands[0].shape;
   const double m = static_cast<double>(a[a.size() - 2]), n = static_cast<double>(a.back());
   const double k = primitive.name == "linalg_solve" ? static_cast<double>(result.shape.back()) : std::min(m, n);
@@ -112,23 +113,23 @@ Cost linalg_cost(const Primitive& primitive, const std::vector<typecheck::ArrayT
 
 // Data movement only.
 Cost movement_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands,
-                   const typecheck::ArrayType& result) {
+                   const typecheck::ArrayType& result, const Params&) {
   return {0.0, bytes_accessed(operands, result), CostUnit::memory};
 }
 
 // A gather reads only the rows it returns.
-Cost gather_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
+Cost gather_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result, const Params&) {
   return {0.0, bytes_accessed(operands, result), CostUnit::memory, false, true};
 }
 
 // A slice or an update of one: the window only.
-Cost slice_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result) {
+Cost slice_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result, const Params&) {
   return {0.0, bytes_accessed(operands, result), CostUnit::slice};
 }
 
 // A change of placement: its cost is the collectives the partitioner plans.
 Cost relayout_cost(const Primitive&, const std::vector<typecheck::ArrayType>& operands,
-                   const typecheck::ArrayType& result) {
+                   const typecheck::ArrayType& result, const Params&) {
   return {0.0, bytes_accessed(operands, result), CostUnit::none};
 }
 
@@ -511,6 +512,7 @@ constexpr std::array primitive_table{
     unary("ceil", UnaryOp::ceil, R::floating, vjp::zero_vjp),
     Primitive{"cholesky", "linalg.cholesky", cholesky_implementation, linalg_cost, vjp::cholesky_vjp, batching::linalg, &partitioning::replay},
     Primitive{"concatenate", "concatenate", concatenate_implementation, movement_cost, vjp::concatenate_vjp, batching::concatenate, &partitioning::replay},
+    Primitive{"conv_general_dilated", "conv_general_dilated", placed_implementation, conv_cost, vjp::conv_general_dilated_vjp, batching::conv_general_dilated, &partitioning::convolution},
     Primitive{"convert_element_type", "astype", placed_implementation, memory_bound_cost, vjp::convert_vjp, batching::convert, &partitioning::convert},
     Primitive{"copy", "copy", identity_implementation, movement_cost, vjp::identity_vjp, batching::convert, &partitioning::replay},
     unary("cos", UnaryOp::cos, R::floating, vjp::cos_vjp),
@@ -567,6 +569,9 @@ constexpr std::array primitive_table{
     reduction("reduce_or", "any", vjp::zero_vjp),
     reduction("reduce_prod", "prod", vjp::reduce_prod_vjp),
     reduction("reduce_sum", "sum", vjp::reduce_sum_vjp),
+    Primitive{"reduce_window_max", "reduce_window", reduce_window_implementation, reduce_window_cost, vjp::reduce_window_extremum_vjp, batching::reduce_window, &partitioning::replay},
+    Primitive{"reduce_window_min", "reduce_window", reduce_window_implementation, reduce_window_cost, vjp::reduce_window_extremum_vjp, batching::reduce_window, &partitioning::replay},
+    Primitive{"reduce_window_sum", "reduce_window", reduce_window_implementation, reduce_window_cost, vjp::reduce_window_sum_vjp, batching::reduce_window, &partitioning::replay},
     Primitive{"reduced_vary_cast", "pcast", pcast_implementation, collective_cost, vjp::reduced_vary_cast_vjp, batching::collective, &partitioning::replay},
     binary("remainder", BinaryOp::rem, R::promoted, vjp::remainder_vjp),
     Primitive{"reshape", "reshape", reshape_implementation, movement_cost, vjp::reshape_vjp, batching::reshape, &partitioning::replay},
@@ -574,6 +579,8 @@ constexpr std::array primitive_table{
     unary("round", UnaryOp::round, R::floating, vjp::zero_vjp),
     unary("rsqrt", UnaryOp::rsqrt, R::floating, vjp::rsqrt_vjp),
     Primitive{"scatter", "scatter", scatter_implementation, movement_cost, vjp::scatter_vjp, batching::loop, &partitioning::replay},
+    Primitive{"select_and_gather_add", "reduce_window", selection_implementation, reduce_window_cost, vjp::select_and_gather_add_vjp, batching::reduce_window, &partitioning::replay},
+    Primitive{"select_and_scatter_add", "reduce_window", selection_implementation, reduce_window_cost, vjp::select_and_scatter_add_vjp, batching::reduce_window, &partitioning::replay},
     Primitive{"select_n", "where", placed_implementation, memory_bound_cost, vjp::select_n_vjp, batching::select_n, &partitioning::select_n},
     Primitive{"shard_map_enter", "shard_map", shard_map_enter_implementation, collective_cost, vjp::shard_map_enter_vjp, batching::shard_map_boundary, &partitioning::shard_map_entry},
     Primitive{"shard_map_exit", "shard_map", shard_map_exit_implementation, collective_cost, vjp::shard_map_exit_vjp, batching::shard_map_boundary, &partitioning::replay},

@@ -87,9 +87,13 @@ struct Cost {
   CostUnit unit = CostUnit::memory;
   bool transcendental = false;     // vector: one transcendental per element (exp, log, sin, ...)
   bool reads_result_only = false;  // memory: reads only as many bytes as it writes (a gather)
+  // mxu: the matmul the MXU runs, where it is not dot_general's (a
+  // convolution's output positions by its output features); none: the
+  // cost model reads dot_general's dimension numbers.
+  std::optional<devices::MatmulWork> matmul = {};
 };
 using CostRule = Cost (*)(const Primitive& primitive, const std::vector<typecheck::ArrayType>& operands,
-                          const typecheck::ArrayType& result);
+                          const typecheck::ArrayType& result, const Params& params);
 // The bytes of the operands and the result (Cost::bytes_accessed).
 double bytes_accessed(const std::vector<typecheck::ArrayType>& operands, const typecheck::ArrayType& result);
 

@@ -203,6 +203,7 @@ void raise_error(const typecheck::Error& error) {
     case ErrorClass::NameError: raise(exc::NameError(), error.message);
     case ErrorClass::IndexError: raise(exc::IndexError(), error.message);
     case ErrorClass::KeyError: raise(exc::KeyError(), error.message);
+    case ErrorClass::RuntimeError: raise(exc::RuntimeError(), error.message);
   }
   raise(exc::ValueError(), error.message);
 }

@@ -73,6 +73,14 @@ Cotangents reshape_vjp(const VjpCall& call);
 Cotangents rev_vjp(const VjpCall& call);
 Cotangents transpose_vjp(const VjpCall& call);
 
+// convolution_vjp.cpp
+Cotangents conv_general_dilated_vjp(const VjpCall& call);
+Cotangents reduce_window_sum_vjp(const VjpCall& call);
+Cotangents reduce_window_extremum_vjp(const VjpCall& call);  // reduce_window_max, reduce_window_min
+// Each other's transposes (in the source or tangents; none for the operand).
+Cotangents select_and_scatter_add_vjp(const VjpCall& call);
+Cotangents select_and_gather_add_vjp(const VjpCall& call);
+
 // indexing_vjp.cpp
 Cotangents dynamic_slice_vjp(const VjpCall& call);
 Cotangents dynamic_update_slice_vjp(const VjpCall& call);

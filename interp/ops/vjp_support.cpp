@@ -51,6 +51,33 @@ ArrayRef reshape(Evaluator& ev, const ArrayRef& a, const typecheck::Shape& shape
   return apply(ev, "reshape", {a}, std::move(params));
 }
 
+ArrayRef reshape_axis_into(Evaluator& ev, const ArrayRef& a, int src, int dst) {
+  std::vector<std::int64_t> permutation;
+  for (int d = 0; d < static_cast<int>(a->aval.ndim()); ++d)
+    if (d != src) permutation.push_back(d);
+  permutation.insert(permutation.begin() + dst, src);
+  typecheck::Shape shape = a->aval.shape;
+  shape.erase(shape.begin() + src);
+  shape[static_cast<std::size_t>(dst)] *= a->aval.shape[static_cast<std::size_t>(src)];
+  ArrayRef moved = a;
+  bool identity = true;
+  for (std::size_t d = 0; d < permutation.size(); ++d) identity = identity && permutation[d] == static_cast<std::int64_t>(d);
+  if (!identity) {
+    Params params;
+    params.set("permutation", std::move(permutation));
+    moved = apply(ev, "transpose", {a}, std::move(params));
+  }
+  return reshape(ev, moved, shape);
+}
+
+ArrayRef reshape_axis_out_of(Evaluator& ev, const ArrayRef& a, int src, std::int64_t size) {
+  typecheck::Shape shape = a->aval.shape;
+  const std::int64_t rest = shape[static_cast<std::size_t>(src)] / size;
+  shape[static_cast<std::size_t>(src)] = rest;
+  shape.insert(shape.begin() + src, size);
+  return reshape(ev, a, shape);
+}
+
 ArrayRef broadcast(Evaluator& ev, const ArrayRef& a, const typecheck::Shape& shape, std::vector<std::int64_t> dims) {
   if (a->aval.shape == shape) return a;
   Params params;

@@ -47,6 +47,11 @@ ArrayRef zeros_for(Evaluator& ev, const ArrayRef& like, const ArrayRef& ct, type
 // x[start:limit] with unit strides.
 ArrayRef window_slice(Evaluator& ev, const ArrayRef& a, std::vector<std::int64_t> start, std::vector<std::int64_t> limit);
 ArrayRef concatenate(Evaluator& ev, Operands parts, std::int64_t dimension);
+// JAX's _reshape_axis_into: dimension `src` merged into dimension `dst`
+// (numbered without `src`) as its major part.
+ArrayRef reshape_axis_into(Evaluator& ev, const ArrayRef& a, int src, int dst);
+// JAX's _reshape_axis_out_of: dimension `src` split into (size, rest).
+ArrayRef reshape_axis_out_of(Evaluator& ev, const ArrayRef& a, int src, std::int64_t size);
 // `a` spread along `dim` with stride - 1 zeros after each element (the
 // transpose of a strided slice), cut to `length`.
 ArrayRef dilate(Evaluator& ev, const ArrayRef& a, std::size_t dim, std::int64_t stride, std::int64_t length);

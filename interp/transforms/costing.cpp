@@ -73,8 +73,9 @@ double dot_seconds(const devices::CostModel& model, const ArrayType& lhs, const 
 // it runs.
 double compute_seconds(const devices::CostModel& model, const Primitive& primitive,
                        const std::vector<ArrayType>& operands, const ArrayType& result, const Params& params) {
-  Cost cost = primitive.cost(primitive, operands, result);
+  Cost cost = primitive.cost(primitive, operands, result, params);
   if (cost.unit == CostUnit::none) return 0;
+  if (cost.unit == CostUnit::mxu && cost.matmul) return model.matmul_seconds(*cost.matmul);
   if (cost.unit == CostUnit::mxu)
     return dot_seconds(model, operands[0], operands[1], result, dot_dimension_numbers(params, operands[0].ndim()));
   devices::ElementwiseWork work;
@@ -263,14 +264,14 @@ LinkOf mesh_links(CostRecorder& recorder, const DeviceMeshRef& mesh) {
 
 // What an application is to the overlap window.
 OverlapWindow::Role role_of(const Primitive& primitive, const std::vector<ArrayType>& operands, const ArrayType& result,
-                            const std::vector<devices::Charge>& charges) {
+                            const Params& params, const std::vector<devices::Charge>& charges) {
   using Role = OverlapWindow::Role;
   if (charges.size() != 1) return Role::other;
   if (charges[0].collective == devices::CollectiveKind::collective_permute &&
       primitive.collective == devices::CollectiveKind::collective_permute)
     return Role::permute;
   if (charges[0].collective != devices::CollectiveKind::none) return Role::other;
-  switch (primitive.cost(primitive, operands, result).unit) {
+  switch (primitive.cost(primitive, operands, result, params).unit) {
     case CostUnit::mxu: return Role::matmul;
     case CostUnit::slice: return Role::slice;
     default: return is_elementwise(primitive) ? Role::elementwise : Role::other;
@@ -519,8 +520,8 @@ const DeviceMeshRef& application_mesh(const ArrayRef& result, const Params& para
 
 // Schedules one application's charges, plus the host's dispatch when it ran eagerly.
 void schedule(Evaluator& evaluator, CostRecorder& recorder, const Primitive& primitive,
-              const std::vector<ArrayRef>& operands, const ArrayRef& result, const DeviceMeshRef& mesh,
-              std::vector<devices::Charge> charges, bool eager_dispatch) {
+              const std::vector<ArrayRef>& operands, const ArrayRef& result, const Params& params,
+              const DeviceMeshRef& mesh, std::vector<devices::Charge> charges, bool eager_dispatch) {
   OverlapWindow::Application application;
   application.charges = std::move(charges);
   for (devices::Charge& charge : application.charges) charge.call = recorder.current_call;
@@ -530,7 +531,7 @@ void schedule(Evaluator& evaluator, CostRecorder& recorder, const Primitive& pri
     application.charges.push_back({"dispatch", "", devices::CollectiveKind::none, 0,
                                    recorder.model().eager_dispatch_seconds(static_cast<int>(application.devices.size())),
                                    0});
-  application.role = role_of(primitive, types_of(operands), result->aval, application.charges);
+  application.role = role_of(primitive, types_of(operands), result->aval, params, application.charges);
   for (const auto& operand : operands) application.inputs.push_back(reinterpret_cast<OverlapWindow::Id>(operand.get()));
   application.output = reinterpret_cast<OverlapWindow::Id>(result.get());
   application.keep_alive = result;
@@ -546,7 +547,7 @@ void charge_application(Evaluator& evaluator, const Primitive& primitive, const 
   CostRecorder* recorder = charging_recorder(evaluator, result);
   if (!recorder) return;
   const DeviceMeshRef& mesh = application_mesh(result, params);
-  schedule(evaluator, *recorder, primitive, operands, result, mesh,
+  schedule(evaluator, *recorder, primitive, operands, result, params, mesh,
            application_charges(evaluator, recorder->model(), primitive, operands, result->aval, params,
                                mesh_links(*recorder, mesh)),
            eager_dispatch);
@@ -558,7 +559,7 @@ void charge_partitioned(Evaluator& evaluator, const PartitionedEquation& equatio
   if (!recorder) return;
   const Equation& e = *equation.equation;
   const DeviceMeshRef& mesh = application_mesh(result, e.params);
-  schedule(evaluator, *recorder, *e.primitive, operands, result, mesh,
+  schedule(evaluator, *recorder, *e.primitive, operands, result, e.params, mesh,
            placed_charges(recorder->model(), *e.primitive, *equation.placement, types_of(operands), equation.steps,
                           e.params, mesh_links(*recorder, mesh)),
            false);
@@ -655,7 +656,7 @@ void visit_program_charges(const devices::CostModel& model, const PartitionedPro
     OverlapWindow::Application application;
     application.charges = pe.placement ? placed_charges(model, *e.primitive, *pe.placement, operands, pe.steps, e.params, link_of)
                                        : replayed_charges(model, *e.primitive, operands, result, e.params, link_of);
-    application.role = role_of(*e.primitive, operands, result, application.charges);
+    application.role = role_of(*e.primitive, operands, result, e.params, application.charges);
     // Variables are their own ids (shifted: 0 names no value).
     for (int input : e.inputs) application.inputs.push_back(static_cast<OverlapWindow::Id>(input) + 1);
     application.output = static_cast<OverlapWindow::Id>(e.output) + 1;

@@ -66,7 +66,7 @@ Cost program_cost(const Jaxpr& program) {
   for (const auto& e : program.equations) {
     std::vector<typecheck::ArrayType> operands;
     for (int input : e.inputs) operands.push_back(program.variable_types[static_cast<std::size_t>(input)]);
-    Cost cost = e.primitive->cost(*e.primitive, operands, program.variable_types[static_cast<std::size_t>(e.output)]);
+    Cost cost = e.primitive->cost(*e.primitive, operands, program.variable_types[static_cast<std::size_t>(e.output)], e.params);
     total.flops += cost.flops;
     total.bytes_accessed += cost.bytes_accessed;
   }

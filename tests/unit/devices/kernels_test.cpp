@@ -9,6 +9,7 @@
 
 #include "devices/half_float.hpp"
 #include "devices/kernels.hpp"
+#include "devices/kernels/convolution.hpp"
 #include "devices/kernels/linalg.hpp"
 #include "devices/kernels/sort.hpp"
 #include "devices/memory.hpp"
@@ -576,6 +577,67 @@ TEST(Kernels, EighBatches) {
   expect_near(ok(eigh(a, false, 1)), {-98, 102});
   std::vector<double> v = values_of(ok(eigh(a, true, 0)));
   EXPECT_NEAR(std::fabs(v[0]), std::sqrt(0.5), 1e-6);
+}
+
+TEST(Kernels, ConvolutionWithPaddingStridesDilationsAndGroups) {
+  // x = 0..8 as 1x1x3x3, kernel [[1, 2], [3, 4]].
+  LocalArray x = array(DType::float32, {1, 1, 3, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 8});
+  LocalArray k = array(DType::float32, {1, 1, 2, 2}, {1, 2, 3, 4});
+  ConvDimensions valid{{{0, 1, 2, 3}, {0, 1, 2, 3}, {0, 1, 2, 3}}, {{1, 1}, {{0, 0}, {0, 0}}, {1, 1}, {1, 1}}};
+  expect_values(ok(conv_general_dilated(x, k, valid)), {27, 37, 57, 67});
+  ConvDimensions strided = valid;
+  strided.window = {{2, 2}, {{1, 0}, {1, 0}}, {1, 1}, {1, 1}};  // padded 4x4, windows at 0 and 2
+  expect_values(ok(conv_general_dilated(x, k, strided)), {0, 11, 30, 67});
+  ConvDimensions dilated = valid;
+  dilated.window.rhs_dilation = {2, 2};  // one 3x3 window: corners 0, 2, 6, 8
+  expect_values(ok(conv_general_dilated(x, k, dilated)), {0 * 1 + 2 * 2 + 6 * 3 + 8 * 4});
+  // Two feature groups: each output feature sees its own input feature.
+  LocalArray two = array(DType::int32, {1, 2, 1, 2}, {1, 2, 10, 20});
+  LocalArray taps = array(DType::int32, {2, 1, 1, 2}, {1, 1, 1, -1});
+  ConvDimensions grouped{{{0, 1, 2, 3}, {0, 1, 2, 3}, {0, 1, 2, 3}}, {{1, 1}, {{0, 0}, {0, 0}}, {1, 1}, {1, 1}, 2, 1},
+                         DType::int32};
+  expect_values(ok(conv_general_dilated(two, taps, grouped)), {3, -10});
+  // Two batch groups: output feature g sums image g.
+  LocalArray images = array(DType::float32, {2, 1, 1, 1}, {2, 5});
+  LocalArray scale = array(DType::float32, {2, 1, 1, 1}, {10, 100});
+  ConvDimensions batch_grouped{{{0, 1, 2, 3}, {0, 1, 2, 3}, {0, 1, 2, 3}}, {{1, 1}, {{0, 0}, {0, 0}}, {1, 1}, {1, 1}, 1, 2}};
+  expect_values(ok(conv_general_dilated(images, scale, batch_grouped)), {20, 500});
+  // bf16 operands, f32 result.
+  ConvDimensions wide = valid;
+  wide.result_dtype = DType::float32;
+  LocalArray xb = array(DType::bfloat16, {1, 1, 3, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 8});
+  LocalArray kb = array(DType::bfloat16, {1, 1, 2, 2}, {1, 2, 3, 4});
+  LocalArray out = ok(conv_general_dilated(xb, kb, wide));
+  EXPECT_EQ(out.dtype(), DType::float32);
+  expect_values(out, {27, 37, 57, 67});
+  EXPECT_FALSE(conv_general_dilated(x, xb, valid).ok());
+}
+
+TEST(Kernels, WindowedReductionsAndTheirScatter) {
+  LocalArray x = array(DType::float32, {5}, {1, 5, 2, 4, 3});
+  typecheck::ConvWindow pairs{{2}, {{0, 0}}, {1}, {1}};
+  std::vector<std::int64_t> two{2};
+  expect_values(ok(reduce_window(x, WindowReduction::sum, two, pairs)), {6, 6});  // stride 2: [1, 5] [2, 4]
+  expect_values(ok(reduce_window(x, WindowReduction::max, two, pairs)), {5, 4});
+  typecheck::ConvWindow padded{{2}, {{1, 1}}, {1}, {1}};  // windows [pad,1] [5,2] [4,3]
+  expect_values(ok(reduce_window(x, WindowReduction::min, two, padded)), {1, 2, 3});
+  typecheck::ConvWindow based{{1}, {{0, 0}}, {2}, {1}};  // 1 _ 5 _ 2 _ 4 _ 3: sums of neighbours
+  expect_values(ok(reduce_window(x, WindowReduction::sum, two, based)), {1, 5, 5, 2, 2, 4, 4, 3});
+  LocalArray ints = array(DType::int32, {3}, {-4, -9, -1});
+  std::vector<std::int64_t> one{1};
+  typecheck::ConvWindow grown{{1}, {{1, 0}}, {1}, {1}};
+  expect_values(ok(reduce_window(ints, WindowReduction::max, one, grown)), {int32_min, -4, -9, -1});
+  // Each window's source goes to its max (min): 5 and 4 (1 and 2).
+  LocalArray source = array(DType::float32, {2}, {1, 10});
+  expect_values(ok(select_and_scatter_add(source, x, WindowReduction::max, two, pairs)), {0, 1, 0, 10, 0});
+  expect_values(ok(select_and_scatter_add(source, x, WindowReduction::min, two, pairs)), {1, 0, 10, 0, 0});
+  typecheck::ConvWindow overlapping{{1}, {{0, 0}}, {1}, {1}};  // windows [1,5] [5,2] [2,4] [4,3]
+  LocalArray four = array(DType::float32, {4}, {1, 10, 100, 1000});
+  expect_values(ok(select_and_scatter_add(four, x, WindowReduction::max, two, overlapping)), {0, 11, 0, 1100, 0});
+  // The transpose: each window's tangent at its max (min).
+  LocalArray tangents = array(DType::float32, {5}, {1, 2, 3, 4, 5});
+  expect_values(ok(select_and_gather_add(tangents, x, WindowReduction::max, two, pairs)), {2, 4});
+  expect_values(ok(select_and_gather_add(tangents, x, WindowReduction::min, two, overlapping)), {1, 3, 3, 5});
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ TEST(PrimitiveTable, TheCollectivesAreTheirXlaInstructions) {
   for (const Primitive& p : primitives()) {
     if (p.collective == devices::CollectiveKind::none) continue;
     collectives.insert(std::string(p.name));
-    EXPECT_EQ(p.cost(p, {}, typecheck::ArrayType{}).unit, CostUnit::none) << p.name;
+    EXPECT_EQ(p.cost(p, {}, typecheck::ArrayType{}, Params{}).unit, CostUnit::none) << p.name;
   }
   EXPECT_EQ(collectives,
             (std::set<std::string>{"all_gather", "all_to_all", "pmax", "pmean", "pmin", "ppermute", "psum", "psum_scatter"}));
