@@ -267,6 +267,9 @@ MODULES = [
         "argument is not there.",
         "IPython's `%timeit [-n N] [-r R] STMT` works at statement start: it prints the host time line "
         "and then the simulated TPU time of one run on the chosen chip.",
+        "IPython's `%xmode MODE` (Plain, Context, Verbose, Minimal, Docs, in any case) sets the exception "
+        "reporting mode and prints it; in Minimal mode an uncaught error is reported without the traceback's "
+        "frames. The other modes report the same full traceback.",
     ]),
 ]
 

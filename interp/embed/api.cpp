@@ -409,7 +409,8 @@ Diagnostic from_exception(interp::Evaluator& evaluator, interp::ExceptionObject&
     lang::SourceRange at = lang::resolve(entry->span);
     frames.push_back(at.file_name + ":" + std::to_string(at.begin.line) + ", in " + entry->function);
   }
-  d.traceback = collapse_repeats(frames);
+  // %xmode Minimal: the error without the frames that led to it.
+  if (evaluator.exception_mode != "Minimal") d.traceback = collapse_repeats(frames);
   auto add_chained = [&](const interp::Value& chained, const char* relation) {
     auto* other = chained.as<interp::ExceptionObject>();
     if (!other) return;

@@ -224,6 +224,10 @@ class Evaluator {
   // REPL entries: every module-level expression statement whose value is not
   // None is echoed with its repr and bound to `_`, as Python's interactive mode does.
   bool echo_expression_statements = false;
+  // IPython's exception reporting mode (%xmode): Plain, Context (the
+  // default), Verbose, Minimal or Docs. Minimal leaves the traceback's
+  // frames out of an uncaught error's report (embed/api.cpp).
+  std::string exception_mode = "Context";
 
   // Namespaces: the script's module (__main__) and its globals, the builtins.
   std::shared_ptr<ModuleObject> main_module = std::make_shared<ModuleObject>("__main__");
@@ -372,6 +376,7 @@ class Evaluator {
   void exec_import(const lang::ast::Import& node, Frame& frame);
   void exec_import_from(const lang::ast::ImportFrom& node, Frame& frame);
   void exec_timeit(const lang::ast::LineMagic& node, const lang::ast::Stmt& stmt, Frame& frame);
+  void exec_xmode(const lang::ast::LineMagic& node);
   bool exception_matches(const ExceptionObject& exception, const Value& handler_type);
 
   [[noreturn]] void raise_recursion();

@@ -1,9 +1,11 @@
 // Executing statements: names and assignment targets, control flow, try /
-// raise / with, imports and the %timeit line magic.
+// raise / with, imports and the line magics (%timeit, %time, %xmode).
 
 #include "interp/python/evaluator.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -344,7 +346,8 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
           } else if constexpr (std::is_same_v<T, ast::With>) {
             return exec_with(node, frame);
           } else if constexpr (std::is_same_v<T, ast::LineMagic>) {
-            exec_timeit(node, stmt, frame);
+            if (node.name.name == "xmode") exec_xmode(node);
+            else exec_timeit(node, stmt, frame);
           }
           return Flow::normal;  // Pass, Global, Nonlocal: nothing to run
         },
@@ -516,6 +519,23 @@ void Evaluator::exec_import_from(const ast::ImportFrom& node, Frame& frame) {
     store_name(&alias, alias.asname ? alias.asname->name : alias.name, imports->import_from(module, name, alias.name),
                frame);
   }
+}
+
+// IPython's %xmode MODE: the exception reporting mode, by name in any case
+// (Plain, Context, Verbose, Minimal, Docs); printed as IPython prints it.
+void Evaluator::exec_xmode(const ast::LineMagic& node) {
+  static const std::array<std::string_view, 5> modes{"Plain", "Context", "Verbose", "Minimal", "Docs"};
+  std::string given;
+  if (const auto* expression = node.statement ? std::get_if<ast::ExprStmt>(&node.statement->node) : nullptr)
+    if (const auto* name = std::get_if<ast::Name>(&expression->value->node)) given = name->id;
+  std::string wanted = given;
+  for (std::size_t i = 0; i < wanted.size(); ++i)
+    wanted[i] = static_cast<char>(i == 0 ? std::toupper(static_cast<unsigned char>(wanted[i]))
+                                         : std::tolower(static_cast<unsigned char>(wanted[i])));
+  if (std::find(modes.begin(), modes.end(), wanted) == modes.end())
+    raise(exc::ValueError(), "Unrecognized mode in FormattedTB: <" + wanted + ">");
+  exception_mode = wanted;
+  write("Exception reporting mode: " + exception_mode + "\n");
 }
 
 void Evaluator::exec_timeit(const ast::LineMagic& node, const ast::Stmt& stmt, Frame& frame) {

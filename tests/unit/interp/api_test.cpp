@@ -23,6 +23,20 @@ TEST(Interpreter, RunsAndPrints) {
   EXPECT_EQ(s.last.exception_type(), "");
 }
 
+TEST(Interpreter, XmodeMinimalLeavesTheTracebackOut) {
+  Session s;
+  EXPECT_EQ(s.run("%xmode minimal\n"), "Exception reporting mode: Minimal\n");
+  s.run("def inner():\n    return 1 // 0\ninner()\n");
+  ASSERT_EQ(s.last.diagnostics().size(), 1u);
+  const shardlang::Diagnostic& d = s.last.diagnostics()[0];
+  EXPECT_TRUE(d.traceback.empty());
+  EXPECT_EQ(d.where.line, 2);
+  EXPECT_EQ(d.render().find("Traceback"), std::string::npos);
+  s.run("%xmode Context\n");
+  s.run("inner()\n");
+  EXPECT_EQ(s.last.diagnostics()[0].traceback.size(), 2u);
+}
+
 TEST(Interpreter, GlobalsPersistBetweenRuns) {
   Session s;
   s.run("def f(x):\n    return x * k\nk = 3\n");
