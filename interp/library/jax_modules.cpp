@@ -1,7 +1,9 @@
 // The members of jax, jax.sharding, jax.numpy, numpy and friends that deal
 // with devices, meshes, shardings and arrays: one line per member (modules.cpp
 // creates the module objects; install_array_members fills them).
+#include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "devices/device_mesh.hpp"
 #include "devices/host_values.hpp"
@@ -676,6 +678,41 @@ void check_order(Evaluator& evaluator, const Value& order) {
   raise(exc::ValueError(), "Unexpected value for 'order' argument: " + text + ".");
 }
 
+// An operand of numpy's host comparisons (allclose, array_equal): its data,
+// JAX's ConcretizationTypeError for a traced array, null in check mode
+// (abstract arrays have none).
+ArrayRef host_operand(Evaluator& evaluator, const Value& value, const std::string& function) {
+  ArrayRef array = to_array(evaluator, value);
+  if (evaluator.mode == Evaluator::Mode::check && array->abstract()) return nullptr;
+  return concrete_or_error(evaluator, array, "The problem arose with the `" + function + "` function.");
+}
+
+// An array's elements laid over `shape`, which it broadcasts to (NumPy's
+// rules: trailing dimensions aligned, extent-1 dimensions repeated).
+std::vector<double> broadcast_values(Evaluator& evaluator, const ArrayObject& array, const typecheck::Shape& shape) {
+  const std::vector<double> values = element_values(evaluator, array);
+  const auto& own = array.aval.shape;
+  const std::size_t rank = shape.size(), offset = rank - own.size();
+  std::vector<std::int64_t> strides(rank, 0);  // 0 along a repeated or missing dimension
+  for (std::int64_t stride = 1, d = static_cast<std::int64_t>(own.size()) - 1; d >= 0; --d) {
+    const auto u = static_cast<std::size_t>(d);
+    if (own[u] != 1) strides[u + offset] = stride;
+    stride *= own[u];
+  }
+  std::vector<double> out(static_cast<std::size_t>(devices::element_count(shape)));
+  std::vector<std::int64_t> index(rank, 0);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    std::int64_t from = 0;
+    for (std::size_t d = 0; d < rank; ++d) from += index[d] * strides[d];
+    out[i] = values[static_cast<std::size_t>(from)];
+    for (std::size_t d = rank; d-- > 0;) {  // the next index in row-major order
+      if (++index[d] < shape[d]) break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
 // The elementwise primitives by name, the reductions, reshape, transpose and
 // allclose.
 void install_numpy_computation(ModuleObject& module) {
@@ -721,19 +758,24 @@ void install_numpy_computation(ModuleObject& module) {
     return apply_transpose(ev, Value(array), permutation);
   });
   module.add_function("allclose(a, b, rtol=1e-05, atol=1e-08)", [](Evaluator& ev, Arguments& a) {
-    ArrayRef x = to_array(ev, a[0]), y = to_array(ev, a[1]);
-    if (x->abstract() || y->abstract()) return unknown_value();  // check mode: no data to compare
-    auto xs = element_values(ev, *x), ys = element_values(ev, *y);
-    if (xs.size() != ys.size() && xs.size() != 1 && ys.size() != 1)
-      raise(exc::ValueError(), "operands could not be broadcast together");
-    double rtol = to_float(ev, a[2]), atol = to_float(ev, a[3]);
-    // A one-element operand against an empty one compares nothing (True, as
-    // NumPy's): the count is the other operand's, not the larger.
-    std::size_t n = xs.size() == 1 ? ys.size() : xs.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      double u = xs[xs.size() == 1 ? 0 : i], v = ys[ys.size() == 1 ? 0 : i];
-      if (!(std::fabs(u - v) <= atol + rtol * std::fabs(v))) return Value::boolean(false);
+    ArrayRef x = host_operand(ev, a[0], "allclose"), y = host_operand(ev, a[1], "allclose");
+    if (!x || !y) return unknown_value();  // check mode: no data to compare
+    // NumPy's broadcasting: both operands laid over their common shape.
+    const typecheck::Shape shapes[] = {x->aval.shape, y->aval.shape};
+    auto common = typecheck::broadcast_shapes(shapes);
+    if (!common) {
+      auto numpy_shape = [](const typecheck::Shape& shape) {  // NumPy's spelling: (8,3,3)
+        std::string text = "(";
+        for (std::size_t d = 0; d < shape.size(); ++d) text += (d ? "," : "") + std::to_string(shape[d]);
+        return text + (shape.size() == 1 ? ",)" : ")");
+      };
+      raise(exc::ValueError(), "operands could not be broadcast together with shapes " + numpy_shape(x->aval.shape) +
+                                   " " + numpy_shape(y->aval.shape) + " ");
     }
+    auto xs = broadcast_values(ev, *x, *common), ys = broadcast_values(ev, *y, *common);
+    double rtol = to_float(ev, a[2]), atol = to_float(ev, a[3]);
+    for (std::size_t i = 0; i < xs.size(); ++i)
+      if (!(std::fabs(xs[i] - ys[i]) <= atol + rtol * std::fabs(ys[i]))) return Value::boolean(false);
     return Value::boolean(true);
   });
   // numpy.array_equal compares host values into a Python bool (jnp's is
@@ -741,7 +783,9 @@ void install_numpy_computation(ModuleObject& module) {
   module.add_function("array_equal(a1, a2, equal_nan=False)", [](Evaluator& ev, Arguments& a) {
     ArrayRef x = to_array(ev, a[0]), y = to_array(ev, a[1]);
     if (x->aval.shape != y->aval.shape) return Value::boolean(false);
-    if (x->abstract() || y->abstract()) return unknown_value();  // check mode: no data to compare
+    x = host_operand(ev, Value(x), "array_equal");
+    y = host_operand(ev, Value(y), "array_equal");
+    if (!x || !y) return unknown_value();  // check mode: no data to compare
     auto xs = element_values(ev, *x), ys = element_values(ev, *y);
     bool equal_nan = ev.truthy(a[2]);
     for (std::size_t i = 0; i < xs.size(); ++i)
@@ -758,6 +802,37 @@ void install_numpy_members(Evaluator& evaluator, ModuleObject& module, bool is_j
   install_range_creation(module, placement, is_jnp);
   install_array_conversion(module, placement, is_jnp);
   install_numpy_computation(module);
+}
+
+// Whether a call's arguments hold a traced (abstract) array, in tuples and
+// lists too (np.stack's sequence).
+bool holds_abstract_array(const Arguments& arguments) {
+  std::function<bool(const Value&)> abstract = [&](const Value& value) {
+    if (is_abstract_array(value)) return true;
+    const std::vector<Value>* items = nullptr;
+    if (auto* tuple = value.as<TupleObject>()) items = &tuple->items;
+    if (auto* list = value.as<ListObject>()) items = &list->items;
+    return items && std::any_of(items->begin(), items->end(), abstract);
+  };
+  return std::any_of(arguments.values.begin(), arguments.values.end(),
+                     [&](const std::optional<Value>& value) { return value && abstract(*value); });
+}
+
+// NumPy computes on the host: a numpy function given no traced array runs
+// beneath every trace, so what it gives inside jit or grad is a concrete
+// array (np.prod(x.shape) is a number there, as with real NumPy), not a
+// traced one. Given a traced array it is traced as jnp's is.
+void compute_numpy_on_the_host(ModuleObject& numpy) {
+  for (auto& [name, member] : numpy.globals()) {
+    auto* function = member.as<NativeFunction>();
+    if (!function) continue;
+    member = Value(std::make_shared<NativeFunction>(
+        function->signature(), [body = function->body()](Evaluator& ev, Arguments& a) {
+          if (ev.mode != Evaluator::Mode::run || holds_abstract_array(a)) return body(ev, a);
+          TraceStackCut beneath_every_trace(ev, 0);
+          return body(ev, a);
+        }, function->module()));
+  }
 }
 
 }  // namespace
@@ -799,6 +874,7 @@ void install_array_members(Evaluator& evaluator) {
   auto jax = evaluator.module("jax");
   for (const char* sub : {"errors", "numpy", "lax", "random", "sharding", "experimental", "debug", "tree", "config", "nn"})
     jax->add(sub, Value(evaluator.module(std::string("jax.") + sub)));
+  compute_numpy_on_the_host(*evaluator.module("numpy"));
   evaluator.module("numpy")->add("testing", Value(evaluator.module("numpy.testing")));
 }
 

@@ -201,6 +201,8 @@ class NativeFunction : public Object {
   std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
   const Signature& signature() const { return signature_; }
   const std::string& name() const { return signature_.name; }
+  const NativeFunctionBody& body() const { return body_; }
+  const std::string& module() const { return module_; }
 
  private:
   Signature signature_;

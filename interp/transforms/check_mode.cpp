@@ -89,8 +89,21 @@ std::optional<Value> host_scalar_of(Evaluator& evaluator, const Value& value, Ho
   }
   if (kind == HostScalar::boolean && devices::element_count(array->aval.shape) != 1)
     raise(exc::ValueError(), "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
-  if (array->abstract()) return unknown_value();
-  double element = element_values(evaluator, *array).at(0);
+  ArrayRef concrete = std::static_pointer_cast<ArrayObject>(value.object());
+  if (array->abstract()) {
+    if (evaluator.mode == Evaluator::Mode::check) return unknown_value();  // no data in check mode
+    // A traced array: the value eager differentiation computed, else JAX's
+    // TracerBoolConversionError or ConcretizationTypeError.
+    if (kind == HostScalar::boolean) return Value::boolean(array->truthy(evaluator));
+    static const char* const names[] = {"float", "int", "bool", "item"};
+    const std::string name = names[static_cast<int>(kind)];
+    std::string context = "The problem arose with the `" + name + "` function. ";
+    if (kind != HostScalar::item)
+      context += "If trying to convert the data type of a value, try using `x.astype(" + name + ")` or `jnp.array(x, " +
+                 name + ")` instead.";
+    concrete = concrete_or_error(evaluator, concrete, context);
+  }
+  double element = element_values(evaluator, *concrete).at(0);
   switch (kind) {
     case HostScalar::boolean: return Value::boolean(element != 0);
     case HostScalar::integer: return Value::integer(static_cast<std::int64_t>(element));
@@ -106,6 +119,10 @@ std::optional<Value> host_scalar_of(Evaluator& evaluator, const Value& value, Ho
 
 
 void stop_checking(Evaluator& evaluator) {
+  // Run mode has no unknowns: reaching here is shardlang's bug, and ending
+  // the program quietly as check's warning does would hide it.
+  if (evaluator.mode != Evaluator::Mode::check)
+    raise(exc::RuntimeError(), "internal error: a value without data decided control flow in run mode");
   auto stop = make_exception(check_stop_type(), data_dependent_branch_message);
   stop->frame_span = lang::first_line(evaluator.statement_span);
   stop->frame_span_set = true;
