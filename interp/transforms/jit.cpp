@@ -15,6 +15,7 @@
 #include "interp/transforms/shard_map.hpp"
 #include "interp/ops/sharding_constraint.hpp"
 #include "interp/transforms/eval_shape.hpp"
+#include "interp/transforms/jaxpr_value.hpp"
 #include "interp/transforms/memory_plan.hpp"
 #include "interp/transforms/refs.hpp"
 #include "interp/transforms/trace.hpp"
@@ -724,23 +725,6 @@ class LoweredObject : public Object {
   LoweredCall lowered;
 };
 
-// A jaxpr as a value (jit(f).trace(...).jaxpr): printed as JAX prints one;
-// `.jaxpr` is itself (JAX's ClosedJaxpr.jaxpr).
-class JaxprObject : public Object {
- public:
-  explicit JaxprObject(std::shared_ptr<const Jaxpr> program) : program(std::move(program)) {}
-  const TypeRef& type() const override {
-    static const TypeRef type = make_type("ClosedJaxpr");
-    return type;
-  }
-  std::string repr(Evaluator&) const override { return program->str(); }
-  std::optional<Value> get_attribute(Evaluator&, const std::string& attribute) override {
-    if (attribute == "jaxpr") return Value(shared_from_this());
-    return std::nullopt;
-  }
-  std::shared_ptr<const Jaxpr> program;
-};
-
 // f.trace(*args): the traced stage, whose .jaxpr is the program and
 // .lower() the lowered one.
 class TracedObject : public Object {
@@ -753,7 +737,7 @@ class TracedObject : public Object {
   }
   std::string repr(Evaluator&) const override { return "<jax.stages.Traced object>"; }
   std::optional<Value> get_attribute(Evaluator&, const std::string& attribute) override {
-    if (attribute == "jaxpr") return Value(std::make_shared<JaxprObject>(program));
+    if (attribute == "jaxpr") return jaxpr_value(program);
     if (attribute == "lower")
       return Value(native("lower()", [program = program, name = name, lowered = lowered](Evaluator&, Arguments&) {
         return Value(std::make_shared<LoweredObject>(program, name, lowered));
