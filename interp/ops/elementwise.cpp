@@ -32,8 +32,8 @@ Placement place_elementwise(Evaluator&, const Primitive& primitive, const std::v
   // Shapes and shardings: the typecheck rule.
   std::vector<typecheck::ArrayType> types;
   for (const auto& a : operands) types.push_back(a->aval);
-  placement.type = primitive.arity == 1 ? checked(typecheck::unary_rule(primitive.lax_name, types[0], result))
-                                        : checked(typecheck::jnp_elementwise_rule(primitive.lax_name, types, result));
+  placement.type = primitive.arity == 1 ? checked(typecheck::unary_rule(primitive.lax.name, types[0], result))
+                                        : checked(typecheck::jnp_elementwise_rule(primitive.lax.name, types, result));
   const typecheck::ArrayType& out_type = placement.type;
 
   // Auto: the result follows the most sharded operand of the result's rank.

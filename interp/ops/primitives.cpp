@@ -19,6 +19,7 @@
 #include "interp/ops/vjp_rules.hpp"
 #include "interp/library/random_module.hpp"
 #include "interp/ops/indexing_ops.hpp"
+#include "interp/ops/jaxpr_params.hpp"
 #include "interp/ops/placement.hpp"
 #include "interp/transforms/trace.hpp"
 #include "typecheck/creation_rules.hpp"
@@ -482,48 +483,51 @@ constexpr std::string_view lax_name_of(std::string_view name) {
   if (name == "true_divide") return "div";
   return name;
 }
-constexpr Primitive unary(std::string_view name, UnaryOp op, R result, VjpRule vjp) {
-  return {name, name, placed_implementation, elementwise_cost, vjp, batching::elementwise, &partitioning::elementwise,
-          CollectiveKind::none, lax_name_of(name), 1, op, no_binary, result};
+constexpr Primitive unary(std::string_view name, UnaryOp op, R result, VjpRule vjp, JaxprParamsRule params = nullptr) {
+  return {name, name, {lax_name_of(name), params}, placed_implementation, elementwise_cost, vjp, batching::elementwise,
+          &partitioning::elementwise, CollectiveKind::none, 1, op, no_binary, result};
 }
 constexpr Primitive binary(std::string_view name, BinaryOp op, R result, VjpRule vjp) {
-  return {name, name, placed_implementation, elementwise_cost, vjp, batching::elementwise, &partitioning::elementwise,
-          CollectiveKind::none, lax_name_of(name), 2, no_unary, op, result};
+  return {name, name, {lax_name_of(name)}, placed_implementation, elementwise_cost, vjp, batching::elementwise,
+          &partitioning::elementwise, CollectiveKind::none, 2, no_unary, op, result};
 }
 // A primitive whose application does more than make its result (Primitive::effect).
 constexpr Primitive with_effect(Primitive primitive) {
   primitive.effect = true;
   return primitive;
 }
-constexpr Primitive reduction(std::string_view name, std::string_view api_name, VjpRule vjp) {
-  return {name, api_name, placed_implementation, reduction_cost, vjp, batching::reduction, &partitioning::reduction};
+// JAX's reduce_sum, reduce_max and reduce_min carry out_sharding, argmax and
+// argmin their index_dtype, the others their axes only.
+constexpr Primitive reduction(std::string_view name, std::string_view api_name, VjpRule vjp, JaxprParamsRule params) {
+  return {name, api_name, {name, params}, placed_implementation, reduction_cost, vjp, batching::reduction,
+          &partitioning::reduction};
 }
 
 // Sorted by name.
 constexpr std::array primitive_table{
     unary("abs", UnaryOp::abs, R::promoted, vjp::abs_vjp),
     binary("add", BinaryOp::add, R::promoted, vjp::add_vjp),
-    Primitive{"all_gather", "all_gather", all_gather_implementation, collective_cost, vjp::all_gather_vjp, batching::collective, &partitioning::replay, CollectiveKind::all_gather},
-    Primitive{"all_to_all", "all_to_all", all_to_all_implementation, collective_cost, vjp::all_to_all_vjp, batching::collective, &partitioning::replay, CollectiveKind::all_to_all},
-    reduction("argmax", "argmax", vjp::zero_vjp),
-    reduction("argmin", "argmin", vjp::zero_vjp),
-    Primitive{"axis_index", "axis_index", axis_index_implementation, collective_cost, vjp::zero_vjp, batching::collective, &partitioning::replay},
-    Primitive{"broadcast_in_dim", "broadcast_in_dim", placed_implementation, movement_cost, vjp::broadcast_in_dim_vjp, batching::broadcast_in_dim, &partitioning::broadcast_in_dim},
+    Primitive{"all_gather", "all_gather", {"all_gather"}, all_gather_implementation, collective_cost, vjp::all_gather_vjp, batching::collective, &partitioning::replay, CollectiveKind::all_gather},
+    Primitive{"all_to_all", "all_to_all", {"all_to_all"}, all_to_all_implementation, collective_cost, vjp::all_to_all_vjp, batching::collective, &partitioning::replay, CollectiveKind::all_to_all},
+    reduction("argmax", "argmax", vjp::zero_vjp, jaxpr_params::arg_reduction),
+    reduction("argmin", "argmin", vjp::zero_vjp, jaxpr_params::arg_reduction),
+    Primitive{"axis_index", "axis_index", {"axis_index"}, axis_index_implementation, collective_cost, vjp::zero_vjp, batching::collective, &partitioning::replay},
+    Primitive{"broadcast_in_dim", "broadcast_in_dim", {"broadcast_in_dim", jaxpr_params::broadcast_in_dim}, placed_implementation, movement_cost, vjp::broadcast_in_dim_vjp, batching::broadcast_in_dim, &partitioning::broadcast_in_dim},
     unary("ceil", UnaryOp::ceil, R::floating, vjp::zero_vjp),
-    Primitive{"cholesky", "linalg.cholesky", cholesky_implementation, linalg_cost, vjp::cholesky_vjp, batching::linalg, &partitioning::replay},
-    Primitive{"concatenate", "concatenate", concatenate_implementation, movement_cost, vjp::concatenate_vjp, batching::concatenate, &partitioning::replay},
-    Primitive{"conv_general_dilated", "conv_general_dilated", placed_implementation, conv_cost, vjp::conv_general_dilated_vjp, batching::conv_general_dilated, &partitioning::convolution},
-    Primitive{"convert_element_type", "astype", placed_implementation, memory_bound_cost, vjp::convert_vjp, batching::convert, &partitioning::convert},
-    Primitive{"copy", "copy", identity_implementation, movement_cost, vjp::identity_vjp, batching::convert, &partitioning::replay},
+    Primitive{"cholesky", "linalg.cholesky", {"cholesky"}, cholesky_implementation, linalg_cost, vjp::cholesky_vjp, batching::linalg, &partitioning::replay},
+    Primitive{"concatenate", "concatenate", {"concatenate"}, concatenate_implementation, movement_cost, vjp::concatenate_vjp, batching::concatenate, &partitioning::replay},
+    Primitive{"conv_general_dilated", "conv_general_dilated", {"conv_general_dilated"}, placed_implementation, conv_cost, vjp::conv_general_dilated_vjp, batching::conv_general_dilated, &partitioning::convolution},
+    Primitive{"convert_element_type", "astype", {"convert_element_type", jaxpr_params::convert_element_type}, placed_implementation, memory_bound_cost, vjp::convert_vjp, batching::convert, &partitioning::convert},
+    Primitive{"copy", "copy", {"copy"}, identity_implementation, movement_cost, vjp::identity_vjp, batching::convert, &partitioning::replay},
     unary("cos", UnaryOp::cos, R::floating, vjp::cos_vjp),
-    Primitive{"cumsum", "cumsum", cumsum_implementation, reduction_cost, vjp::cumsum_vjp, batching::cumsum, &partitioning::replay},
-    with_effect(Primitive{"debug_print", "debug.print", debug_print_implementation, movement_cost, vjp::zero_vjp, batching::loop, &partitioning::replay}),
-    Primitive{"device_put", "device_put", placed_implementation, relayout_cost, vjp::device_put_vjp, batching::placement, &partitioning::device_put},
+    Primitive{"cumsum", "cumsum", {"cumsum"}, cumsum_implementation, reduction_cost, vjp::cumsum_vjp, batching::cumsum, &partitioning::replay},
+    with_effect(Primitive{"debug_print", "debug.print", {"debug_print"}, debug_print_implementation, movement_cost, vjp::zero_vjp, batching::loop, &partitioning::replay}),
+    Primitive{"device_put", "device_put", {"device_put"}, placed_implementation, relayout_cost, vjp::device_put_vjp, batching::placement, &partitioning::device_put},
     binary("divide", BinaryOp::div, R::floating, vjp::divide_vjp),
-    Primitive{"dot_general", "dot", placed_implementation, dot_cost, vjp::dot_general_vjp, batching::dot_general, &partitioning::contraction},
-    Primitive{"dynamic_slice", "dynamic_slice", dynamic_slice_implementation, slice_cost, vjp::dynamic_slice_vjp, batching::dynamic_slice, &partitioning::replay},
-    Primitive{"dynamic_update_slice", "dynamic_update_slice", dynamic_update_slice_implementation, slice_cost, vjp::dynamic_update_slice_vjp, batching::dynamic_update_slice, &partitioning::replay},
-    Primitive{"eigh", "linalg.eigh", eigh_implementation, linalg_cost, vjp::eigh_vjp, batching::linalg, &partitioning::replay},
+    Primitive{"dot_general", "dot", {"dot_general", jaxpr_params::dot_general}, placed_implementation, dot_cost, vjp::dot_general_vjp, batching::dot_general, &partitioning::contraction},
+    Primitive{"dynamic_slice", "dynamic_slice", {"dynamic_slice"}, dynamic_slice_implementation, slice_cost, vjp::dynamic_slice_vjp, batching::dynamic_slice, &partitioning::replay},
+    Primitive{"dynamic_update_slice", "dynamic_update_slice", {"dynamic_update_slice"}, dynamic_update_slice_implementation, slice_cost, vjp::dynamic_update_slice_vjp, batching::dynamic_update_slice, &partitioning::replay},
+    Primitive{"eigh", "linalg.eigh", {"eigh"}, eigh_implementation, linalg_cost, vjp::eigh_vjp, batching::linalg, &partitioning::replay},
     binary("equal", BinaryOp::eq, R::boolean, vjp::zero_vjp),
     unary("erf", UnaryOp::erf, R::floating, vjp::erf_vjp),
     unary("erf_inv", UnaryOp::erf_inv, R::floating, vjp::erf_inv_vjp),
@@ -531,13 +535,13 @@ constexpr std::array primitive_table{
     unary("expm1", UnaryOp::expm1, R::floating, vjp::expm1_vjp),
     unary("floor", UnaryOp::floor, R::floating, vjp::zero_vjp),
     binary("floor_divide", BinaryOp::floor_divide, R::promoted, vjp::zero_vjp),
-    Primitive{"gather", "take", gather_implementation, gather_cost, vjp::gather_vjp, batching::gather, &partitioning::replay},
-    Primitive{"geqrf", "linalg.qr", geqrf_implementation, linalg_cost, vjp::not_differentiable, batching::linalg, &partitioning::replay},
+    Primitive{"gather", "take", {"gather"}, gather_implementation, gather_cost, vjp::gather_vjp, batching::gather, &partitioning::replay},
+    Primitive{"geqrf", "linalg.qr", {"geqrf"}, geqrf_implementation, linalg_cost, vjp::not_differentiable, batching::linalg, &partitioning::replay},
     binary("greater", BinaryOp::gt, R::boolean, vjp::zero_vjp),
     binary("greater_equal", BinaryOp::ge, R::boolean, vjp::zero_vjp),
     binary("less", BinaryOp::lt, R::boolean, vjp::zero_vjp),
     binary("less_equal", BinaryOp::le, R::boolean, vjp::zero_vjp),
-    Primitive{"linalg_solve", "linalg.solve", linalg_solve_implementation, linalg_cost, vjp::linalg_solve_vjp, batching::linalg, &partitioning::replay},
+    Primitive{"linalg_solve", "linalg.solve", {"linalg_solve"}, linalg_solve_implementation, linalg_cost, vjp::linalg_solve_vjp, batching::linalg, &partitioning::replay},
     unary("log", UnaryOp::log, R::floating, vjp::log_vjp),
     unary("log1p", UnaryOp::log1p, R::floating, vjp::log1p_vjp),
     binary("logical_and", BinaryOp::logical_and, R::boolean, vjp::zero_vjp),
@@ -546,61 +550,61 @@ constexpr std::array primitive_table{
     binary("maximum", BinaryOp::max, R::promoted, vjp::maximum_vjp),
     binary("minimum", BinaryOp::min, R::promoted, vjp::minimum_vjp),
     binary("multiply", BinaryOp::mul, R::promoted, vjp::multiply_vjp),
-    Primitive{"name", "checkpoint_name", identity_implementation, movement_cost, vjp::identity_vjp, batching::convert, &partitioning::replay},
+    Primitive{"name", "checkpoint_name", {"name"}, identity_implementation, movement_cost, vjp::identity_vjp, batching::convert, &partitioning::replay},
     unary("negative", UnaryOp::neg, R::promoted, vjp::negative_vjp),
     binary("not_equal", BinaryOp::ne, R::boolean, vjp::zero_vjp),
-    Primitive{"pmax", "pmax", psum_implementation, collective_cost, vjp::not_differentiable, batching::collective, &partitioning::replay, CollectiveKind::all_reduce},
-    Primitive{"pmean", "pmean", psum_implementation, collective_cost, vjp::pmean_vjp, batching::collective, &partitioning::replay, CollectiveKind::all_reduce},
-    Primitive{"pmin", "pmin", psum_implementation, collective_cost, vjp::not_differentiable, batching::collective, &partitioning::replay, CollectiveKind::all_reduce},
+    Primitive{"pmax", "pmax", {"pmax"}, psum_implementation, collective_cost, vjp::not_differentiable, batching::collective, &partitioning::replay, CollectiveKind::all_reduce},
+    Primitive{"pmean", "pmean", {"pmean"}, psum_implementation, collective_cost, vjp::pmean_vjp, batching::collective, &partitioning::replay, CollectiveKind::all_reduce},
+    Primitive{"pmin", "pmin", {"pmin"}, psum_implementation, collective_cost, vjp::not_differentiable, batching::collective, &partitioning::replay, CollectiveKind::all_reduce},
     binary("power", BinaryOp::pow, R::promoted, vjp::power_vjp),
-    Primitive{"ppermute", "ppermute", ppermute_implementation, collective_cost, vjp::ppermute_vjp, batching::collective, &partitioning::replay, CollectiveKind::collective_permute},
-    Primitive{"preduced", "pcast", pcast_implementation, collective_cost, vjp::preduced_vjp, batching::collective, &partitioning::replay},
-    Primitive{"psum", "psum", psum_implementation, collective_cost, vjp::psum_vjp, batching::collective, &partitioning::replay, CollectiveKind::all_reduce},
-    Primitive{"psum_scatter", "psum_scatter", psum_scatter_implementation, collective_cost, vjp::psum_scatter_vjp, batching::collective, &partitioning::replay, CollectiveKind::reduce_scatter},
-    Primitive{"pvary", "pvary", pvary_implementation, collective_cost, vjp::pvary_vjp, batching::collective, &partitioning::replay},
-    Primitive{"qr", "linalg.qr", qr_implementation, linalg_cost, vjp::qr_vjp, batching::linalg, &partitioning::replay},
-    Primitive{"random_fold_in", "fold_in", random_fold_in_implementation, random_cost, vjp::zero_vjp, batching::loop, &partitioning::replay},
-    Primitive{"random_sample", "random", random_sample_implementation, random_cost, vjp::zero_vjp, batching::loop, &partitioning::replay},
-    Primitive{"random_split", "split", random_split_implementation, random_cost, vjp::zero_vjp, batching::loop, &partitioning::replay},
-    reduction("reduce_and", "all", vjp::zero_vjp),
-    reduction("reduce_max", "max", vjp::reduce_extremum_vjp),
-    reduction("reduce_mean", "mean", vjp::reduce_mean_vjp),
-    reduction("reduce_min", "min", vjp::reduce_extremum_vjp),
-    reduction("reduce_or", "any", vjp::zero_vjp),
-    reduction("reduce_prod", "prod", vjp::reduce_prod_vjp),
-    reduction("reduce_sum", "sum", vjp::reduce_sum_vjp),
-    Primitive{"reduce_window_max", "reduce_window", reduce_window_implementation, reduce_window_cost, vjp::reduce_window_extremum_vjp, batching::reduce_window, &partitioning::replay},
-    Primitive{"reduce_window_min", "reduce_window", reduce_window_implementation, reduce_window_cost, vjp::reduce_window_extremum_vjp, batching::reduce_window, &partitioning::replay},
-    Primitive{"reduce_window_sum", "reduce_window", reduce_window_implementation, reduce_window_cost, vjp::reduce_window_sum_vjp, batching::reduce_window, &partitioning::replay},
-    Primitive{"reduced_vary_cast", "pcast", pcast_implementation, collective_cost, vjp::reduced_vary_cast_vjp, batching::collective, &partitioning::replay},
+    Primitive{"ppermute", "ppermute", {"ppermute"}, ppermute_implementation, collective_cost, vjp::ppermute_vjp, batching::collective, &partitioning::replay, CollectiveKind::collective_permute},
+    Primitive{"preduced", "pcast", {"preduced"}, pcast_implementation, collective_cost, vjp::preduced_vjp, batching::collective, &partitioning::replay},
+    Primitive{"psum", "psum", {"psum"}, psum_implementation, collective_cost, vjp::psum_vjp, batching::collective, &partitioning::replay, CollectiveKind::all_reduce},
+    Primitive{"psum_scatter", "psum_scatter", {"psum_scatter"}, psum_scatter_implementation, collective_cost, vjp::psum_scatter_vjp, batching::collective, &partitioning::replay, CollectiveKind::reduce_scatter},
+    Primitive{"pvary", "pvary", {"pvary"}, pvary_implementation, collective_cost, vjp::pvary_vjp, batching::collective, &partitioning::replay},
+    Primitive{"qr", "linalg.qr", {"qr"}, qr_implementation, linalg_cost, vjp::qr_vjp, batching::linalg, &partitioning::replay},
+    Primitive{"random_fold_in", "fold_in", {"random_fold_in"}, random_fold_in_implementation, random_cost, vjp::zero_vjp, batching::loop, &partitioning::replay},
+    Primitive{"random_sample", "random", {"random_sample"}, random_sample_implementation, random_cost, vjp::zero_vjp, batching::loop, &partitioning::replay},
+    Primitive{"random_split", "split", {"random_split"}, random_split_implementation, random_cost, vjp::zero_vjp, batching::loop, &partitioning::replay},
+    reduction("reduce_and", "all", vjp::zero_vjp, jaxpr_params::reduction),
+    reduction("reduce_max", "max", vjp::reduce_extremum_vjp, jaxpr_params::sharded_reduction),
+    reduction("reduce_mean", "mean", vjp::reduce_mean_vjp, jaxpr_params::sharded_reduction),
+    reduction("reduce_min", "min", vjp::reduce_extremum_vjp, jaxpr_params::sharded_reduction),
+    reduction("reduce_or", "any", vjp::zero_vjp, jaxpr_params::reduction),
+    reduction("reduce_prod", "prod", vjp::reduce_prod_vjp, jaxpr_params::reduction),
+    reduction("reduce_sum", "sum", vjp::reduce_sum_vjp, jaxpr_params::sharded_reduction),
+    Primitive{"reduce_window_max", "reduce_window", {"reduce_window_max"}, reduce_window_implementation, reduce_window_cost, vjp::reduce_window_extremum_vjp, batching::reduce_window, &partitioning::replay},
+    Primitive{"reduce_window_min", "reduce_window", {"reduce_window_min"}, reduce_window_implementation, reduce_window_cost, vjp::reduce_window_extremum_vjp, batching::reduce_window, &partitioning::replay},
+    Primitive{"reduce_window_sum", "reduce_window", {"reduce_window_sum"}, reduce_window_implementation, reduce_window_cost, vjp::reduce_window_sum_vjp, batching::reduce_window, &partitioning::replay},
+    Primitive{"reduced_vary_cast", "pcast", {"reduced_vary_cast"}, pcast_implementation, collective_cost, vjp::reduced_vary_cast_vjp, batching::collective, &partitioning::replay},
     binary("remainder", BinaryOp::rem, R::promoted, vjp::remainder_vjp),
-    Primitive{"reshape", "reshape", reshape_implementation, movement_cost, vjp::reshape_vjp, batching::reshape, &partitioning::replay},
-    Primitive{"rev", "flip", rev_implementation, movement_cost, vjp::rev_vjp, batching::rev, &partitioning::replay},
-    unary("round", UnaryOp::round, R::floating, vjp::zero_vjp),
+    Primitive{"reshape", "reshape", {"reshape", jaxpr_params::reshape}, reshape_implementation, movement_cost, vjp::reshape_vjp, batching::reshape, &partitioning::replay},
+    Primitive{"rev", "flip", {"rev"}, rev_implementation, movement_cost, vjp::rev_vjp, batching::rev, &partitioning::replay},
+    unary("round", UnaryOp::round, R::floating, vjp::zero_vjp, jaxpr_params::round),
     unary("rsqrt", UnaryOp::rsqrt, R::floating, vjp::rsqrt_vjp),
-    Primitive{"scatter", "scatter", scatter_implementation, movement_cost, vjp::scatter_vjp, batching::loop, &partitioning::replay},
-    Primitive{"select_and_gather_add", "reduce_window", selection_implementation, reduce_window_cost, vjp::select_and_gather_add_vjp, batching::reduce_window, &partitioning::replay},
-    Primitive{"select_and_scatter_add", "reduce_window", selection_implementation, reduce_window_cost, vjp::select_and_scatter_add_vjp, batching::reduce_window, &partitioning::replay},
-    Primitive{"select_n", "where", placed_implementation, memory_bound_cost, vjp::select_n_vjp, batching::select_n, &partitioning::select_n},
-    Primitive{"shard_map_enter", "shard_map", shard_map_enter_implementation, collective_cost, vjp::shard_map_enter_vjp, batching::shard_map_boundary, &partitioning::shard_map_entry},
-    Primitive{"shard_map_exit", "shard_map", shard_map_exit_implementation, collective_cost, vjp::shard_map_exit_vjp, batching::shard_map_boundary, &partitioning::replay},
-    Primitive{"sharding_constraint", "with_sharding_constraint", placed_implementation, relayout_cost, vjp::identity_vjp, batching::placement, &partitioning::sharding_constraint},
+    Primitive{"scatter", "scatter", {"scatter"}, scatter_implementation, movement_cost, vjp::scatter_vjp, batching::loop, &partitioning::replay},
+    Primitive{"select_and_gather_add", "reduce_window", {"select_and_gather_add"}, selection_implementation, reduce_window_cost, vjp::select_and_gather_add_vjp, batching::reduce_window, &partitioning::replay},
+    Primitive{"select_and_scatter_add", "reduce_window", {"select_and_scatter_add"}, selection_implementation, reduce_window_cost, vjp::select_and_scatter_add_vjp, batching::reduce_window, &partitioning::replay},
+    Primitive{"select_n", "where", {"select_n"}, placed_implementation, memory_bound_cost, vjp::select_n_vjp, batching::select_n, &partitioning::select_n},
+    Primitive{"shard_map_enter", "shard_map", {"shard_map_enter"}, shard_map_enter_implementation, collective_cost, vjp::shard_map_enter_vjp, batching::shard_map_boundary, &partitioning::shard_map_entry},
+    Primitive{"shard_map_exit", "shard_map", {"shard_map_exit"}, shard_map_exit_implementation, collective_cost, vjp::shard_map_exit_vjp, batching::shard_map_boundary, &partitioning::replay},
+    Primitive{"sharding_constraint", "with_sharding_constraint", {"sharding_constraint"}, placed_implementation, relayout_cost, vjp::identity_vjp, batching::placement, &partitioning::sharding_constraint},
     unary("sign", UnaryOp::sign, R::promoted, vjp::zero_vjp),
     unary("sin", UnaryOp::sin, R::floating, vjp::sin_vjp),
-    Primitive{"slice", "slice", static_slice_implementation, slice_cost, vjp::slice_vjp, batching::slice, &partitioning::replay},
-    Primitive{"slogdet", "linalg.slogdet", slogdet_implementation, linalg_cost, vjp::slogdet_vjp, batching::linalg, &partitioning::replay},
-    Primitive{"sort", "sort", sort_implementation, reduction_cost, vjp::sort_vjp, batching::sort, &partitioning::replay},
+    Primitive{"slice", "slice", {"slice"}, static_slice_implementation, slice_cost, vjp::slice_vjp, batching::slice, &partitioning::replay},
+    Primitive{"slogdet", "linalg.slogdet", {"slogdet"}, slogdet_implementation, linalg_cost, vjp::slogdet_vjp, batching::linalg, &partitioning::replay},
+    Primitive{"sort", "sort", {"sort"}, sort_implementation, reduction_cost, vjp::sort_vjp, batching::sort, &partitioning::replay},
     unary("sqrt", UnaryOp::sqrt, R::floating, vjp::sqrt_vjp),
     unary("square", UnaryOp::square, R::promoted, vjp::square_vjp),
-    Primitive{"stop_gradient", "stop_gradient", identity_implementation, movement_cost, vjp::zero_vjp, batching::convert, &partitioning::replay},
+    Primitive{"stop_gradient", "stop_gradient", {"stop_gradient"}, identity_implementation, movement_cost, vjp::zero_vjp, batching::convert, &partitioning::replay},
     binary("subtract", BinaryOp::sub, R::promoted, vjp::subtract_vjp),
-    Primitive{"svd", "linalg.svd", svd_implementation, linalg_cost, vjp::svd_vjp, batching::linalg, &partitioning::replay},
+    Primitive{"svd", "linalg.svd", {"svd"}, svd_implementation, linalg_cost, vjp::svd_vjp, batching::linalg, &partitioning::replay},
     unary("tan", UnaryOp::tan, R::floating, vjp::tan_vjp),
     unary("tanh", UnaryOp::tanh, R::floating, vjp::tanh_vjp),
-    Primitive{"transpose", "transpose", placed_implementation, movement_cost, vjp::transpose_vjp, batching::transpose, &partitioning::transpose},
+    Primitive{"transpose", "transpose", {"transpose"}, placed_implementation, movement_cost, vjp::transpose_vjp, batching::transpose, &partitioning::transpose},
     binary("true_divide", BinaryOp::div, R::floating, vjp::divide_vjp),
-    Primitive{"update_slice", "at.set", update_slice_implementation, slice_cost, vjp::update_slice_vjp, batching::update_slice, &partitioning::replay},
-    Primitive{"vary_unreduced_cast", "pcast", pcast_implementation, collective_cost, vjp::vary_unreduced_cast_vjp, batching::collective, &partitioning::replay},
+    Primitive{"update_slice", "at.set", {"update_slice"}, update_slice_implementation, slice_cost, vjp::update_slice_vjp, batching::update_slice, &partitioning::replay},
+    Primitive{"vary_unreduced_cast", "pcast", {"vary_unreduced_cast"}, pcast_implementation, collective_cost, vjp::vary_unreduced_cast_vjp, batching::collective, &partitioning::replay},
 };
 
 constexpr bool table_sorted() {
@@ -632,6 +636,12 @@ double bytes_accessed(const std::vector<typecheck::ArrayType>& operands, const t
   double bytes = bytes_of(result);
   for (const auto& operand : operands) bytes += bytes_of(operand);
   return bytes;
+}
+
+std::vector<std::pair<std::string, std::string>> Params::texts() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, value] : entries) out.emplace_back(name, param_text(value));
+  return out;
 }
 
 std::string Params::str() const {

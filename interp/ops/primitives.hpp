@@ -55,6 +55,8 @@ struct Params {
   }
   // "[axes=(0,) keepdims=False]", or "" when there are none.
   std::string str() const;
+  // Each param's name and value text, in the order they were set.
+  std::vector<std::pair<std::string, std::string>> texts() const;
 };
 
 enum class ElementwiseResult {
@@ -143,9 +145,25 @@ struct Batched {
 };
 using BatchRule = Batched (*)(const BatchCall& call);
 
+// JAX's params of one application as a jaxpr prints them (ops/jaxpr_params.hpp):
+// each name and its text, in any order (the printer sorts them, as JAX's does).
+using PrintedParams = std::vector<std::pair<std::string, std::string>>;
+using JaxprParamsRule = PrintedParams (*)(const Params& params, const std::vector<typecheck::ArrayType>& operands,
+                                          const typecheck::ArrayType& result);
+
+// What JAX calls the primitive: its lax primitive's name (what a jaxpr
+// prints, and its sharding errors say: "mul", "dot_general"; ours where JAX
+// has no such primitive) and how a jaxpr shows its params (null: ours, each
+// as Params::str writes it).
+struct LaxForm {
+  std::string_view name;
+  JaxprParamsRule params = nullptr;
+};
+
 struct Primitive {
-  std::string_view name;       // as a Jaxpr prints it: "add", "dot_general", "reduce_sum"
+  std::string_view name;       // the table's key: "add", "multiply", "dot_general", "reduce_sum"
   std::string_view api_name;   // the jnp/jax name typecheck's rules and errors use: "add", "dot", "sum"
+  LaxForm lax;                 // as JAX names and prints it
   Implementation implementation;
   CostRule cost;
   VjpRule vjp;
@@ -155,7 +173,6 @@ struct Primitive {
   // XLA instruction: psum is an all-reduce).
   devices::CollectiveKind collective = devices::CollectiveKind::none;
   // Elementwise primitives only.
-  std::string_view lax_name = {};  // JAX's lax primitive, as its sharding errors name it: "mul"
   int arity = 0;
   devices::UnaryOp unary = devices::UnaryOp::neg;
   devices::BinaryOp binary = devices::BinaryOp::add;

@@ -45,22 +45,6 @@ std::string typed(const Jaxpr& program, int variable) {
 
 }  // namespace
 
-std::string Jaxpr::str() const {
-  std::string out = "{ lambda ";
-  for (std::size_t i = 0; i < constants.size(); ++i) out += (i ? " " : "") + typed(*this, constants[i].first);
-  out += "; ";
-  for (std::size_t i = 0; i < inputs.size(); ++i) out += (i ? " " : "") + typed(*this, inputs[i]);
-  out += ". let\n";
-  for (const auto& e : equations) {
-    out += "    " + typed(*this, e.output) + " = " + std::string(e.primitive->name) + e.params.str();
-    for (int input : e.inputs) out += " " + variable_name(input);
-    out += "\n";
-  }
-  out += "  in (";
-  for (std::size_t i = 0; i < outputs.size(); ++i) out += (i ? ", " : "") + variable_name(outputs[i]);
-  return out + (outputs.size() == 1 ? ",) }" : ") }");
-}
-
 Cost program_cost(const Jaxpr& program) {
   Cost total;
   for (const auto& e : program.equations) {

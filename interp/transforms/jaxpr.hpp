@@ -3,10 +3,11 @@
 // (with its sharding). Constants are arrays the traced function closed over
 // or made from Python literals.
 //
-// Printed like a jaxpr:
-//   { lambda a:i32[]; b:i32[8@X,2@Y]. let
-//       c:i32[8@X,2@Y] = multiply b a
-//     in (c) }
+// Printed as JAX prints a jaxpr (jaxpr_print.cpp), in JAX's primitive names
+// and params, a scalar constant inline as a literal:
+//   { lambda a:f32[8]; b:f32[8@X,2@Y]. let
+//       c:f32[8@X,2@Y] = mul b 2.0:f32[]
+//     in (c,) }
 //
 // compile() runs the SPMD partitioner (partitioner.hpp) on a Jaxpr: the
 // Executable holds the per-device program, each equation's decision made
@@ -58,9 +59,16 @@ struct Jaxpr {
   std::vector<int> outputs;
 
   int add_variable(typecheck::ArrayType type, std::optional<Layout> layout = std::nullopt, bool committed = false);
-  // The jaxpr text.
+  // The jaxpr text, as JAX prints it (jaxpr_print.cpp).
   std::string str() const;
 };
+
+// The value of a constant a jaxpr prints inline (a literal): a scalar with
+// data; nullopt for an array (a constvar) or an abstract value.
+std::optional<double> literal_value(const ArrayObject& array);
+// A literal's value as JAX prints it: 2, 2.0, 0.1 (a weak float is the
+// Python float it was written as), True.
+std::string literal_text(double value, typecheck::DType dtype, bool weak);
 
 // "a", "b", ..., "z", "ba", "bb", ... as jaxprs name variables.
 std::string variable_name(int number);

@@ -66,7 +66,7 @@ int main() {
 
     for (const interp::Primitive& primitive : interp::primitives())
       std::cout << "primitive\t" << primitive.name << '\t' << primitive.api_name << '\t'
-                << (primitive.lax_name.empty() ? "-" : primitive.lax_name) << '\t'
+                << (primitive.lax.name.empty() ? "-" : primitive.lax.name) << '\t'
                 << (interp::is_differentiable(primitive) ? "grad" : "-") << '\n';
   } catch (const std::exception& error) {
     std::cerr << "shardlang_list_api: " << error.what() << '\n';
