@@ -45,6 +45,9 @@ MODULES = [
         "XLA's collective names (not real HLO) and whose `cost_analysis()` returns `flops`, "
         "`bytes accessed`, `collective bytes` and `estimated time` from shardlang's TPU cost model. "
         "`donate_argnums`, `keep_unused`, `inline` are accepted and have no effect.",
+        "`jax.make_jaxpr(f)(*args)` and `jax.jit(f).trace(*args).jaxpr` print as JAX 0.11 prints a jaxpr "
+        "(docs/architecture.md \"Printing a jaxpr\"); `make_jaxpr`'s `axis_env` and `abstracted_axes` "
+        "raise NotImplementedError (collectives are traced inside shard_map or vmap; shapes are static).",
         "`jax.grad` / `value_and_grad` differentiate through the primitives that have a VJP rule (the "
         "`grad` column of the primitive table below).",
         "`jax.vjp`'s function walks the traced program backwards on each call; an integer or boolean "

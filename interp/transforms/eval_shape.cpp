@@ -56,16 +56,14 @@ class ShapeDtypeStructObject : public Object {
   bool weak_type;
 };
 
-// The ShapeDtypeStruct of an array (its sharding where it is placed on a
-// mesh of more than one device).
-Value struct_of(Evaluator& evaluator, ArrayObject& array) {
+}  // namespace
+
+Value shape_dtype_struct_of(Evaluator& evaluator, ArrayObject& array) {
   Value sharding;
   if (array.committed && array.layout.mesh && array.layout.mesh->devices.size() > 1)
     if (auto value = array.get_attribute(evaluator, "sharding")) sharding = *value;
   return Value(std::make_shared<ShapeDtypeStructObject>(array.aval.shape, array.aval.dtype, sharding, array.aval.weak_type));
 }
-
-}  // namespace
 
 std::optional<ArrayRef> shape_dtype_struct_array(Evaluator& evaluator, const Value& value) {
   auto* s = value.as<ShapeDtypeStructObject>();
@@ -117,7 +115,7 @@ void install_eval_shape(Evaluator& evaluator) {
       if (!is_array_like(leaf))
         raise(exc::TypeError(), "eval_shape: the function returned " + ev.repr(leaf) + " of type " +
                                     ev.repr(Value(type_of(leaf))) + ", which is not a valid JAX type");
-      return struct_of(ev, *to_array(ev, leaf));
+      return shape_dtype_struct_of(ev, *to_array(ev, leaf));
     });
   });
 }

@@ -17,6 +17,10 @@ namespace interp {
 // when `value` is not one.
 std::optional<ArrayRef> shape_dtype_struct_array(Evaluator& evaluator, const Value& value);
 
+// The ShapeDtypeStruct of an array (its sharding where it is placed on a
+// mesh of more than one device).
+Value shape_dtype_struct_of(Evaluator& evaluator, ArrayObject& array);
+
 // jax.ShapeDtypeStruct and jax.eval_shape in the jax module.
 void install_eval_shape(Evaluator& evaluator);
 

@@ -63,6 +63,11 @@ struct Jaxpr {
   std::string str() const;
 };
 
+// One equation's line, its variables named afresh (JAX's str(eqn)).
+std::string equation_str(const Jaxpr& program, std::size_t index);
+// An equation's params as JAX shows them (its primitive's LaxForm), sorted by name.
+PrintedParams printed_params(const Jaxpr& program, const Equation& e);
+
 // The value of a constant a jaxpr prints inline (a literal): a scalar with
 // data; nullopt for an array (a constvar) or an abstract value.
 std::optional<double> literal_value(const ArrayObject& array);

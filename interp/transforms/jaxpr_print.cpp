@@ -5,6 +5,7 @@
 // nothing reads prints as `_`; a scalar constant prints inline as a literal
 // (`2.0:f32[]`), the others are constvars; each equation shows JAX's name
 // for its primitive and JAX's params (the table entry's LaxForm).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -52,9 +53,12 @@ namespace {
 
 class Printer {
  public:
-  explicit Printer(const Jaxpr& program) : program_(program) {
+  // `top_level`: the jaxpr printed whole (pp_toplevel_jaxpr), whose unread
+  // results are `_`; otherwise one equation in a fresh context.
+  Printer(const Jaxpr& program, bool top_level) : program_(program) {
     for (const auto& [variable, value] : program.constants)
       if (auto v = literal_value(*value)) literals_[variable] = *v;
+    if (!top_level) return;
     // pp_toplevel_jaxpr's _dropvars: results nothing after them reads.
     std::set<int> used(program.outputs.begin(), program.outputs.end());
     for (auto e = program.equations.rbegin(); e != program.equations.rend(); ++e) {
@@ -79,6 +83,16 @@ class Printer {
                                            pp::nest(2, pp::concat({pp::brk(), pp::join(pp::brk("; "), equations)})),
                                            pp::brk(), pp::text("in "), out}))),
          pp::text(" }")});
+  }
+
+  pp::Doc equation(const Equation& e) {
+    const Primitive& primitive = *e.primitive;
+    pp::Doc lhs = binders({e.output});
+    PrintedParams params = printed_params(program_, e);
+    std::vector<pp::Doc> operands;
+    for (int input : e.inputs) operands.push_back(atom(input, literal_dtype(e, input)));
+    return pp::concat({lhs, pp::text(" = "), pp::text(std::string(primitive.lax.name)), kv_pairs(params),
+                       pp::concat({pp::text(" "), vars(operands)})});
   }
 
  private:
@@ -113,20 +127,6 @@ class Printer {
     return vars(items);
   }
 
-  pp::Doc equation(const Equation& e) {
-    const Primitive& primitive = *e.primitive;
-    pp::Doc lhs = binders({e.output});
-    std::vector<typecheck::ArrayType> operand_types;
-    for (int input : e.inputs) operand_types.push_back(type(input));
-    const typecheck::ArrayType& result = type(e.output);
-    PrintedParams params = primitive.lax.params ? primitive.lax.params(e.params, operand_types, result) : e.params.texts();
-    std::sort(params.begin(), params.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<pp::Doc> operands;
-    for (int input : e.inputs) operands.push_back(atom(input, literal_dtype(e, input)));
-    return pp::concat({lhs, pp::text(" = "), pp::text(std::string(primitive.lax.name)), kv_pairs(params),
-                       pp::concat({pp::text(" "), vars(operands)})});
-  }
-
   // An elementwise primitive promotes a weak (Python scalar) operand to the
   // others' dtype before JAX binds it: the literal shows as converted.
   std::optional<typecheck::DType> literal_dtype(const Equation& e, int input) const {
@@ -155,8 +155,22 @@ class Printer {
 }  // namespace
 
 std::string Jaxpr::str() const {
-  Printer printer(*this);
+  Printer printer(*this, true);
   return pp::format(printer.jaxpr());
+}
+
+std::string equation_str(const Jaxpr& program, std::size_t index) {
+  Printer printer(program, false);
+  return pp::format(printer.equation(program.equations.at(index)));
+}
+
+PrintedParams printed_params(const Jaxpr& program, const Equation& e) {
+  std::vector<typecheck::ArrayType> operands;
+  for (int input : e.inputs) operands.push_back(program.variable_types[static_cast<std::size_t>(input)]);
+  const typecheck::ArrayType& result = program.variable_types[static_cast<std::size_t>(e.output)];
+  PrintedParams params = e.primitive->lax.params ? e.primitive->lax.params(e.params, operands, result) : e.params.texts();
+  std::sort(params.begin(), params.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return params;
 }
 
 }  // namespace interp

@@ -749,14 +749,20 @@ class TracedObject : public Object {
   LoweredCall lowered;
 };
 
+// A native `(*args, **kwargs)`'s arguments as a call's.
+CallArgs star_arguments(Evaluator& evaluator, Arguments& a) {
+  CallArgs call{a[0].as<TupleObject>()->items, {}};
+  if (auto* kwargs = a[1].as<DictObject>())
+    for (const auto& e : kwargs->table.entries())
+      if (e.live) call.keywords.emplace_back(evaluator.str(e.key), e.value);
+  return call;
+}
+
 std::optional<Value> JitFunctionObject::get_attribute(Evaluator& evaluator, const std::string& attribute) {
   auto self = std::static_pointer_cast<JitFunctionObject>(shared_from_this());
   if (attribute == "lower" || attribute == "trace")
     return Value(native(attribute + "(*args, **kwargs)", [self, attribute](Evaluator& ev, Arguments& a) {
-      CallArgs call{a[0].as<TupleObject>()->items, {}};
-      if (auto* kwargs = a[1].as<DictObject>())
-        for (const auto& e : kwargs->table.entries())
-          if (e.live) call.keywords.emplace_back(ev.str(e.key), e.value);
+      CallArgs call = star_arguments(ev, a);
       std::vector<ArrayRef> arguments;
       const TracedCall& traced = *self->trace(ev, call, arguments);
       std::string name = self->name();
@@ -790,6 +796,35 @@ std::set<std::string> name_set(Evaluator& evaluator, const Value& value) {
   return out;
 }
 
+// jax.make_jaxpr(fun, ...)(*args): fun traced as jit traces it (static
+// arguments, pytrees, ShapeDtypeStructs, sharded arrays), its program as a
+// ClosedJaxpr; with return_shape, also the output's ShapeDtypeStructs.
+Value make_jaxpr(Evaluator& evaluator, Arguments& a) {
+  if (!a[0].is_object() || !a[0].object()->callable())
+    raise(exc::TypeError(), "Expected a callable value, got " + evaluator.repr(a[0]));
+  // axis_env binds collective axis names outside any mapped trace; abstracted_axes is dynamic shapes.
+  if (!a[2].is_none() && evaluator.truthy(a[2]))
+    raise(exc::NotImplementedError(), "make_jaxpr's axis_env is not supported: trace collectives inside "
+                                      "jax.shard_map or jax.vmap(axis_name=...)");
+  if (!a[4].is_none())
+    raise(exc::NotImplementedError(), "make_jaxpr's abstracted_axes (dynamic shapes) is not supported");
+  JitOptions options;
+  options.static_argnums = int_set(evaluator, a[1]);
+  auto jitted = std::make_shared<JitFunctionObject>(a[0], options);
+  bool return_shape = evaluator.truthy(a[3]);
+  return Value(native("make_jaxpr_f(*args, **kwargs)", [jitted, return_shape](Evaluator& ev, Arguments& inner) {
+    CallArgs call = star_arguments(ev, inner);
+    std::vector<ArrayRef> arguments;
+    const TracedCall& traced = *jitted->trace(ev, call, arguments);
+    Value jaxpr = jaxpr_value(traced.program);
+    if (!return_shape) return jaxpr;
+    Value shapes = tree_map(ev, traced.output_tree, [&](const Value& leaf) {
+      return shape_dtype_struct_of(ev, *to_array(ev, leaf));
+    });
+    return make_tuple({jaxpr, shapes});
+  }));
+}
+
 }  // namespace
 
 void install_jit(Evaluator& evaluator) {
@@ -811,6 +846,8 @@ void install_jit(Evaluator& evaluator) {
           raise(exc::TypeError(), "Expected a callable value, got " + ev.repr(a[0]));
         return Value(std::make_shared<JitFunctionObject>(a[0], options));
       });
+  evaluator.module("jax")->add_function(
+      "make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstracted_axes=None)", make_jaxpr);
 }
 
 }  // namespace interp
