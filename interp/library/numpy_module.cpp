@@ -455,6 +455,22 @@ void install_lax_structural(ModuleObject& lax) {
       return bind(ev, primitive("stop_gradient"), {to_array(ev, leaf)});
     });
   });
+  // lax.optimization_barrier(operand): each leaf of the pytree through the
+  // optimization_barrier primitive (jit keeps it: nothing is moved across it).
+  lax.add_function("optimization_barrier(operand, /)", [](Evaluator& ev, Arguments& a) {
+    return tree_map(ev, a[0], [&](const Value& leaf) {
+      return bind(ev, primitive("optimization_barrier"), {to_array(ev, leaf)});
+    });
+  });
+  lax.add_function("clamp(min, x, max)", [](Evaluator& ev, Arguments& a) {
+    return bind(ev, primitive("clamp"), {to_array(ev, a[0]), to_array(ev, a[1]), to_array(ev, a[2])});
+  });
+  lax.add_function("integer_pow(x, y, /)", [](Evaluator& ev, Arguments& a) {
+    if (!a[1].is_integral()) raise(exc::TypeError(), "integer_pow's exponent y must be an int, got " + ev.repr(a[1]));
+    Params params;
+    params.set("y", a[1].as_int());
+    return bind(ev, primitive("integer_pow"), {to_array(ev, a[0])}, std::move(params));
+  });
   lax.add_function("rev(operand, dimensions)", [](Evaluator& ev, Arguments& a) {
     Params params;
     params.set("dimensions", int_values(ev, a[1]));

@@ -74,6 +74,31 @@ Cotangents power_vjp(const VjpCall& call) {
   return {dx, dy};
 }
 
+// JAX's _integer_pow_jvp: g * (y * x ** (y - 1)), zero for y = 0.
+Cotangents integer_pow_vjp(const VjpCall& call) {
+  const auto& [ev, x, params, result, ct, needs, primitive] = call;
+  const std::int64_t y = *params.get<std::int64_t>("y");
+  if (y == 0) return {zeros_for(ev, x[0], ct, x[0]->aval.dtype)};
+  Params lowered;
+  lowered.set("y", y - 1);
+  return {mul(ev, ct, mul(ev, apply(ev, "integer_pow", {x[0]}, lowered), static_cast<double>(y)))};
+}
+
+// JAX's clamp JVPs transposed: min's where min > x (and min < max), x's
+// where min < x < max, max's where max < x; a scalar bound's summed.
+Cotangents clamp_vjp(const VjpCall& call) {
+  const auto& [ev, x, params, result, ct, needs, primitive] = call;
+  const ArrayRef &lo = x[0], &operand = x[1], &hi = x[2];
+  const DType dtype = ct->aval.dtype;
+  Cotangents out(3);
+  if (needs[0])
+    out[0] = unbroadcast(ev, mul(ev, ct, mul(ev, indicator(ev, "greater", lo, operand, dtype), indicator(ev, "less", lo, hi, dtype))), lo);
+  if (needs[1])
+    out[1] = mul(ev, ct, mul(ev, indicator(ev, "greater", operand, lo, dtype), indicator(ev, "less", operand, hi, dtype)));
+  if (needs[2]) out[2] = unbroadcast(ev, mul(ev, ct, indicator(ev, "less", hi, operand, dtype)), hi);
+  return out;
+}
+
 Cotangents exp_vjp(const VjpCall& call) {
   return unary_vjp(call, [](Evaluator&, const ArrayRef&, const ArrayRef& y) { return y; });
 }

@@ -468,6 +468,41 @@ ArrayRef identity_implementation(Evaluator&, const Primitive&, const std::vector
   return operand;
 }
 
+// lax.integer_pow(x, y): params y, a Python int. x ** y by power's rule and
+// kernel, y a weak scalar (so the result has x's type); JAX's errors for a
+// bool x and an integer x with a negative y.
+ArrayRef integer_pow_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                                    const Params& params, bool execute) {
+  const ArrayRef& x = operands[0];
+  const std::int64_t y = *params.get<std::int64_t>("y");
+  if (x->aval.dtype == DType::bool_)
+    raise(exc::TypeError(), "integer_pow does not accept dtype bool. Accepted dtypes are subtypes of number.");
+  if (y < 0 && typecheck::is_integer(x->aval.dtype))
+    raise(exc::TypeError(), "Integers cannot be raised to negative powers, got integer_pow(x, " + std::to_string(y) + ")");
+  const Primitive& power = primitive("power");
+  return power.implementation(evaluator, power, {x, to_array(evaluator, Value::integer(y))}, {}, execute);
+}
+
+// lax.clamp(min, x, max): JAX's shape rule (min and max scalars or of x's
+// shape) and dtype rule (one dtype), then max(min, x) and min(.., max) by
+// their rules and kernels: the result has x's type and layout.
+ArrayRef clamp_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
+                              const Params&, bool execute) {
+  const typecheck::ArrayType &lo = operands[0]->aval, &x = operands[1]->aval, &hi = operands[2]->aval;
+  for (const auto& [bound, name] : {std::pair{&lo, "min"}, std::pair{&hi, "max"}})
+    if (!bound->shape.empty() && bound->shape != x.shape)
+      raise(exc::TypeError(), std::string("clamp requires ") + name + ".shape == operand.shape or " + name +
+                                  ".shape == (), got " + name + ".shape=" + typecheck::python_shape_repr(bound->shape) +
+                                  ", operand.shape=" + typecheck::python_shape_repr(x.shape) + ".");
+  if (lo.dtype != x.dtype || hi.dtype != x.dtype)
+    raise(exc::TypeError(), "lax.clamp requires arguments to have the same dtypes, got " +
+                                std::string(typecheck::long_name(lo.dtype)) + ", " + std::string(typecheck::long_name(x.dtype)) +
+                                ", " + std::string(typecheck::long_name(hi.dtype)) + ".");
+  const Primitive &maximum = primitive("maximum"), &minimum = primitive("minimum");
+  ArrayRef above = maximum.implementation(evaluator, maximum, {operands[1], operands[0]}, {}, execute);
+  return minimum.implementation(evaluator, minimum, {above, operands[2]}, {}, execute);
+}
+
 constexpr UnaryOp no_unary = UnaryOp::neg;
 constexpr BinaryOp no_binary = BinaryOp::add;
 
@@ -515,6 +550,7 @@ constexpr std::array primitive_table{
     Primitive{"broadcast_in_dim", "broadcast_in_dim", {"broadcast_in_dim", jaxpr_params::broadcast_in_dim}, placed_implementation, movement_cost, vjp::broadcast_in_dim_vjp, batching::broadcast_in_dim, &partitioning::broadcast_in_dim},
     unary("ceil", UnaryOp::ceil, R::floating, vjp::zero_vjp),
     Primitive{"cholesky", "linalg.cholesky", {"cholesky"}, cholesky_implementation, linalg_cost, vjp::cholesky_vjp, batching::linalg, &partitioning::replay},
+    Primitive{"clamp", "clamp", {"clamp"}, clamp_implementation, elementwise_cost, vjp::clamp_vjp, batching::loop, &partitioning::replay},
     Primitive{"concatenate", "concatenate", {"concatenate"}, concatenate_implementation, movement_cost, vjp::concatenate_vjp, batching::concatenate, &partitioning::replay},
     Primitive{"conv_general_dilated", "conv_general_dilated", {"conv_general_dilated"}, placed_implementation, conv_cost, vjp::conv_general_dilated_vjp, batching::conv_general_dilated, &partitioning::convolution},
     Primitive{"convert_element_type", "astype", {"convert_element_type", jaxpr_params::convert_element_type}, placed_implementation, memory_bound_cost, vjp::convert_vjp, batching::convert, &partitioning::convert},
@@ -539,6 +575,7 @@ constexpr std::array primitive_table{
     Primitive{"geqrf", "linalg.qr", {"geqrf"}, geqrf_implementation, linalg_cost, vjp::not_differentiable, batching::linalg, &partitioning::replay},
     binary("greater", BinaryOp::gt, R::boolean, vjp::zero_vjp),
     binary("greater_equal", BinaryOp::ge, R::boolean, vjp::zero_vjp),
+    Primitive{"integer_pow", "integer_pow", {"integer_pow"}, integer_pow_implementation, elementwise_cost, vjp::integer_pow_vjp, batching::convert, &partitioning::replay},
     binary("less", BinaryOp::lt, R::boolean, vjp::zero_vjp),
     binary("less_equal", BinaryOp::le, R::boolean, vjp::zero_vjp),
     Primitive{"linalg_solve", "linalg.solve", {"linalg_solve"}, linalg_solve_implementation, linalg_cost, vjp::linalg_solve_vjp, batching::linalg, &partitioning::replay},
@@ -553,6 +590,7 @@ constexpr std::array primitive_table{
     Primitive{"name", "checkpoint_name", {"name"}, identity_implementation, movement_cost, vjp::identity_vjp, batching::convert, &partitioning::replay},
     unary("negative", UnaryOp::neg, R::promoted, vjp::negative_vjp),
     binary("not_equal", BinaryOp::ne, R::boolean, vjp::zero_vjp),
+    Primitive{"optimization_barrier", "optimization_barrier", {"optimization_barrier"}, identity_implementation, movement_cost, vjp::identity_vjp, batching::convert, &partitioning::replay},
     Primitive{"pmax", "pmax", {"pmax"}, psum_implementation, collective_cost, vjp::not_differentiable, batching::collective, &partitioning::replay, CollectiveKind::all_reduce},
     Primitive{"pmean", "pmean", {"pmean"}, psum_implementation, collective_cost, vjp::pmean_vjp, batching::collective, &partitioning::replay, CollectiveKind::all_reduce},
     Primitive{"pmin", "pmin", {"pmin"}, psum_implementation, collective_cost, vjp::not_differentiable, batching::collective, &partitioning::replay, CollectiveKind::all_reduce},
@@ -675,6 +713,12 @@ bool is_elementwise(const Primitive& primitive) { return primitive.partition == 
 bool is_differentiable(const Primitive& primitive) { return primitive.vjp != vjp::not_differentiable; }
 
 Value bind(Evaluator& evaluator, const Primitive& primitive, std::vector<ArrayRef> operands, Params params) {
+  // jax.ensure_compile_time_eval: what can run now does, under any trace.
+  if (runtime_of(evaluator).compile_time_eval > 0 && evaluator.mode == Evaluator::Mode::run &&
+      std::none_of(operands.begin(), operands.end(), [](const ArrayRef& a) { return a->abstract(); })) {
+    static EagerTrace eager;
+    return Value(eager.process(evaluator, primitive, operands, params));
+  }
   return Value(current_trace(evaluator).process(evaluator, primitive, operands, params));
 }
 

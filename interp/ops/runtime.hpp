@@ -153,6 +153,12 @@ class Runtime {
   bool distributed_initialized = false;
   // Traces pushed above the mode's own (trace.hpp), innermost last.
   std::vector<Trace*> trace_stack;
+  // `with jax.ensure_compile_time_eval():` blocks open now: an application
+  // whose operands all have values runs eagerly under any trace (bind).
+  int compile_time_eval = 0;
+  // `with jax.named_scope(name):` names open now, outermost first: an
+  // equation a jit trace records keeps them (Equation::scope).
+  std::vector<std::string> name_stack;
   // The vmaps whose function is being traced, innermost last: collectives
   // name their axes (batching.hpp).
   std::vector<BatchAxis> batch_axes;

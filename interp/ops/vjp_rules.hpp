@@ -40,6 +40,8 @@ Cotangents minimum_vjp(const VjpCall& call);
 Cotangents multiply_vjp(const VjpCall& call);
 Cotangents negative_vjp(const VjpCall& call);
 Cotangents power_vjp(const VjpCall& call);
+Cotangents integer_pow_vjp(const VjpCall& call);
+Cotangents clamp_vjp(const VjpCall& call);
 Cotangents remainder_vjp(const VjpCall& call);
 Cotangents sort_vjp(const VjpCall& call);
 

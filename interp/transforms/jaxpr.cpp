@@ -137,7 +137,8 @@ std::string Executable::text(const std::string& name) const {
     // The collectives before the equation's own instruction (a collective
     // primitive under its XLA name), then those after it; each with XLA's
     // op_name metadata: the jitted function and the primitive it serves.
-    const std::string metadata = ", metadata={op_name=\"jit(" + name + ")/" + std::string(e.primitive->name) + "\"}";
+    const std::string metadata = ", metadata={op_name=\"jit(" + name + ")/" + (e.scope.empty() ? "" : e.scope + "/") +
+                                 std::string(e.primitive->lax.name) + "\"}";
     auto lines = [&](bool after) {
       for (const Step& step : pe.steps)
         for (const auto& collective : step.collectives)

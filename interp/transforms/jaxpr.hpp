@@ -47,6 +47,9 @@ struct Equation {
   // body once per iteration, so the equations at one place of a loop's
   // iterations are one equation of JAX's loop body (without_dead_code).
   std::vector<std::pair<int, std::int64_t>> loop_places = {};
+  // The jax.named_scope names open when it was traced, joined by '/'
+  // ("layer1/attn"): as_text's op_name metadata shows them.
+  std::string scope = {};
 };
 
 struct Jaxpr {

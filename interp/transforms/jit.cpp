@@ -796,6 +796,33 @@ std::set<std::string> name_set(Evaluator& evaluator, const Value& value) {
   return out;
 }
 
+// jax.ensure_compile_time_eval() and jax.named_scope(name): context managers
+// that count an open block (Runtime::compile_time_eval) or push a name
+// (Runtime::name_stack) while the block runs.
+class RuntimeScopeContext : public Object {
+ public:
+  explicit RuntimeScopeContext(std::optional<std::string> name) : name_(std::move(name)) {}
+  const TypeRef& type() const override {
+    static const TypeRef type = make_type("_GeneratorContextManager");
+    return type;
+  }
+  std::optional<Value> enter(Evaluator& evaluator) override {
+    Runtime& runtime = runtime_of(evaluator);
+    if (name_) runtime.name_stack.push_back(*name_);
+    else ++runtime.compile_time_eval;
+    return Value::none();
+  }
+  bool exit(Evaluator& evaluator, const Value*) override {
+    Runtime& runtime = runtime_of(evaluator);
+    if (name_) runtime.name_stack.pop_back();
+    else --runtime.compile_time_eval;
+    return false;
+  }
+
+ private:
+  std::optional<std::string> name_;
+};
+
 // jax.make_jaxpr(fun, ...)(*args): fun traced as jit traces it (static
 // arguments, pytrees, ShapeDtypeStructs, sharded arrays), its program as a
 // ClosedJaxpr; with return_shape, also the output's ShapeDtypeStructs.
@@ -848,6 +875,14 @@ void install_jit(Evaluator& evaluator) {
       });
   evaluator.module("jax")->add_function(
       "make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstracted_axes=None)", make_jaxpr);
+  evaluator.module("jax")->add_function("ensure_compile_time_eval()", [](Evaluator&, Arguments&) {
+    return Value(std::make_shared<RuntimeScopeContext>(std::nullopt));
+  });
+  evaluator.module("jax")->add_function("named_scope(name)", [](Evaluator&, Arguments& a) {
+    const std::string* name = string_of(a[0]);
+    if (!name) raise(exc::TypeError(), "named_scope name argument must be a string.");
+    return Value(std::make_shared<RuntimeScopeContext>(*name));
+  });
 }
 
 }  // namespace interp

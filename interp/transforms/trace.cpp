@@ -188,6 +188,7 @@ void JitTrace::record(Evaluator& evaluator, const Primitive& primitive, const st
   Equation equation{&primitive, {}, params, program->add_variable(result->aval, result->layout, result->committed),
                     runtime.context_mesh, runtime.replayed_span.empty() ? current_span(evaluator) : runtime.replayed_span,
                     take_traced_decision(evaluator, primitive, operands, params, *result)};
+  for (const auto& name : runtime.name_stack) equation.scope += (equation.scope.empty() ? "" : "/") + name;
   if (auto value = concrete_value(*result)) concrete_variables_[equation.output] = value;
   for (const auto& operand : operands) equation.inputs.push_back(variable_of(operand));
   for (const auto& loop : runtime.loops)
