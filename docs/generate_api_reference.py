@@ -64,8 +64,8 @@ MODULES = [
         "`process_count`, `process_index`, `local_devices` and an array's `addressable_shards` describe "
         "a run over several processes (`mpirun -np P shardlang run`, docs/scale-out.md); a device's repr "
         "shows the simulated slice's one host (`process_index=0`).",
-        "Not there: `pmap`, `checkpoint`, `custom_vjp`, `jax.Array` as a class, "
-        "host callbacks, `with` blocks (`with mesh:`): use `jax.set_mesh(mesh)`.",
+        "Not there: `pmap`, host callbacks (`jax.pure_callback`, `jax.debug.callback`) and "
+        "`jax.device_get`.",
     ]),
     ("jax.numpy", "import jax.numpy as jnp", [
         "x64 is off: `float32` and `int32` are the defaults. `bfloat16`/`float16` are stored as 16 bits and "
