@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <numeric>
 
 #include "devices/device_mesh.hpp"
 #include "devices/host_values.hpp"
@@ -690,27 +691,10 @@ ArrayRef host_operand(Evaluator& evaluator, const Value& value, const std::strin
 // An array's elements laid over `shape`, which it broadcasts to (NumPy's
 // rules: trailing dimensions aligned, extent-1 dimensions repeated).
 std::vector<double> broadcast_values(Evaluator& evaluator, const ArrayObject& array, const typecheck::Shape& shape) {
-  const std::vector<double> values = element_values(evaluator, array);
-  const auto& own = array.aval.shape;
-  const std::size_t rank = shape.size(), offset = rank - own.size();
-  std::vector<std::int64_t> strides(rank, 0);  // 0 along a repeated or missing dimension
-  for (std::int64_t stride = 1, d = static_cast<std::int64_t>(own.size()) - 1; d >= 0; --d) {
-    const auto u = static_cast<std::size_t>(d);
-    if (own[u] != 1) strides[u + offset] = stride;
-    stride *= own[u];
-  }
-  std::vector<double> out(static_cast<std::size_t>(devices::element_count(shape)));
-  std::vector<std::int64_t> index(rank, 0);
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    std::int64_t from = 0;
-    for (std::size_t d = 0; d < rank; ++d) from += index[d] * strides[d];
-    out[i] = values[static_cast<std::size_t>(from)];
-    for (std::size_t d = rank; d-- > 0;) {  // the next index in row-major order
-      if (++index[d] < shape[d]) break;
-      index[d] = 0;
-    }
-  }
-  return out;
+  std::vector<int> trailing(array.aval.ndim());
+  std::iota(trailing.begin(), trailing.end(), static_cast<int>(shape.size() - trailing.size()));
+  return devices::element_values(
+      value_or_raise(devices::broadcast_in_dim(global_value(evaluator, array), shape, trailing)));
 }
 
 // The elementwise primitives by name, the reductions, reshape, transpose and
