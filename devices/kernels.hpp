@@ -80,6 +80,13 @@ Expected<LocalArray> binary(BinaryOp op, const LocalArray& lhs, const LocalArray
 // scalar; on_true and on_false have one shape and dtype.
 Expected<LocalArray> select(const LocalArray& predicate, const LocalArray& on_true, const LocalArray& on_false);
 Expected<LocalArray> convert(const LocalArray& operand, typecheck::DType to);
+// lax.reduce_precision: each float rounded to one of `exponent_bits`
+// exponent and `mantissa_bits` mantissa bits, as XLA's ReducePrecision: the
+// mantissa to nearest, ties to even; a value past the narrower exponent's
+// range becomes infinity, one below its smallest normal zero (subnormals
+// flush); NaN stays NaN where a mantissa bit is left, else becomes infinity.
+// Computed on f32 bits (bf16/f16 loaded as f32, rounded on store).
+Expected<LocalArray> reduce_precision(const LocalArray& operand, int exponent_bits, int mantissa_bits);
 
 // ---- Reductions ----
 

@@ -3,7 +3,9 @@
 #include "devices/kernels/support.hpp"
 
 #include "devices/vector_math.hpp"
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 namespace devices {
@@ -383,6 +385,48 @@ Expected<LocalArray> select(const LocalArray& predicate, const LocalArray& on_tr
     Word* out = words<Word>(*result->buffer);
     std::size_t count = static_cast<std::size_t>(result->buffer->element_count());
     for (std::size_t i = 0; i < count; ++i) out[i] = choose[scalar ? 0 : i] ? yes[i] : no[i];
+  });
+  return result;
+}
+
+namespace {
+
+// XLA's ReducePrecision of one f32 (kernels.hpp reduce_precision).
+float reduce_precision_f32(float input, int exponent_bits, int mantissa_bits) {
+  constexpr int source_mantissa = 23, source_exponent = 8;
+  std::uint32_t bits = std::bit_cast<std::uint32_t>(input);
+  if (mantissa_bits < source_mantissa) {
+    const int dropped = source_mantissa - mantissa_bits;
+    const std::uint32_t last_kept = 1u << dropped;
+    // Half an ulp less one, plus the last kept bit: ties round to even.
+    const std::uint32_t bias = ((last_kept >> 1) - 1) + ((bits & last_kept) >> dropped);
+    bits = (bits + bias) & ~(last_kept - 1);
+  }
+  if (exponent_bits < source_exponent) {
+    const std::uint32_t sign = bits & 0x80000000u, exponent_mask = 0x7f800000u;
+    const std::uint32_t bias = 127, reduced_bias = (1u << (exponent_bits - 1)) - 1;
+    const std::uint32_t exponent = bits & exponent_mask;
+    if (exponent > ((bias + reduced_bias) << source_mantissa)) bits = sign | exponent_mask;
+    if (exponent <= ((bias - reduced_bias) << source_mantissa)) bits = sign;
+  }
+  if (std::isnan(input)) return mantissa_bits > 0 ? input : std::numeric_limits<float>::infinity();
+  return std::bit_cast<float>(bits);
+}
+
+}  // namespace
+
+Expected<LocalArray> reduce_precision(const LocalArray& operand, int exponent_bits, int mantissa_bits) {
+  if (Status status = check_array(operand, "reduce_precision"); !status) return status.error();
+  if (!typecheck::is_floating(operand.dtype())) return invalid("reduce_precision needs a floating dtype");
+  if (exponent_bits < 1 || mantissa_bits < 0) return invalid("reduce_precision: exponent_bits >= 1 and mantissa_bits >= 0");
+  Expected<LocalArray> result = allocate(operand.buffer->ledger(), operand.dtype(), operand.shape);
+  if (!result) return result;
+  dispatch(operand.dtype(), [&]<DType D>() {
+    if constexpr (is_float(D)) {
+      map_elements<D, D>(*operand.buffer, *result->buffer, [&](storage_t<D> x) {
+        return store<D>(reduce_precision_f32(load<D>(x), exponent_bits, mantissa_bits));
+      });
+    }
   });
   return result;
 }

@@ -465,6 +465,12 @@ void install_lax_structural(ModuleObject& lax) {
   lax.add_function("clamp(min, x, max)", [](Evaluator& ev, Arguments& a) {
     return bind(ev, primitive("clamp"), {to_array(ev, a[0]), to_array(ev, a[1]), to_array(ev, a[2])});
   });
+  lax.add_function("reduce_precision(operand, exponent_bits, mantissa_bits)", [](Evaluator& ev, Arguments& a) {
+    Params params;
+    params.set("exponent_bits", ev.index_of(a[1]));
+    params.set("mantissa_bits", ev.index_of(a[2]));
+    return bind(ev, primitive("reduce_precision"), {to_array(ev, a[0])}, std::move(params));
+  });
   lax.add_function("integer_pow(x, y, /)", [](Evaluator& ev, Arguments& a) {
     if (!a[1].is_integral()) raise(exc::TypeError(), "integer_pow's exponent y must be an int, got " + ev.repr(a[1]));
     Params params;

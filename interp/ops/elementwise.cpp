@@ -89,10 +89,23 @@ ArrayRef elementwise_kernel(Evaluator& evaluator, const Primitive& primitive, co
   return make_array(evaluator, placement.type, placement.layout, std::move(shards), placement.committed);
 }
 
+// lax.reduce_precision's kernel per device (its params: exponent_bits,
+// mantissa_bits), placed as any unary elementwise operation.
+ArrayRef reduce_precision_kernel(Evaluator& evaluator, const Primitive&, const Placement& placement,
+                                 const std::vector<ArrayRef>& operands, const Params& params) {
+  const int exponent_bits = static_cast<int>(*params.get<std::int64_t>("exponent_bits"));
+  const int mantissa_bits = static_cast<int>(*params.get<std::int64_t>("mantissa_bits"));
+  auto shards = run_per_position(evaluator, placement.layout.mesh, operands, [&](const std::vector<devices::LocalArray>& in) {
+    return devices::reduce_precision(in[0], exponent_bits, mantissa_bits);
+  });
+  return make_array(evaluator, placement.type, placement.layout, std::move(shards), placement.committed);
+}
+
 }  // namespace
 
 namespace partitioning {
 const Partitioning elementwise{"elementwise", place_elementwise, elementwise_kernel};
+const Partitioning reduce_precision{"elementwise", place_elementwise, reduce_precision_kernel};
 }  // namespace partitioning
 
 }  // namespace interp

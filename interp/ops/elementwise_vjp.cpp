@@ -99,6 +99,12 @@ Cotangents clamp_vjp(const VjpCall& call) {
   return out;
 }
 
+// JAX's deflinear: reduce_precision of the cotangent, with the same params.
+Cotangents reduce_precision_vjp(const VjpCall& call) {
+  const auto& [ev, x, params, result, ct, needs, primitive] = call;
+  return {apply(ev, "reduce_precision", {ct}, params)};
+}
+
 Cotangents exp_vjp(const VjpCall& call) {
   return unary_vjp(call, [](Evaluator&, const ArrayRef&, const ArrayRef& y) { return y; });
 }

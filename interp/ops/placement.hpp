@@ -151,6 +151,7 @@ typecheck::ElementType promoted(const std::vector<ArrayRef>& operands);
 // entry).
 namespace partitioning {
 extern const Partitioning elementwise;   // operands as the result is split; the kernel per device
+extern const Partitioning reduce_precision;  // elementwise's placement, its own kernel (params)
 extern const Partitioning contraction;   // dot_general: the four sharded-matmul cases
 extern const Partitioning convolution;   // conv_general_dilated: batch split, features summed, windows whole
 extern const Partitioning reduction;     // sum/mean/max/min combine partial values; others gather first

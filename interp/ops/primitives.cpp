@@ -503,6 +503,23 @@ ArrayRef clamp_implementation(Evaluator& evaluator, const Primitive&, const std:
   return minimum.implementation(evaluator, minimum, {above, operands[2]}, {}, execute);
 }
 
+// lax.reduce_precision(operand, exponent_bits, mantissa_bits): JAX's shape
+// rule (exponent_bits >= 1, mantissa_bits >= 0) and dtype rule (floats
+// only), then elementwise's placement with its own kernel.
+ArrayRef reduce_precision_implementation(Evaluator& evaluator, const Primitive& primitive,
+                                         const std::vector<ArrayRef>& operands, const Params& params, bool execute) {
+  const std::int64_t exponent_bits = *params.get<std::int64_t>("exponent_bits");
+  const std::int64_t mantissa_bits = *params.get<std::int64_t>("mantissa_bits");
+  if (exponent_bits < 1)
+    raise(exc::ValueError(), "reduce_precision: exponent_bits must be positive; got " + std::to_string(exponent_bits));
+  if (mantissa_bits < 0)
+    raise(exc::ValueError(), "reduce_precision: mantissa_bits must be non-negative; got " + std::to_string(mantissa_bits));
+  if (!typecheck::is_floating(operands[0]->aval.dtype))
+    raise(exc::TypeError(), "reduce_precision does not accept dtype " + std::string(typecheck::long_name(operands[0]->aval.dtype)) +
+                                ". Accepted dtypes are subtypes of floating.");
+  return run_placed(evaluator, primitive, operands, params, execute);
+}
+
 constexpr UnaryOp no_unary = UnaryOp::neg;
 constexpr BinaryOp no_binary = BinaryOp::add;
 
@@ -609,6 +626,7 @@ constexpr std::array primitive_table{
     reduction("reduce_mean", "mean", vjp::reduce_mean_vjp, jaxpr_params::sharded_reduction),
     reduction("reduce_min", "min", vjp::reduce_extremum_vjp, jaxpr_params::sharded_reduction),
     reduction("reduce_or", "any", vjp::zero_vjp, jaxpr_params::reduction),
+    Primitive{"reduce_precision", "reduce_precision", {"reduce_precision"}, reduce_precision_implementation, elementwise_cost, vjp::reduce_precision_vjp, batching::convert, &partitioning::reduce_precision, CollectiveKind::none, 1},
     reduction("reduce_prod", "prod", vjp::reduce_prod_vjp, jaxpr_params::reduction),
     reduction("reduce_sum", "sum", vjp::reduce_sum_vjp, jaxpr_params::sharded_reduction),
     Primitive{"reduce_window_max", "reduce_window", {"reduce_window_max"}, reduce_window_implementation, reduce_window_cost, vjp::reduce_window_extremum_vjp, batching::reduce_window, &partitioning::replay},

@@ -42,6 +42,7 @@ Cotangents negative_vjp(const VjpCall& call);
 Cotangents power_vjp(const VjpCall& call);
 Cotangents integer_pow_vjp(const VjpCall& call);
 Cotangents clamp_vjp(const VjpCall& call);
+Cotangents reduce_precision_vjp(const VjpCall& call);
 Cotangents remainder_vjp(const VjpCall& call);
 Cotangents sort_vjp(const VjpCall& call);
 

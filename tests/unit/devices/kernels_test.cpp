@@ -140,6 +140,21 @@ TEST(Kernels, FloatRounding) {
   expect_values(ok(unary(UnaryOp::round, halves)), {0, 2});
 }
 
+// lax.reduce_precision's kernel (XLA's ReducePrecision): float16's widths
+// round the mantissa to nearest even, overflow to infinity and flush what
+// is below the smallest normal to a signed zero; NaN stays NaN while a
+// mantissa bit is left; 8 exponent bits keep f32's range (and subnormals).
+TEST(Kernels, ReducePrecision) {
+  LocalArray x = array(DType::float32, {8}, {3.14159265, 65519.0, 65520.0, -1e-5, 1 + 0x1p-11, 1 + 3 * 0x1p-11, NAN, -INFINITY});
+  expect_values(ok(reduce_precision(x, 5, 10)), {3.140625, 65504.0, INFINITY, -0.0, 1.0, 1.001953125, NAN, -INFINITY});
+  EXPECT_TRUE(std::signbit(values_of(ok(reduce_precision(x, 5, 10)))[3]));
+  expect_values(ok(reduce_precision(x, 8, 7)), {3.140625, 65536.0, 65536.0, -1.0013580322265625e-05, 1.0, 1.0, NAN, -INFINITY});
+  EXPECT_TRUE(std::isinf(values_of(ok(reduce_precision(x, 8, 0)))[6]));
+  LocalArray half = array(DType::float16, {2}, {0.333251953125, 1000.0});
+  expect_values(ok(reduce_precision(half, 5, 2)), {0.3125, 1024.0});
+  EXPECT_FALSE(reduce_precision(array(DType::int32, {1}, {1}), 5, 10).ok());
+}
+
 // lax.sort's kernel: NaN last, -0.0 == 0.0 kept in order (stable), several
 // keys lexicographically, the permutation as int32, along an inner axis,
 // and top_k's descending order (NaN first, ties in their order).
