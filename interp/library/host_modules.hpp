@@ -18,6 +18,10 @@ void install_operator(Evaluator& evaluator, ModuleObject& module);    // operato
 void install_string(Evaluator& evaluator, ModuleObject& module);      // operator_module.cpp
 void install_re(Evaluator& evaluator, ModuleObject& module);           // re_module.cpp (built with PCRE2)
 void install_functools_wrappers(ModuleObject& module);                // functools_module.cpp: wraps, lru_cache, ...
+// functools.partial's type (modules.cpp), and the constructor of it or of a
+// subclass of it (jax.tree_util.Partial): partial objects of `type`.
+const TypeRef& partial_type();
+std::function<Value(Evaluator&, CallArgs&)> partial_constructor(const TypeRef& type);
 
 // Files (files_module.cpp): os and os.path, pathlib, the builtin open(); json
 // (json_module.cpp). Every file operation asks ImportSystem::require_file_access.

@@ -7,6 +7,7 @@
 
 #include "interp/library/host_modules.hpp"
 #include "interp/ops/array.hpp"
+#include "interp/python/builtin_types.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/python/format.hpp"
 
@@ -18,14 +19,12 @@ namespace {
 
 class PartialObject : public Object {
  public:
-  PartialObject(Value function, std::vector<Value> args, std::vector<std::pair<std::string, Value>> keywords)
-      : function_(std::move(function)), args_(std::move(args)), keywords_(std::move(keywords)) {}
-  const TypeRef& type() const override {
-    static const TypeRef type = make_type("functools.partial");
-    return type;
-  }
+  PartialObject(TypeRef type, Value function, std::vector<Value> args, std::vector<std::pair<std::string, Value>> keywords)
+      : type_(std::move(type)), function_(std::move(function)), args_(std::move(args)), keywords_(std::move(keywords)) {}
+  const TypeRef& type() const override { return type_; }
+  // CPython's: the class's name ("functools.partial", a subclass's own).
   std::string repr(Evaluator& evaluator) const override {
-    std::string out = "functools.partial(" + evaluator.repr(function_);
+    std::string out = type_->name() + "(" + evaluator.repr(function_);
     for (const auto& a : args_) out += ", " + evaluator.repr(a);
     for (const auto& [name, value] : keywords_) out += ", " + name + "=" + evaluator.repr(value);
     return out + ")";
@@ -57,6 +56,7 @@ class PartialObject : public Object {
   }
 
  private:
+  TypeRef type_;
   Value function_;
   std::vector<Value> args_;
   std::vector<std::pair<std::string, Value>> keywords_;
@@ -64,14 +64,8 @@ class PartialObject : public Object {
 
 void install_functools(Evaluator&, ModuleObject& module) {
   install_functools_wrappers(module);
-  module.add_function("partial(func, /, *args, **keywords)", [](Evaluator&, Arguments& a) {
-    if (!a[0].is_object() || !a[0].object()->callable())
-      raise(exc::TypeError(), "the first argument must be callable");
-    std::vector<std::pair<std::string, Value>> keywords;
-    for (const auto& e : a[2].as<DictObject>()->table.entries())
-      if (e.live) keywords.emplace_back(*string_of(e.key), e.value);
-    return Value(std::make_shared<PartialObject>(a[0], a[1].as<TupleObject>()->items, std::move(keywords)));
-  });
+  partial_type()->set_constructor(partial_constructor(partial_type()));
+  module.add("partial", Value(partial_type()));
   module.add_function("reduce(function, iterable, initial=?, /)", [](Evaluator& ev, Arguments& a) {
     IteratorRef it = ev.iterate(a[1]);
     std::optional<Value> total;
@@ -269,6 +263,21 @@ void install_modules(Evaluator& evaluator) {
   };
   for (const auto& [name, install] : installers) install(evaluator, *evaluator.module(name));
   install_open(evaluator);
+}
+
+const TypeRef& partial_type() {
+  static const TypeRef type = make_type("functools.partial");
+  return type;
+}
+
+std::function<Value(Evaluator&, CallArgs&)> partial_constructor(const TypeRef& type) {
+  return constructor(type->name() + "(func, /, *args, **keywords)", [type](Evaluator&, Arguments& a) {
+    if (!a[0].is_object() || !a[0].object()->callable()) raise(exc::TypeError(), "the first argument must be callable");
+    std::vector<std::pair<std::string, Value>> keywords;
+    for (const auto& e : a[2].as<DictObject>()->table.entries())
+      if (e.live) keywords.emplace_back(*string_of(e.key), e.value);
+    return Value(std::make_shared<PartialObject>(type, a[0], a[1].as<TupleObject>()->items, std::move(keywords)));
+  });
 }
 
 }  // namespace interp

@@ -9,6 +9,7 @@
 namespace interp {
 
 void install_tree_paths(ModuleObject& tree, ModuleObject& tree_util);  // tree_paths.cpp
+void install_tree_transpose(Evaluator& evaluator, ModuleObject& tree, ModuleObject& tree_util);  // tree_compose.cpp
 
 namespace {
 
@@ -197,6 +198,14 @@ class TreeDefObject : public Object {
   std::optional<Value> get_attribute(Evaluator&, const std::string& name) override {
     if (name == "num_leaves") return Value::integer(static_cast<std::int64_t>(def.leaf_count()));
     if (name == "num_nodes") return Value::integer(static_cast<std::int64_t>(node_count(def)));
+    if (name == "compose")
+      return Value(native("compose(inner_treedef, /)", [outer = def](Evaluator&, Arguments& a) {
+        return treedef_value(outer.compose(treedef_argument(a[0])));
+      }));
+    if (name == "flatten_up_to")
+      return Value(native("flatten_up_to(xs, /)", [outer = def](Evaluator& ev, Arguments& a) {
+        return make_list(outer.flatten_up_to(ev, a[0]));
+      }));
     return std::nullopt;
   }
   bool equals(const Value& other) const override {
@@ -214,12 +223,12 @@ class TreeDefObject : public Object {
   }
 };
 
+}  // namespace
+
 const TreeDef& treedef_argument(const Value& value) {
   if (auto* t = value.as<TreeDefObject>()) return t->def;
   raise(exc::TypeError(), "expected a PyTreeDef");
 }
-
-}  // namespace
 
 std::size_t TreeDef::leaf_count() const {
   if (kind == Kind::leaf) return 1;
@@ -567,6 +576,7 @@ void install_tree_module(Evaluator& evaluator) {
     tree_util->add(std::string("tree_") + name, *tree->find(name));
   install_pytree_registration(*tree_util);
   install_tree_paths(*tree, *tree_util);
+  install_tree_transpose(evaluator, *tree, *tree_util);
   evaluator.module("jax")->add("tree_util", Value(tree_util));
 }
 

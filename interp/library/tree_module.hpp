@@ -55,6 +55,12 @@ struct TreeDef {
   // Each leaf's key path as JAX's keystr prints it ("[0]['w']"; "" for a
   // tree that is one leaf), in flattening order (tree_paths.cpp).
   std::vector<std::string> leaf_paths(Evaluator& evaluator) const;
+  // PyTreeDef.compose: this structure with each leaf replaced by `inner`
+  // (tree_compose.cpp).
+  TreeDef compose(const TreeDef& inner) const;
+  // PyTreeDef.flatten_up_to: the subtrees of `tree` at this structure's
+  // leaves; jaxlib's ValueError where `tree` does not have its nodes.
+  std::vector<Value> flatten_up_to(Evaluator& evaluator, const Value& tree) const;
 };
 
 // The leaves of `tree`, depth first; `is_leaf` (a callable or None) stops
@@ -65,8 +71,9 @@ std::vector<Value> tree_flatten(Evaluator& evaluator, const Value& tree, TreeDef
 // further trees.
 std::vector<Value> leaves_of_same_structure(Evaluator& evaluator, const TreeDef& def, const Value& tree,
                                             const Value& is_leaf);
-// `def` as a Python PyTreeDef object.
+// `def` as a Python PyTreeDef object, and back (TypeError for another value).
 Value treedef_value(TreeDef def);
+const TreeDef& treedef_argument(const Value& value);
 // The tree of `def` with `leaves` in order; ValueError on a count mismatch.
 Value tree_unflatten(Evaluator& evaluator, const TreeDef& def, std::span<const Value> leaves);
 
