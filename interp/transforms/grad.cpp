@@ -138,6 +138,7 @@ void install_grad(Evaluator& evaluator) {
   jax->add_function("vjp(fun, *primals, has_aux=False)", [](Evaluator& ev, Arguments& a) {
     return vector_jacobian(ev, a[0], a[1].as<TupleObject>()->items, ev.truthy(a[2]));
   });
+  install_linear_transpose(evaluator);
   for (bool with_value : {false, true}) {
     std::string name = with_value ? "value_and_grad" : "grad";
     jax->add_function(name + "(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False)",

@@ -19,7 +19,9 @@
 
 namespace interp {
 
-// jax.grad and jax.value_and_grad in the jax module.
+// jax.grad, jax.value_and_grad and jax.vjp in the jax module.
 void install_grad(Evaluator& evaluator);
+// jax.linear_transpose (linear_transpose.cpp), installed by install_grad.
+void install_linear_transpose(Evaluator& evaluator);
 
 }  // namespace interp

@@ -191,7 +191,8 @@ void walk_range(Evaluator& evaluator, const Linearization& lin, std::size_t begi
   }
 }
 
-std::vector<Value> backward(Evaluator& evaluator, const Linearization& lin, std::map<int, ArrayRef> cotangents) {
+std::vector<Value> backward(Evaluator& evaluator, const Linearization& lin, std::map<int, ArrayRef> cotangents,
+                            bool integer_cotangents) {
   const Jaxpr& program = *lin.trace->program;
   auto active = [&](int variable) { return lin.active.count(variable) > 0; };
   walk_range(evaluator, lin, 0, program.equations.size(), nullptr, active, cotangents);
@@ -200,7 +201,7 @@ std::vector<Value> backward(Evaluator& evaluator, const Linearization& lin, std:
     const ArrayRef& primal = lin.primals[i];
     auto found = cotangents.find(program.inputs[i]);
     // No cotangent flows to an integer or boolean primal (JAX's float0): zeros of its dtype.
-    const bool flows = found != cotangents.end() && typecheck::is_floating(primal->aval.dtype);
+    const bool flows = found != cotangents.end() && (integer_cotangents || typecheck::is_floating(primal->aval.dtype));
     ArrayRef g = flows ? found->second : zero_cotangent(evaluator, primal);
     g = convert(evaluator, reshape(evaluator, g, primal->aval.shape), primal->aval.dtype);
     gradients.push_back(Value(placed_like(evaluator, g, primal)));

@@ -43,8 +43,11 @@ void replay_forward(Evaluator& evaluator, Linearization& lin);
 
 // Backward: the primals' cotangents from the outputs' (`cotangents`, by
 // variable), in reverse; each in its primal's dtype, shape and layout,
-// as the argument trees (one per differentiated argument).
-std::vector<Value> backward(Evaluator& evaluator, const Linearization& lin, std::map<int, ArrayRef> cotangents);
+// as the argument trees (one per differentiated argument). An integer or
+// boolean primal gets zeros (JAX's float0), unless `integer_cotangents`
+// (linear_transpose of an integer function: its cotangents flow).
+std::vector<Value> backward(Evaluator& evaluator, const Linearization& lin, std::map<int, ArrayRef> cotangents,
+                            bool integer_cotangents = false);
 
 // One equation's step of the backward walk: its operands' cotangents from
 // its output's (none: nothing to do), added into `cotangents`, for the
