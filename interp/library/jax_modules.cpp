@@ -472,6 +472,18 @@ void install_jax_module(Evaluator& evaluator) {
     }
     return tree_map(ev, a[0], [&](const Value& leaf) { return device_put_leaf(ev, leaf, target); });
   });
+  // device_get(x): each array leaf as np.asarray gives it (the whole value on
+  // the host); traced arrays and other leaves as they are, as JAX's. (Check
+  // mode's arrays are all abstract: there, a traced one is one under a trace.)
+  jax->add_function("device_get(x)", [](Evaluator& ev, Arguments& a) {
+    Value to_host = *ev.module("numpy")->find("asarray");
+    const bool traced = ev.mode == Evaluator::Mode::run || !runtime_of(ev).trace_stack.empty();
+    return tree_map(ev, a[0], [&](const Value& leaf) {
+      auto* array = leaf.as<ArrayObject>();
+      if (!array || (traced && array->abstract())) return leaf;
+      return ev.call(to_host, {leaf});
+    });
+  });
   jax->add_function("block_until_ready(x)", [](Evaluator&, Arguments& a) { return a[0]; });
   // Effects (debug prints) happen in program order as the program runs: nothing to wait for.
   jax->add_function("effects_barrier()", [](Evaluator&, Arguments&) { return Value(); });
