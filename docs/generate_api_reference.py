@@ -52,6 +52,14 @@ MODULES = [
         "`grad` column of the primitive table below).",
         "`jax.vjp`'s function walks the traced program backwards on each call; an integer or boolean "
         "primal gets zeros of its dtype (JAX: float0).",
+        "`jax.linear_transpose` traces the function at its primals (a ShapeDtypeStruct stands for zeros) "
+        "and checks linearity when the transposed function is called, as JAX's backward pass does: a "
+        "primitive with no transpose rule raises JAX's NotImplementedError; a product of two linear "
+        "values raises a bare AssertionError (JAX's assert prints its operands). The transposed function "
+        "is a `jax.tree_util.Partial` without leaves (JAX's holds the program's constants), so one made "
+        "inside a jitted function cannot be returned from it and called outside.",
+        "`jax.device_get` gives each array leaf as `np.asarray` does: shardlang's NumPy arrays are its own "
+        "arrays, uncommitted on the default device, so they print as `Array(...)`.",
         "`jax.eval_shape` traces without running; `jax.ShapeDtypeStruct` (with `sharding=` a "
         "NamedSharding) stands for an array in `eval_shape` and `jit(f).lower(...)`.",
         "`jax.vmap` batches every primitive through its batching rule (ops/batching.hpp); random "
@@ -64,8 +72,7 @@ MODULES = [
         "`process_count`, `process_index`, `local_devices` and an array's `addressable_shards` describe "
         "a run over several processes (`mpirun -np P shardlang run`, docs/scale-out.md); a device's repr "
         "shows the simulated slice's one host (`process_index=0`).",
-        "Not there: `pmap`, host callbacks (`jax.pure_callback`, `jax.debug.callback`) and "
-        "`jax.device_get`.",
+        "Not there: `pmap` and host callbacks (`jax.pure_callback`, `jax.debug.callback`).",
     ]),
     ("jax.numpy", "import jax.numpy as jnp", [
         "x64 is off: `float32` and `int32` are the defaults. `bfloat16`/`float16` are stored as 16 bits and "
@@ -186,7 +193,8 @@ MODULES = [
     ]),
     ("jax.tree", "import jax", ["Tuples, lists, dicts and `None` are containers; everything else is a leaf."]),
     ("jax.tree_util", "import jax", ["The `tree_*` spellings of the `jax.tree` functions, and key paths (`keystr`, "
-                                     "`*_with_path`, the key entry classes)."]),
+                                     "`*_with_path`, the key entry classes).",
+                                     "`Partial`'s repr is CPython 3.11's (`Partial(f, 1)`; 3.13 adds the module)."]),
     ("jax.config", "import jax", [
         "`update` knows `jax_threefry_partitionable`, `jax_num_cpu_devices`, `jax_platforms`, "
         "`jax_explain_cache_misses` (each jit trace logs JAX's explanation to stderr) and "
