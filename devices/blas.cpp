@@ -13,6 +13,8 @@
 // chosen core, and choose again from OPENBLAS_CORETYPE or the CPU.
 extern "C" void gotoblas_dynamic_init(void) __attribute__((weak));
 extern "C" void gotoblas_dynamic_quit(void) __attribute__((weak));
+// Stops OpenBLAS's worker threads (pthread builds, as Debian's).
+extern "C" int blas_thread_shutdown_(void) __attribute__((weak));
 
 namespace devices::blas {
 namespace {
@@ -69,6 +71,12 @@ bool set_up() {
       const char* previous = std::getenv("OPENBLAS_CORETYPE");
       std::optional<std::string> saved = previous ? std::optional<std::string>(previous) : std::nullopt;
       setenv("OPENBLAS_CORETYPE", std::string(*core).c_str(), 1);
+      // A worker thread OpenBLAS started at load may still be starting, and
+      // a starting worker chooses the core itself (blas_memory_alloc calls
+      // gotoblas_dynamic_init) when it finds none chosen: between quit and
+      // init it would race this choice (a crash, rarely, under load). The
+      // workers are stopped first; BLAS runs on the calling thread here.
+      if (blas_thread_shutdown_ != nullptr) blas_thread_shutdown_();
       gotoblas_dynamic_quit();
       gotoblas_dynamic_init();
       if (saved) setenv("OPENBLAS_CORETYPE", saved->c_str(), 1);
