@@ -127,6 +127,20 @@ const char* monoid_of(Evaluator& ev, const Value& computation) {
                                     "jnp.maximum, jnp.minimum); got " + ev.repr(computation));
 }
 
+// The identity of a monoid reduce_window primitive's computation for `dtype`:
+// 0 for add, the lowest value for max, the highest for min.
+double monoid_identity(const std::string& primitive_name, typecheck::DType dtype) {
+  if (primitive_name == "reduce_window_sum") return 0.0;
+  const bool upper = primitive_name == "reduce_window_min";
+  if (typecheck::is_floating(dtype)) return upper ? INFINITY : -INFINITY;
+  switch (dtype) {
+    case typecheck::DType::int8: return upper ? 127 : -128;
+    case typecheck::DType::uint32: return upper ? 4294967295.0 : 0;
+    case typecheck::DType::bool_: return upper ? 1 : 0;
+    default: return upper ? 2147483647.0 : -2147483648.0;
+  }
+}
+
 Value reduce_window(Evaluator& ev, Arguments& a) {
   ArrayRef operand = to_array(ev, a[0]);
   const char* name = monoid_of(ev, a[2]);
@@ -143,36 +157,26 @@ Value reduce_window(Evaluator& ev, Arguments& a) {
   } else {
     w.padding = padding_pairs_of(ev, a[5], "reduce_window");
   }
-  // Only the monoid's identity as init_value gives JAX's monoid reducer.
   ArrayRef init = to_array(ev, a[1]);
   if (init->aval.ndim() != 0) raise(exc::TypeError(), "reduce_window's init_value must be a scalar, got shape " +
                                                           typecheck::python_shape_repr(init->aval.shape));
-  // Check mode sees no values (its types do not depend on the init); a
-  // jitted function's traced init_value could be any number.
-  if (init->abstract()) {
-    if (ev.mode == Evaluator::Mode::run)
-      raise(exc::NotImplementedError(), "reduce_window needs a concrete init_value (the identity of its computation)");
-    return bind(ev, primitive(name), {operand}, reduce_window_params(window, w));
-  }
-  const double value = element_values(ev, *init).at(0);
   const std::string primitive_name(name);
-  const bool is_float = typecheck::is_floating(operand->aval.dtype);
-  auto bound = [&](bool upper) -> double {
-    if (is_float) return upper ? INFINITY : -INFINITY;
-    switch (operand->aval.dtype) {
-      case typecheck::DType::int8: return upper ? 127 : -128;
-      case typecheck::DType::uint32: return upper ? 4294967295.0 : 0;
-      case typecheck::DType::bool_: return upper ? 1 : 0;
-      default: return upper ? 2147483647.0 : -2147483648.0;
-    }
-  };
-  const double lowest = bound(false), highest = bound(true);
-  const double identity = primitive_name == "reduce_window_sum" ? 0.0 : primitive_name == "reduce_window_max" ? lowest : highest;
-  if (value != identity)
-    raise(exc::NotImplementedError(), "reduce_window with init_value " + ev.repr(a[1]) +
-                                          ": only the identity of its computation (0 for add, -inf for max, inf for "
-                                          "min) is supported");
-  return bind(ev, primitive(primitive_name), {operand}, reduce_window_params(window, w));
+  Value reduced = bind(ev, primitive(primitive_name), {operand}, reduce_window_params(window, w));
+  // Check mode sees no values (its types do not depend on the init).
+  if (init->abstract() && ev.mode != Evaluator::Mode::run) return reduced;
+  // A concrete init_value that is the monoid's identity is JAX's monoid
+  // reducer, the primitive alone.
+  if (!init->abstract() && element_values(ev, *init).at(0) == monoid_identity(primitive_name, operand->aval.dtype))
+    return reduced;
+  // Any other (or a traced one) is XLA's ReduceWindow from that init: its
+  // fold over a window's elements (padding skipped) is init combined with
+  // the identity's result; JAX's generic reduce_window wants one dtype.
+  if (init->aval.dtype != operand->aval.dtype)
+    raise(exc::TypeError(), "reduce_window got inconsistent dtypes for operands and init_values: got operand dtypes "
+                            "[dtype('" + std::string(typecheck::long_name(operand->aval.dtype)) + "')] and init_value "
+                            "dtypes [dtype('" + std::string(typecheck::long_name(init->aval.dtype)) + "')].");
+  const char* combine = primitive_name == "reduce_window_sum" ? "add" : primitive_name == "reduce_window_max" ? "maximum" : "minimum";
+  return apply_elementwise(ev, primitive(combine), {Value(init), reduced});
 }
 
 }  // namespace
