@@ -122,6 +122,13 @@ MODULES = [
         "axes it is a constraint the partitioner obeys.",
         "`cond`, `fori_loop`, `scan`, `while_loop` check that the carry keeps its type and sharding, as "
         "JAX does.",
+        "`reduce_window` with `add`, `max` or `min` and the identity as `init_value` is JAX's primitive; "
+        "another `init_value` is that primitive's result combined with it; any other computation (`lax.mul`, "
+        "a lambda) is unrolled into one strided slice per window position folded into the accumulator "
+        "(a jaxpr shows those equations, not JAX's one generic `reduce_window`; an operand split over "
+        "Explicit axes is folded whole, then split). Both differentiate in reverse mode, where JAX's generic "
+        "reduce_window has no transpose rule. One operand only (no pytrees), no `base_dilation` or negative "
+        "padding with a general computation.",
     ]),
     ("jax.random", "import jax", [
         "Bit-exact with JAX: threefry2x32 in both the stable and the partitionable mode "

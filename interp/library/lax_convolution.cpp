@@ -123,8 +123,92 @@ const char* monoid_of(Evaluator& ev, const Value& computation) {
     if (auto f = ev.module("jax.lax")->find(name); f && f->object() == computation.object()) return primitive_name;
   for (const auto& [name, primitive_name] : jnp_names)
     if (auto f = ev.module("jax.numpy")->find(name); f && f->object() == computation.object()) return primitive_name;
-  raise(exc::NotImplementedError(), "reduce_window's computation must be lax.add, lax.max or lax.min (or jnp.add, "
-                                    "jnp.maximum, jnp.minimum); got " + ev.repr(computation));
+  return nullptr;
+}
+
+[[noreturn]] void inconsistent_dtypes(typecheck::DType operand, typecheck::DType init) {
+  raise(exc::TypeError(), "reduce_window got inconsistent dtypes for operands and init_values: got operand dtypes "
+                          "[dtype('" + std::string(typecheck::long_name(operand)) + "')] and init_value "
+                          "dtypes [dtype('" + std::string(typecheck::long_name(init)) + "')].");
+}
+
+Value tuple_of(const std::vector<std::int64_t>& values) {
+  std::vector<Value> items;
+  for (auto v : values) items.push_back(Value::integer(v));
+  return make_tuple(std::move(items));
+}
+
+// reduce_window of any other computation (a Python callable such as lax.mul
+// or a lambda): XLA's ReduceWindow as a fold, one strided slice of the
+// padded operand per window position (row-major), each combined into the
+// accumulator (init_value broadcast to the result's shape) where it is no
+// padding. Built from jnp and lax functions, so jit, vmap and grad follow it.
+Value generic_reduce_window(Evaluator& ev, const ArrayRef& operand, const ArrayRef& init, const Value& computation,
+                            const std::vector<std::int64_t>& window, const typecheck::ConvWindow& w) {
+  auto jnp = [&](const char* name, std::vector<Value> args, std::vector<std::pair<std::string, Value>> keywords = {}) {
+    CallArgs call{std::move(args), std::move(keywords)};
+    return ev.call(*ev.module("jax.numpy")->find(name), call);
+  };
+  const std::size_t rank = operand->aval.ndim();
+  if (window.size() != rank || w.strides.size() != rank || w.padding.size() != rank)
+    raise(exc::TypeError(), "reduce_window got inconsistent window_dimensions, window_strides or padding for an "
+                            "operand of rank " + std::to_string(rank));
+  if (std::any_of(w.lhs_dilation.begin(), w.lhs_dilation.end(), [](std::int64_t d) { return d != 1; }))
+    raise(exc::NotImplementedError(), "reduce_window with a computation other than add, max or min and base_dilation");
+  if (init->aval.dtype != operand->aval.dtype) inconsistent_dtypes(operand->aval.dtype, init->aval.dtype);
+  bool padded = false;
+  std::vector<Value> pad_width;
+  std::vector<std::int64_t> out_shape, extent;
+  for (std::size_t d = 0; d < rank; ++d) {
+    const auto [low, high] = w.padding[d];
+    if (low < 0 || high < 0) raise(exc::NotImplementedError(), "reduce_window with a computation other than add, max or min and negative padding");
+    padded = padded || low != 0 || high != 0;
+    pad_width.push_back(tuple_of({low, high}));
+    extent.push_back(typecheck::dilate_dim(window[d], w.rhs_dilation.at(d)));
+    const std::int64_t span = operand->aval.shape[d] + low + high - extent[d];
+    out_shape.push_back(span < 0 ? 0 : span / w.strides[d] + 1);
+  }
+  if (std::any_of(out_shape.begin(), out_shape.end(), [](std::int64_t n) { return n == 0; }))
+    return jnp("broadcast_to", {Value(init), tuple_of(out_shape)});
+  // The result is split as the monoid reduce_window's would be (its sharding
+  // rule and errors); an operand split over Explicit axes is folded whole
+  // and the result split after.
+  const Primitive& monoid = primitive("reduce_window_max");
+  (void)monoid.implementation(ev, monoid, {operand}, reduce_window_params(window, w), false);
+  const auto& dims = operand->aval.sharding.dims;
+  const bool split = std::any_of(dims.begin(), dims.end(), [](const typecheck::SpecEntry& e) { return !e.empty(); });
+  Value reshard = *ev.module("jax.sharding")->find("reshard"), spec;  // spec: the operand's sharding
+  Value x = Value(operand), mask;
+  if (split) {
+    Value sharding_module(ev.module("jax.sharding"));
+    spec = ev.get_attribute(x, "sharding");
+    Value whole = ev.call(ev.get_attribute(sharding_module, "NamedSharding"),
+                          {ev.get_attribute(spec, "mesh"), ev.call(ev.get_attribute(sharding_module, "PartitionSpec"), std::vector<Value>{})});
+    x = ev.call(reshard, {x, whole});
+  }
+  if (padded) {
+    Value bool_dtype(std::make_shared<DTypeObject>(typecheck::DType::bool_));
+    mask = jnp("pad", {jnp("ones_like", {x}, {{"dtype", bool_dtype}}), make_tuple(pad_width)});
+    x = jnp("pad", {x, make_tuple(pad_width)});
+  }
+  Value slice = *ev.module("jax.lax")->find("slice"), acc;
+  std::vector<std::int64_t> offset(rank, 0);
+  while (true) {
+    std::vector<std::int64_t> start, limit;
+    for (std::size_t d = 0; d < rank; ++d) {
+      start.push_back(offset[d] * w.rhs_dilation[d]);
+      limit.push_back(start[d] + (out_shape[d] - 1) * w.strides[d] + 1);
+    }
+    std::vector<Value> bounds{tuple_of(start), tuple_of(limit), tuple_of(w.strides)};
+    Value piece = ev.call(slice, {x, bounds[0], bounds[1], bounds[2]});
+    if (acc.is_none()) acc = ev.call(*ev.module("jax.lax")->find("full_like"), {piece, Value(init)});
+    Value combined = ev.call(computation, {acc, piece});
+    acc = padded ? jnp("where", {ev.call(slice, {mask, bounds[0], bounds[1], bounds[2]}), combined, acc}) : combined;
+    std::size_t d = rank;
+    while (d > 0 && ++offset[d - 1] == window[d - 1]) offset[--d] = 0;
+    if (d == 0) break;
+  }
+  return split ? ev.call(reshard, {acc, spec}) : acc;
 }
 
 // The identity of a monoid reduce_window primitive's computation for `dtype`:
@@ -143,7 +227,6 @@ double monoid_identity(const std::string& primitive_name, typecheck::DType dtype
 
 Value reduce_window(Evaluator& ev, Arguments& a) {
   ArrayRef operand = to_array(ev, a[0]);
-  const char* name = monoid_of(ev, a[2]);
   const std::vector<std::int64_t> window = ints_of(ev, a[3]);
   typecheck::ConvWindow w;
   w.strides = ones_or(ev, a[4], window.size());
@@ -158,8 +241,11 @@ Value reduce_window(Evaluator& ev, Arguments& a) {
     w.padding = padding_pairs_of(ev, a[5], "reduce_window");
   }
   ArrayRef init = to_array(ev, a[1]);
-  if (init->aval.ndim() != 0) raise(exc::TypeError(), "reduce_window's init_value must be a scalar, got shape " +
-                                                          typecheck::python_shape_repr(init->aval.shape));
+  if (init->aval.ndim() != 0)
+    raise(exc::TypeError(), "reduce_window expected init_values to be scalars but init_values have shapes [" +
+                                typecheck::python_shape_repr(init->aval.shape) + "].");
+  const char* name = monoid_of(ev, a[2]);
+  if (!name) return generic_reduce_window(ev, operand, init, a[2], window, w);
   const std::string primitive_name(name);
   Value reduced = bind(ev, primitive(primitive_name), {operand}, reduce_window_params(window, w));
   // Check mode sees no values (its types do not depend on the init).
@@ -171,10 +257,7 @@ Value reduce_window(Evaluator& ev, Arguments& a) {
   // Any other (or a traced one) is XLA's ReduceWindow from that init: its
   // fold over a window's elements (padding skipped) is init combined with
   // the identity's result; JAX's generic reduce_window wants one dtype.
-  if (init->aval.dtype != operand->aval.dtype)
-    raise(exc::TypeError(), "reduce_window got inconsistent dtypes for operands and init_values: got operand dtypes "
-                            "[dtype('" + std::string(typecheck::long_name(operand->aval.dtype)) + "')] and init_value "
-                            "dtypes [dtype('" + std::string(typecheck::long_name(init->aval.dtype)) + "')].");
+  if (init->aval.dtype != operand->aval.dtype) inconsistent_dtypes(operand->aval.dtype, init->aval.dtype);
   const char* combine = primitive_name == "reduce_window_sum" ? "add" : primitive_name == "reduce_window_max" ? "maximum" : "minimum";
   return apply_elementwise(ev, primitive(combine), {Value(init), reduced});
 }
