@@ -91,6 +91,12 @@ MODULES = [
         "`method` says; the indices are the same. `cumprod`, `cummax` and `cummin` are an associative "
         "scan of slices, concatenations and the elementwise operation (as `lax.associative_scan`), so "
         "their gradients are those of `multiply`, `maximum` and `minimum`.",
+        "`mean` of `bfloat16`/`float16` sums in the input's dtype (the kernel accumulates in float32, as "
+        "precise as JAX's upcast), so its jaxpr shows no `convert_element_type` around `reduce_sum`: JAX's "
+        "converts are fused away by XLA, and shardlang, which does not fuse, would otherwise count a "
+        "float32 copy of the operand in `check`'s memory and time. `upcast_f16_for_computation` is "
+        "accepted and changes nothing. A jnp reduction composed of several primitives (a `mean`, a `sum` "
+        "with `where=` or of booleans) pays one eager dispatch, as JAX's jitted function does.",
     ]),
     ("jax.numpy.linalg", "import jax.numpy as jnp", [
         "`norm` and `vector_norm` are composed from jnp members as JAX composes them; `norm`'s matrix "

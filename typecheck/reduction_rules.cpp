@@ -45,8 +45,6 @@ ElementType reduction_result_type(std::string_view reduction, ElementType operan
   if (reduction == "argmax" || reduction == "argmin") return {DType::int32, false};
   if (reduction == "mean" || reduction == "var" || reduction == "std")
     return is_floating(operand.dtype) ? operand : ElementType{DType::float32, operand.weak_type};
-  if ((reduction == "sum" || reduction == "prod") && (operand.dtype == DType::bool_ || operand.dtype == DType::int8))
-    return {DType::int32, operand.weak_type};
   return operand;
 }
 
@@ -79,6 +77,11 @@ Checked<ArrayType> reduction_rule(std::string_view reduction, const ArrayType& o
     return Error{ErrorClass::NotImplementedError,
                  "unreduced rule for reduce_" + std::string(reduction) +
                      " is not implemented. Please file an issue at https://github.com/jax-ml/jax/issues"};
+
+  // lax's sums and products are of numbers (jnp widens booleans to int32 first).
+  if ((reduction == "sum" || reduction == "prod") && operand.dtype == DType::bool_)
+    return Error{ErrorClass::TypeError,
+                 "reduce_" + std::string(reduction) + " does not accept dtype bool. Accepted dtypes are subtypes of number."};
 
   ArrayType result = operand;
   const ElementType element = reduction_result_type(reduction, operand.element_type());

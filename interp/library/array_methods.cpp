@@ -365,7 +365,8 @@ std::optional<Value> ArrayObject::get_attribute(Evaluator& evaluator, const std:
       return ev.get_attribute(shard, "data");
     }));
   // Methods that are the jnp function of the array: x.all() is jnp.all(x).
-  for (const char* function : {"all", "any", "argsort", "clip", "ravel", "repeat", "round", "sort", "squeeze", "std", "swapaxes", "take", "var"})
+  for (const char* function : {"all", "any", "argmax", "argmin", "argsort", "clip", "max", "mean", "min", "prod", "ravel",
+                               "repeat", "round", "sort", "squeeze", "std", "sum", "swapaxes", "take", "var"})
     if (name == function)
       return Value(native(name + "(*args, **kwargs)", [self_ref, name](Evaluator& ev, Arguments& a) {
         CallArgs call{{Value(self_ref)}, {}};
@@ -374,11 +375,6 @@ std::optional<Value> ArrayObject::get_attribute(Evaluator& evaluator, const std:
           for (const auto& entry : keywords->table.entries())
             if (entry.live) call.keywords.emplace_back(ev.str(entry.key), entry.value);
         return ev.call(*ev.module("jax.numpy")->find(name), call);
-      }));
-  for (const char* reduction : {"sum", "mean", "max", "min", "prod", "argmax", "argmin"})
-    if (name == reduction)
-      return Value(native(name + "(axis=None, keepdims=False)", [self_ref, name](Evaluator& ev, Arguments& a) {
-        return apply_reduction(ev, name, Value(self_ref), a[0], ev.truthy(a[1]));
       }));
   return Object::get_attribute(evaluator, name);
 }

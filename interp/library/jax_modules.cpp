@@ -230,7 +230,7 @@ Layout layout_for_target(Evaluator& evaluator, const Value& target, const typech
 }
 
 // jax.device_put(x, target) for one leaf.
-Value device_put_leaf(Evaluator& evaluator, const Value& leaf, const Value& target) {
+Value device_put_leaf(Evaluator& evaluator, const Value& leaf, const Value& target, std::string_view primitive_name) {
   ArrayRef array = to_array(evaluator, leaf);
   if (target.is_none()) return Value(array);
   Layout layout;
@@ -262,7 +262,7 @@ Value device_put_leaf(Evaluator& evaluator, const Value& leaf, const Value& targ
     requested = named->spec;
   if (auto* abstract = target.as<AbstractNamedShardingObject>()) requested = abstract->spec;
   if (auto* spec = target.as<PartitionSpecObject>()) requested = spec->spec;
-  return apply_device_put(evaluator, array, layout, requested);
+  return apply_device_put(evaluator, array, layout, requested, primitive_name);
 }
 
 Value place_created(Evaluator& evaluator, std::string_view api, const ArrayRef& array, const Value& out_sharding) {
@@ -709,8 +709,7 @@ std::vector<double> broadcast_values(Evaluator& evaluator, const ArrayObject& ar
       value_or_raise(devices::broadcast_in_dim(global_value(evaluator, array), shape, trailing)));
 }
 
-// The elementwise primitives by name, the reductions, reshape, transpose and
-// allclose.
+// The elementwise primitives by name, reshape, transpose and allclose.
 void install_numpy_computation(ModuleObject& module) {
   for (const auto& primitive : primitives()) {
     if (!is_elementwise(primitive)) continue;
@@ -720,20 +719,6 @@ void install_numpy_computation(ModuleObject& module) {
       std::vector<Value> operands{a[0]};
       if (p->arity == 2) operands.push_back(a[1]);
       return apply_elementwise(ev, *p, operands);
-    });
-  }
-  for (const char* reduction : {"sum", "mean", "max", "min", "prod", "argmax", "argmin"}) {
-    std::string name = reduction;
-    module.add_function(name + "(a, axis=None, keepdims=False)", [name](Evaluator& ev, Arguments& a) {
-      if ((name == "argmax" || name == "argmin") && a[1].is_none()) {
-        // The index into the flattened array, as jnp does (ravel, then axis 0).
-        ArrayRef x = to_array(ev, a[0]);
-        Value flat = apply_reshape(ev, Value(x), {devices::element_count(x->aval.shape)});
-        Value index = apply_reduction(ev, name, flat, Value::integer(0), false);
-        if (!ev.truthy(a[2])) return index;
-        return apply_reshape(ev, index, std::vector<std::int64_t>(x->aval.ndim(), 1));
-      }
-      return apply_reduction(ev, name, a[0], a[1], ev.truthy(a[2]));
     });
   }
   module.add_function("dtype(dtype)", [](Evaluator& ev, Arguments& a) {

@@ -586,6 +586,7 @@ void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool i
   install_joining_operations(module);
   install_structured_operations(evaluator, module, is_jnp);
   install_array_building_operations(evaluator, module);
+  install_reduction_operations(evaluator, module);
   install_scan_operations(evaluator, module, is_jnp);
   install_counting_operations(evaluator, module);
   if (is_jnp) install_lax_structural(*evaluator.module("jax.lax"));

@@ -54,6 +54,9 @@ void install_math_operations(Evaluator& evaluator, ModuleObject& module, bool is
 // diagonal diag trace identity triu_indices tril_indices diff
 // (numpy_arrays.cpp).
 void install_array_building_operations(Evaluator& evaluator, ModuleObject& module);
+// sum prod max min mean argmax argmin with JAX's signatures (dtype=,
+// where=, initial=, promote_integers=; numpy_reductions.cpp).
+void install_reduction_operations(Evaluator& evaluator, ModuleObject& module);
 // cumprod cummax cummin heaviside ptp nansum nanmean average, and in jax.lax
 // (is_jnp) associative_scan cumprod cummax cummin cumlogsumexp
 // (numpy_scans.cpp).

@@ -319,7 +319,7 @@ Value reshard_tree(Evaluator& evaluator, const Value& x, const Value& out_shardi
       if (mesh)
         if (auto error = typecheck::check_explicit_axes("reshard", *mesh, requested->spec)) raise_error(*error);
     }
-    return device_put_leaf(evaluator, leaf, target);
+    return device_put_leaf(evaluator, leaf, target, "reshard");
   };
   if (!out_shardings.is_none() && node_children(evaluator, out_shardings)) {
     std::vector<Value> targets = broadcast_prefix(evaluator, out_shardings, x, "reshard out_shardings");

@@ -31,8 +31,10 @@ class AbstractMeshScope {
   std::shared_ptr<MeshObject> saved_;
 };
 
-// jax.device_put(x, target) for one leaf (jax_modules.cpp).
-Value device_put_leaf(Evaluator& evaluator, const Value& leaf, const Value& target);
+// jax.device_put(x, target) for one leaf (jax_modules.cpp); with
+// primitive_name "reshard", jax.reshard's.
+Value device_put_leaf(Evaluator& evaluator, const Value& leaf, const Value& target,
+                      std::string_view primitive_name = "device_put");
 // jax.reshard(x, out_shardings): one target for every leaf, or a pytree
 // prefix of x with one per subtree.
 Value reshard_tree(Evaluator& evaluator, const Value& x, const Value& out_shardings);

@@ -57,7 +57,7 @@ Cotangents device_put_vjp(const VjpCall& call) {
   placed.set("layout", x[0]->layout);
   placed.set("requested", typecheck::ShardingArg{std::nullopt, typecheck::PartitionSpec::from_entries(
                                                                    x[0]->layout.dims, primal.reduced, primal.unreduced)});
-  return {apply(ev, "device_put", {ct}, std::move(placed))};
+  return {apply(ev, primitive.name, {ct}, std::move(placed))};
 }
 
 Cotangents preduced_vjp(const VjpCall& call) {

@@ -81,7 +81,7 @@ Cotangents integer_pow_vjp(const VjpCall& call) {
   if (y == 0) return {zeros_for(ev, x[0], ct, x[0]->aval.dtype)};
   Params lowered;
   lowered.set("y", y - 1);
-  return {mul(ev, ct, mul(ev, apply(ev, "integer_pow", {x[0]}, lowered), static_cast<double>(y)))};
+  return {mul(ev, ct, mul(ev, scalar(ev, static_cast<double>(y)), apply(ev, "integer_pow", {x[0]}, lowered)))};
 }
 
 // JAX's clamp JVPs transposed: min's where min > x (and min < max), x's

@@ -54,6 +54,8 @@ PrintedParams broadcast_in_dim(const Params& params, const std::vector<typecheck
   return {{"broadcast_dimensions", int_tuple(*dimensions)}};
 }
 
+PrintedParams none(const Params&, const std::vector<typecheck::ArrayType>&, const typecheck::ArrayType&) { return {}; }
+
 PrintedParams convert_element_type(const Params&, const std::vector<typecheck::ArrayType>&,
                                    const typecheck::ArrayType& result) {
   return {{"new_dtype", std::string(typecheck::long_name(result.dtype))}, {"weak_type", result.weak_type ? "True" : "False"}};

@@ -12,6 +12,9 @@ namespace interp::jaxpr_params {
 // broadcast_dimensions=(0,), left out when empty (lax._broadcast_in_dim_pp_rule).
 PrintedParams broadcast_in_dim(const Params& params, const std::vector<typecheck::ArrayType>& operands,
                                const typecheck::ArrayType& result);
+// Nothing: reshard's target is the binder's type (pjit._pp_reshard).
+PrintedParams none(const Params& params, const std::vector<typecheck::ArrayType>& operands,
+                   const typecheck::ArrayType& result);
 // new_dtype=float32 weak_type=False.
 PrintedParams convert_element_type(const Params& params, const std::vector<typecheck::ArrayType>& operands,
                                    const typecheck::ArrayType& result);

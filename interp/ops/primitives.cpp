@@ -15,6 +15,7 @@
 #include "interp/ops/debug_ops.hpp"
 #include "interp/ops/sharding_constraint.hpp"
 #include "interp/ops/batching.hpp"
+#include "interp/transforms/costing.hpp"
 #include "interp/transforms/partitioner.hpp"
 #include "interp/ops/vjp_rules.hpp"
 #include "interp/library/random_module.hpp"
@@ -635,6 +636,7 @@ constexpr std::array primitive_table{
     Primitive{"reduced_vary_cast", "pcast", {"reduced_vary_cast"}, pcast_implementation, collective_cost, vjp::reduced_vary_cast_vjp, batching::collective, &partitioning::replay},
     binary("remainder", BinaryOp::rem, R::promoted, vjp::remainder_vjp),
     Primitive{"reshape", "reshape", {"reshape", jaxpr_params::reshape}, reshape_implementation, movement_cost, vjp::reshape_vjp, batching::reshape, &partitioning::replay},
+    Primitive{"reshard", "reshard", {"reshard", jaxpr_params::none}, placed_implementation, relayout_cost, vjp::device_put_vjp, batching::placement, &partitioning::device_put},
     Primitive{"rev", "flip", {"rev"}, rev_implementation, movement_cost, vjp::rev_vjp, batching::rev, &partitioning::replay},
     unary("round", UnaryOp::round, R::floating, vjp::zero_vjp, jaxpr_params::round),
     unary("rsqrt", UnaryOp::rsqrt, R::floating, vjp::rsqrt_vjp),
@@ -753,11 +755,69 @@ std::optional<typecheck::ShardingArg> sharding_argument(const Value& value) {
 Value apply_elementwise(Evaluator& evaluator, const Primitive& primitive, const std::vector<Value>& values) {
   std::vector<ArrayRef> operands;
   for (const auto& v : values) operands.push_back(to_array(evaluator, v));
+  if (primitive.binary == BinaryOp::pow && primitive.arity == 2 && values[1].is_integral() &&
+      operands[0]->aval.dtype != DType::bool_) {
+    Params params;
+    params.set("y", values[1].as_int());
+    return bind(evaluator, *find_primitive("integer_pow"), {operands[0]}, std::move(params));
+  }
   return bind(evaluator, primitive, std::move(operands));
+}
+
+namespace {
+
+Value converted(Evaluator& evaluator, const Value& operand, DType dtype) {
+  ArrayRef array = to_array(evaluator, operand);
+  if (array->aval.dtype == dtype) return operand;
+  Params params;
+  params.set("new_dtype", std::string(typecheck::long_name(dtype)));
+  return bind(evaluator, primitive("convert_element_type"), {array}, std::move(params));
+}
+
+// jnp.mean as JAX computes it: the sum divided by the count of the reduced
+// elements, so a jaxpr shows reduce_sum and div; integers average in
+// float32. JAX sums 16-bit floats in float32 (converts around the sum that
+// XLA fuses away); shardlang, which does not fuse, sums them in their own
+// dtype, its kernel accumulating in float32, so that no float32 copy of
+// the operand counts in memory or time.
+Value apply_mean(Evaluator& evaluator, const ArrayRef& operand, const Value& axis_value, bool keepdims) {
+  const DType result = typecheck::is_floating(operand->aval.dtype) ? operand->aval.dtype : DType::float32;
+  Value total = apply_reduction(evaluator, "sum", converted(evaluator, Value(operand), result), axis_value, keepdims);
+  double count = reduced_element_count(evaluator, operand->aval.shape, axis_value);
+  return apply_elementwise(evaluator, primitive("divide"), {total, Value::floating(count)});
+}
+
+}  // namespace
+
+double reduced_element_count(Evaluator& evaluator, const typecheck::Shape& shape, const Value& axis_value) {
+  const auto rank = static_cast<std::int64_t>(shape.size());
+  double count = 1;
+  auto count_axis = [&](std::int64_t axis) {
+    if (axis < -rank || axis >= rank) return;  // the reduction itself reports it
+    count *= static_cast<double>(shape[static_cast<std::size_t>(axis < 0 ? axis + rank : axis)]);
+  };
+  if (axis_value.is_none())
+    for (std::int64_t axis = 0; axis < rank; ++axis) count_axis(axis);
+  else if (axis_value.is_integral())
+    count_axis(axis_value.as_int());
+  else
+    for (const auto& v : evaluator.to_vector(axis_value)) count_axis(evaluator.index_of(v));
+  return count;
 }
 
 Value apply_reduction(Evaluator& evaluator, std::string_view name, const Value& operand_value, const Value& axis_value,
                       bool keepdims) {
+  ArrayRef operand = to_array(evaluator, operand_value);
+  OneDispatchScope one_call(evaluator);  // JAX jits jnp's reductions
+  if (name == "mean") return apply_mean(evaluator, operand, axis_value, keepdims);
+  const bool narrow = operand->aval.dtype == DType::bool_ || operand->aval.dtype == DType::int8;
+  if ((name == "sum" || name == "prod") && narrow)
+    return bind_reduction(evaluator, name, converted(evaluator, Value(operand), DType::int32), axis_value, keepdims);
+  return bind_reduction(evaluator, name, Value(operand), axis_value, keepdims);
+}
+
+Value bind_reduction(Evaluator& evaluator, std::string_view name, const Value& operand_value, const Value& axis_value,
+                     bool keepdims) {
   ArrayRef operand = to_array(evaluator, operand_value);
   Params params;
   if (!axis_value.is_none()) {
@@ -790,11 +850,11 @@ Value apply_transpose(Evaluator& evaluator, const Value& operand_value, const st
 }
 
 Value apply_device_put(Evaluator& evaluator, const ArrayRef& operand, const Layout& layout,
-                       const std::optional<typecheck::PartitionSpec>& requested) {
+                       const std::optional<typecheck::PartitionSpec>& requested, std::string_view primitive_name) {
   Params params;
   params.set("layout", layout);
   if (requested) params.set("requested", typecheck::ShardingArg{std::nullopt, *requested});
-  return bind(evaluator, primitive("device_put"), {operand}, std::move(params));
+  return bind(evaluator, primitive(primitive_name), {operand}, std::move(params));
 }
 
 }  // namespace interp

@@ -197,20 +197,32 @@ Value bind(Evaluator& evaluator, const Primitive& primitive, std::vector<ArrayRe
 // ------------------------------------------------------------ API helpers
 // Parse Python arguments into operands and params, then bind.
 
-// jnp.<name>(*operands) with Python scalars as weak operands.
+// jnp.<name>(*operands) with Python scalars as weak operands. x ** y with
+// y a Python int is lax.integer_pow(x, y), as jnp.power's concrete-integer
+// case (exact for x ** 2, and a jaxpr shows integer_pow[y=2]).
 Value apply_elementwise(Evaluator& evaluator, const Primitive& primitive, const std::vector<Value>& operands);
-// jnp.sum/mean/max/min/prod/argmax/argmin(x, axis=, keepdims=).
+// The number of elements a reduction over `axis` (None: all) combines into each result.
+double reduced_element_count(Evaluator& evaluator, const typecheck::Shape& shape, const Value& axis);
+// jnp.sum/mean/max/min/prod/argmax/argmin(x, axis=, keepdims=): mean is
+// reduce_sum and a division, as JAX's (float32 for integers); sum and prod widen booleans and int8 to int32 first
+// (promote_integers).
 Value apply_reduction(Evaluator& evaluator, std::string_view name, const Value& operand, const Value& axis,
                       bool keepdims);
+// The reduction primitive itself, in the operand's dtype (lax.reduce_sum's rules).
+Value bind_reduction(Evaluator& evaluator, std::string_view name, const Value& operand, const Value& axis,
+                     bool keepdims);
 // x.reshape / jnp.reshape and x.T / jnp.transpose.
 // jnp.reshape(x, sizes, out_sharding=): `sizes` may hold one -1.
 Value apply_reshape(Evaluator& evaluator, const Value& operand, const std::vector<std::int64_t>& sizes,
                     const Value& out_sharding = Value());
 Value apply_transpose(Evaluator& evaluator, const Value& operand, const std::vector<int>& permutation);
 // jax.device_put of one array to `layout` (a committed array); `requested`
-// is the spec as the user wrote it (.sharding.spec shows it).
+// is the spec as the user wrote it (.sharding.spec shows it). jax.reshard
+// binds its own primitive, "reshard", with the same rules (JAX's reshard_p:
+// a jaxpr shows which of the two the user called).
 Value apply_device_put(Evaluator& evaluator, const ArrayRef& operand, const Layout& layout,
-                       const std::optional<typecheck::PartitionSpec>& requested);
+                       const std::optional<typecheck::PartitionSpec>& requested,
+                       std::string_view primitive_name = "device_put");
 
 // The sharding argument as a typecheck ShardingArg (a P or a NamedSharding), or nullopt for None.
 std::optional<typecheck::ShardingArg> sharding_argument(const Value& value);

@@ -328,7 +328,7 @@ void track_sharding_origin(Evaluator& evaluator, const Primitive& primitive, con
                            const Params& params, const ArrayRef& result) {
   if (!result || !sharded(result->aval)) return;
   Evaluator::ShardingOrigin origin{result, {}, {}};
-  if (primitive.name == "device_put" || params.get<typecheck::ShardingArg>("out_sharding")) {
+  if (primitive.name == "device_put" || primitive.name == "reshard" || params.get<typecheck::ShardingArg>("out_sharding")) {
     origin.span = lang::first_line(evaluator.statement_span);
     origin.name = assigned_name(evaluator.statement);
   } else {

@@ -527,10 +527,13 @@ void schedule(Evaluator& evaluator, CostRecorder& recorder, const Primitive& pri
   for (devices::Charge& charge : application.charges) charge.call = recorder.current_call;
   application.devices = mesh->device_ids();
   bool in_jit = !eager_dispatch || recorder.jitted_body_depth > 0;
-  if (!in_jit && application.devices.size() > 1)
+  bool dispatched = recorder.composite_dispatch_paid && *recorder.composite_dispatch_paid;
+  if (!in_jit && !dispatched && application.devices.size() > 1) {
     application.charges.push_back({"dispatch", "", devices::CollectiveKind::none, 0,
                                    recorder.model().eager_dispatch_seconds(static_cast<int>(application.devices.size())),
                                    0});
+    if (recorder.composite_dispatch_paid) *recorder.composite_dispatch_paid = true;
+  }
   application.role = role_of(primitive, types_of(operands), result->aval, params, application.charges);
   for (const auto& operand : operands) application.inputs.push_back(reinterpret_cast<OverlapWindow::Id>(operand.get()));
   application.output = reinterpret_cast<OverlapWindow::Id>(result.get());
@@ -625,6 +628,19 @@ JittedBodyScope::JittedBodyScope(Evaluator& evaluator) {
 
 JittedBodyScope::~JittedBodyScope() {
   if (recorder_) --recorder_->jitted_body_depth;
+}
+
+OneDispatchScope::OneDispatchScope(Evaluator& evaluator) {
+  Runtime& runtime = runtime_of(evaluator);
+  if (runtime.options().profile) cost_recorder(evaluator);  // its first application may be the first charge
+  // Nested in another composite, the outer one's dispatch covers it too.
+  if (!runtime.costs || runtime.costs->composite_dispatch_paid) return;
+  recorder_ = runtime.costs;
+  recorder_->composite_dispatch_paid = &paid_;
+}
+
+OneDispatchScope::~OneDispatchScope() {
+  if (recorder_) recorder_->composite_dispatch_paid = nullptr;
 }
 
 namespace {

@@ -119,6 +119,8 @@ class CostRecorder {
   }
   // Inside JittedBodyScopes: applications pay no dispatch.
   int jitted_body_depth = 0;
+  // Inside a OneDispatchScope: whether its one dispatch is paid (null: in none).
+  bool* composite_dispatch_paid = nullptr;
   // The outermost jitted call running now (0: none): the profile sums its
   // charges per call site (JitCallScope).
   devices::CallId current_call = 0;
@@ -204,6 +206,21 @@ class JittedBodyScope {
 
  private:
   std::shared_ptr<CostRecorder> recorder_;
+};
+
+// A jnp function JAX jits (jnp.mean, jnp.sum: one compiled call when run
+// eagerly) that shardlang composes of several primitives: eagerly, its
+// first application pays the host's dispatch and the others none.
+class OneDispatchScope {
+ public:
+  explicit OneDispatchScope(Evaluator& evaluator);
+  ~OneDispatchScope();
+  OneDispatchScope(const OneDispatchScope&) = delete;
+  OneDispatchScope& operator=(const OneDispatchScope&) = delete;
+
+ private:
+  std::shared_ptr<CostRecorder> recorder_;  // null: inside another, or nothing charges
+  bool paid_ = false;
 };
 
 // The estimated time of one execution of the per-device `program`

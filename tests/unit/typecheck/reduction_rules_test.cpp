@@ -30,7 +30,10 @@ TEST(Reduction, Dtypes) {
   const MeshRef mesh = xy_mesh();
   EXPECT_EQ(outcome(reduction_rule("mean", parse("i32[8@X]", mesh), std::nullopt)), "f32[]");
   EXPECT_EQ(outcome(reduction_rule("var", parse("bf16[8@X,2]", mesh), Axes{{0}})), "bf16[2]");
-  EXPECT_EQ(outcome(reduction_rule("sum", parse("bool[8@X]", mesh), std::nullopt)), "i32[]");
+  // The primitive is lax's: its sums keep the dtype and refuse booleans (jnp.sum widens first).
+  EXPECT_EQ(outcome(reduction_rule("sum", parse("i8[8@X]", mesh), std::nullopt)), "i8[]");
+  EXPECT_EQ(outcome(reduction_rule("sum", parse("bool[8@X]", mesh), std::nullopt)),
+            "TypeError: reduce_sum does not accept dtype bool. Accepted dtypes are subtypes of number.");
   EXPECT_EQ(outcome(reduction_rule("std", parse("f32[8@X,2@Y]", mesh), Axes{{1}})), "f32[8@X]");
 }
 
