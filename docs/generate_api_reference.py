@@ -249,9 +249,12 @@ MODULES = [
     ("contextlib", "from contextlib import contextmanager", []),
     ("dataclasses", "from dataclasses import dataclass, field", [
         "`slots=` and `match_args=` are accepted; `InitVar`, `KW_ONLY` and `make_dataclass` are not there."]),
-    ("enum", "from enum import Enum, IntEnum, auto", [
-        "`IntEnum` members act as their values in arithmetic, comparisons and indexing but are not "
-        "instances of `int`; no `Flag`, `StrEnum` or functional `Enum('Name', ...)`."]),
+    ("enum", "from enum import Enum, IntEnum, Flag, IntFlag, auto", [
+        "`IntEnum` and `IntFlag` members act as their values in arithmetic, comparisons and indexing but "
+        "are not instances of `int`; no `StrEnum`, functional `Enum('Name', ...)`, `_missing_` or "
+        "`_generate_next_value_` overrides, `boundary=` keyword or mixins such as `class E(str, Enum)`.",
+        "`Flag` has CPython 3.11's semantics: STRICT boundary (`IntFlag`: KEEP), pseudo-members for "
+        "combinations (`<Color.RED|GREEN: 3>`), iteration over a value's single-bit members."]),
     ("itertools", "import itertools", [
         "`groupby` materialises each group when its key is reached."]),
     ("math", "import math", ["Integers are 64-bit: `factorial`, `comb`, `perm`, `lcm` raise `OverflowError` "
@@ -281,7 +284,10 @@ MODULES = [
         "Python's semantics for what exists: ints are 64-bit (overflow is an `OverflowError`), floats are "
         "doubles, scoping is Python's, recursion depth is limited (`RecursionError`).",
         "Classes have Python's semantics (C3 MRO, `super()`, descriptors, the dunder protocol); a class "
-        "derives from `object`, other classes or the built-in exceptions, not from other built-in types. "
+        "derives from `object`, other classes, the built-in exceptions, or one of `dict`, `list`, `set`, "
+        "`frozenset`, `tuple` and `str` (its instances are real values of that type with the class's "
+        "dunders over the type's own; a class's own `__new__` is not supported, nor deriving from `int`, "
+        "`float` or `bool`). "
         "Generators (`yield`, `yield from`) and `with` over user context managers work.",
         "Not in the language: `async`, `exec`/`eval` of strings, complex numbers, arbitrary-precision "
         "integers (each a clear error naming it).",

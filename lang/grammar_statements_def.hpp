@@ -100,7 +100,10 @@ auto const augmented_operator =
     act(push_augmented<BinaryOperator::add>)[op("+=")] | act(push_augmented<BinaryOperator::sub>)[op("-=")] |
     act(push_augmented<BinaryOperator::mult>)[op("*=")] | act(push_augmented<BinaryOperator::div>)[op("/=")] |
     act(push_augmented<BinaryOperator::floordiv>)[op("//=")] | act(push_augmented<BinaryOperator::mod>)[op("%=")] |
-    act(push_augmented<BinaryOperator::matmult>)[op("@=")] | act(push_augmented<BinaryOperator::pow>)[op("**=")];
+    act(push_augmented<BinaryOperator::matmult>)[op("@=")] | act(push_augmented<BinaryOperator::pow>)[op("**=")] |
+    act(push_augmented<BinaryOperator::bitand_>)[op("&=")] | act(push_augmented<BinaryOperator::bitor_>)[op("|=")] |
+    act(push_augmented<BinaryOperator::bitxor>)[op("^=")] | act(push_augmented<BinaryOperator::lshift>)[op("<<=")] |
+    act(push_augmented<BinaryOperator::rshift>)[op(">>=")];
 auto const assigned_value = yield_expression | expression_list;
 auto const expression_statement = act(make_expression_statement)[
     assigned_value >>

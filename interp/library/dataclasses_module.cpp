@@ -94,7 +94,8 @@ Value field_value(Evaluator& evaluator, const Value& instance, const FieldRef& f
 }
 
 void store(const Value& instance, const std::string& name, Value value) {
-  if (auto* object = instance.as<InstanceObject>()) set_attribute_in(object->attributes, name, std::move(value));
+  if (auto* attributes = instance.is_object() ? instance.object()->instance_dict() : nullptr)
+    set_attribute_in(*attributes, name, std::move(value));
 }
 
 bool is_class_var(Evaluator& evaluator, const Value& annotation) {

@@ -1,11 +1,14 @@
-// enum: Enum, IntEnum, auto and unique. An enum class is a user class
-// whose ClassBehaviour (EnumType's part) turns the body's plain values into
-// members: singleton instances with _name_ and _value_, kept where CPython
-// keeps them (_member_names_, _member_map_, _value2member_map_). IntEnum
-// members behave as their int values in arithmetic, comparisons and
-// indexing; unlike CPython they are not instances of int.
-#include "interp/library/host_modules.hpp"
-#include "interp/python/classes.hpp"
+// enum: Enum, IntEnum, Flag, IntFlag, auto and unique. An enum class is a
+// user class whose ClassBehaviour (EnumType's part) turns the body's plain
+// values into members: singleton instances with _name_ and _value_, kept
+// where CPython keeps them (_member_names_, _member_map_,
+// _value2member_map_). IntEnum and IntFlag members behave as their int
+// values in arithmetic, comparisons and indexing; unlike CPython they are
+// not instances of int. A Flag class (enum_flags.cpp) also keeps CPython
+// 3.11's _flag_mask_, _singles_mask_ and _all_bits_, and makes the
+// combinations of its members (pseudo-members) on demand.
+#include "interp/library/enum_module.hpp"
+
 #include "interp/python/format.hpp"
 
 namespace interp {
@@ -25,9 +28,10 @@ class AutoObject : public Object {
   std::string repr(Evaluator&) const override { return "auto(_auto_null)"; }
 };
 
+}  // namespace
+
 Value* own(ClassObject& cls, const char* name) { return find_attribute_in(cls.namespace_entries(), name); }
 
-// A member of an enum class, or null.
 InstanceObject* member_of(const Value& value) {
   auto* instance = value.as<InstanceObject>();
   if (!instance || !find_attribute_in(instance->attributes, "_name_")) return nullptr;
@@ -37,8 +41,14 @@ InstanceObject* member_of(const Value& value) {
 const Value& member_value(const Value& member) { return *find_attribute_in(member_of(member)->attributes, "_value_"); }
 const Value& member_name(const Value& member) { return *find_attribute_in(member_of(member)->attributes, "_name_"); }
 
-// Whether a class-body entry stays a class attribute (methods, descriptors,
-// private and dunder names) rather than becoming a member.
+Value make_member(Evaluator& evaluator, ClassObject& cls, Value value, Value name) {
+  auto member = std::make_shared<InstanceObject>(std::static_pointer_cast<TypeObject>(cls.self()), evaluator);
+  evaluator.remember_attribute_owner(member);
+  set_attribute_in(member->attributes, "_value_", std::move(value));
+  set_attribute_in(member->attributes, "_name_", std::move(name));
+  return Value(member);
+}
+
 bool is_descriptor_or_private(const std::string& name, const Value& value) {
   if (name.empty() || name[0] == '_') return true;
   if (value.as<FunctionObject>() || value.as<NativeFunction>() || value.as<TypeObject>()) return true;
@@ -46,99 +56,122 @@ bool is_descriptor_or_private(const std::string& name, const Value& value) {
   return type == "property" || type == "staticmethod" || type == "classmethod" || type == "cached_property";
 }
 
-class EnumBehaviour : public ClassBehaviour {
- public:
-  void class_made(Evaluator& evaluator, ClassObject& cls) override {
-    for (const TypeObject* type : cls.ancestors())
-      if (auto* base = dynamic_cast<const ClassObject*>(type))
-        if (Value* names = find_attribute_in(const_cast<ClassObject*>(base)->namespace_entries(), "_member_names_"))
-          if (!names->as<ListObject>()->items.empty())
-            raise(exc::TypeError(), "<enum '" + cls.name() + "'> cannot extend <enum '" + base->name() + "'>");
-    AttributeList& entries = cls.namespace_entries();
-    std::vector<Value> names;
-    auto member_map = make_dict(), value_map = make_dict();
-    std::vector<Value> members;
-    std::optional<std::int64_t> last_int;
-    TypeRef cls_ref = std::static_pointer_cast<TypeObject>(cls.self());
-    for (auto& [name, value] : entries) {
-      if (is_descriptor_or_private(name, value)) continue;
-      if (value.as<AutoObject>()) value = Value::integer(last_int ? *last_int + 1 : 1);
-      if (value.is_integral()) last_int = value.as_int();
-      Value existing;
-      for (const Value& member : members)
-        if (values_equal(member_value(member), value)) existing = member;
-      if (!existing.is_none()) {  // an alias of an earlier member
-        member_map->table.insert(make_str(name), existing);
-        value = existing;
-        continue;
-      }
-      auto member = std::make_shared<InstanceObject>(cls_ref, evaluator);
-      evaluator.remember_attribute_owner(member);
-      set_attribute_in(member->attributes, "_value_", value);
-      set_attribute_in(member->attributes, "_name_", make_str(name));
-      Value member_value_ = Value(member);
-      if (find_class_member(cls, "__init__")) {
-        std::vector<Value> arguments = value.as<TupleObject>() ? value.as<TupleObject>()->items : std::vector<Value>{value};
-        call_special(evaluator, member_value_, "__init__", std::move(arguments));
-      }
-      names.push_back(make_str(name));
-      member_map->table.insert(make_str(name), member_value_);
-      if (!value.is_object() || value.object()->hash()) value_map->table.insert(value, member_value_);
-      members.push_back(member_value_);
-      value = member_value_;
-    }
-    set_attribute_in(entries, "_member_names_", make_list(std::move(names)));
-    set_attribute_in(entries, "_member_map_", Value(member_map));
-    set_attribute_in(entries, "_value2member_map_", Value(value_map));
-    auto members_copy = make_dict();
-    members_copy->table = member_map->table;
-    set_attribute_in(entries, "__members__", Value(members_copy));
-  }
-  std::optional<Value> construct(Evaluator& evaluator, ClassObject& cls, CallArgs& args) override {
-    static const Signature signature = Signature::parse("EnumType.__call__(cls, value, /)");
-    CallArgs with_class = args;
-    with_class.positional.insert(with_class.positional.begin(), Value(cls.self()));
-    Arguments a = bind_arguments(evaluator, signature, with_class);
-    const Value& value = a[1];
-    if (type_of(value).get() == &cls && member_of(value)) return value;
-    for (const Value& member : members(cls))
-      if (values_equal(member_value(member), value)) return member;
-    raise(exc::ValueError(), evaluator.repr(value) + " is not a valid " + cls.qualname());
-  }
-  IteratorRef class_iterate(Evaluator&, ClassObject& cls) override {
-    return std::make_shared<ListIterator>(members(cls), types::list_iterator());
-  }
-  std::optional<Value> class_get_item(Evaluator&, ClassObject& cls, const Value& key) override {
-    Value* map = own(cls, "_member_map_");
-    if (map)
-      if (const Value* found = map->as<DictObject>()->table.find(key)) return *found;
-    raise_value(exc::KeyError(), key);
-  }
-  std::optional<std::int64_t> class_length(Evaluator&, const ClassObject& cls) override {
-    return static_cast<std::int64_t>(members(const_cast<ClassObject&>(cls)).size());
-  }
-  std::optional<bool> class_contains(Evaluator&, ClassObject& cls, const Value& item) override {
-    return member_of(item) && type_of(item).get() == &cls;
-  }
-  std::optional<std::string> class_repr(const ClassObject& cls) override { return "<enum '" + cls.name() + "'>"; }
+bool is_auto(const Value& value) { return value.as<AutoObject>() != nullptr; }
 
-  static std::vector<Value> members(ClassObject& cls) {
-    std::vector<Value> out;
-    Value* names = own(cls, "_member_names_");
-    Value* map = own(cls, "_member_map_");
-    if (!names || !map) return out;
-    for (const Value& name : names->as<ListObject>()->items) out.push_back(*map->as<DictObject>()->table.find(name));
-    return out;
+Value EnumBehaviour::class_body_store(Evaluator&, const AttributeList& entries, const std::string& name, Value value) {
+  if (!is_auto(value) || is_descriptor_or_private(name, value)) return value;
+  std::vector<std::int64_t> values;
+  for (const auto& [key, entry] : entries)
+    if (!is_descriptor_or_private(key, entry) && entry.is_integral()) values.push_back(entry.as_int());
+  return Value::integer(next_value(values));
+}
+
+std::int64_t EnumBehaviour::next_value(const std::vector<std::int64_t>& values) const {
+  return values.empty() ? 1 : values.back() + 1;
+}
+
+void EnumBehaviour::class_made(Evaluator& evaluator, ClassObject& cls) {
+  for (const TypeObject* type : cls.ancestors())
+    if (auto* base = dynamic_cast<const ClassObject*>(type))
+      if (Value* names = find_attribute_in(const_cast<ClassObject*>(base)->namespace_entries(), "_member_names_"))
+        if (!names->as<ListObject>()->items.empty())
+          raise(exc::TypeError(), class_repr(cls).value() + " cannot extend " + class_repr(*base).value());
+  AttributeList& entries = cls.namespace_entries();
+  std::vector<Value> names;
+  auto member_map = make_dict(), value_map = make_dict();
+  std::vector<Value> members;  // every distinct member (a Flag's multi-bit ones too)
+  std::vector<std::int64_t> values;
+  FlagMasks masks;
+  for (auto& [name, value] : entries) {
+    if (is_descriptor_or_private(name, value)) continue;
+    if (is_auto(value)) value = Value::integer(next_value(values));
+    if (value.is_integral()) values.push_back(value.as_int());
+    Value existing;
+    for (const Value& member : members)
+      if (values_equal(member_value(member), value)) existing = member;
+    if (!existing.is_none()) {  // an alias of an earlier member
+      member_map->table.insert(make_str(name), existing);
+      value = existing;
+      continue;
+    }
+    Value member = make_member(evaluator, cls, value, make_str(name));
+    set_attribute_in(member.as<InstanceObject>()->attributes, "_sort_order_",
+                     Value::integer(static_cast<std::int64_t>(names.size())));
+    if (find_class_member(cls, "__init__")) {
+      std::vector<Value> arguments = value.as<TupleObject>() ? value.as<TupleObject>()->items : std::vector<Value>{value};
+      call_special(evaluator, member, "__init__", std::move(arguments));
+    }
+    // A Flag lists only its single-bit members (a multi-bit one is an alias of their combination).
+    if (!flags() || masks.add(value)) names.push_back(make_str(name));
+    member_map->table.insert(make_str(name), member);
+    if (!value.is_object() || value.object()->hash()) value_map->table.insert(value, member);
+    members.push_back(member);
+    value = member;
   }
-};
+  set_attribute_in(entries, "_member_names_", make_list(std::move(names)));
+  set_attribute_in(entries, "_member_map_", Value(member_map));
+  set_attribute_in(entries, "_value2member_map_", Value(value_map));
+  auto members_copy = make_dict();
+  members_copy->table = member_map->table;
+  set_attribute_in(entries, "__members__", Value(members_copy));
+  if (flags()) masks.store(cls);
+}
+
+std::optional<Value> EnumBehaviour::construct(Evaluator& evaluator, ClassObject& cls, CallArgs& args) {
+  static const Signature signature = Signature::parse("EnumType.__call__(cls, value, /)");
+  CallArgs with_class = args;
+  with_class.positional.insert(with_class.positional.begin(), Value(cls.self()));
+  Arguments a = bind_arguments(evaluator, signature, with_class);
+  const Value& value = a[1];
+  if (type_of(value).get() == &cls && member_of(value)) return value;
+  if (Value* map = own(cls, "_value2member_map_"); map && (!value.is_object() || value.object()->hash()))
+    if (const Value* found = map->as<DictObject>()->table.find(value)) return *found;
+  for (const Value& member : members(cls))
+    if (values_equal(member_value(member), value)) return member;
+  return missing(evaluator, cls, value);
+}
+
+Value EnumBehaviour::missing(Evaluator& evaluator, ClassObject& cls, const Value& value) {
+  raise(exc::ValueError(), evaluator.repr(value) + " is not a valid " + cls.qualname());
+}
+
+IteratorRef EnumBehaviour::class_iterate(Evaluator&, ClassObject& cls) {
+  return std::make_shared<ListIterator>(members(cls), types::list_iterator());
+}
+
+std::optional<Value> EnumBehaviour::class_get_item(Evaluator&, ClassObject& cls, const Value& key) {
+  Value* map = own(cls, "_member_map_");
+  if (map)
+    if (const Value* found = map->as<DictObject>()->table.find(key)) return *found;
+  raise_value(exc::KeyError(), key);
+}
+
+std::optional<std::int64_t> EnumBehaviour::class_length(Evaluator&, const ClassObject& cls) {
+  return static_cast<std::int64_t>(members(const_cast<ClassObject&>(cls)).size());
+}
+
+std::optional<bool> EnumBehaviour::class_contains(Evaluator&, ClassObject& cls, const Value& item) {
+  // A member (by its name), not a Flag's pseudo-member.
+  if (!member_of(item) || type_of(item).get() != &cls) return false;
+  Value* map = own(cls, "_member_map_");
+  return map && map->as<DictObject>()->table.find(member_name(item)) != nullptr;
+}
+
+std::optional<std::string> EnumBehaviour::class_repr(const ClassObject& cls) { return "<enum '" + cls.name() + "'>"; }
+
+std::vector<Value> EnumBehaviour::members(ClassObject& cls) {
+  std::vector<Value> out;
+  Value* names = own(cls, "_member_names_");
+  Value* map = own(cls, "_member_map_");
+  if (!names || !map) return out;
+  for (const Value& name : names->as<ListObject>()->items) out.push_back(*map->as<DictObject>()->table.find(name));
+  return out;
+}
+
+namespace {
 
 Value native_property(Evaluator& evaluator, std::string_view signature, NativeFunctionBody getter) {
   return evaluator.call(evaluator.builtins.at("property"), {Value(native(signature, std::move(getter)))});
-}
-
-void add(AttributeList& entries, std::string_view signature, NativeFunctionBody body) {
-  auto function = native(signature, std::move(body));
-  set_attribute_in(entries, static_cast<NativeFunction&>(*function).name(), Value(function));
 }
 
 AttributeList enum_namespace(Evaluator& evaluator) {
@@ -160,8 +193,14 @@ AttributeList enum_namespace(Evaluator& evaluator) {
   return entries;
 }
 
-// IntEnum: the int operations on the members' values.
-AttributeList int_enum_namespace() {
+}  // namespace
+
+void add(AttributeList& entries, std::string_view signature, NativeFunctionBody body) {
+  auto function = native(signature, std::move(body));
+  set_attribute_in(entries, static_cast<NativeFunction&>(*function).name(), Value(function));
+}
+
+AttributeList int_enum_namespace(bool bitwise) {
   AttributeList entries{{"__module__", make_str("enum")}, {"__qualname__", make_str("IntEnum")}};
   auto unwrap = [](const Value& v) { return member_of(v) ? member_value(v) : v; };
   const std::pair<Op, const char*> operators[] = {{Op::add, "add"}, {Op::sub, "sub"}, {Op::mult, "mul"},
@@ -169,6 +208,7 @@ AttributeList int_enum_namespace() {
                                                   {Op::pow, "pow"}, {Op::bitand_, "and"}, {Op::bitor_, "or"},
                                                   {Op::bitxor, "xor"}, {Op::lshift, "lshift"}, {Op::rshift, "rshift"}};
   for (auto [op, name] : operators) {
+    if (!bitwise && (op == Op::bitand_ || op == Op::bitor_ || op == Op::bitxor)) continue;
     std::string n = name;
     add(entries, "__" + n + "__(self, other, /)", [op = op, unwrap](Evaluator& ev, Arguments& a) { return ev.binary(op, unwrap(a[0]), unwrap(a[1])); });
     add(entries, "__r" + n + "__(self, other, /)", [op = op, unwrap](Evaluator& ev, Arguments& a) { return ev.binary(op, unwrap(a[1]), unwrap(a[0])); });
@@ -190,8 +230,6 @@ AttributeList int_enum_namespace() {
   return entries;
 }
 
-}  // namespace
-
 void install_enum(Evaluator& evaluator, ModuleObject& module) {
   auto behaviour = std::make_shared<EnumBehaviour>();
   std::vector<TypeRef> object_base{types::object()};
@@ -199,8 +237,9 @@ void install_enum(Evaluator& evaluator, ModuleObject& module) {
   enum_class->behaviour = behaviour;
   behaviour->class_made(evaluator, *enum_class);
   std::vector<TypeRef> enum_base{enum_class};
-  auto int_enum = std::make_shared<ClassObject>("IntEnum", "IntEnum", enum_base, class_mro(enum_base), int_enum_namespace());
+  auto int_enum = std::make_shared<ClassObject>("IntEnum", "IntEnum", enum_base, class_mro(enum_base), int_enum_namespace(true));
   behaviour->class_made(evaluator, *int_enum);
+  install_flags(evaluator, module, enum_class);
   module.add("Enum", Value(enum_class));
   module.add("IntEnum", Value(int_enum));
   module.add("EnumType", Value(types::type()));

@@ -117,7 +117,8 @@ class CachedProperty : public Object {
     if (instance.is_none()) return Value(self());
     Value value = evaluator.call(function_, {instance});
     // Stored straight into the instance's __dict__ (as CPython does, past a frozen __setattr__).
-    if (auto* object = instance.as<InstanceObject>()) set_attribute_in(object->attributes, name_, value);
+    if (auto* attributes = instance.is_object() ? instance.object()->instance_dict() : nullptr)
+      set_attribute_in(*attributes, name_, value);
     else raise(exc::TypeError(), "No '__dict__' attribute on '" + type_name(instance) + "' instance to cache '" + name_ + "' property.");
     return value;
   }

@@ -13,6 +13,14 @@ void install_tree_transpose(Evaluator& evaluator, ModuleObject& tree, ModuleObje
 
 namespace {
 
+// A tuple, list or dict as a pytree node; null for an instance of a
+// subclass (a named tuple aside), which JAX takes as a leaf unless registered.
+template <class T>
+T* node_as(const Value& value) {
+  if (type_of(value)->as_class() && !is_named_tuple(value)) return nullptr;
+  return value.as<T>();
+}
+
 // Deeper trees than this are refused (no unbounded recursion).
 constexpr int max_tree_depth = 500;
 
@@ -131,13 +139,13 @@ void flatten_into(Evaluator& evaluator, const Value& tree, TreeDef& def, const V
     def.node_class = Value(type_of(tree));
     def.field_names = named_tuple_fields(evaluator, tree);
     children(tree.as<TupleObject>()->items);
-  } else if (auto* tuple = tree.as<TupleObject>()) {
+  } else if (auto* tuple = node_as<TupleObject>(tree)) {
     def.kind = TreeDef::Kind::tuple;
     children(tuple->items);
-  } else if (auto* list = tree.as<ListObject>()) {
+  } else if (auto* list = node_as<ListObject>(tree)) {
     def.kind = TreeDef::Kind::list;
     children(list->items);
-  } else if (auto* dict = tree.as<DictObject>()) {
+  } else if (auto* dict = node_as<DictObject>(tree)) {
     def.kind = TreeDef::Kind::dict;
     std::vector<std::pair<Value, Value>> entries;
     for (const auto& e : dict->table.entries())
@@ -343,12 +351,12 @@ std::optional<TreeDef> tree_zip(Evaluator& evaluator, std::span<const Value> tre
 
 std::optional<std::vector<Value>> node_children(Evaluator& evaluator, const Value& tree) {
   if (tree.is_none()) return std::nullopt;
-  if (auto* sequence = tree.as<SequenceObject>()) return sequence->items;
-  if (tree.as<DictObject>() || registered_node(evaluator, tree)) {
+  if (auto* sequence = node_as<SequenceObject>(tree)) return sequence->items;
+  if (node_as<DictObject>(tree) || registered_node(evaluator, tree)) {
     TreeDef def;
     std::vector<Value> leaves;
     flatten_into(evaluator, tree, def, Value(), 0, leaves);  // for the order of a dict's keys
-    if (auto* dict = tree.as<DictObject>()) {
+    if (auto* dict = node_as<DictObject>(tree)) {
       std::vector<Value> values;
       for (const auto& key : def.keys) values.push_back(*dict->table.find(key));
       return values;
@@ -363,7 +371,7 @@ std::optional<std::vector<Value>> node_children(Evaluator& evaluator, const Valu
 namespace {
 
 bool is_container(Evaluator& evaluator, const Value& value) {
-  return value.as<TupleObject>() || value.as<ListObject>() || value.as<DictObject>() || registered_node(evaluator, value);
+  return node_as<TupleObject>(value) || node_as<ListObject>(value) || node_as<DictObject>(value) || registered_node(evaluator, value);
 }
 
 // A dict's keys and values in flattening (sorted) order.
@@ -399,7 +407,7 @@ struct PrefixWalk {
                        type_repr(full) + ".");
       return leaves_of(full, Value());
     }
-    if (prefix.as<DictObject>()) {
+    if (node_as<DictObject>(prefix)) {
       auto [prefix_keys, prefix_values] = dict_children(evaluator, prefix);
       auto [full_keys, full_values] = dict_children(evaluator, full);
       bool same = prefix_keys.size() == full_keys.size();

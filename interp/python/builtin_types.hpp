@@ -37,6 +37,45 @@ inline ListObject& list_of(const Value& value) { return *value.as<ListObject>();
 inline DictObject& dict_of(const Value& value) { return *value.as<DictObject>(); }
 inline SetObject& set_of(const Value& value) { return *value.as<SetObject>(); }
 
+// The dunders that a subclass's methods reach through super() or the type
+// (super().__getitem__(key), dict.__setitem__(self, k, v)): the built-in
+// type's own hooks, whatever the subclass overrides. `items`: __getitem__;
+// `mutable_items`: __setitem__ and __delitem__ too.
+template <class T>
+void add_protocol_dunders(TypeObject& type, bool items, bool mutable_items) {
+  auto receiver = [name = type.name()](const Value& self, const char* method) -> T& {
+    if (auto* object = self.as<T>()) return *object;
+    raise(exc::TypeError(), std::string("descriptor '") + method + "' for '" + name + "' objects doesn't apply to a '" +
+                                type_name(self) + "' object");
+  };
+  type.add_method("__repr__(self, /)", [receiver](Evaluator& ev, Arguments& a) {
+    return make_str(receiver(a[0], "__repr__").T::repr(ev));
+  });
+  type.add_method("__len__(self, /)", [receiver](Evaluator& ev, Arguments& a) {
+    return Value::integer(*receiver(a[0], "__len__").T::length(ev));
+  });
+  type.add_method("__iter__(self, /)", [receiver](Evaluator& ev, Arguments& a) {
+    return Value(ObjectRef(receiver(a[0], "__iter__").T::iterate(ev)));
+  });
+  type.add_method("__contains__(self, key, /)", [receiver](Evaluator& ev, Arguments& a) {
+    return Value::boolean(receiver(a[0], "__contains__").T::contains(ev, a[1]).value_or(false));
+  });
+  if (items)
+    type.add_method("__getitem__(self, key, /)", [receiver](Evaluator& ev, Arguments& a) {
+      return *receiver(a[0], "__getitem__").T::get_item(ev, a[1]);
+    });
+  if (mutable_items) {
+    type.add_method("__setitem__(self, key, value, /)", [receiver](Evaluator& ev, Arguments& a) {
+      receiver(a[0], "__setitem__").T::set_item(ev, a[1], a[2]);
+      return Value::none();
+    });
+    type.add_method("__delitem__(self, key, /)", [receiver](Evaluator& ev, Arguments& a) {
+      receiver(a[0], "__delitem__").T::delete_item(ev, a[1]);
+      return Value::none();
+    });
+  }
+}
+
 // Python's list.sort: stable, with an optional key, reverse keeping stability
 // (container_methods.cpp; sorted() too).
 void sort_values(Evaluator& evaluator, std::vector<Value>& items, const Value& key, bool reverse);

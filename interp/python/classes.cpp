@@ -378,10 +378,13 @@ Value ClassObject::call(Evaluator& evaluator, CallArgs& args) {
   if (find_class_member(*this, "__new__"))
     raise(exc::NotImplementedError(), "a class's own __new__ is not supported in shardlang (class " + qualname_ + ")");
   Value instance;
+  const TypeObject* builtin = makes_exceptions_ ? nullptr : builtin_base(*this);
   if (makes_exceptions_) {
     if (!args.keywords.empty() && !find_class_member(*this, "__init__"))
       raise(exc::TypeError(), name() + "() takes no keyword arguments");
     instance = Value(std::make_shared<ExceptionObject>(cls, args.positional));
+  } else if (builtin) {
+    instance = *make_builtin_subclass_instance(evaluator, *this, args);
   } else {
     instance = Value(std::make_shared<InstanceObject>(cls, evaluator));
   }
@@ -390,7 +393,9 @@ Value ClassObject::call(Evaluator& evaluator, CallArgs& args) {
     Value result = evaluator.call(bind_member(evaluator, *init, instance, cls), args);
     if (!result.is_none())
       raise(exc::TypeError(), "__init__() should return None, not '" + type_name(result) + "'");
-  } else if (!makes_exceptions_ && (!args.positional.empty() || !args.keywords.empty())) {
+  } else if (const ObjectRef* builtin_init = builtin ? builtin->find_method("__init__") : nullptr) {
+    evaluator.call(Value(std::make_shared<BoundMethod>(instance, *builtin_init)), args);  // dict's, list's, set's
+  } else if (!makes_exceptions_ && !builtin && (!args.positional.empty() || !args.keywords.empty())) {
     raise(exc::TypeError(), qualname_ + "() takes no arguments");
   }
   return instance;
@@ -482,8 +487,8 @@ void install_root_methods() {
   object.add_method("__setattr__(self, name, value, /)", [](Evaluator& ev, Arguments& a) {
     const std::string* name = string_of(a[1]);
     if (!name) raise(exc::TypeError(), "attribute name must be string, not '" + type_name(a[1]) + "'");
-    if (auto* instance = a[0].as<InstanceObject>()) set_attribute_in(instance->attributes, *name, a[2]);
-    else if (auto* exception = a[0].as<ExceptionObject>()) set_attribute_in(exception->attributes, *name, a[2]);
+    if (auto* attributes = a[0].is_object() ? a[0].object()->instance_dict() : nullptr)
+      set_attribute_in(*attributes, *name, a[2]);
     else if (!a[0].is_object() || !a[0].object()->set_attribute(ev, *name, a[2]))
       raise(exc::AttributeError(), "'" + type_name(a[0]) + "' object has no attribute '" + *name + "'");
     return Value::none();
@@ -543,6 +548,30 @@ void install_class_builtins(Evaluator& evaluator) {
 }
 
 // ------------------------------------------------------------ the class statement
+
+namespace {
+
+// At most one built-in type to derive from (CPython's "lay-out conflict"),
+// and not under a metaclass's behaviour (a str mixed into an Enum).
+void check_builtin_bases(const std::vector<TypeRef>& bases, const std::vector<TypeObject*>& ancestors,
+                         bool replaced_base) {
+  const TypeObject* builtin = nullptr;
+  for (const TypeObject* type : ancestors) {
+    if (user_class(type) || (!is_subclassable_builtin(*type) && !type->is_subclass_of(*exc::BaseException()))) continue;
+    if (builtin && !builtin->is_subclass_of(*type) && !type->is_subclass_of(*builtin))
+      raise(exc::TypeError(), "multiple bases have instance lay-out conflict");
+    if (!builtin) builtin = type;
+  }
+  if (replaced_base || !builtin || builtin->is_subclass_of(*exc::BaseException())) return;
+  for (const TypeObject* type : ancestors)
+    if (const ClassObject* user = user_class(type); user && user->behaviour)
+      for (const TypeRef& base : bases)
+        if (is_subclassable_builtin(*base))
+          raise(exc::NotImplementedError(), "a class deriving from both " + user->name() + " and the built-in type '" +
+                                                base->name() + "' is not supported in shardlang");
+}
+
+}  // namespace
 
 Value Evaluator::apply_decorators(const ast::ExprList& expressions, const std::vector<Value>& decorators, Value target) {
   for (std::size_t i = decorators.size(); i-- > 0;) {
@@ -606,13 +635,15 @@ Evaluator::Flow Evaluator::exec_class_def(const ast::ClassDef& node, const ast::
     if (std::find(bases.begin(), bases.end(), ref) != bases.end())
       raise(exc::TypeError(), "duplicate base class " + type->name());
     bool exception = type->is_subclass_of(*exc::BaseException());
-    if (!user_class(type) && !exception && ref != types::object() && !behaviour)
+    if (!user_class(type) && !exception && ref != types::object() && !behaviour && !is_subclassable_builtin(*type))
       raise(exc::NotImplementedError(), "subclassing the built-in type '" + type->name() +
-                                            "' is not supported in shardlang (only object and the exceptions)");
+                                            "' is not supported in shardlang (only object, the exceptions, dict, "
+                                            "list, set, frozenset, tuple and str)");
     bases.push_back(std::move(ref));
   }
   if (bases.empty()) bases.push_back(types::object());
   std::vector<TypeObject*> ancestors = class_mro(bases);
+  check_builtin_bases(bases, ancestors, behaviour != nullptr);
 
   const ScopeInfo& scope = frame.resolution->scope(&stmt);
   const Value* module_name = lookup_global("__name__", frame);
@@ -630,6 +661,11 @@ Evaluator::Flow Evaluator::exec_class_def(const ast::ClassDef& node, const ast::
   body.program = frame.program;
   body.resolution = frame.resolution;
   body.class_namespace = &namespace_entries;
+  // As the class will have it: its first ancestor's with one, else the replacing base's.
+  for (const TypeObject* type : ancestors)
+    if (const ClassObject* user = user_class(type); !body.class_behaviour && user && user->behaviour)
+      body.class_behaviour = user->behaviour.get();
+  if (!body.class_behaviour) body.class_behaviour = behaviour.get();
   for (std::uint32_t source : scope.free_sources) body.cells.push_back(frame.cells.at(source));
   exec_body(node.body, body);
 

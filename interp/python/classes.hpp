@@ -30,6 +30,10 @@ class ClassBehaviour {
   // Python's __mro_entries__: what a class statement naming `base` (a class
   // with this behaviour) puts among its bases instead; nullopt: `base` itself.
   virtual std::optional<std::vector<TypeRef>> mro_entries(const ClassObject&) { return std::nullopt; }
+  // The class body of a subclass stores `value` under `name` (its namespace
+  // so far in `entries`): what it stores instead (Enum's auto() becomes its
+  // value at once, for the body's later lines to use).
+  virtual Value class_body_store(Evaluator&, const AttributeList&, const std::string&, Value value) { return value; }
   // A class statement made `cls`, a subclass of a class with this behaviour.
   virtual void class_made(Evaluator&, ClassObject&) {}
   // Calling the class; nullopt: a new instance and its __init__.
@@ -129,6 +133,7 @@ class InstanceObject : public Object {
   bool exit(Evaluator& evaluator, const Value* pending) override;
   std::optional<Value> descriptor_get(Evaluator& evaluator, const Value& instance, const Value& owner) override;
   InstanceObject* as_instance() override { return this; }
+  AttributeList* instance_dict() override { return &attributes; }
 
   AttributeList attributes;  // the instance's __dict__
 
@@ -151,6 +156,35 @@ void set_instance_attribute(Evaluator& evaluator, const Value& self, AttributeLi
 // when none does.
 std::optional<Value> call_special(Evaluator& evaluator, const Value& self, const std::string& name,
                                   std::vector<Value> arguments);
+
+// An instance of `cls` when it derives from dict, list, set, frozenset,
+// tuple or str (builtin_subclasses.cpp): a real object of that type (what
+// takes a dict takes it) whose hooks run the dunders the class defines;
+// nullopt for any other class.
+std::optional<Value> make_builtin_subclass_instance(Evaluator& evaluator, ClassObject& cls, CallArgs& args);
+// The one of those types `cls` derives from, or null; whether `type` is one.
+const TypeObject* builtin_base(const TypeObject& cls);
+bool is_subclassable_builtin(const TypeObject& type);
+
+// The parts of an instance's hooks that a user class's dunder answers, for
+// InstanceObject and the built-in types' subclasses: nullopt when the class
+// defines no such dunder.
+std::optional<std::string> dunder_text(Evaluator& evaluator, const Value& self, const char* name);  // __repr__, __str__
+std::optional<std::string> dunder_format(Evaluator& evaluator, const Value& self, std::string_view spec);
+// a binary, reflected or in-place operator: nullopt for NotImplemented too
+std::optional<Value> dunder_binary(Evaluator& evaluator, const Value& self, lang::ast::BinaryOperator op,
+                                   const Value& other, bool reflected, bool inplace);
+std::optional<Value> dunder_unary(Evaluator& evaluator, const Value& self, lang::ast::UnaryOperator op);
+std::optional<Value> dunder_compare(Evaluator& evaluator, const Value& self, lang::ast::CompareOperator op,
+                                    const Value& other);
+IteratorRef dunder_iterate(Evaluator& evaluator, const Value& self);  // __iter__; null when none
+std::optional<std::int64_t> dunder_length(Evaluator& evaluator, const Value& self);
+std::optional<bool> dunder_contains(Evaluator& evaluator, const Value& self, const Value& item);
+std::optional<bool> dunder_bool(Evaluator& evaluator, const Value& self);  // __bool__, then __len__
+// __hash__: nullopt when none, a nullopt inside when it is None (unhashable).
+std::optional<std::optional<std::size_t>> dunder_hash(Evaluator& evaluator, const Value& self);
+std::optional<bool> dunder_equals(Evaluator& evaluator, const Value& self, const Value& other);
+bool dunder_exit(Evaluator& evaluator, const Value& self, const Value* pending);
 
 // The NotImplemented singleton that binary dunders return.
 const Value& not_implemented();

@@ -77,6 +77,13 @@ void install_list_type(TypeObject& type) {
   type.set_constructor(constructor("list(iterable=?, /)", [](Evaluator& ev, Arguments& a) {
     return a.has(0) ? make_list(ev.to_vector(a[0])) : make_list({});
   }));
+  add_protocol_dunders<ListObject>(type, true, true);
+  type.add_method("__init__(self, iterable=?, /)", [](Evaluator& ev, Arguments& a) {
+    std::vector<Value> items = a.has(1) ? ev.to_vector(a[1]) : std::vector<Value>{};
+    for (const Value& item : items) ev.remember_store(list_of(a[0]), item);
+    list_of(a[0]).items = std::move(items);
+    return Value::none();
+  });
   type.add_method("append(self, object, /)", [](Evaluator& ev, Arguments& a) {
     ev.remember_store(list_of(a[0]), a[1]);
     list_of(a[0]).items.push_back(a[1]);
@@ -151,9 +158,10 @@ void install_list_type(TypeObject& type) {
 
 void install_tuple_type(TypeObject& type) {
   type.set_constructor(constructor("tuple(iterable=?, /)", [](Evaluator& ev, Arguments& a) {
-    if (a.has(0) && a[0].as<TupleObject>()) return a[0];
+    if (a.has(0) && a[0].as<TupleObject>() && type_of(a[0]) == types::tuple()) return a[0];
     return a.has(0) ? make_tuple(ev.to_vector(a[0])) : make_tuple({});
   }));
+  add_protocol_dunders<TupleObject>(type, true, false);
   type.add_method("index(self, value, /)", [](Evaluator& ev, Arguments& a) {
     const auto& items = a[0].as<TupleObject>()->items;
     for (std::size_t i = 0; i < items.size(); ++i)
@@ -206,6 +214,11 @@ void install_dict_type(TypeObject& type) {
     update(ev, dict_of(a[0]), a, 1, 2, true);
     return Value::none();
   });
+  type.add_method("__init__(self, other=?, /, **kwargs)", [update](Evaluator& ev, Arguments& a) {
+    update(ev, dict_of(a[0]), a, 1, 2, true);
+    return Value::none();
+  });
+  add_protocol_dunders<DictObject>(type, true, true);
   auto view = [](const Value& d, DictView::Kind kind) {
     return Value(std::make_shared<DictView>(std::static_pointer_cast<DictObject>(d.object()), kind));
   };
@@ -266,8 +279,14 @@ void install_set_type(TypeObject& type, bool frozen) {
     s->frozen = frozen;
     return Value(s);
   }));
+  add_protocol_dunders<SetObject>(type, false, false);
   // A frozenset has no mutating methods.
   if (!frozen) {
+    type.add_method("__init__(self, iterable=?, /)", [fill](Evaluator& ev, Arguments& a) {
+      set_of(a[0]).table.clear();
+      if (a.has(1)) fill(ev, set_of(a[0]), a[1]);
+      return Value::none();
+    });
     type.add_method("add(self, object, /)", [](Evaluator&, Arguments& a) {
       set_of(a[0]).table.insert(a[1], Value());
       return Value::none();

@@ -73,6 +73,7 @@ struct Frame {
   class FunctionObject* function = nullptr;  // the function running here (zero-argument super())
   // A class body's namespace, in definition order (its class_body names).
   std::vector<std::pair<std::string, Value>>* class_namespace = nullptr;
+  class ClassBehaviour* class_behaviour = nullptr;  // of the class being made (its bases'), or null
   const std::shared_ptr<const Program>* program = nullptr;  // owner of the code running here
   const Resolution* resolution = nullptr;
   // The locals by slot; most functions have few, kept without an allocation.

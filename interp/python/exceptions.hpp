@@ -30,6 +30,7 @@ class ExceptionObject : public Object {
   // The built-in str and repr, under a class's own __str__/__repr__.
   std::string builtin_str(Evaluator& evaluator) const;
   std::string builtin_repr(Evaluator& evaluator) const;
+  std::vector<std::pair<std::string, Value>>* instance_dict() override { return &attributes; }
 
   std::vector<Value> args;
   // The attributes an instance of a user exception class was given (self.code = ...).

@@ -99,9 +99,104 @@ const std::string& text_result(const Value& result, const char* method) {
 
 }  // namespace
 
+// ------------------------------------------------------------ the dunders' parts
+
+std::optional<std::string> dunder_text(Evaluator& evaluator, const Value& self, const char* name) {
+  if (auto result = call_special(evaluator, self, name, {})) return text_result(*result, name);
+  return std::nullopt;
+}
+
+std::optional<std::string> dunder_format(Evaluator& evaluator, const Value& self, std::string_view spec) {
+  if (auto result = call_special(evaluator, self, "__format__", {make_str(std::string(spec))}))
+    return text_result(*result, "__format__");
+  return std::nullopt;
+}
+
+std::optional<Value> dunder_binary(Evaluator& evaluator, const Value& self, ast::BinaryOperator op, const Value& other,
+                                   bool reflected, bool inplace) {
+  const OperatorNames& names = operator_names(op);
+  const char* name = inplace ? names.inplace : reflected ? names.reflected : names.plain;
+  return operator_result(call_special(evaluator, self, name, {other}));
+}
+
+std::optional<Value> dunder_unary(Evaluator& evaluator, const Value& self, ast::UnaryOperator op) {
+  const char* name = op == ast::UnaryOperator::usub   ? "__neg__"
+                     : op == ast::UnaryOperator::uadd ? "__pos__"
+                                                      : "__invert__";
+  return call_special(evaluator, self, name, {});
+}
+
+std::optional<Value> dunder_compare(Evaluator& evaluator, const Value& self, ast::CompareOperator op, const Value& other) {
+  const char* name = compare_name(op);
+  if (!name) return std::nullopt;
+  if (auto result = operator_result(call_special(evaluator, self, name, {other}))) return result;
+  // != is the negation of a class's own ==.
+  if (op == ast::CompareOperator::not_eq_)
+    if (auto equal = operator_result(call_special(evaluator, self, "__eq__", {other})))
+      return Value::boolean(!evaluator.truthy(*equal));
+  return std::nullopt;
+}
+
+IteratorRef dunder_iterate(Evaluator& evaluator, const Value& self) {
+  auto iterator = call_special(evaluator, self, "__iter__", {});
+  if (!iterator) return nullptr;
+  if (iterator->is_object())
+    if (auto native = std::dynamic_pointer_cast<Iterator>(iterator->object())) return native;
+  if (!find_class_member(*type_of(*iterator), "__next__"))
+    raise(exc::TypeError(), "iter() returned non-iterator of type '" + type_name(*iterator) + "'");
+  return std::make_shared<UserIterator>(*iterator);
+}
+
+std::optional<std::int64_t> dunder_length(Evaluator& evaluator, const Value& self) {
+  auto result = call_special(evaluator, self, "__len__", {});
+  if (!result) return std::nullopt;
+  if (!result->is_integral())
+    raise(exc::TypeError(), "'" + type_name(*result) + "' object cannot be interpreted as an integer");
+  if (result->as_int() < 0) raise(exc::ValueError(), "__len__() should return >= 0");
+  return result->as_int();
+}
+
+std::optional<bool> dunder_contains(Evaluator& evaluator, const Value& self, const Value& item) {
+  auto result = call_special(evaluator, self, "__contains__", {item});
+  if (!result) return std::nullopt;
+  return evaluator.truthy(*result);
+}
+
+std::optional<bool> dunder_bool(Evaluator& evaluator, const Value& self) {
+  if (auto result = call_special(evaluator, self, "__bool__", {})) {
+    if (!result->is_bool()) raise(exc::TypeError(), "__bool__ should return bool, returned " + type_name(*result));
+    return result->as_bool();
+  }
+  if (auto n = dunder_length(evaluator, self)) return *n != 0;
+  return std::nullopt;
+}
+
+std::optional<std::optional<std::size_t>> dunder_hash(Evaluator& evaluator, const Value& self) {
+  const Value* method = find_class_member(*type_of(self), "__hash__");
+  if (method == nullptr) return std::nullopt;
+  if (method->is_none()) return std::optional<std::size_t>();
+  Value result = evaluator.call(*method, {self});
+  if (!result.is_integral()) raise(exc::TypeError(), "__hash__ method should return an integer");
+  return std::optional<std::size_t>(static_cast<std::size_t>(result.as_int()));
+}
+
+std::optional<bool> dunder_equals(Evaluator& evaluator, const Value& self, const Value& other) {
+  if (!find_class_member(*type_of(self), "__eq__")) return std::nullopt;
+  auto result = operator_result(call_special(evaluator, self, "__eq__", {other}));
+  return result && evaluator.truthy(*result);
+}
+
+bool dunder_exit(Evaluator& evaluator, const Value& self, const Value* pending) {
+  std::vector<Value> arguments{Value::none(), Value::none(), Value::none()};
+  if (pending) arguments = {Value(type_of(*pending)), *pending, Value::none()};
+  auto result = call_special(evaluator, self, "__exit__", std::move(arguments));
+  return result && evaluator.truthy(*result);
+}
+
+// ------------------------------------------------------------ InstanceObject
+
 std::string InstanceObject::repr(Evaluator& evaluator) const {
-  Value self = self_of(this);
-  if (auto result = call_special(evaluator, self, "__repr__", {})) return text_result(*result, "__repr__");
+  if (auto text = dunder_text(evaluator, self_of(this), "__repr__")) return *text;
   char address[32];
   std::snprintf(address, sizeof address, "%p", static_cast<const void*>(this));
   auto* cls = dynamic_cast<const ClassObject*>(cls_.get());
@@ -109,13 +204,12 @@ std::string InstanceObject::repr(Evaluator& evaluator) const {
 }
 
 std::string InstanceObject::str(Evaluator& evaluator) const {
-  if (auto result = call_special(evaluator, self_of(this), "__str__", {})) return text_result(*result, "__str__");
+  if (auto text = dunder_text(evaluator, self_of(this), "__str__")) return *text;
   return repr(evaluator);
 }
 
 std::optional<std::string> InstanceObject::format(Evaluator& evaluator, std::string_view spec) const {
-  if (auto result = call_special(evaluator, self_of(this), "__format__", {make_str(std::string(spec))}))
-    return text_result(*result, "__format__");
+  if (auto text = dunder_format(evaluator, self_of(this), spec)) return text;
   if (spec.empty()) return str(evaluator);
   return std::nullopt;
 }
@@ -148,32 +242,20 @@ Value InstanceObject::call(Evaluator& evaluator, CallArgs& args) {
 
 std::optional<Value> InstanceObject::binary_op(Evaluator& evaluator, ast::BinaryOperator op, const Value& other,
                                                bool reflected) {
-  const OperatorNames& names = operator_names(op);
-  return operator_result(call_special(evaluator, Value(self()), reflected ? names.reflected : names.plain, {other}));
+  return dunder_binary(evaluator, Value(self()), op, other, reflected, false);
 }
 
 std::optional<Value> InstanceObject::binary_inplace(Evaluator& evaluator, ast::BinaryOperator op, const Value& other) {
-  return operator_result(call_special(evaluator, Value(self()), operator_names(op).inplace, {other}));
+  return dunder_binary(evaluator, Value(self()), op, other, false, true);
 }
 
 std::optional<Value> InstanceObject::unary_op(Evaluator& evaluator, ast::UnaryOperator op) {
-  const char* name = op == ast::UnaryOperator::usub   ? "__neg__"
-                     : op == ast::UnaryOperator::uadd ? "__pos__"
-                                                      : "__invert__";
-  return call_special(evaluator, Value(self()), name, {});
+  return dunder_unary(evaluator, Value(self()), op);
 }
 
 std::optional<Value> InstanceObject::compare(Evaluator& evaluator, ast::CompareOperator op, const Value& other,
                                              bool) {
-  const char* name = compare_name(op);
-  if (!name) return std::nullopt;
-  Value self_value(self());
-  if (auto result = operator_result(call_special(evaluator, self_value, name, {other}))) return result;
-  // != is the negation of a class's own ==.
-  if (op == ast::CompareOperator::not_eq_)
-    if (auto equal = operator_result(call_special(evaluator, self_value, "__eq__", {other})))
-      return Value::boolean(!evaluator.truthy(*equal));
-  return std::nullopt;
+  return dunder_compare(evaluator, Value(self()), op, other);
 }
 
 std::optional<Value> InstanceObject::get_item(Evaluator& evaluator, const Value& key) {
@@ -190,56 +272,29 @@ bool InstanceObject::delete_item(Evaluator& evaluator, const Value& key) {
 
 IteratorRef InstanceObject::iterate(Evaluator& evaluator) {
   Value self_value(self());
-  if (auto iterator = call_special(evaluator, self_value, "__iter__", {})) {
-    if (iterator->is_object())
-      if (auto native = std::dynamic_pointer_cast<Iterator>(iterator->object())) return native;
-    if (!find_class_member(*type_of(*iterator), "__next__"))
-      raise(exc::TypeError(), "iter() returned non-iterator of type '" + type_name(*iterator) + "'");
-    return std::make_shared<UserIterator>(*iterator);
-  }
+  if (IteratorRef iterator = dunder_iterate(evaluator, self_value)) return iterator;
   if (find_class_member(*cls_, "__getitem__")) return std::make_shared<SequenceIterator>(self_value);
-  if (find_class_member(*cls_, "__next__")) return nullptr;
   return nullptr;
 }
 
 std::optional<std::int64_t> InstanceObject::length(Evaluator& evaluator) const {
-  auto result = call_special(evaluator, self_of(this), "__len__", {});
-  if (!result) return std::nullopt;
-  if (!result->is_integral())
-    raise(exc::TypeError(), "'" + type_name(*result) + "' object cannot be interpreted as an integer");
-  if (result->as_int() < 0) raise(exc::ValueError(), "__len__() should return >= 0");
-  return result->as_int();
+  return dunder_length(evaluator, self_of(this));
 }
 
 std::optional<bool> InstanceObject::contains(Evaluator& evaluator, const Value& item) {
-  auto result = call_special(evaluator, Value(self()), "__contains__", {item});
-  if (!result) return std::nullopt;
-  return evaluator.truthy(*result);
+  return dunder_contains(evaluator, Value(self()), item);
 }
 
-bool InstanceObject::truthy(Evaluator& evaluator) const {
-  Value self_value = self_of(this);
-  if (auto result = call_special(evaluator, self_value, "__bool__", {})) {
-    if (!result->is_bool()) raise(exc::TypeError(), "__bool__ should return bool, returned " + type_name(*result));
-    return result->as_bool();
-  }
-  if (auto n = length(evaluator)) return *n != 0;
-  return true;
-}
+bool InstanceObject::truthy(Evaluator& evaluator) const { return dunder_bool(evaluator, self_of(this)).value_or(true); }
 
 std::optional<std::size_t> InstanceObject::hash() const {
-  const Value* method = find_class_member(*cls_, "__hash__");
-  if (method == nullptr) return std::hash<const void*>()(this);
-  if (method->is_none()) return std::nullopt;
-  Value result = evaluator_->call(*method, {self_of(this)});
-  if (!result.is_integral()) raise(exc::TypeError(), "__hash__ method should return an integer");
-  return static_cast<std::size_t>(result.as_int());
+  if (auto hashed = dunder_hash(*evaluator_, self_of(this))) return *hashed;
+  return std::hash<const void*>()(this);
 }
 
 bool InstanceObject::equals(const Value& other) const {
   if (other.is_object() && other.object().get() == this) return true;
-  auto result = operator_result(call_special(*evaluator_, self_of(this), "__eq__", {other}));
-  return result && evaluator_->truthy(*result);
+  return dunder_equals(*evaluator_, self_of(this), other).value_or(false);
 }
 
 std::optional<Value> InstanceObject::enter(Evaluator& evaluator) {
@@ -248,10 +303,7 @@ std::optional<Value> InstanceObject::enter(Evaluator& evaluator) {
 }
 
 bool InstanceObject::exit(Evaluator& evaluator, const Value* pending) {
-  std::vector<Value> arguments{Value::none(), Value::none(), Value::none()};
-  if (pending) arguments = {Value(type_of(*pending)), *pending, Value::none()};
-  auto result = call_special(evaluator, Value(self()), "__exit__", std::move(arguments));
-  return result && evaluator.truthy(*result);
+  return dunder_exit(evaluator, Value(self()), pending);
 }
 
 std::optional<Value> InstanceObject::descriptor_get(Evaluator& evaluator, const Value& instance, const Value& owner) {

@@ -50,7 +50,8 @@ bool values_equal(const Value& a, const Value& b) {
   }
   if (a.is_none() || b.is_none()) return a.is_none() && b.is_none();
   if (a.is_object() && b.is_object()) return a.object() == b.object() || a.object()->equals(b);
-  return false;
+  // A number and an object: the object's == (an IntEnum member equals its value).
+  return a.is_object() ? a.object()->equals(b) : b.object()->equals(a);
 }
 
 namespace {
@@ -492,8 +493,11 @@ std::string DictObject::repr(Evaluator& evaluator) const {
   return out + "}";
 }
 
-std::optional<Value> DictObject::get_item(Evaluator&, const Value& key) {
+std::optional<Value> DictObject::get_item(Evaluator& evaluator, const Value& key) {
   if (Value* v = table.find(key)) return *v;
+  // A subclass's __missing__ answers for a key the dict lacks.
+  if (type() != types::dict())
+    if (auto made = call_special(evaluator, Value(self()), "__missing__", {key})) return made;
   raise_value(exc::KeyError(), key);
 }
 

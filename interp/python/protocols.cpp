@@ -343,7 +343,8 @@ IteratorRef Evaluator::iterate(const Value& iterable) {
 }
 
 std::vector<Value> Evaluator::to_vector(const Value& iterable) {
-  if (auto* seq = iterable.as<SequenceObject>()) return seq->items;
+  if (auto* seq = iterable.as<SequenceObject>())  // not a subclass's own __iter__
+    if (!seq->type()->as_class() || !find_class_member(*seq->type(), "__iter__")) return seq->items;
   IteratorRef it = iterate(iterable);
   std::vector<Value> out;
   while (auto v = it->next(*this)) {

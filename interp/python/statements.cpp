@@ -95,6 +95,8 @@ void Evaluator::store_name(const NameRef& ref, const std::string& id, Value valu
       return;
     }
     if (ref.kind == NameRef::Kind::class_body) {
+      if (frame.class_behaviour)
+        value = frame.class_behaviour->class_body_store(*this, *frame.class_namespace, id, std::move(value));
       set_attribute_in(*frame.class_namespace, id, std::move(value));
       return;
     }
@@ -198,11 +200,9 @@ void Evaluator::delete_target(const ast::Expr& target, Frame& frame) {
   }
   if (auto* attribute = std::get_if<ast::Attribute>(&target.node)) {
     Value object = eval(*attribute->value, frame);
-    if (object.as<InstanceObject>())
+    AttributeList* attributes = object.is_object() ? object.object()->instance_dict() : nullptr;
+    if (attributes && type_of(object)->as_class())
       if (call_special(*this, object, "__delattr__", {make_str(attribute->attr)})) return;
-    AttributeList* attributes = nullptr;
-    if (auto* instance = object.as<InstanceObject>()) attributes = &instance->attributes;
-    if (auto* exception = object.as<ExceptionObject>()) attributes = &exception->attributes;
     if (auto* cls = object.as<ClassObject>()) attributes = &cls->namespace_entries();
     if (attributes) {
       auto at = std::find_if(attributes->begin(), attributes->end(),

@@ -150,8 +150,9 @@ Value all_chars(Arguments& a, int (*test)(int)) {
 
 void install_str_type(TypeObject& type) {
   type.set_constructor(constructor("str(object='', /)", [](Evaluator& ev, Arguments& a) {
-    return string_of(a[0]) ? a[0] : make_str(ev.str(a[0]));
+    return string_of(a[0]) && type_of(a[0]) == types::str() ? a[0] : make_str(ev.str(a[0]));
   }));
+  add_protocol_dunders<StrObject>(type, true, false);
   type.add_method("format(self, /, *args, **kwargs)", [](Evaluator& ev, Arguments& a) {
     CallArgs args;
     args.positional = a[1].as<TupleObject>()->items;

@@ -26,6 +26,8 @@ void for_each_held(Object& object, Visit&& visit) {
       visit(entry.value);
     }
   };
+  // An instance's __dict__ (a plain instance, an exception, a dict subclass's instance, ...).
+  if (auto* attributes = object.instance_dict()) each_attribute(*attributes);
   if (auto* sequence = dynamic_cast<SequenceObject*>(&object)) {
     for (const Value& item : sequence->items) visit(item);
   } else if (auto* dict = dynamic_cast<DictObject*>(&object)) {
@@ -36,10 +38,7 @@ void for_each_held(Object& object, Visit&& visit) {
     for (const auto& [name, value] : module->globals()) visit(value);
   } else if (auto* cls = dynamic_cast<ClassObject*>(&object)) {
     each_attribute(cls->namespace_entries());
-  } else if (auto* instance = dynamic_cast<InstanceObject*>(&object)) {
-    each_attribute(instance->attributes);
   } else if (auto* exception = dynamic_cast<ExceptionObject*>(&object)) {
-    each_attribute(exception->attributes);
     for (const Value& argument : exception->args) visit(argument);
   } else if (auto* function = dynamic_cast<FunctionObject*>(&object)) {
     each_attribute(function->attributes);
@@ -54,6 +53,7 @@ void for_each_held(Object& object, Visit&& visit) {
 // Moved out before being freed: freeing one value may reach back into the
 // container being emptied.
 void empty(Object& object) {
+  if (auto* attributes = object.instance_dict()) AttributeList freed = std::exchange(*attributes, {});
   if (auto* list = dynamic_cast<ListObject*>(&object)) {
     std::vector<Value> freed = std::exchange(list->items, {});
   } else if (auto* dict = dynamic_cast<DictObject*>(&object)) {
@@ -64,10 +64,6 @@ void empty(Object& object) {
     Namespace freed = std::exchange(module->globals(), {});
   } else if (auto* cls = dynamic_cast<ClassObject*>(&object)) {
     AttributeList freed = std::exchange(cls->namespace_entries(), {});
-  } else if (auto* instance = dynamic_cast<InstanceObject*>(&object)) {
-    AttributeList freed = std::exchange(instance->attributes, {});
-  } else if (auto* exception = dynamic_cast<ExceptionObject*>(&object)) {
-    AttributeList freed = std::exchange(exception->attributes, {});
   } else if (auto* function = dynamic_cast<FunctionObject*>(&object)) {
     AttributeList freed = std::exchange(function->attributes, {});
     std::vector<CellRef> cells = std::exchange(function->closure, {});

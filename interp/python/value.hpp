@@ -144,6 +144,9 @@ class Object : public std::enable_shared_from_this<Object> {
   virtual FunctionObject* as_function() { return nullptr; }
   virtual InstanceObject* as_instance() { return nullptr; }
   virtual const ClassObject* as_class() const { return nullptr; }
+  // The __dict__ of an instance of a user class (a plain instance, an
+  // exception, an instance of a subclass of dict, list, ...); null for others.
+  virtual std::vector<std::pair<std::string, Value>>* instance_dict() { return nullptr; }
 
   ObjectRef self() { return shared_from_this(); }
 };
