@@ -77,7 +77,10 @@ class SubclassInstance final : public Base {
   }
   std::optional<Value> compare(Evaluator& evaluator, ast::CompareOperator op, const Value& other,
                                bool reflected) override {
-    if (auto result = dunder_compare(evaluator, me(), op, other)) return result;
+    // != is the built-in type's unless the class defines __ne__ (not object's negated __eq__).
+    bool own = op != ast::CompareOperator::not_eq_ || find_class_member(*cls_, "__ne__");
+    if (own)
+      if (auto result = dunder_compare(evaluator, me(), op, other)) return result;
     return Base::compare(evaluator, op, other, reflected);
   }
   std::optional<Value> get_item(Evaluator& evaluator, const Value& key) override {

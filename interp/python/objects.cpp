@@ -533,8 +533,9 @@ std::optional<Value> DictObject::binary_op(Evaluator&, ast::BinaryOperator op, c
 
 std::optional<Value> DictObject::compare(Evaluator&, ast::CompareOperator op, const Value& other, bool) {
   if (!other.as<DictObject>()) return std::nullopt;
-  if (op == ast::CompareOperator::eq) return Value::boolean(equals(other));
-  if (op == ast::CompareOperator::not_eq_) return Value::boolean(!equals(other));
+  // dict's own == (not a subclass's __eq__, which its compare asks first)
+  if (op == ast::CompareOperator::eq) return Value::boolean(DictObject::equals(other));
+  if (op == ast::CompareOperator::not_eq_) return Value::boolean(!DictObject::equals(other));
   return std::nullopt;
 }
 

@@ -93,3 +93,12 @@ d = Derived(x=1)
 d["y"] = 2
 print(d.describe(), Derived.__mro__[1:], issubclass(Derived, dict), d | {"z": 3}, type(d | {"z": 3}).__name__)
 print(dict.__getitem__(d, "x"), dict.get(d, "y"), {**d, "w": 0}, Derived(), Derived([("k", "v")]))
+
+
+class Loose(dict):
+    def __eq__(self, other):
+        return True
+
+
+# != is dict's own unless the class defines __ne__.
+print(Loose() == {1: 2}, Loose() != {1: 2}, Loose(a=1) != {"a": 1}, {1: 2} != Loose())
