@@ -109,8 +109,8 @@ namespace {
 // gives [batch, own free, own contracting (in the other's axis order)],
 // transposed back into the operand's order. In Explicit mode the product
 // takes the operand's own sharding as out_sharding (moved into the
-// product's order), so grad raises no ambiguity error; when neither factor
-// is on the operand's mesh, the gradient is placed there at the end instead.
+// product's order), so grad raises no ambiguity error; an operand off the
+// product's Explicit mesh gets a gradient replicated on it.
 ArrayRef dot_operand_cotangent(Evaluator& ev, const ArrayRef& primal, const ArrayRef& other, const ArrayRef& ct,
                                const std::vector<int>& own_batch, const std::vector<int>& own_contracting,
                                const std::vector<int>& other_batch, const std::vector<int>& other_contracting,
@@ -151,12 +151,23 @@ ArrayRef dot_operand_cotangent(Evaluator& ev, const ArrayRef& primal, const Arra
   set_dot_dimension_numbers(params, numbers, ct->aval.ndim());
   const auto& sharding = primal->aval.sharding;
   bool on_mesh = ct->aval.sharding.mesh == sharding.mesh || other->aval.sharding.mesh == sharding.mesh;
-  if (sharding.mesh && on_mesh && sharding.mesh->has_axis_of_type(typecheck::AxisType::Explicit)) {
+  auto is_explicit = [](const typecheck::MeshRef& mesh) {
+    return mesh && mesh->has_axis_of_type(typecheck::AxisType::Explicit);
+  };
+  if (is_explicit(sharding.mesh) && on_mesh) {
     std::vector<typecheck::SpecEntry> entries(own_rank);
     for (std::size_t d = 0; d < own_rank && d < sharding.dims.size(); ++d) entries[position[d]] = sharding.dims[d];
     // The cotangent of a reduced primal is unreduced (and of an unreduced one reduced).
     params.set("out_sharding", typecheck::ShardingArg{sharding.mesh, typecheck::PartitionSpec::from_entries(
                                                                          entries, sharding.reduced, sharding.unreduced)});
+  } else if (const typecheck::MeshRef& product_mesh = is_explicit(ct->aval.sharding.mesh) ? ct->aval.sharding.mesh
+                                                                                         : other->aval.sharding.mesh;
+             is_explicit(product_mesh) && !on_mesh) {
+    // A primal off the product's Explicit mesh (a parameter made before
+    // jax.set_mesh): its gradient is replicated there, summed over any
+    // split contraction, as an unsharded primal's is.
+    params.set("out_sharding", typecheck::ShardingArg{product_mesh, typecheck::PartitionSpec::from_entries(
+                                                                        std::vector<typecheck::SpecEntry>(own_rank))});
   }
   ArrayRef product = apply(ev, "dot_general", {ct, other}, std::move(params));
   Params permutation;
