@@ -8,6 +8,7 @@
 #include "interp/ops/array.hpp"
 #include "interp/ops/indexing_ops.hpp"
 #include "typecheck/python_repr.hpp"
+#include "typecheck/rule_support.hpp"
 #include "typecheck/shape_arithmetic.hpp"
 #include "interp/python/builtins.hpp"
 
@@ -19,6 +20,12 @@ Value int_tuple(const std::vector<std::int64_t>& values) {
   std::vector<Value> items;
   for (auto v : values) items.push_back(Value::integer(v));
   return make_tuple(std::move(items));
+}
+
+// jax.numpy.take: the gather pad and take_along_axis build on, numpy's
+// too (numpy has no take member: NumPy's raises out of range by default).
+Value jnp_take(const Jnp& jnp, std::vector<Value> args, std::vector<std::pair<std::string, Value>> keywords = {}) {
+  return Jnp{jnp.ev, *jnp.ev.module("jax.numpy")}("take", std::move(args), std::move(keywords));
 }
 
 Value int_list_value(const std::vector<std::int64_t>& values) {
@@ -117,7 +124,7 @@ Value pad(const Jnp& jnp, const Value& array_value, const Value& width, const st
       out = jnp("full", {int_tuple(shape), constant}, {{"dtype", Value(std::make_shared<DTypeObject>(array->aval.dtype))}});
       continue;
     }
-    out = jnp("take", {out, jnp("array", {int_list_value(sources)}, {{"dtype", int32}})}, {{"axis", axis}});
+    out = jnp_take(jnp, {out, jnp("array", {int_list_value(sources)}, {{"dtype", int32}})}, {{"axis", axis}});
     if (mode == "constant") {
       std::vector<std::int64_t> along(array->aval.ndim(), 1);
       along[d] = before + n + after;
@@ -153,9 +160,57 @@ Value fill_or_default(const Jnp& jnp, const ArrayRef& operand, const Value& fill
   return jnp("asarray", {jnp.ev.get_attribute(info, t == typecheck::DType::uint32 ? "max" : "min")}, {{"dtype", dtype}});
 }
 
-// NumPy's take_along_axis: the flat position of every picked element
-// (indices along `axis`, the other dimensions' own positions), taken from
-// the flattened array.
+// The flat position of every pick (its index along `axis`, the other
+// dimensions' own positions), taken from the flattened array.
+Value take_flattened(const Jnp& jnp, const ArrayRef& arr, const Value& picks, std::int64_t axis,
+                     const std::vector<std::int64_t>& out_shape, const std::vector<std::int64_t>& strides) {
+  const auto rank = static_cast<std::int64_t>(arr->aval.ndim());
+  const auto& shape = arr->aval.shape;
+  const Value int32(std::make_shared<DTypeObject>(typecheck::DType::int32));
+  Value flat = jnp("multiply", {jnp("broadcast_to", {picks, int_tuple(out_shape)}), Value::integer(strides[static_cast<std::size_t>(axis)])});
+  for (std::int64_t d = 0; d < rank; ++d) {
+    auto u = static_cast<std::size_t>(d);
+    if (d == axis || shape[u] == 1) continue;
+    std::vector<std::int64_t> along(static_cast<std::size_t>(rank), 1);
+    along[u] = out_shape[u];
+    Value position = jnp("reshape", {jnp("arange", {Value::integer(out_shape[u])}, {{"dtype", int32}}), int_tuple(along)});
+    flat = jnp("add", {flat, jnp("multiply", {position, Value::integer(strides[u])})});
+  }
+  return jnp_take(jnp, {jnp("reshape", {Value(arr), Value::integer(-1)}), flat});
+}
+
+// Whether a dimension other than `axis` is split over an Explicit mesh
+// axis: the flattened array's gather would need all of it on every device.
+bool split_beside(const ArrayRef& arr, std::size_t axis) {
+  const typecheck::Sharding& sharding = arr->aval.sharding;
+  if (!typecheck::has_explicit_axis(sharding.mesh)) return false;
+  for (std::size_t d = 0; d < sharding.dims.size(); ++d)
+    if (d != axis && !sharding.dims[d].empty()) return true;
+  return false;
+}
+
+// The picks made where the rows lie (the split dimensions are batch
+// dimensions, as JAX's gather has them): each pick compared with every
+// position along `axis`, the matching element selected and summed over
+// that axis. No collective; memory is the array's times the picks per row.
+Value take_where_rows_lie(const Jnp& jnp, const ArrayRef& arr, const Value& picks, std::int64_t axis,
+                          const std::vector<std::int64_t>& out_shape) {
+  const auto rank = static_cast<std::int64_t>(arr->aval.ndim());
+  const std::int64_t extent = arr->aval.shape[static_cast<std::size_t>(axis)];
+  // picks as [..., k, 1, ...], the array as [..., 1, extent, ...], positions along axis + 1.
+  Value wanted = jnp("expand_dims", {jnp("broadcast_to", {picks, int_tuple(out_shape)}), Value::integer(axis + 1)});
+  Value rows = jnp("expand_dims", {Value(arr), Value::integer(axis)});
+  std::vector<std::int64_t> along(static_cast<std::size_t>(rank + 1), 1);
+  along[static_cast<std::size_t>(axis + 1)] = extent;
+  const Value int32(std::make_shared<DTypeObject>(typecheck::DType::int32));
+  Value positions = jnp("reshape", {jnp("arange", {Value::integer(extent)}, {{"dtype", int32}}), int_tuple(along)});
+  Value chosen = jnp("where", {jnp("equal", {wanted, positions}), rows, Value::integer(0)});
+  return jnp("sum", {chosen}, {{"axis", Value::integer(axis + 1)}, {"dtype", Value(std::make_shared<DTypeObject>(arr->aval.dtype))}});
+}
+
+// NumPy's take_along_axis: the indices checked and normalized as JAX's
+// modes say, then picked from the flattened array, or where the rows lie
+// when a dimension beside `axis` is split.
 Value take_along_axis(const Jnp& jnp, const Value& arr_value, const Value& indices_value, const Value& axis_value,
                       const Value& mode_value, const Value& fill_value) {
   ArrayRef arr = to_array(jnp.ev, arr_value);
@@ -200,16 +255,9 @@ Value take_along_axis(const Jnp& jnp, const Value& arr_value, const Value& indic
     picks = jnp("where", {jnp("less", {picks, Value::integer(0)}), jnp("add", {picks, length}), picks});
   Value in_range = jnp("logical_and", {jnp("greater_equal", {picks, Value::integer(0)}), jnp("less", {picks, length})});
   picks = jnp("clip", {picks, Value::integer(0), Value::integer(std::max<std::int64_t>(extent - 1, 0))});
-  Value flat = jnp("multiply", {jnp("broadcast_to", {picks, int_tuple(out_shape)}), Value::integer(strides[static_cast<std::size_t>(axis)])});
-  for (std::int64_t d = 0; d < rank; ++d) {
-    auto u = static_cast<std::size_t>(d);
-    if (d == axis || shape[u] == 1) continue;
-    std::vector<std::int64_t> along(static_cast<std::size_t>(rank), 1);
-    along[u] = out_shape[u];
-    Value position = jnp("reshape", {jnp("arange", {Value::integer(out_shape[u])}, {{"dtype", int32}}), int_tuple(along)});
-    flat = jnp("add", {flat, jnp("multiply", {position, Value::integer(strides[u])})});
-  }
-  Value taken = jnp("take", {jnp("reshape", {Value(arr), Value::integer(-1)}), flat});
+  Value taken = split_beside(arr, static_cast<std::size_t>(axis))
+                    ? take_where_rows_lie(jnp, arr, picks, axis, out_shape)
+                    : take_flattened(jnp, arr, picks, axis, out_shape, strides);
   if (mode != "fill") return taken;
   // where broadcasts the mask itself: on an Explicit mesh it then takes the
   // result's sharding.
