@@ -63,6 +63,7 @@ enum class UnaryOp {
 
 enum class BinaryOp {
   add, sub, mul, div, rem, floor_divide, pow, max, min,
+  atan2,  // floats only: the angle of (x=rhs, y=lhs)
   eq, ne, lt, le, gt, ge,  // give bool
   logical_and, logical_or,  // give bool
 };

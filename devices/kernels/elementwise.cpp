@@ -305,6 +305,7 @@ Status binary_typed(BinaryOp op, const LocalArray& lhs, const LocalArray& rhs, L
       case BinaryOp::rem: arithmetic([](float x, float y) { return std::fmod(x, y); }); break;
       case BinaryOp::floor_divide: arithmetic(float_floor_divide); break;
       case BinaryOp::pow: arithmetic([](float x, float y) { return std::pow(x, y); }); break;
+      case BinaryOp::atan2: arithmetic([](float y, float x) { return std::atan2(y, x); }); break;
       case BinaryOp::max: arithmetic(float_max); break;
       case BinaryOp::min: arithmetic(float_min); break;
       default: break;

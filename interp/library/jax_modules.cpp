@@ -709,7 +709,8 @@ std::vector<double> broadcast_values(Evaluator& evaluator, const ArrayObject& ar
       value_or_raise(devices::broadcast_in_dim(global_value(evaluator, array), shape, trailing)));
 }
 
-// The elementwise primitives by name, reshape, transpose and allclose.
+// The elementwise primitives by name (and pow, atan2), reshape, transpose and
+// allclose.
 void install_numpy_computation(ModuleObject& module) {
   for (const auto& primitive : primitives()) {
     if (!is_elementwise(primitive)) continue;
@@ -721,6 +722,9 @@ void install_numpy_computation(ModuleObject& module) {
       return apply_elementwise(ev, *p, operands);
     });
   }
+  // The array API's names (NumPy 2 and jnp have both).
+  module.add("pow", *module.find("power"));
+  module.add("atan2", *module.find("arctan2"));
   module.add_function("dtype(dtype)", [](Evaluator& ev, Arguments& a) {
     return Value(std::make_shared<DTypeObject>(dtype_argument(ev, a[0])));
   });

@@ -40,6 +40,14 @@ Cotangents divide_vjp(const VjpCall& call) {
           needs[1] ? unbroadcast(ev, neg(ev, div(ev, mul(ev, ct, result), x[1])), x[1]) : nullptr};
 }
 
+// JAX's atan2 JVPs: d/da atan2(a, b) = b / (a^2 + b^2), d/db = -a / (a^2 + b^2).
+Cotangents arctan2_vjp(const VjpCall& call) {
+  const auto& [ev, x, params, result, ct, needs, primitive] = call;
+  ArrayRef radius = add(ev, mul(ev, x[0], x[0]), mul(ev, x[1], x[1]));
+  return {needs[0] ? unbroadcast(ev, mul(ev, ct, div(ev, x[1], radius)), x[0]) : nullptr,
+          needs[1] ? unbroadcast(ev, mul(ev, ct, div(ev, neg(ev, x[0]), radius)), x[1]) : nullptr};
+}
+
 namespace {
 
 // max/min: the cotangent goes to the chosen operand, split evenly on ties (as JAX).

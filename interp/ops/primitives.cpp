@@ -53,7 +53,7 @@ double bytes_of(const typecheck::ArrayType& type) {
 
 // The elementwise operations the vector unit evaluates as a transcendental.
 constexpr bool is_transcendental(const Primitive& primitive) {
-  if (primitive.arity == 2) return primitive.binary == BinaryOp::pow;
+  if (primitive.arity == 2) return primitive.binary == BinaryOp::pow || primitive.binary == BinaryOp::atan2;
   switch (primitive.unary) {
     case UnaryOp::cos: case UnaryOp::exp: case UnaryOp::expm1: case UnaryOp::log: case UnaryOp::log1p:
     case UnaryOp::sin: case UnaryOp::tan: case UnaryOp::tanh:
@@ -526,8 +526,8 @@ constexpr BinaryOp no_binary = BinaryOp::add;
 
 // jnp's name -> lax's (where they differ).
 constexpr std::string_view lax_name_of(std::string_view name) {
-  constexpr std::array<std::pair<std::string_view, std::string_view>, 17> renamed{{
-      {"divide", "div"}, {"equal", "eq"}, {"greater", "gt"}, {"greater_equal", "ge"}, {"less", "lt"},
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 18> renamed{{
+      {"arctan2", "atan2"}, {"divide", "div"}, {"equal", "eq"}, {"greater", "gt"}, {"greater_equal", "ge"}, {"less", "lt"},
       {"less_equal", "le"}, {"logical_and", "and"}, {"logical_not", "not"}, {"logical_or", "or"},
       {"maximum", "max"}, {"minimum", "min"}, {"multiply", "mul"}, {"negative", "neg"}, {"not_equal", "ne"},
       {"power", "pow"}, {"remainder", "rem"}, {"subtract", "sub"}}};
@@ -562,6 +562,7 @@ constexpr std::array primitive_table{
     binary("add", BinaryOp::add, R::promoted, vjp::add_vjp),
     Primitive{"all_gather", "all_gather", {"all_gather"}, all_gather_implementation, collective_cost, vjp::all_gather_vjp, batching::collective, &partitioning::replay, CollectiveKind::all_gather},
     Primitive{"all_to_all", "all_to_all", {"all_to_all"}, all_to_all_implementation, collective_cost, vjp::all_to_all_vjp, batching::collective, &partitioning::replay, CollectiveKind::all_to_all},
+    binary("arctan2", BinaryOp::atan2, R::floating, vjp::arctan2_vjp),
     reduction("argmax", "argmax", vjp::zero_vjp, jaxpr_params::arg_reduction),
     reduction("argmin", "argmin", vjp::zero_vjp, jaxpr_params::arg_reduction),
     Primitive{"axis_index", "axis_index", {"axis_index"}, axis_index_implementation, collective_cost, vjp::zero_vjp, batching::collective, &partitioning::replay},

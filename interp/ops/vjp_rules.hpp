@@ -29,6 +29,7 @@ Cotangents abs_vjp(const VjpCall& call);
 Cotangents add_vjp(const VjpCall& call);
 Cotangents cos_vjp(const VjpCall& call);
 Cotangents divide_vjp(const VjpCall& call);
+Cotangents arctan2_vjp(const VjpCall& call);
 Cotangents erf_vjp(const VjpCall& call);
 Cotangents erf_inv_vjp(const VjpCall& call);
 Cotangents exp_vjp(const VjpCall& call);

@@ -228,6 +228,9 @@ TEST(Kernels, FloatBinaryOps) {
   expect_values(ok(binary(BinaryOp::div, x, y)), {3.5, -3.5, -3.75, -15});
   expect_values(ok(binary(BinaryOp::pow, array(DType::float32, {2}, {2, 9}), array(DType::float32, {2}, {0.5, 0.5}))),
                 {static_cast<float>(std::sqrt(2.0)), 3});
+  // atan2(lhs, rhs): the angle of the point (rhs, lhs), in all four quadrants.
+  expect_values(ok(binary(BinaryOp::atan2, array(DType::float32, {4}, {1, 1, -1, 0}), array(DType::float32, {4}, {1, -1, -1, -2}))),
+                {std::atan2(1.0f, 1.0f), std::atan2(1.0f, -1.0f), std::atan2(-1.0f, -1.0f), std::atan2(0.0f, -2.0f)});
   LocalArray with_nan = array(DType::float32, {3}, {NAN, 1, 5});
   LocalArray other = array(DType::float32, {3}, {0, NAN, 3});
   expect_values(ok(binary(BinaryOp::max, with_nan, other)), {NAN, NAN, 5});
