@@ -546,6 +546,7 @@ void install_filled_creation(ModuleObject& module, const std::string& placement,
   };
   sized("zeros", 0.0);
   sized("ones", 1.0);
+  sized("empty", 0.0);  // JAX's empty is zeros (XLA has no uninitialised buffers)
   module.add_function("full(shape, fill_value, dtype=None" + placement + ")", [is_jnp](Evaluator& ev, Arguments& a) {
     ArrayRef fill = to_array(ev, a[1]);
     DType dtype = optional_dtype(ev, a[2], fill->aval.dtype);
@@ -588,6 +589,7 @@ void install_filled_creation(ModuleObject& module, const std::string& placement,
     });
   };
   like("zeros_like", 0.0);
+  like("empty_like", 0.0);
   like("ones_like", 1.0);
   like("full_like", std::nullopt);
 }

@@ -12,6 +12,7 @@
 #include "interp/ops/primitives.hpp"
 #include "interp/python/builtins.hpp"
 #include "typecheck/elementwise_rules.hpp"
+#include "typecheck/python_repr.hpp"
 
 namespace interp {
 
@@ -232,6 +233,63 @@ void install_info(ModuleObject& module) {
 
 }  // namespace
 
+namespace {
+
+// An integer or boolean operand as float32 (jnp's promote_args_inexact).
+Value inexact(Evaluator& ev, const Value& x) {
+  ArrayRef array = to_array(ev, x);
+  return is_integral_or_bool(array->aval.dtype) ? apply_astype(ev, array, DType::float32) : Value(array);
+}
+
+// log2 log10 reciprocal, and the rotations fliplr flipud rot90, composed
+// as JAX composes them (a jaxpr shows the same equations).
+template <class JnpOf>
+void install_logarithms_and_rotations(ModuleObject& module, JnpOf jnp_of) {
+  for (auto [name, base] : {std::pair{"log2", 2}, std::pair{"log10", 10}})
+    module.add_function(std::string(name) + "(x, /)", [jnp_of, base](Evaluator& ev, Arguments& a) {
+      // lax.div(lax.log(x), lax.log(_constant_like(x, base)))
+      Jnp jnp = jnp_of(ev);
+      Value x = inexact(ev, a[0]);
+      return jnp("divide", {jnp("log", {x}), jnp("log", {Value::floating(base)})});
+    });
+  module.add_function("reciprocal(x, /)", [](Evaluator& ev, Arguments& a) {
+    return apply_elementwise(ev, primitive("power"), {inexact(ev, a[0]), Value::integer(-1)});  // integer_pow[y=-1]
+  });
+  module.add_function("fliplr(m)", [jnp_of](Evaluator& ev, Arguments& a) {
+    return jnp_of(ev)("flip", {a[0], Value::integer(1)});
+  });
+  module.add_function("flipud(m)", [jnp_of](Evaluator& ev, Arguments& a) {
+    return jnp_of(ev)("flip", {a[0], Value::integer(0)});
+  });
+  module.add_function("rot90(m, k=1, axes=None)", [jnp_of](Evaluator& ev, Arguments& a) {
+    Jnp jnp = jnp_of(ev);
+    ArrayRef m = to_array(ev, a[0]);
+    const auto rank = static_cast<std::int64_t>(m->aval.ndim());
+    if (rank < 2)
+      raise(exc::ValueError(), "rot90 requires its first argument to have ndim at least two, but got first argument of shape " +
+                                   typecheck::python_shape_repr(m->aval.shape) + ", which has ndim " + std::to_string(rank));
+    std::vector<Value> axes = a[2].is_none() ? std::vector<Value>{Value::integer(0), Value::integer(1)} : ev.to_vector(a[2]);
+    if (axes.size() != 2) raise(exc::ValueError(), "len(axes) must be 2.");
+    std::int64_t first = ev.index_of(axes[0]), second = ev.index_of(axes[1]);
+    for (std::int64_t* axis : {&first, &second}) {
+      if (*axis < -rank || *axis >= rank)
+        raise(exc::ValueError(), "axis " + std::to_string(*axis) + " is out of bounds for array of dimension " + std::to_string(rank));
+      if (*axis < 0) *axis += rank;
+    }
+    if (first == second) raise(exc::ValueError(), "Axes must be different");
+    const std::int64_t k = ((ev.index_of(a[1]) % 4) + 4) % 4;
+    if (k == 0) return Value(m);
+    if (k == 2) return jnp("flip", {jnp("flip", {Value(m), Value::integer(first)}), Value::integer(second)});
+    std::vector<Value> permutation;
+    for (std::int64_t d = 0; d < rank; ++d) permutation.push_back(Value::integer(d == first ? second : d == second ? first : d));
+    Value perm = make_tuple(std::move(permutation));
+    if (k == 1) return jnp("transpose", {jnp("flip", {Value(m), Value::integer(second)}), perm});
+    return jnp("flip", {jnp("transpose", {Value(m), perm}), Value::integer(second)});
+  });
+}
+
+}  // namespace
+
 void install_math_operations(Evaluator& evaluator, ModuleObject& module, bool is_jnp) {
   ModuleObject* self = &module;
   auto jnp_of = [self](Evaluator& ev) { return Jnp{ev, *self}; };
@@ -268,6 +326,7 @@ void install_math_operations(Evaluator& evaluator, ModuleObject& module, bool is
                       [jnp_of](Evaluator& ev, Arguments& a) { return isclose(jnp_of(ev), a); });
   module.add_function("nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None)",
                       [jnp_of](Evaluator& ev, Arguments& a) { return nan_to_num(jnp_of(ev), a); });
+  install_logarithms_and_rotations(module, jnp_of);
   install_info(module);
   if (!is_jnp) return;
   module.add_function("array_equal(a1, a2, equal_nan=False)", [jnp_of](Evaluator& ev, Arguments& a) {
