@@ -1,6 +1,7 @@
 #include "typecheck/reduction_rules.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <set>
 
@@ -39,6 +40,19 @@ FactorRule reduction_factor_rule(std::size_t ndim, std::span<const std::size_t> 
     if (!is_reduced) rule.result.push_back(static_cast<int>(dim));
   }
   return rule;
+}
+
+double reduction_identity(std::string_view reduction, DType dtype) {
+  if (reduction == "sum") return 0.0;
+  if (reduction == "prod") return 1.0;
+  const bool highest = reduction == "min";
+  switch (dtype) {
+    case DType::bool_: return highest ? 1.0 : 0.0;
+    case DType::int8: return highest ? 127.0 : -128.0;
+    case DType::int32: return highest ? 2147483647.0 : -2147483648.0;
+    case DType::uint32: return highest ? 4294967295.0 : 0.0;
+    default: return highest ? INFINITY : -INFINITY;
+  }
 }
 
 ElementType reduction_result_type(std::string_view reduction, ElementType operand) {

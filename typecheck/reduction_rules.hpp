@@ -28,9 +28,15 @@ Checked<std::vector<std::size_t>> reduction_axes(const std::optional<std::vector
 // ([i,j]) -> ([j]) reduction={i} for reducing dim 0 of a rank-2 operand.
 FactorRule reduction_factor_rule(std::size_t ndim, std::span<const std::size_t> reduced);
 
-// The result dtype of jnp.`reduction`: sum/prod widen bool and int8 to int32;
-// mean/var/std give float32 for integers; argmax/argmin give int32.
+// The result dtype of the reduction primitive `reduction`: sum/prod keep the
+// operand's (lax's; jnp widens bool and int8 to int32 before); mean/var/std
+// give float32 for integers; argmax/argmin give int32.
 ElementType reduction_result_type(std::string_view reduction, ElementType operand);
+
+// The identity of `reduction` (sum, prod, max or min) in `dtype`: 0, 1, and
+// the dtype's lowest and highest values (-inf and inf for floats; false and
+// true for bool), as XLA's reductions start from them.
+double reduction_identity(std::string_view reduction, DType dtype);
 
 // jnp.`reduction`(x, axis=, keepdims=) for reduction in sum, mean, max, min,
 // prod, argmax, argmin, var, std. argmax/argmin take one int axis or None

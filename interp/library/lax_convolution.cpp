@@ -10,6 +10,7 @@
 #include "interp/ops/convolution.hpp"
 #include "interp/python/builtins.hpp"
 #include "typecheck/python_repr.hpp"
+#include "typecheck/reduction_rules.hpp"
 
 namespace interp {
 
@@ -214,15 +215,8 @@ Value generic_reduce_window(Evaluator& ev, const ArrayRef& operand, const ArrayR
 // The identity of a monoid reduce_window primitive's computation for `dtype`:
 // 0 for add, the lowest value for max, the highest for min.
 double monoid_identity(const std::string& primitive_name, typecheck::DType dtype) {
-  if (primitive_name == "reduce_window_sum") return 0.0;
-  const bool upper = primitive_name == "reduce_window_min";
-  if (typecheck::is_floating(dtype)) return upper ? INFINITY : -INFINITY;
-  switch (dtype) {
-    case typecheck::DType::int8: return upper ? 127 : -128;
-    case typecheck::DType::uint32: return upper ? 4294967295.0 : 0;
-    case typecheck::DType::bool_: return upper ? 1 : 0;
-    default: return upper ? 2147483647.0 : -2147483648.0;
-  }
+  return typecheck::reduction_identity(std::string_view(primitive_name).substr(std::string_view("reduce_window_").size()),
+                                       dtype);
 }
 
 Value reduce_window(Evaluator& ev, Arguments& a) {

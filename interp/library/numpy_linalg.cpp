@@ -58,13 +58,6 @@ Value vector_norm(const Jnp& jnp, const Value& x, const Order& ord, const Value&
   return jnp("power", {total, Value::floating(1.0 / ord.value)});
 }
 
-// The operand of a decomposition: an array of an inexact dtype (JAX's
-// promote_dtypes_inexact: float32 for integers and booleans).
-ArrayRef inexact_operand(Evaluator& ev, const Value& a) {
-  ArrayRef x = to_array(ev, a);
-  return typecheck::is_floating(x->aval.dtype) ? x : to_array(ev, apply_astype(ev, x, DType::float32));
-}
-
 // Output `output` of the primitive `name` (slogdet or a decomposition) of
 // `x`, its bool params `flags`.
 Value decomposition(Evaluator& ev, const char* name, const ArrayRef& x, std::int64_t output,

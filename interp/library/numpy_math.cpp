@@ -235,12 +235,6 @@ void install_info(ModuleObject& module) {
 
 namespace {
 
-// An integer or boolean operand as float32 (jnp's promote_args_inexact).
-Value inexact(Evaluator& ev, const Value& x) {
-  ArrayRef array = to_array(ev, x);
-  return is_integral_or_bool(array->aval.dtype) ? apply_astype(ev, array, DType::float32) : Value(array);
-}
-
 // log2 log10 reciprocal, and the rotations fliplr flipud rot90, composed
 // as JAX composes them (a jaxpr shows the same equations).
 template <class JnpOf>
@@ -249,11 +243,11 @@ void install_logarithms_and_rotations(ModuleObject& module, JnpOf jnp_of) {
     module.add_function(std::string(name) + "(x, /)", [jnp_of, base](Evaluator& ev, Arguments& a) {
       // lax.div(lax.log(x), lax.log(_constant_like(x, base)))
       Jnp jnp = jnp_of(ev);
-      Value x = inexact(ev, a[0]);
+      Value x(inexact_operand(ev, a[0]));
       return jnp("divide", {jnp("log", {x}), jnp("log", {Value::floating(base)})});
     });
   module.add_function("reciprocal(x, /)", [](Evaluator& ev, Arguments& a) {
-    return apply_elementwise(ev, primitive("power"), {inexact(ev, a[0]), Value::integer(-1)});  // integer_pow[y=-1]
+    return apply_elementwise(ev, primitive("power"), {Value(inexact_operand(ev, a[0])), Value::integer(-1)});  // integer_pow[y=-1]
   });
   module.add_function("fliplr(m)", [jnp_of](Evaluator& ev, Arguments& a) {
     return jnp_of(ev)("flip", {a[0], Value::integer(1)});

@@ -143,8 +143,7 @@ Value expand_dims(Evaluator& evaluator, const ArrayRef& operand, std::vector<std
 
 // var(x) = mean(|x - mean(x)|^2) * n / (n - ddof), in floating point.
 Value variance(Evaluator& evaluator, const Value& operand_value, const Value& axis, std::int64_t ddof, bool keepdims) {
-  ArrayRef x = to_array(evaluator, operand_value);
-  if (!typecheck::is_floating(x->aval.dtype)) x = array_of(apply_astype(evaluator, x, DType::float32));
+  ArrayRef x = inexact_operand(evaluator, operand_value);
   Value mean = apply_reduction(evaluator, "mean", Value(x), axis, true);
   Value centered = apply_elementwise(evaluator, primitive("subtract"), {Value(x), mean});
   Value squared = apply_elementwise(evaluator, primitive("multiply"), {centered, centered});
@@ -163,6 +162,11 @@ Value apply_astype(Evaluator& evaluator, const ArrayRef& operand, DType dtype) {
   Params params;
   params.set("new_dtype", std::string(typecheck::long_name(dtype)));
   return bind(evaluator, primitive("convert_element_type"), {operand}, std::move(params));
+}
+
+ArrayRef inexact_operand(Evaluator& evaluator, const Value& operand) {
+  ArrayRef x = to_array(evaluator, operand);
+  return typecheck::is_floating(x->aval.dtype) ? x : to_array(evaluator, apply_astype(evaluator, x, DType::float32));
 }
 
 Value apply_cumsum(Evaluator& evaluator, const Value& operand, const Value& axis_value, const Value& dtype_value,

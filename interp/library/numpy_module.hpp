@@ -22,6 +22,9 @@ Value dtype_value(typecheck::DType dtype);
 
 // x.astype(dtype) through the convert_element_type primitive.
 Value apply_astype(Evaluator& evaluator, const ArrayRef& operand, typecheck::DType dtype);
+// An array of an inexact dtype (JAX's promote_dtypes_inexact for one
+// operand: float32 for integers and booleans).
+ArrayRef inexact_operand(Evaluator& evaluator, const Value& operand);
 
 // jnp.cumsum(a, axis, dtype, out) and x.cumsum, as JAX's
 // _cumulative_reduction: axis=None flattens (a fully replicated operand

@@ -2,7 +2,6 @@
 // (numpy_module.hpp): dtype=, where=, initial=, promote_integers= and out=
 // (refused, as JAX refuses it) on top of the reduction primitives
 // (apply_reduction), as jax/_src/numpy/reductions.py composes them.
-#include <limits>
 #include <map>
 #include <optional>
 
@@ -10,6 +9,7 @@
 #include "interp/ops/primitives.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/transforms/costing.hpp"
+#include "typecheck/reduction_rules.hpp"
 
 namespace interp {
 
@@ -30,21 +30,15 @@ DType summing_dtype(Evaluator& ev, const ArrayRef& a, const Value& dtype, bool p
   return a->aval.dtype;
 }
 
-// The identity a masked-out element takes (where=): 0 for sum, 1 for prod,
-// the dtype's lowest or highest value for max and min.
+// The identity a masked-out element takes (where=), as a Python scalar
+// (weak: where() keeps the dtype): a bool for booleans, an int for sum and
+// prod (JAX's init_val 0 and 1) and for integers, else a float (+-inf).
 Value identity_for(std::string_view name, DType dtype) {
-  if (dtype == DType::bool_) return Value::boolean(name == "prod" || name == "min");
-  if (name == "sum") return Value::integer(0);
-  if (name == "prod") return Value::integer(1);
-  const double infinity = std::numeric_limits<double>::infinity();
-  if (typecheck::is_integer(dtype)) {
-    const bool unsigned_ = dtype == DType::uint32;
-    const std::int64_t lowest = unsigned_ ? 0 : dtype == DType::int8 ? -128 : std::numeric_limits<std::int32_t>::min();
-    const std::int64_t highest = unsigned_ ? std::numeric_limits<std::uint32_t>::max()
-                                 : dtype == DType::int8 ? 127 : std::numeric_limits<std::int32_t>::max();
-    return Value::integer(name == "max" ? lowest : highest);
-  }
-  return Value::floating(name == "max" ? -infinity : infinity);
+  const double identity = typecheck::reduction_identity(name, dtype);
+  if (dtype == DType::bool_) return Value::boolean(identity != 0);
+  if (name == "sum" || name == "prod" || typecheck::is_integer(dtype))
+    return Value::integer(static_cast<std::int64_t>(identity));
+  return Value::floating(identity);
 }
 
 // One of sum, prod, max, min: the operand (masked by `where`, cast to

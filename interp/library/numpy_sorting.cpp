@@ -135,7 +135,7 @@ Value quantile(const Jnp& jnp, ArrayRef a, ArrayRef q, const Value& axis_value, 
   static const std::vector<std::string> methods{"linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf"};
   if (std::find(methods.begin(), methods.end(), method) == methods.end())
     raise(exc::ValueError(), "method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' or 'inverted_cdf'");
-  if (!typecheck::is_floating(a->aval.dtype)) a = to_array(ev, apply_astype(ev, a, DType::float32));
+  a = inexact_operand(ev, Value(a));
   if (!typecheck::is_floating(q->aval.dtype))
     raise(exc::TypeError(), "floor does not accept dtype " + std::string(typecheck::long_name(q->aval.dtype)) +
                                 ". Accepted dtypes are subtypes of floating.");
@@ -245,7 +245,7 @@ void install_sorting_operations(Evaluator& evaluator, ModuleObject& module, bool
         refuse_out(ev, "quantile", a, 3, 4);
         if (!a[7].is_none()) raise(exc::NotImplementedError(), "jnp.percentile's weights= is not supported in shardlang");
         ArrayRef q = to_array(ev, a[1]);
-        if (!typecheck::is_floating(q->aval.dtype)) q = to_array(ev, apply_astype(ev, q, DType::float32));
+        q = inexact_operand(ev, Value(q));
         q = to_array(ev, apply_elementwise(ev, primitive("divide"), {Value(q), Value::integer(100)}));
         return quantile(jnp_of(ev), to_array(ev, a[0]), q, a[2], method_of(a[5]), ev.truthy(a[6]));
       });
