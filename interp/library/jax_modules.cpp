@@ -244,8 +244,10 @@ Value device_put_leaf(Evaluator& evaluator, const Value& leaf, const Value& targ
     return Value(poisoned);
   }
   // A compiled computation belongs to one set of devices: under jit an array
-  // can change its layout, not its mesh (placement.md).
-  if (tracing_jit(evaluator) && array->committed && !array->layout.mesh->same_devices(*layout.mesh)) {
+  // can change its layout, not its mesh (placement.md). Check mode follows a
+  // jitted body as its own trace, and refuses the move as a run does.
+  const bool in_jitted_body = tracing_jit(evaluator) || checking_jitted_body(evaluator);
+  if (in_jitted_body && array->committed && !array->layout.mesh->same_devices(*layout.mesh)) {
     auto describe = [](const DeviceMesh& mesh) {
       std::string ids;
       for (int id : mesh.device_ids()) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
