@@ -128,6 +128,13 @@ MODULES = [
         "axes it is a constraint the partitioner obeys.",
         "`cond`, `fori_loop`, `scan`, `while_loop` check that the carry keeps its type and sharding, as "
         "JAX does.",
+        "`fori_loop`, `scan`, `while_loop` (and `map`) run their body once per iteration as the trace "
+        "follows them: a jaxpr shows every iteration's equations, not one `scan` / `while` equation. "
+        "So under `jax.jit` a `while_loop` whose predicate depends on traced array data raises "
+        "NotImplementedError (a predicate on a Python-int counter is known and works). The compiled "
+        "`as_text()` prints each loop as XLA does, a `while` with its trip count and its body once "
+        "(`jit(f)/while/body/...` op_names); the backward pass of a differentiated loop is a loop of its "
+        "own there, as JAX transposes a scan into a scan.",
         "`reduce_window` with `add`, `max` or `min` and the identity as `init_value` is JAX's primitive; "
         "another `init_value` is that primitive's result combined with it; any other computation (`lax.mul`, "
         "a lambda) is unrolled into one strided slice per window position folded into the accumulator "

@@ -117,6 +117,16 @@ struct TracedDecision {
 class CostRecorder;
 class TraceHistory;
 
+// Where a recorded equation lies in one lax loop: the loop's instance, the
+// iteration, and the equation's index among those the iteration recorded.
+// A loop runs its body once per iteration, so the equations at one place of
+// a loop's iterations are one equation of JAX's loop body.
+struct LoopPlace {
+  int instance = 0;
+  std::int64_t iteration = 0;
+  std::int64_t place = 0;
+};
+
 class Runtime {
  public:
   explicit Runtime(RuntimeOptions options) : options_(options) {}
@@ -170,14 +180,21 @@ class Runtime {
   // placement).
   TracedDecision traced_decision;
   // The lax loops (fori_loop, while_loop, scan) whose body is running now,
-  // outermost first: each one's instance and the count of equations
-  // recorded when its current iteration began (LoopIterations in
-  // transforms/jaxpr.hpp). Equations recorded count in equations_recorded.
+  // outermost first: each one's instance, its current iteration and the
+  // count of equations recorded when that iteration began (LoopIterations
+  // in transforms/jaxpr.hpp; a backward pass's transposed loops too).
+  // Equations recorded count in equations_recorded.
   struct LoopFrame {
     int instance = 0;
+    std::int64_t iteration = -1;
     std::int64_t iteration_start = 0;
+    int transposes = -1;  // a transposed loop: the instance of the forward loop it runs backward
   };
   std::vector<LoopFrame> loops;
+  // The loop places of the traced equation being replayed now (set with
+  // replayed_span): a replay recorded under fewer loops than the equation
+  // was keeps the places of the loops that are not running now.
+  const std::vector<LoopPlace>* replayed_loop_places = nullptr;
   int loop_instances = 0;
   std::int64_t equations_recorded = 0;
   // UnchargedScopes open now (device_memory.hpp).

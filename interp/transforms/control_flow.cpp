@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "interp/library/sharding_module.hpp"
 #include "interp/library/tree_module.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/ops/collectives.hpp"
@@ -23,7 +24,14 @@ std::vector<typecheck::CarryLeaf> leaves_of(Evaluator& evaluator, const Value& t
   std::vector<Value> leaves = tree_flatten(evaluator, tree, def);
   std::vector<std::string> paths = def.leaf_paths(evaluator);
   std::vector<typecheck::CarryLeaf> out;
-  for (std::size_t k = 0; k < leaves.size(); ++k) out.push_back({paths[k], to_array(evaluator, leaves[k])->aval});
+  for (std::size_t k = 0; k < leaves.size(); ++k) {
+    out.push_back({paths[k], to_array(evaluator, leaves[k])->aval});
+    // A Python scalar (or NumPy array) is typed on the context mesh, as JAX
+    // abstracts it: `(0, 0.0)` carries what a body on a `jax.set_mesh` mesh returns.
+    typecheck::ArrayType& type = out.back().type;
+    if (!leaves[k].as<ArrayObject>())
+      type.sharding = typecheck::Sharding::replicated(context_abstract_mesh(evaluator), type.shape.size());
+  }
   return out;
 }
 

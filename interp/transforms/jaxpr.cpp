@@ -17,15 +17,20 @@ int Jaxpr::add_variable(typecheck::ArrayType type, std::optional<Layout> layout,
 }
 
 ContextMeshScope::ContextMeshScope(Runtime& runtime)
-    : runtime_(runtime), saved_(runtime.context_mesh), saved_span_(runtime.replayed_span) {}
+    : runtime_(runtime),
+      saved_(runtime.context_mesh),
+      saved_span_(runtime.replayed_span),
+      saved_loop_places_(runtime.replayed_loop_places) {}
 ContextMeshScope::~ContextMeshScope() {
   runtime_.context_mesh = saved_;
   runtime_.replayed_span = saved_span_;
+  runtime_.replayed_loop_places = saved_loop_places_;
 }
 void ContextMeshScope::enter(const std::shared_ptr<MeshObject>& mesh) { runtime_.context_mesh = mesh; }
 void ContextMeshScope::enter(const Equation& e) {
   runtime_.context_mesh = e.context_mesh;
   runtime_.replayed_span = e.span.empty() ? saved_span_ : e.span;
+  runtime_.replayed_loop_places = &e.loop_places;
 }
 
 std::string variable_name(int number) {
@@ -125,45 +130,122 @@ std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<Ar
   return outputs;
 }
 
-std::string Executable::text(const std::string& name) const {
-  const Jaxpr& program = *program_->jaxpr;
-  std::string out = "HloModule jit_" + name + "\n\nENTRY main {\n";
-  for (std::size_t i = 0; i < program.constants.size(); ++i)
-    out += "  " + typed(program, program.constants[i].first) + " = constant()\n";
-  for (std::size_t i = 0; i < program.inputs.size(); ++i)
-    out += "  " + typed(program, program.inputs[i]) + " = parameter(" + std::to_string(i) + ")\n";
-  for (const PartitionedEquation& pe : program_->equations) {
+namespace {
+
+// Executable::text's writer. A lax loop's iterations are one body in JAX
+// (XLA's while); the trace unrolls them, each iteration's equations at the
+// same places (Equation::loop_places). So a loop prints as a `while` in the
+// computation around it, and its first iteration as a body computation,
+// before ENTRY as XLA prints called computations; op_name shows the nesting
+// ("jit(f)/while/body/dot_general").
+class HloWriter {
+ public:
+  HloWriter(const PartitionedProgram& program, const std::string& name) : program_(program), name_(name) {}
+
+  std::string text() {
+    const Jaxpr& jaxpr = *program_.jaxpr;
+    std::string entry;
+    for (const auto& constant : jaxpr.constants) entry += "  " + typed(jaxpr, constant.first) + " = constant()\n";
+    for (std::size_t i = 0; i < jaxpr.inputs.size(); ++i)
+      entry += "  " + typed(jaxpr, jaxpr.inputs[i]) + " = parameter(" + std::to_string(i) + ")\n";
+    entry += block(0, program_.equations.size(), 0, "jit(" + name_ + ")/");
+    entry += "  ROOT tuple(";
+    for (std::size_t i = 0; i < jaxpr.outputs.size(); ++i) entry += (i ? ", " : "") + variable_name(jaxpr.outputs[i]);
+    return "HloModule jit_" + name_ + "\n\n" + bodies_ + "ENTRY main {\n" + entry + ")\n}\n";
+  }
+
+ private:
+  const LoopPlace* loop_at(std::size_t equation, std::size_t depth) const {
+    const auto& places = program_.equations[equation].equation->loop_places;
+    return depth < places.size() ? &places[depth] : nullptr;
+  }
+
+  // The lines of equations [begin, end), which lie in `depth` loops (the
+  // loops below print as whiles); `op_prefix` opens their op_names.
+  std::string block(std::size_t begin, std::size_t end, std::size_t depth, const std::string& op_prefix) {
+    std::string out;
+    for (std::size_t i = begin; i < end;) {
+      const LoopPlace* loop = loop_at(i, depth);
+      if (!loop) {
+        out += equation_lines(program_.equations[i++], op_prefix);
+        continue;
+      }
+      // The loop's equations follow one another; its first iteration's first.
+      std::size_t first_end = i, loop_end = i;
+      std::int64_t last_iteration = loop->iteration;
+      for (; loop_end < end; ++loop_end) {
+        const LoopPlace* next = loop_at(loop_end, depth);
+        if (!next || next->instance != loop->instance) break;
+        if (next->iteration == loop->iteration) first_end = loop_end + 1;
+        last_iteration = std::max(last_iteration, next->iteration);
+      }
+      const std::string body_name = "body." + std::to_string(++bodies_made_);
+      const std::string body = block(i, first_end, depth + 1, op_prefix + "while/body/");
+      bodies_ += body_name + " {\n" + body + "}\n\n";
+      out += "  while(" + operands_from_outside(i, first_end) + "), body=" + body_name +
+             ", trip_count=" + std::to_string(last_iteration - loop->iteration + 1) + ", metadata={op_name=\"" +
+             op_prefix + "while\"}\n";
+      i = loop_end;
+    }
+    return out;
+  }
+
+  // The variables equations [begin, end) read that none of them makes.
+  std::string operands_from_outside(std::size_t begin, std::size_t end) const {
+    std::vector<int> made, read;
+    for (std::size_t i = begin; i < end; ++i) made.push_back(program_.equations[i].equation->output);
+    std::string out;
+    for (std::size_t i = begin; i < end; ++i)
+      for (int input : program_.equations[i].equation->inputs) {
+        if (std::find(made.begin(), made.end(), input) != made.end()) continue;
+        if (std::find(read.begin(), read.end(), input) != read.end()) continue;
+        read.push_back(input);
+        out += (out.empty() ? "" : ", ") + variable_name(input);
+      }
+    return out;
+  }
+
+  // The collectives before the equation's own instruction (a collective
+  // primitive under its XLA name), then those after it; each with XLA's
+  // op_name metadata: the jitted function, the loops and named scopes
+  // around the equation, and the primitive it serves.
+  std::string equation_lines(const PartitionedEquation& pe, const std::string& op_prefix) const {
+    const Jaxpr& jaxpr = *program_.jaxpr;
     const Equation& e = *pe.equation;
-    // The collectives before the equation's own instruction (a collective
-    // primitive under its XLA name), then those after it; each with XLA's
-    // op_name metadata: the jitted function and the primitive it serves.
-    const std::string metadata = ", metadata={op_name=\"jit(" + name + ")/" + (e.scope.empty() ? "" : e.scope + "/") +
+    const std::string metadata = ", metadata={op_name=\"" + op_prefix + (e.scope.empty() ? "" : e.scope + "/") +
                                  std::string(e.primitive->lax.name) + "\"}";
-    auto lines = [&](bool after) {
+    std::string out;
+    auto collectives = [&](bool after) {
       for (const Step& step : pe.steps)
         for (const auto& collective : step.collectives)
-          if (collective.after == after)
-            out += "  " + collective.name + collective.details + metadata + "\n";
+          if (collective.after == after) out += "  " + collective.name + collective.details + metadata + "\n";
     };
-    lines(false);
-    out += "  " + typed(program, e.output) + " = " + xla_name(*e.primitive) + "(";
+    collectives(false);
+    out += "  " + typed(jaxpr, e.output) + " = " + xla_name(*e.primitive) + "(";
     for (std::size_t i = 0; i < e.inputs.size(); ++i) out += (i ? ", " : "") + variable_name(e.inputs[i]);
     out += ")" + e.params.str() + (e.primitive->collective != devices::CollectiveKind::none ? metadata : "") + "\n";
-    lines(true);
+    collectives(true);
+    return out;
   }
-  out += "  ROOT tuple(";
-  for (std::size_t i = 0; i < program.outputs.size(); ++i) out += (i ? ", " : "") + variable_name(program.outputs[i]);
-  return out + ")\n}\n";
-}
+
+  const PartitionedProgram& program_;
+  const std::string& name_;
+  std::string bodies_;  // the loops' body computations, each after those it calls
+  int bodies_made_ = 0;
+};
+
+}  // namespace
+
+std::string Executable::text(const std::string& name) const { return HloWriter(*program_, name).text(); }
 
 std::shared_ptr<const Jaxpr> without_dead_code(std::shared_ptr<const Jaxpr> program) {
   const auto& equations = program->equations;
   std::vector<int> made_by(program->variable_types.size(), -1);
-  std::map<std::pair<int, std::int64_t>, std::vector<int>> same_place;
+  std::map<std::pair<int, std::int64_t>, std::vector<int>> same_place;  // (loop instance, place) -> equations
   std::vector<int> pending;
   for (std::size_t i = 0; i < equations.size(); ++i) {
     made_by[static_cast<std::size_t>(equations[i].output)] = static_cast<int>(i);
-    for (const auto& place : equations[i].loop_places) same_place[place].push_back(static_cast<int>(i));
+    for (const auto& loop : equations[i].loop_places) same_place[{loop.instance, loop.place}].push_back(static_cast<int>(i));
     if (equations[i].primitive->effect) pending.push_back(static_cast<int>(i));
   }
   for (int output : program->outputs) pending.push_back(made_by[static_cast<std::size_t>(output)]);
@@ -175,8 +257,8 @@ std::shared_ptr<const Jaxpr> without_dead_code(std::shared_ptr<const Jaxpr> prog
     kept[static_cast<std::size_t>(i)] = true;
     const Equation& e = equations[static_cast<std::size_t>(i)];
     for (int input : e.inputs) pending.push_back(made_by[static_cast<std::size_t>(input)]);
-    for (const auto& place : e.loop_places) {
-      const auto& others = same_place[place];
+    for (const auto& loop : e.loop_places) {
+      const auto& others = same_place[{loop.instance, loop.place}];
       pending.insert(pending.end(), others.begin(), others.end());
     }
   }
@@ -194,12 +276,16 @@ std::shared_ptr<const Jaxpr> without_dead_code(std::shared_ptr<const Jaxpr> prog
 }
 
 LoopIterations::LoopIterations(Runtime& runtime) : runtime_(runtime) {
-  runtime_.loops.push_back({runtime_.loop_instances++, runtime_.equations_recorded});
+  runtime_.loops.push_back({runtime_.loop_instances++, -1, runtime_.equations_recorded});
 }
 
 LoopIterations::~LoopIterations() { runtime_.loops.pop_back(); }
 
-void LoopIterations::begin() { runtime_.loops.back().iteration_start = runtime_.equations_recorded; }
+void LoopIterations::begin() {
+  Runtime::LoopFrame& loop = runtime_.loops.back();
+  ++loop.iteration;
+  loop.iteration_start = runtime_.equations_recorded;
+}
 
 Executable compile(Evaluator& evaluator, std::shared_ptr<const Jaxpr> program) {
   return Executable(

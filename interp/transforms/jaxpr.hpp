@@ -42,11 +42,10 @@ struct Equation {
   // The family's decision, made when it was traced (null: replayed, or
   // decided when the program is partitioned).
   std::shared_ptr<const Placement> placement = nullptr;
-  // Per lax loop whose body recorded it (outermost first): the loop's
-  // instance and the equation's place in that iteration. A loop runs its
-  // body once per iteration, so the equations at one place of a loop's
-  // iterations are one equation of JAX's loop body (without_dead_code).
-  std::vector<std::pair<int, std::int64_t>> loop_places = {};
+  // Per lax loop whose body recorded it, outermost first (without_dead_code
+  // keeps an equation's place in every iteration; Executable::text prints a
+  // loop's first iteration as its body).
+  std::vector<LoopPlace> loop_places = {};
   // The jax.named_scope names open when it was traced, joined by '/'
   // ("layer1/attn"): as_text's op_name metadata shows them.
   std::string scope = {};
@@ -101,7 +100,9 @@ class LoopIterations {
 // literals, zeros and broadcasts on the body's manual mesh again, not on the
 // mesh around the program. Entering an equation also makes its span the
 // runtime's replayed span, so the equations a replay records keep the line
-// they were first applied at (as JAX keeps an equation's source_info).
+// they were first applied at (as JAX keeps an equation's source_info), and
+// the places it had in loops that are not running now (Runtime::
+// replayed_loop_places).
 class ContextMeshScope {
  public:
   explicit ContextMeshScope(Runtime& runtime);
@@ -117,6 +118,7 @@ class ContextMeshScope {
   Runtime& runtime_;
   std::shared_ptr<MeshObject> saved_;
   lang::Span saved_span_;
+  const std::vector<LoopPlace>* saved_loop_places_;
 };
 
 // Flops and bytes accessed of the whole program, summed over its equations

@@ -169,6 +169,66 @@ void transpose_equation(Evaluator& evaluator, const Linearization& lin, const Eq
   }
 }
 
+namespace {
+
+// The loops of a backward pass. A forward loop that the walked equations lie
+// in and that is not running now (the function was traced, loop and all,
+// before its backward pass) runs backward as a loop of its own, as JAX
+// transposes a scan into a scan: its frames stand on Runtime::loops while
+// the walk transposes that loop's equations, one iteration per forward
+// iteration, last first, so the cotangents recorded get places in it.
+class TransposedLoops {
+ public:
+  explicit TransposedLoops(Runtime& runtime) : runtime_(runtime), running_(runtime.loops.size()) {}
+  ~TransposedLoops() { runtime_.loops.resize(running_); }
+  TransposedLoops(const TransposedLoops&) = delete;
+  TransposedLoops& operator=(const TransposedLoops&) = delete;
+
+  // The frames for the equation transposed next.
+  void enter(const Equation& e) {
+    std::vector<const LoopPlace*> places;
+    for (const LoopPlace& place : e.loop_places)
+      if (!running(place.instance)) places.push_back(&place);
+    std::size_t depth = 0;
+    for (; depth < places.size() && depth < forward_.size(); ++depth) {
+      if (forward_[depth].instance != places[depth]->instance) break;
+      if (forward_[depth].iteration == places[depth]->iteration) continue;
+      // The forward loop's previous iteration: the transposed loop's next.
+      keep(depth + 1);
+      forward_[depth].iteration = places[depth]->iteration;
+      Runtime::LoopFrame& frame = runtime_.loops[running_ + depth];
+      ++frame.iteration;
+      frame.iteration_start = runtime_.equations_recorded;
+    }
+    keep(depth);
+    for (; depth < places.size(); ++depth) {
+      forward_.push_back({places[depth]->instance, places[depth]->iteration});
+      runtime_.loops.push_back({runtime_.loop_instances++, 0, runtime_.equations_recorded, places[depth]->instance});
+    }
+  }
+
+ private:
+  struct ForwardIteration {
+    int instance;
+    std::int64_t iteration;
+  };
+  bool running(int instance) const {
+    for (std::size_t i = 0; i < running_; ++i)
+      if (runtime_.loops[i].instance == instance) return true;
+    return false;
+  }
+  void keep(std::size_t depth) {
+    forward_.resize(std::min(forward_.size(), depth));
+    runtime_.loops.resize(running_ + forward_.size());
+  }
+
+  Runtime& runtime_;
+  std::size_t running_;  // the loops running when the walk began
+  std::vector<ForwardIteration> forward_;  // per transposed frame: the forward iteration it runs backward
+};
+
+}  // namespace
+
 void walk_range(Evaluator& evaluator, const Linearization& lin, std::size_t begin, std::size_t end,
                 const CustomRegion* skip, const std::function<bool(int)>& needs_ct, std::map<int, ArrayRef>& cotangents) {
   // The regions whose rules differentiate their equations, by their last
@@ -181,7 +241,9 @@ void walk_range(Evaluator& evaluator, const Linearization& lin, std::size_t begi
     if (!slot || region.begin < slot->begin) slot = &region;
   }
   const Jaxpr& program = *lin.trace->program;
+  TransposedLoops loops(runtime_of(evaluator));
   for (std::size_t i = end; i-- > begin;) {
+    loops.enter(program.equations[i]);
     if (auto found = region_ends.find(i); found != region_ends.end()) {
       transpose_region(evaluator, lin, *found->second, cotangents);
       i = found->second->begin;

@@ -182,6 +182,27 @@ ArrayRef JitTrace::process(Evaluator& evaluator, const Primitive& primitive, con
   return result;
 }
 
+namespace {
+
+// The places of an equation recorded now: in the loops running, then (for a
+// replayed equation) in the loops it was first recorded in that are not
+// (nor run backward now: a backward pass records into the transposed loop).
+std::vector<LoopPlace> current_loop_places(const Runtime& runtime) {
+  std::vector<LoopPlace> places;
+  for (const auto& loop : runtime.loops)
+    places.push_back({loop.instance, loop.iteration, runtime.equations_recorded - loop.iteration_start});
+  if (!runtime.replayed_loop_places) return places;
+  for (const LoopPlace& replayed : *runtime.replayed_loop_places) {
+    auto running = [&](const Runtime::LoopFrame& loop) {
+      return loop.instance == replayed.instance || loop.transposes == replayed.instance;
+    };
+    if (std::none_of(runtime.loops.begin(), runtime.loops.end(), running)) places.push_back(replayed);
+  }
+  return places;
+}
+
+}  // namespace
+
 void JitTrace::record(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                       const Params& params, const ArrayRef& result) {
   Runtime& runtime = runtime_of(evaluator);
@@ -191,8 +212,7 @@ void JitTrace::record(Evaluator& evaluator, const Primitive& primitive, const st
   for (const auto& name : runtime.name_stack) equation.scope += (equation.scope.empty() ? "" : "/") + name;
   if (auto value = concrete_value(*result)) concrete_variables_[equation.output] = value;
   for (const auto& operand : operands) equation.inputs.push_back(variable_of(operand));
-  for (const auto& loop : runtime.loops)
-    equation.loop_places.emplace_back(loop.instance, runtime.equations_recorded - loop.iteration_start);
+  equation.loop_places = current_loop_places(runtime);
   ++runtime.equations_recorded;
   variables_[result.get()] = {equation.output, result};
   program->equations.push_back(std::move(equation));
