@@ -5,6 +5,7 @@
 #include "interp/python/builtins.hpp"
 #include "interp/transforms/custom_derivatives.hpp"
 #include "interp/transforms/reverse_mode.hpp"
+#include "interp/transforms/wrapping_function.hpp"
 
 namespace interp {
 
@@ -339,30 +340,26 @@ JacobianOptions jacobian_options(Evaluator& evaluator, const Value& function, co
   return options;
 }
 
-Value jacobian_function(const JacobianOptions& options, const std::string& name) {
-  return Value(native(name + "(*args, **kwargs)", [options](Evaluator& ev, Arguments& b) {
-    CallArgs call{b[0].as<TupleObject>()->items, {}};
-    if (auto* kwargs = b[1].as<DictObject>())
-      for (const auto& entry : kwargs->table.entries())
-        if (entry.live) call.keywords.emplace_back(ev.str(entry.key), entry.value);
+Value jacobian_function(Evaluator& evaluator, const Value& function, const JacobianOptions& options) {
+  return wrapping_function(evaluator, function, [options](Evaluator& ev, CallArgs call) {
     return jacobian(ev, options, call);
-  }));
+  });
 }
 
 void install_jacobians(ModuleObject& jax) {
   jax.add_function("jacfwd(fun, argnums=0, has_aux=False, holomorphic=False)", [](Evaluator& ev, Arguments& a) {
-    return jacobian_function(jacobian_options(ev, a[0], a[1], a[2], true), "jacfwd");
+    return jacobian_function(ev, a[0], jacobian_options(ev, a[0], a[1], a[2], true));
   });
   for (std::string name : {"jacrev", "jacobian"})
     jax.add_function(name + "(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False)",
                      [](Evaluator& ev, Arguments& a) {
                        JacobianOptions options = jacobian_options(ev, a[0], a[1], a[2], false);
                        options.allow_int = ev.truthy(a[4]);
-                       return jacobian_function(options, "jacrev");
+                       return jacobian_function(ev, a[0], options);
                      });
   jax.add_function("hessian(fun, argnums=0, has_aux=False, holomorphic=False)", [](Evaluator& ev, Arguments& a) {
-    Value inner = jacobian_function(jacobian_options(ev, a[0], a[1], a[2], false), "jacrev");
-    return jacobian_function(jacobian_options(ev, inner, a[1], a[2], true), "hessian");
+    Value inner = jacobian_function(ev, a[0], jacobian_options(ev, a[0], a[1], a[2], false));
+    return jacobian_function(ev, a[0], jacobian_options(ev, inner, a[1], a[2], true));
   });
 }
 

@@ -13,6 +13,7 @@
 #include "interp/ops/vjp_support.hpp"
 #include "interp/transforms/trace.hpp"
 #include "interp/library/tree_module.hpp"
+#include "interp/transforms/wrapping_function.hpp"
 
 namespace interp {
 
@@ -145,13 +146,9 @@ void install_grad(Evaluator& evaluator) {
                       [with_value, name](Evaluator& ev, Arguments& a) {
                         Value function = a[0];
                         GradOptions options = grad_options(ev, a[1], a[2], with_value);
-                        return Value(native(name + "_fun(*args, **kwargs)", [function, options](Evaluator& e, Arguments& b) {
-                          CallArgs call{b[0].as<TupleObject>()->items, {}};
-                          if (auto* kwargs = b[1].as<DictObject>())
-                            for (const auto& entry : kwargs->table.entries())
-                              if (entry.live) call.keywords.emplace_back(e.str(entry.key), entry.value);
+                        return wrapping_function(ev, function, [function, options](Evaluator& e, CallArgs call) {
                           return differentiate(e, function, std::move(call), options);
-                        }));
+                        });
                       });
   }
 }

@@ -12,6 +12,7 @@
 #include "interp/transforms/costing.hpp"
 #include "interp/transforms/refs.hpp"
 #include "interp/transforms/trace.hpp"
+#include "interp/transforms/wrapping_function.hpp"
 #include "typecheck/python_repr.hpp"
 
 namespace interp {
@@ -467,13 +468,9 @@ void install_vmap(Evaluator& evaluator) {
           options.axis_name = *name;
         }
         if (!a[4].is_none()) options.axis_size = ev.index_of(a[4]);
-        return Value(native("vmap_f(*args, **kwargs)", [options](Evaluator& e, Arguments& b) {
-          CallArgs call{b[0].as<TupleObject>()->items, {}};
-          if (auto* kwargs = b[1].as<DictObject>())
-            for (const auto& entry : kwargs->table.entries())
-              if (entry.live) call.keywords.emplace_back(e.str(entry.key), entry.value);
+        return wrapping_function(ev, a[0], [options](Evaluator& e, CallArgs call) {
           return apply_vmap(e, options, std::move(call));
-        }));
+        });
       });
 }
 
