@@ -40,6 +40,14 @@ std::string DTypeObject::str(Evaluator&) const { return std::string(typecheck::l
 std::optional<Value> DTypeObject::get_attribute(Evaluator& evaluator, const std::string& name) {
   if (name == "name") return make_str(std::string(typecheck::long_name(dtype)));
   if (name == "itemsize") return Value::integer(typecheck::byte_size(dtype));
+  // NumPy's kind codes; bfloat16 is ml_dtypes' 'V' (a NumPy extension type).
+  if (name == "kind") {
+    if (dtype == DType::bfloat16) return make_str("V");
+    if (typecheck::is_floating(dtype)) return make_str("f");
+    if (dtype == DType::uint32) return make_str("u");
+    return make_str(dtype == DType::bool_ ? "b" : "i");
+  }
+  if (name == "type") return Value(std::make_shared<DTypeObject>(dtype));  // jnp.float32 is its own scalar type
   return Object::get_attribute(evaluator, name);
 }
 

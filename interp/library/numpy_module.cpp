@@ -596,6 +596,7 @@ void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool i
   if (is_jnp) install_lax_structural(*evaluator.module("jax.lax"));
   install_sorting_operations(evaluator, module, is_jnp);
   install_math_operations(evaluator, module, is_jnp);  // after: lax.round replaces the primitive's member
+  install_dtype_functions(module);
 }
 
 }  // namespace interp

@@ -52,6 +52,9 @@ void install_structured_operations(Evaluator& evaluator, ModuleObject& module, b
 // nan_to_num count_nonzero finfo iinfo, and lax.round (numpy_math.cpp);
 // array_equal in jax.numpy only (numpy's compares on the host).
 void install_math_operations(Evaluator& evaluator, ModuleObject& module, bool is_jnp);
+// NumPy's abstract scalar types (floating, integer, ...), issubdtype,
+// isdtype, result_type, promote_types (numpy_dtypes.cpp).
+void install_dtype_functions(ModuleObject& module);
 // atleast_1d/2d/3d vstack hstack dstack array_split meshgrid kron vdot inner
 // shape ndim size
 // diagonal diag trace identity triu_indices tril_indices diff
