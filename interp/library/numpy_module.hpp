@@ -52,6 +52,9 @@ void install_structured_operations(Evaluator& evaluator, ModuleObject& module, b
 // nan_to_num count_nonzero finfo iinfo, and lax.round (numpy_math.cpp);
 // array_equal in jax.numpy only (numpy's compares on the host).
 void install_math_operations(Evaluator& evaluator, ModuleObject& module, bool is_jnp);
+// nanmax nanmin nanprod nanvar nanstd nanargmax nanargmin nancumsum
+// nancumprod (numpy_nan_reductions.cpp).
+void install_nan_reductions(ModuleObject& module);
 // NumPy's abstract scalar types (floating, integer, ...), issubdtype,
 // isdtype, result_type, promote_types (numpy_dtypes.cpp).
 void install_dtype_functions(ModuleObject& module);
