@@ -598,6 +598,7 @@ void install_array_operations(Evaluator& evaluator, ModuleObject& module, bool i
   install_math_operations(evaluator, module, is_jnp);  // after: lax.round replaces the primitive's member
   install_dtype_functions(module);
   install_nan_reductions(module);
+  install_index_tools(module);
 }
 
 }  // namespace interp

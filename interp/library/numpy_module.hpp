@@ -55,6 +55,9 @@ void install_math_operations(Evaluator& evaluator, ModuleObject& module, bool is
 // nanmax nanmin nanprod nanvar nanstd nanargmax nanargmin nancumsum
 // nancumprod (numpy_nan_reductions.cpp).
 void install_nan_reductions(ModuleObject& module);
+// unravel_index ravel_multi_index indices isin append diagflat deg2rad
+// rad2deg radians degrees (numpy_index_tools.cpp).
+void install_index_tools(ModuleObject& module);
 // NumPy's abstract scalar types (floating, integer, ...), issubdtype,
 // isdtype, result_type, promote_types (numpy_dtypes.cpp).
 void install_dtype_functions(ModuleObject& module);
