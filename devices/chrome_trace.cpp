@@ -43,9 +43,12 @@ std::string chrome_trace_json(const Profile& profile, std::span<const std::strin
     json += event;
     first = false;
   };
+  std::vector<std::string> labels;
+  for (int device = 0; device < profile.device_count(); ++device)
+    labels.push_back(device < static_cast<int>(device_labels.size()) ? device_labels[device]
+                                                                     : fmt::format("device {}", device));
   for (int device = 0; device < profile.device_count(); ++device) {
-    std::string label = device < static_cast<int>(device_labels.size()) ? device_labels[device]
-                                                                         : fmt::format("device {}", device);
+    const std::string& label = labels[static_cast<std::size_t>(device)];
     append(metadata_event("process_name", device, 0, label));
     append(fmt::format(R"({{"name":"process_sort_index","ph":"M","pid":{},"tid":0,"args":{{"sort_index":{}}}}})",
                        device, device));
@@ -66,6 +69,13 @@ std::string chrome_trace_json(const Profile& profile, std::span<const std::strin
                          timed.start_seconds * 1e6, charge.seconds * 1e6, device,
                          communication ? communication_thread : compute_thread, args));
   }
+  // Each device's memory counter: its bytes in use from each change on.
+  std::vector<std::string> counter_names;
+  for (const std::string& label : labels) counter_names.push_back(json_string("memory " + label));
+  for (const MemorySample& sample : profile.memory_samples())
+    append(fmt::format(R"({{"name":{},"ph":"C","ts":{:.3f},"pid":{},"tid":0,"args":{{"bytes":{}}}}})",
+                       counter_names[static_cast<std::size_t>(sample.device)], sample.seconds * 1e6, sample.device,
+                       sample.bytes));
   json += "\n]}\n";
   return json;
 }

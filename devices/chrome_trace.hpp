@@ -2,7 +2,9 @@
 // that chrome://tracing and ui.perfetto.dev open). Each simulated device is
 // one process with two threads, compute and communication; each charge is a
 // complete ("X") event on every device that ran it, ts and dur in µs, its
-// source label, shardings and bytes in args.
+// source label, shardings and bytes in args. Each device also has a memory
+// counter track ("C" events named "memory TPU 3", args {"bytes": N}): its
+// bytes in use from every change the profile sampled (Profile::record_memory).
 #pragma once
 
 #include <span>

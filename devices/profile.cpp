@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <tuple>
 #include <utility>
 
@@ -121,6 +122,31 @@ Status Profile::add_overlapped(Charge compute, Charge communication, std::span<c
   finish(devices, start + step, step);
   return {};
 }
+
+void Profile::sample(std::span<const int> devices, std::int64_t bytes) {
+  for (int device : devices)
+    if (device >= 0 && device < device_count()) memory_samples_.push_back({device, device_clock_[device], bytes});
+}
+
+void Profile::record_memory(std::span<const int> devices, std::int64_t bytes_in_use) {
+  if (staging_step_ >= 0) {
+    held_changes_.push_back({staging_step_, std::vector<int>(devices.begin(), devices.end()), bytes_in_use});
+    return;
+  }
+  release_memory_steps();
+  sample(devices, bytes_in_use);
+}
+
+void Profile::memory_step_starts(int step) {
+  for (; held_taken_ < held_changes_.size() && held_changes_[held_taken_].step <= step; ++held_taken_)
+    sample(held_changes_[held_taken_].devices, held_changes_[held_taken_].bytes);
+  if (held_taken_ == held_changes_.size()) {
+    held_changes_.clear();
+    held_taken_ = 0;
+  }
+}
+
+void Profile::release_memory_steps() { memory_step_starts(std::numeric_limits<int>::max()); }
 
 double Profile::total_seconds() const {
   double total = 0;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <span>
@@ -26,6 +27,14 @@ struct TimedCharge {
   double start_seconds = 0;
   double charged_seconds = 0;
   bool overlapped = false;  // a collective run beside independent compute
+};
+
+// One device's bytes in use from `seconds` on its timeline (--trace's
+// memory counter tracks).
+struct MemorySample {
+  int device = 0;
+  double seconds = 0;
+  std::int64_t bytes = 0;
 };
 
 class Profile {
@@ -58,6 +67,24 @@ class Profile {
   // SPMD program; less on devices an operation did not use).
   double device_busy_seconds(int device) const;
 
+  // Device memory over time, kept only while tracing (the ledger's listener
+  // calls it, memory.hpp): `devices` hold `bytes_in_use` from their clocks now.
+  void record_memory(std::span<const int> devices, std::int64_t bytes_in_use);
+  // A jitted program's memory plan is charged before the program runs
+  // (memory_plan.hpp): while staging, each change is held for the program
+  // step it belongs to (`step`: before equation `step`, the last step's
+  // frees before the end) and taken at the devices' clocks when that
+  // equation starts (memory_step_starts) or when anything else changes
+  // memory (release_memory_steps): so the counters step with the program's
+  // equations, in the ledger's order.
+  void stage_memory_step(int step) { staging_step_ = step; }
+  void end_memory_staging() { staging_step_ = -1; }
+  void memory_step_starts(int step);
+  void release_memory_steps();
+  // The samples so far, in the order memory changed (each device's in time
+  // order); samples still held for a program step are not among them.
+  const std::vector<MemorySample>& memory_samples() const { return memory_samples_; }
+
   // The table: the `max_rows` most expensive (source, operation, shardings,
   // collective) rows with bytes moved, estimated µs and share of the charged
   // time; a summary per collective kind; the time per call of each jitted
@@ -82,6 +109,16 @@ class Profile {
   std::map<CallId, std::string> call_labels_;
   std::map<CallId, int> call_counts_;
   std::shared_ptr<const std::vector<int>> last_devices_;
+  struct HeldChange {
+    int step;
+    std::vector<int> devices;
+    std::int64_t bytes;
+  };
+  void sample(std::span<const int> devices, std::int64_t bytes);
+  std::vector<MemorySample> memory_samples_;
+  std::vector<HeldChange> held_changes_;  // in the ledger's order
+  std::size_t held_taken_ = 0;            // those before it are sampled
+  int staging_step_ = -1;                 // -1: not staging
 };
 
 }  // namespace devices

@@ -36,7 +36,7 @@ flags (before or after the command word, before the file):
   -I DIR                    imports also search DIR (after the script's directory,
                             before the directories of SHARDLANG_PATH)
   --profile                 run: print where the time went
-  --trace OUT.json          run: write a trace of the run
+  --trace OUT.json          run: write a Chrome trace of the run (time and memory per device)
   --format text|json        check: how diagnostics are printed (default text)
   --mesh NAME=SIZE,...      lsp: a context mesh set before each file is checked
   --time-limit SECONDS      lsp: how long one check may run (default 5)
@@ -246,6 +246,7 @@ shardlang::Options options_for(const CommandLine& line) {
   options.script_arguments = line.script_arguments;
   options.processes = line.processes;
   options.profile = line.profile || line.trace_path.has_value();
+  options.trace_memory = line.trace_path.has_value();
   if (line.host_memory_bytes)
     options.host_memory_bytes = static_cast<std::int64_t>(
         std::min<std::uint64_t>(*line.host_memory_bytes, std::numeric_limits<std::int64_t>::max()));

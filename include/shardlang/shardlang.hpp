@@ -293,6 +293,9 @@ struct Options {
   // Keep every charge of the TPU cost model (runs and checks) for
   // profile_report() and trace_json(): `--profile`, `--trace OUT.json`.
   bool profile = false;
+  // With `profile`: also keep each device's bytes in use at every change,
+  // for trace_json()'s memory counter tracks (`--trace OUT.json`).
+  bool trace_memory = false;
   // The job this process runs in with others (ProcessGroup::join_mpi);
   // none: this process alone holds every device.
   std::shared_ptr<ProcessGroup> processes;
@@ -520,7 +523,8 @@ class Interpreter {
   // a per-collective summary, and what the model cannot see.
   std::string profile_report(std::size_t max_rows = 20) const;
   // The same charges as a Chrome trace event file (`--trace OUT.json`): one
-  // track per simulated device.
+  // track per simulated device, with its memory counter when
+  // Options::trace_memory is set.
   std::string trace_json() const;
   // The estimated time of the same charges on the chosen chip, in seconds.
   double estimated_seconds() const;

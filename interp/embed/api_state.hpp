@@ -81,6 +81,7 @@ struct Interpreter::State {
     if (auto chip = devices::parse_chip(options.chip)) runtime.chip = *chip;
     runtime.device_count = options.devices;
     runtime.profile = profile;
+    runtime.trace_memory = profile && options.trace_memory;
     if (options.host_memory_bytes > 0) runtime.host_memory_bytes = options.host_memory_bytes;
     if (options.device_memory_bytes > 0) runtime.device_memory_bytes = options.device_memory_bytes;
     if (options.processes) runtime.processes = processes_of(*options.processes);

@@ -8,6 +8,7 @@
 #include "devices/device_mesh.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/python/format.hpp"
+#include "interp/transforms/costing.hpp"
 #include "typecheck/python_repr.hpp"
 #include "typecheck/structural_rules.hpp"
 #include "typecheck/rule_support.hpp"
@@ -134,6 +135,11 @@ const std::vector<devices::Device>& Runtime::devices() {
         options_.device_memory_bytes, options_.processes);
     // --profile shows the moment of the highest peak (devices/memory_report.hpp).
     if (options_.profile) ledger_->keep_peak_moment(true);
+    // --trace draws each device's memory over time: the profile samples the ledger.
+    if (options_.profile && options_.trace_memory) {
+      if (!costs) costs = std::make_shared<CostRecorder>(options_.chip, static_cast<int>(devices_.size()), true);
+      costs->trace_memory(ledger_);
+    }
     single_meshes_.resize(devices_.size());
   }
   return devices_;

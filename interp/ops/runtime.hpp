@@ -71,6 +71,9 @@ struct RuntimeOptions {
   int device_count = 8;
   // Keep every charge of the cost model for --profile / --trace (costing.hpp).
   bool profile = false;
+  // With `profile`: the profile also samples each device's bytes in use at
+  // every change (--trace's memory counters, CostRecorder::trace_memory).
+  bool trace_memory = false;
   // The processes the run spans (devices/processes.hpp): the devices are
   // split over them in contiguous blocks.
   devices::Processes processes;

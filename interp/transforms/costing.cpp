@@ -400,6 +400,18 @@ CostRecorder::CostRecorder(devices::Chip chip, int device_count, bool keep_profi
   if (keep_profile) profile_.emplace(std::string(devices::chip_name(chip)), device_count);
 }
 
+CostRecorder::~CostRecorder() {
+  if (traced_ledger_) traced_ledger_->set_listener({});
+}
+
+void CostRecorder::trace_memory(const std::shared_ptr<devices::MemoryLedger>& ledger) {
+  if (!profile_) return;
+  traced_ledger_ = ledger;
+  ledger->set_listener([this](std::span<const int> devices, std::int64_t bytes_in_use) {
+    if (profile_) profile_->record_memory(devices, bytes_in_use);
+  });
+}
+
 double CostRecorder::measure(const std::function<void()>& run) {
   struct Measuring {
     int& depth;
@@ -499,6 +511,10 @@ CostRecorder& cost_recorder(Evaluator& evaluator) {
     runtime.costs = std::make_shared<CostRecorder>(runtime.options().chip, device_count, runtime.options().profile);
   }
   return *runtime.costs;
+}
+
+devices::Profile* memory_timeline(const Runtime& runtime) {
+  return runtime.costs ? runtime.costs->memory_timeline() : nullptr;
 }
 
 namespace {

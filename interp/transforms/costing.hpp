@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "devices/cost_model.hpp"
+#include "devices/memory.hpp"
 #include "devices/profile.hpp"
 #include "interp/transforms/jaxpr.hpp"
 #include "interp/transforms/partitioner.hpp"
@@ -94,6 +95,7 @@ class CostRecorder {
   // The window's sink charges this recorder.
   CostRecorder(const CostRecorder&) = delete;
   CostRecorder& operator=(const CostRecorder&) = delete;
+  ~CostRecorder();
 
   const devices::CostModel& model() const { return model_; }
   // Whether applications are charged now: when profiling, while %timeit
@@ -130,6 +132,12 @@ class CostRecorder {
   // Forgets the kept charges (the REPL profiles one entry at a time).
   void restart_profile();
 
+  // --trace: the profile samples every change of a device's bytes in use on
+  // `ledger` (Profile::record_memory), while this recorder lives.
+  void trace_memory(const std::shared_ptr<devices::MemoryLedger>& ledger);
+  // The profile while it samples memory, else null.
+  devices::Profile* memory_timeline() { return traced_ledger_ && profile_ ? &*profile_ : nullptr; }
+
   // Charges `charge` on `devices`, from the statement at `span`.
   void add(devices::Charge charge, const std::vector<int>& devices, const lang::Span& span);
   // Charges a compute step and the collective it overlaps: the longer of the two.
@@ -151,6 +159,7 @@ class CostRecorder {
   double clock_seconds_ = 0;
   int measuring_ = 0;
   std::optional<devices::Profile> profile_;
+  std::shared_ptr<devices::MemoryLedger> traced_ledger_;
   Watcher watcher_;
   OverlapWindow window_;
   std::map<std::pair<const void*, int>, devices::SourceId> source_ids_;  // (file, line) -> id
@@ -161,6 +170,9 @@ class CostRecorder {
 
 // The evaluator's recorder, made on first use from the runtime's options.
 CostRecorder& cost_recorder(Evaluator& evaluator);
+// The profile sampling the runtime's device memory (--trace), or null: a
+// jitted program's memory plan stages its changes there (memory_plan.hpp).
+devices::Profile* memory_timeline(const Runtime& runtime);
 
 // Charges one application of `primitive` that produced `result`: its local
 // work and planned collectives on the devices of the result's mesh, plus the

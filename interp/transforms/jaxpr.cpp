@@ -108,9 +108,13 @@ std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<Ar
   for (std::size_t i = 0; i < program.inputs.size() && i < arguments.size(); ++i)
     values[static_cast<std::size_t>(program.inputs[i])] = arguments[i];
   ContextMeshScope context(runtime_of(evaluator));
+  // --trace: the memory plan's changes for each equation take its start time (memory_plan.hpp).
+  devices::Profile* timeline = memory_timeline(runtime_of(evaluator));
   std::vector<ArrayRef> operands;
-  for (const PartitionedEquation& pe : program_->equations) {
+  for (std::size_t k = 0; k < program_->equations.size(); ++k) {
+    const PartitionedEquation& pe = program_->equations[k];
     const Equation& e = *pe.equation;
+    if (timeline) timeline->memory_step_starts(static_cast<int>(k));
     operands.clear();
     for (int input : e.inputs) operands.push_back(values[static_cast<std::size_t>(input)]);
     ArrayRef& result = values[static_cast<std::size_t>(e.output)];

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "interp/ops/device_memory.hpp"
+#include "interp/transforms/costing.hpp"
 #include "interp/transforms/partitioner.hpp"
 
 namespace interp {
@@ -228,19 +229,33 @@ ProgramMemory::ProgramMemory(Evaluator& evaluator, const Jaxpr& program, const M
     if (!hold) raise_out_of_memory(evaluator, hold.error(), made_at == &call ? lang::Span{} : *made_at);
     return std::move(*hold);
   };
+  // --trace: the changes wait for the equations they belong to (Profile::stage_memory_step).
+  timeline_ = memory_timeline(runtime);
+  struct Staging {
+    devices::Profile* timeline;
+    ~Staging() {
+      if (timeline) timeline->end_memory_staging();
+    }
+  } staging{timeline_};
   for (std::size_t s = 0; s < plan.steps.size(); ++s) {
     const MemoryPlan::Step& step = plan.steps[s];
     const lang::Span& span = program.equations[s].span;
     made_at = span.empty() ? &call : &span;
+    if (timeline_) timeline_->stage_memory_step(static_cast<int>(s));
     std::vector<devices::MemoryHold> transient;
     for (const auto& t : step.temporaries)
       if (t.mesh) transient.push_back(charge(t));
     for (const auto& made : step.made)
       if (made.mesh) holds_[static_cast<std::size_t>(made.variable)] = charge(made);
+    if (timeline_) timeline_->stage_memory_step(static_cast<int>(s) + 1);
     for (int dead : step.dying) holds_[static_cast<std::size_t>(dead)].reset();
+    transient.clear();
   }
 }
 
-ProgramMemory::~ProgramMemory() = default;
+ProgramMemory::~ProgramMemory() {
+  // What the program did not free is released as it ends, after its last equation.
+  if (timeline_) timeline_->release_memory_steps();
+}
 
 }  // namespace interp

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "devices/profile.hpp"
 #include "interp/ops/device_memory.hpp"
 #include "interp/transforms/jaxpr.hpp"
 
@@ -92,6 +93,7 @@ class ProgramMemory {
   std::vector<std::unique_ptr<Owner>> owners_;
   std::vector<std::shared_ptr<ArrayMemory>> donated_;
   std::vector<devices::MemoryHold> holds_;  // by variable
+  devices::Profile* timeline_ = nullptr;    // --trace's memory samples, or null
 };
 
 }  // namespace interp

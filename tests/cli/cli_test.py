@@ -3,7 +3,8 @@
 --version, --help, exit status 2 for usage and I/O errors, the JSON form of
 `check`, the text form's caret, the traceback of an uncaught error, program
 output coming before diagnostics, colour only on a terminal without NO_COLOR,
-the --trace file (Chrome trace JSON, one track per device) and --profile in
+the --trace file (Chrome trace JSON, one track and one memory counter per
+device) and --profile in
 run and check.
 
 Usage: cli_test.py --bin build/shardlang
@@ -206,6 +207,60 @@ print(float(jnp.sum(c)))
            out[:400] + err[:400])
 
 
+def test_trace_memory_counters(folder):
+    # Each device's memory counter track steps at every change of its bytes
+    # in use, on the trace's clock. Shards by hand: a f32[64,128] split
+    # 2 x 4 is f32[32,32] on each of the 8 devices, 4096 bytes; a f32[16,16]
+    # replicated on devices 0 and 1 is 1024 bytes on each of them.
+    script = write(folder, "memory.shl", """import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+mesh = jax.make_mesh((2, 4), ('X', 'Y'))
+pair = Mesh(np.array(jax.devices()[:2]), ('Z',))
+a = jnp.zeros((64, 128), jnp.float32, out_sharding=NamedSharding(mesh, P('X', 'Y')))
+r = jnp.zeros((16, 16), jnp.float32, out_sharding=NamedSharding(pair, P()))
+del a
+del r
+x = jnp.zeros((64, 128), jnp.float32, out_sharding=NamedSharding(mesh, P('X', 'Y')))
+y = jax.jit(lambda v: jnp.sin(v) * 2.0)(x)
+""")
+    trace_path = os.path.join(folder, "memory.json")
+    status, out, err = shardlang("run", "--trace", trace_path, script)
+    expect(status == 0, "run --trace of a program that allocates", f"{status} {out!r} {err!r}")
+    try:
+        with open(trace_path, encoding="utf-8") as f:
+            events = json.load(f)["traceEvents"]
+    except (OSError, ValueError, KeyError) as error:
+        expect(False, "run --trace writes a JSON trace", str(error))
+        return
+    counters = {device: [e for e in events if e.get("ph") == "C" and e.get("pid") == device] for device in range(8)}
+    expect(all(e["name"] == f"memory TPU {d}" and set(e["args"]) == {"bytes"} and isinstance(e["ts"], (int, float))
+               for d, track in counters.items() for e in track),
+           "a device's counter events are named by its track, with its bytes in args", counters[0][:2])
+    expect(all(all(a["ts"] <= b["ts"] for a, b in zip(track, track[1:])) for track in counters.values()),
+           "each device's counter goes forward in time")
+    values = {device: [e["args"]["bytes"] for e in track] for device, track in counters.items()}
+    # a made, r made (devices 0 and 1 only), a deleted, r deleted.
+    for device in range(8):
+        before_jit = [4096, 5120, 1024, 0] if device < 2 else [4096, 0]
+        expect(values[device][:len(before_jit)] == before_jit,
+               f"device {device}'s counter steps by its shards' bytes as arrays come and go", values[device])
+    # Inside the jitted call the counter steps at its equations: sin's result
+    # (4096) when sin starts; the product's (4096) and 2.0 moved onto the mesh
+    # (4 bytes) when the multiply starts, beside x.
+    for device in (0, 5):
+        starts = {e["name"]: e["ts"] for e in events if e.get("ph") == "X" and e.get("pid") == device}
+        at = {}
+        for e in counters[device]:
+            at.setdefault(e["ts"], []).append(e["args"]["bytes"])
+        scalar = 4 if device == 0 else 0  # 2.0 is made on device 0 before the call
+        expect(at.get(starts.get("sin"), [None])[-1] == 2 * 4096 + scalar and
+               max(at.get(starts.get("multiply"), [0])) == 3 * 4096 + 4 + scalar,
+               f"device {device}: a jitted program's buffers step with its equations' start times",
+               f"{starts} {at}")
+
+
 def test_oom_in_jit_names_the_allocating_line(folder):
     # A jitted program that does not fit stops at its call (as XLA reports
     # it), with a note at the body's line that allocates and the largest
@@ -247,6 +302,7 @@ def main():
         test_uncaught_error_traceback(folder)
         test_colour(folder)
         test_trace_and_profile(folder)
+        test_trace_memory_counters(folder)
     for failure in failures:
         print(f"FAIL: {failure}", file=sys.stderr)
     if failures:

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <variant>
 #include <vector>
 
@@ -219,6 +220,41 @@ TEST(ChromeTrace, EscapesTextAndNamesUnlabelledDevices) {
   EXPECT_EQ((*events[0])["name"].string(), "op\"x\"");
   EXPECT_EQ((*events[0])["args"]["source"].string(), "dir \"a\\b\"\n\tline\x01");
   EXPECT_EQ((*(*trace)["traceEvents"].array())[0]["args"]["name"].string(), "device 0");
+}
+
+TEST(ChromeTrace, MemoryCountersStepAtEachChangeOnTheDevicesClocks) {
+  Profile profile("v5e", 2);
+  const std::vector<int> both = {0, 1};
+  profile.record_memory(both, 4096);  // both clocks at 0
+  ASSERT_TRUE(profile.add({"sin", "f32[4]", CollectiveKind::none, 0, 1e-6, 1}, std::vector<int>{1}).ok());
+  profile.record_memory(std::vector<int>{1}, 5120);  // device 1 at 1 µs
+  // A program's plan staged before it runs: its changes wait for their equations.
+  profile.stage_memory_step(0);
+  profile.record_memory(both, 6000);
+  profile.stage_memory_step(1);
+  profile.record_memory(both, 7000);
+  profile.end_memory_staging();
+  EXPECT_EQ(profile.memory_samples().size(), 3u);
+  profile.memory_step_starts(0);
+  ASSERT_TRUE(profile.add({"cos", "f32[4]", CollectiveKind::none, 0, 2e-6, 1}, both).ok());  // 1 µs to 3 µs
+  profile.memory_step_starts(1);
+  profile.record_memory(both, 0);
+
+  const std::vector<std::string> labels = {"TPU 0", "TPU 1"};
+  std::optional<Json> trace = JsonReader(chrome_trace_json(profile, labels)).document();
+  ASSERT_TRUE(trace);
+  std::vector<std::tuple<std::string, double, double, double>> counters;  // name, pid, ts, bytes
+  for (const Json& event : *(*trace)["traceEvents"].array())
+    if (event["ph"].string() == "C")
+      counters.emplace_back(*event["name"].string(), *event["pid"].number(), *event["ts"].number(),
+                            *event["args"]["bytes"].number());
+  using C = std::tuple<std::string, double, double, double>;
+  std::vector<C> expected = {{"memory TPU 0", 0, 0, 4096}, {"memory TPU 1", 1, 0, 4096},
+                             {"memory TPU 1", 1, 1, 5120}, {"memory TPU 0", 0, 0, 6000},
+                             {"memory TPU 1", 1, 1, 6000}, {"memory TPU 0", 0, 3, 7000},
+                             {"memory TPU 1", 1, 3, 7000}, {"memory TPU 0", 0, 3, 0},
+                             {"memory TPU 1", 1, 3, 0}};
+  EXPECT_EQ(counters, expected);
 }
 
 }  // namespace
