@@ -603,6 +603,8 @@ Result Interpreter::run_interactive(std::string_view source, std::string_view na
 
 std::vector<Diagnostic> Interpreter::check(std::string_view source, std::string_view name) {
   try {
+    // The last check's evaluator goes before this check makes its own.
+    interp::run_with_large_stack([&]() { state_->checked_evaluator.reset(); });
     auto evaluator = state_->make_evaluator(interp::Evaluator::Mode::check, state_->options.profile);
     std::vector<Diagnostic> diagnostics;
     {
@@ -612,7 +614,10 @@ std::vector<Diagnostic> Interpreter::check(std::string_view source, std::string_
     }
     state_->check_costs = evaluator->runtime->costs;
     state_->note_memory(*evaluator);
-    interp::run_with_large_stack([&]() { evaluator.reset(); });  // deep values free recursively
+    // Kept until the next check or the interpreter goes (freeing a large
+    // program's values is a good part of a check's time, which a host that
+    // exits after checking need not pay: the command line does not).
+    state_->checked_evaluator = std::move(evaluator);
     return diagnostics;
   } catch (const std::exception& error) {
     return {internal_error(std::string("RuntimeError: internal error: ") + error.what())};

@@ -40,6 +40,8 @@ struct Interpreter::State {
   Options options;
   RetainedSources sources;  // of the texts run on `evaluator`, which it outlives
   std::unique_ptr<interp::Evaluator> evaluator;
+  // The last check's evaluator, freed by the next check (Interpreter::check).
+  std::unique_ptr<interp::Evaluator> checked_evaluator;
   // The evaluator running now (the main one, or check mode's own), for
   // interrupt(), and how many interrupt() calls are reading it (RunningScope).
   std::atomic<interp::Evaluator*> running{nullptr};
