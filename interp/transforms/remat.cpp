@@ -2,6 +2,7 @@
 // print_saved_residuals (remat.hpp).
 #include "interp/transforms/remat.hpp"
 
+#include <optional>
 #include <set>
 
 #include "interp/ops/shaped_array.hpp"
@@ -187,20 +188,36 @@ std::vector<ArrayRef> RematRule::transpose(Evaluator& evaluator, const Lineariza
     recompute[i - region.begin] = true;
     needed.insert(e.inputs.begin(), e.inputs.end());
   }
-  Linearization local = lin;
+  // The recomputed values stand in for the forward pass's during this walk
+  // only (Linearization::values): what they displace is put back after it.
+  struct Displaced {
+    std::map<int, ArrayRef>& values;
+    std::vector<std::pair<int, std::optional<ArrayRef>>> kept;  // none: there was no value
+    ~Displaced() {
+      for (auto it = kept.rbegin(); it != kept.rend(); ++it) {
+        if (it->second)
+          values[it->first] = std::move(*it->second);
+        else
+          values.erase(it->first);
+      }
+    }
+  } displaced{lin.values, {}};
   for (std::size_t i = region.begin; i < region.end; ++i) {
     if (!recompute[i - region.begin]) continue;
     const Equation& e = program.equations[i];
     std::vector<ArrayRef> operands;
-    for (int input : e.inputs) operands.push_back(local.values.at(input));
+    for (int input : e.inputs) operands.push_back(lin.values.at(input));
     ContextMeshScope context(runtime_of(evaluator), e);
-    local.values[e.output] = leaf_array(evaluator, bind(evaluator, *e.primitive, std::move(operands), e.params));
+    ArrayRef value = leaf_array(evaluator, bind(evaluator, *e.primitive, std::move(operands), e.params));
+    auto [slot, added] = lin.values.try_emplace(e.output);
+    displaced.kept.emplace_back(e.output, added ? std::nullopt : std::optional<ArrayRef>(slot->second));
+    slot->second = std::move(value);
   }
   std::map<int, ArrayRef> cotangents;
   for (std::size_t k = 0; k < out_cts.size(); ++k)
     if (out_cts[k]) cotangents[region.outputs[k]] = out_cts[k];
   auto active = [&](int variable) { return lin.active.count(variable) > 0; };
-  walk_range(evaluator, local, region.begin, region.end, &region, active, cotangents);
+  walk_range(evaluator, lin, region.begin, region.end, &region, active, cotangents);
   std::vector<ArrayRef> in_cts;
   for (int variable : region.inputs) {
     auto found = cotangents.find(variable);

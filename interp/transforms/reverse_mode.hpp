@@ -27,7 +27,10 @@ struct Linearization {
   std::vector<TreeDef> defs;            // per differentiated argument
   std::vector<std::size_t> first_leaf;  // per differentiated argument: its first primal
   Value returned;                       // what the function returned
-  std::map<int, ArrayRef> values;       // forward values by variable
+  // Forward values by variable. Mutable: a remat region's rule swaps in the
+  // values it recomputes for its own backward walk and puts the forward
+  // pass's back after it (remat.cpp), instead of copying the linearization.
+  mutable std::map<int, ArrayRef> values;
   std::set<int> active;                 // variables that depend on a primal
 };
 
