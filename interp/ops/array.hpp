@@ -30,6 +30,13 @@
 
 namespace interp {
 
+// The statement that gave an array its sharding (a device_put, reshard or
+// out_sharding=) and the variable it assigned, if any.
+struct ShardingOrigin {
+  lang::Span span;
+  std::string name;
+};
+
 class ArrayObject : public Object {
  public:
   const TypeRef& type() const override;
@@ -66,6 +73,10 @@ class ArrayObject : public Object {
   // run, and the abstract arrays a run would hold in check mode. Arrays that
   // share their shards (a retyped view) share the hold.
   std::shared_ptr<ArrayMemory> memory;
+  // Check mode: where its sharding came from, for the notes of an error
+  // (track_sharding_origin in check_mode.hpp); shared with the arrays
+  // computed from it. Null: not known.
+  std::shared_ptr<const ShardingOrigin> sharding_origin;
 };
 using ArrayRef = std::shared_ptr<ArrayObject>;
 

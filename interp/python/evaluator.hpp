@@ -189,15 +189,6 @@ class Evaluator {
   // Check mode: the lines where checking a function ended on a branch that
   // depends on array data (check_mode.hpp), each reported once as a warning.
   std::vector<lang::Span> check_warnings;
-  // Where each sharded array got its sharding, for the notes of an error
-  // (check_mode.hpp). Keyed by the array; entries of freed arrays are pruned.
-  struct ShardingOrigin {
-    std::weak_ptr<Object> array;
-    lang::Span span;
-    std::string name;  // the variable the producing statement assigned, if any
-  };
-  std::unordered_map<const Object*, ShardingOrigin> sharding_origins;
-  std::size_t sharding_origins_prune_at = 64;
 
   // Watches an evaluation for an editor (the embedding API's analysis): told
   // the value of each expression evaluated and of each name an assignment

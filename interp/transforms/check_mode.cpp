@@ -160,20 +160,7 @@ std::string assigned_name(const lang::ast::Stmt* statement) {
   return name ? name->id : std::string();
 }
 
-const Evaluator::ShardingOrigin* origin_of(Evaluator& evaluator, const ArrayObject* array) {
-  auto found = evaluator.sharding_origins.find(array);
-  if (found == evaluator.sharding_origins.end()) return nullptr;
-  auto alive = found->second.array.lock();
-  if (alive.get() != array) return nullptr;  // a freed array's address, reused
-  return &found->second;
-}
-
-// Forgets the origins of freed arrays once the table has doubled.
-void prune_origins(Evaluator& evaluator) {
-  if (evaluator.sharding_origins.size() < evaluator.sharding_origins_prune_at) return;
-  std::erase_if(evaluator.sharding_origins, [](const auto& entry) { return entry.second.array.expired(); });
-  evaluator.sharding_origins_prune_at = std::max<std::size_t>(64, 2 * evaluator.sharding_origins.size());
-}
+const ShardingOrigin* origin_of(const ArrayObject* array) { return array->sharding_origin.get(); }
 
 std::string joined(const std::vector<std::string>& items, const std::string& last_separator) {
   std::string out;
@@ -327,21 +314,17 @@ std::vector<ExceptionObject::Fix> contraction_fixes(Evaluator& evaluator, const 
 void track_sharding_origin(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                            const Params& params, const ArrayRef& result) {
   if (!result || !sharded(result->aval)) return;
-  Evaluator::ShardingOrigin origin{result, {}, {}};
   if (primitive.name == "device_put" || primitive.name == "reshard" || params.get<typecheck::ShardingArg>("out_sharding")) {
-    origin.span = lang::first_line(evaluator.statement_span);
-    origin.name = assigned_name(evaluator.statement);
-  } else {
-    const Evaluator::ShardingOrigin* inherited = nullptr;
-    for (const auto& operand : operands)
-      if (sharded(operand->aval) && (inherited = origin_of(evaluator, operand.get()))) break;
-    if (!inherited) return;
-    origin.span = inherited->span;
-    origin.name = inherited->name;
+    lang::Span span = lang::first_line(evaluator.statement_span);
+    if (span.empty()) return;
+    result->sharding_origin = std::make_shared<const ShardingOrigin>(ShardingOrigin{span, assigned_name(evaluator.statement)});
+    return;
   }
-  if (origin.span.empty()) return;
-  prune_origins(evaluator);
-  evaluator.sharding_origins[result.get()] = std::move(origin);
+  for (const auto& operand : operands)
+    if (sharded(operand->aval) && operand->sharding_origin) {
+      result->sharding_origin = operand->sharding_origin;
+      return;
+    }
 }
 
 void enrich_operation_error(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
@@ -353,7 +336,7 @@ void enrich_operation_error(Evaluator& evaluator, const Primitive& primitive, co
                            (types.size() == 1 ? "operand is " : "operands are ") + joined(types, " and "));
   std::vector<lang::Span> noted;
   for (std::size_t i = 0; i < operands.size(); ++i) {
-    const Evaluator::ShardingOrigin* origin = origin_of(evaluator, operands[i].get());
+    const ShardingOrigin* origin = origin_of(operands[i].get());
     if (!origin) continue;
     bool seen = std::any_of(noted.begin(), noted.end(), [&](const lang::Span& s) { return s.begin == origin->span.begin; });
     if (seen) continue;
