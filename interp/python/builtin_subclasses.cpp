@@ -1,22 +1,63 @@
-// Instances of user classes deriving from dict, list, set, frozenset, tuple
-// or str. Each is a real object of its built-in type (a DictObject, ...),
+// Instances of user classes deriving from dict, list, set, frozenset, tuple,
+// str, int or float. Each is a real object of its built-in type (a DictObject, ...),
 // so whatever takes a dict takes it (dict's methods, json, `**`), with the
 // class as its type and an instance __dict__; each hook runs the dunder the
 // class defines (__getitem__, __repr__, __len__, ...) and else the built-in
 // type's own. A dict subclass's __missing__ is DictObject::get_item's.
 // Like CPython, JAX's pytrees take them as leaves (tree_module.cpp).
+// An int or float subclass's instance is a Value holding the number inline
+// and the instance (a SubclassInstance<NumberBox>) beside it (value.hpp):
+// whatever reads a number reads it, and the protocols ask its hooks; the
+// number's own arithmetic returns plain ints and floats, as CPython's does.
 
 #include <algorithm>
 #include <type_traits>
 
 #include "interp/python/classes.hpp"
 #include "interp/python/evaluator.hpp"
+#include "interp/python/format.hpp"
 
 namespace interp {
 
 namespace ast = lang::ast;
 
 namespace {
+
+// The number of an int or float subclass's instance: what the built-in type
+// does with it (repr, arithmetic on the plain numbers, hashing as the number).
+class NumberBox : public Object {
+ public:
+  explicit NumberBox(Value number) : number_(std::move(number)) {}
+  const TypeRef& type() const override { return number_.is_float() ? types::floating() : types::integer(); }
+  const Value& number() const { return number_; }
+
+  std::string repr(Evaluator& evaluator) const override { return evaluator.repr(number_); }
+  std::optional<std::string> format(Evaluator& evaluator, std::string_view spec) const override {
+    if (spec.empty()) return std::nullopt;  // str(self), as int.__format__ does
+    return format_value(evaluator, number_, spec);
+  }
+  std::optional<Value> binary_op(Evaluator& evaluator, ast::BinaryOperator op, const Value& other,
+                                 bool reflected) override {
+    if (!other.is_number()) return std::nullopt;
+    Value mine = number_, theirs = other.plain_number();
+    return reflected ? evaluator.binary(op, theirs, mine) : evaluator.binary(op, mine, theirs);
+  }
+  std::optional<Value> unary_op(Evaluator& evaluator, ast::UnaryOperator op) override {
+    return evaluator.unary(op, number_);
+  }
+  std::optional<Value> compare(Evaluator& evaluator, ast::CompareOperator op, const Value& other, bool) override {
+    if (!other.is_number()) return std::nullopt;
+    return evaluator.compare(op, number_, other.plain_number());
+  }
+  bool truthy(Evaluator&) const override { return number_.as_float() != 0; }
+  std::optional<std::size_t> hash() const override { return hash_value(number_); }
+  bool equals(const Value& other) const override {
+    return other.is_number() && values_equal(number_, other.plain_number());
+  }
+
+ private:
+  Value number_;
+};
 
 template <class Base>
 class SubclassInstance final : public Base {
@@ -130,7 +171,11 @@ class SubclassInstance final : public Base {
   }
 
  private:
-  Value me() const { return Value(const_cast<SubclassInstance*>(this)->shared_from_this()); }
+  Value me() const {
+    ObjectRef self = const_cast<SubclassInstance*>(this)->shared_from_this();
+    if constexpr (std::is_same_v<Base, NumberBox>) return Value::number_instance(this->number(), std::move(self));
+    else return Value(std::move(self));
+  }
   // CPython's set_repr for a subclass: Name() or Name({1, 2}).
   std::string set_repr(Evaluator& evaluator) const {
     if (this->table.size() == 0) return cls_->name() + "()";
@@ -149,7 +194,7 @@ class SubclassInstance final : public Base {
 // by the type's constructor (__new__: tuple, str, frozenset) rather than
 // empty and then filled by __init__ (dict, list, set).
 bool subclassable(const TypeObject* type) {
-  return type == types::dict().get() || type == types::list().get() || type == types::set().get() ||
+  return type == types::integer().get() || type == types::floating().get() || type == types::dict().get() || type == types::list().get() || type == types::set().get() ||
          type == types::frozenset().get() || type == types::tuple().get() || type == types::str().get();
 }
 
@@ -171,6 +216,10 @@ std::optional<Value> make_builtin_subclass_instance(Evaluator& evaluator, ClassO
   if (builtin == types::list().get())
     return Value(std::make_shared<SubclassInstance<ListObject>>(ref, evaluator, std::vector<Value>{}));
   if (builtin == types::set().get()) return Value(std::make_shared<SubclassInstance<SetObject>>(ref, evaluator));
+  if (builtin == types::integer().get() || builtin == types::floating().get()) {
+    Value number = const_cast<TypeObject*>(builtin)->call(evaluator, args).plain_number();
+    return Value::number_instance(number, std::make_shared<SubclassInstance<NumberBox>>(ref, evaluator, number));
+  }
   // The immutable ones: their __new__ takes the call's arguments.
   if (builtin != types::str().get() && args.positional.size() > 1)
     raise(exc::TypeError(), builtin->name() + " expected at most 1 argument, got " + std::to_string(args.positional.size()));

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "interp/python/builtins.hpp"
+#include "interp/python/classes.hpp"
 #include "interp/python/format.hpp"
 #include "interp/transforms/check_mode.hpp"
 
@@ -136,6 +137,75 @@ double to_float(Evaluator& evaluator, const Value& value) {
   raise(exc::TypeError(), "float() argument must be a string or a real number, not '" + type_name(value) + "'");
 }
 
+namespace {
+
+// int's and float's dunders, which a subclass reaches through super() or the
+// type (int.__add__(self, other)): the built-in number's own operations on
+// the plain numbers, NotImplemented for an operand of another type.
+void add_number_dunders(TypeObject& type, bool integral) {
+  using Op = ast::BinaryOperator;
+  using Cmp = ast::CompareOperator;
+  auto receiver = [integral, name = type.name()](const Value& self, const std::string& method) {
+    if (integral ? self.is_integral() : self.is_float()) return self.plain_number();
+    raise(exc::TypeError(), "descriptor '" + method + "' requires a '" + name + "' object but received a '" +
+                                type_name(self) + "'");
+  };
+  auto operand = [integral](const Value& other) { return integral ? other.is_integral() : other.is_number(); };
+  for (Op op : {Op::add, Op::sub, Op::mult, Op::div, Op::floordiv, Op::mod, Op::pow, Op::lshift, Op::rshift, Op::bitor_,
+                Op::bitxor, Op::bitand_}) {
+    if (!integral && (op == Op::lshift || op == Op::rshift || op == Op::bitor_ || op == Op::bitxor || op == Op::bitand_))
+      continue;
+    for (bool reflected : {false, true}) {
+      std::string method = binary_dunder_name(op, reflected, false);
+      type.add_method(method + "(self, value, /)", [=](Evaluator& ev, Arguments& a) {
+        Value self = receiver(a[0], method);
+        if (!operand(a[1])) return not_implemented();
+        Value other = a[1].plain_number();
+        return reflected ? ev.binary(op, other, self) : ev.binary(op, self, other);
+      });
+    }
+  }
+  for (Cmp op : {Cmp::eq, Cmp::not_eq_, Cmp::lt, Cmp::lt_e, Cmp::gt, Cmp::gt_e}) {
+    std::string method = compare_dunder_name(op);
+    type.add_method(method + "(self, value, /)", [=](Evaluator& ev, Arguments& a) {
+      Value self = receiver(a[0], method);
+      return operand(a[1]) ? ev.compare(op, self, a[1].plain_number()) : not_implemented();
+    });
+  }
+  using Unary = ast::UnaryOperator;
+  for (auto [op, method] : {std::pair{Unary::usub, "__neg__"}, {Unary::uadd, "__pos__"}, {Unary::invert, "__invert__"}}) {
+    if (!integral && op == Unary::invert) continue;
+    type.add_method(std::string(method) + "(self, /)", [=](Evaluator& ev, Arguments& a) {
+      return ev.unary(op, receiver(a[0], method));
+    });
+  }
+  type.add_method("__abs__(self, /)", [=](Evaluator& ev, Arguments& a) {
+    Value self = receiver(a[0], "__abs__");
+    return ev.compare_bool(Cmp::lt, self, Value::integer(0)) ? ev.unary(Unary::usub, self) : ev.unary(Unary::uadd, self);
+  });
+  type.add_method("__repr__(self, /)", [=](Evaluator& ev, Arguments& a) { return make_str(ev.repr(receiver(a[0], "__repr__"))); });
+  type.add_method("__format__(self, format_spec, /)", [=](Evaluator& ev, Arguments& a) {
+    Value self = receiver(a[0], "__format__");
+    const std::string& spec = text_of(a[1], "format_spec");
+    return make_str(spec.empty() ? ev.str(a[0]) : format_value(ev, self, spec));  // '': str(self), as CPython
+  });
+  type.add_method("__hash__(self, /)", [=](Evaluator& ev, Arguments& a) {
+    return ev.call(ev.builtins.at("hash"), {receiver(a[0], "__hash__")});
+  });
+  type.add_method("__bool__(self, /)", [=](Evaluator& ev, Arguments& a) { return Value::boolean(ev.truthy(receiver(a[0], "__bool__"))); });
+  type.add_method("__int__(self, /)", [=](Evaluator&, Arguments& a) {
+    Value self = receiver(a[0], "__int__");
+    return Value::integer(self.is_float() ? float_to_int(self.as_float()) : self.as_int());
+  });
+  type.add_method("__float__(self, /)", [=](Evaluator&, Arguments& a) {
+    return Value::floating(receiver(a[0], "__float__").as_float());
+  });
+  if (integral)
+    type.add_method("__index__(self, /)", [=](Evaluator&, Arguments& a) { return Value::integer(receiver(a[0], "__index__").as_int()); });
+}
+
+}  // namespace
+
 // The methods and constructors of the built-in types, installed when each
 // type is first made (value.cpp). Must not call back into types::<this type>().
 void install_builtin_type(const std::string& name, TypeObject& type) {
@@ -152,6 +222,7 @@ void install_builtin_type(const std::string& name, TypeObject& type) {
       unsigned long long m = v < 0 ? 0ULL - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
       return Value::integer(m == 0 ? 0 : 64 - __builtin_clzll(m));
     });
+    add_number_dunders(type, true);
   } else if (name == "float") {
     type.set_constructor(constructor("float(x=0.0, /)", [](Evaluator& ev, Arguments& a) {
       if (auto scalar = host_scalar_of(ev, a[0], HostScalar::floating)) return *scalar;
@@ -161,6 +232,7 @@ void install_builtin_type(const std::string& name, TypeObject& type) {
       double d = a[0].as_float();
       return Value::boolean(std::isfinite(d) && d == std::floor(d));
     });
+    add_number_dunders(type, false);
   } else if (name == "bool") {
     type.set_constructor(constructor("bool(x=False, /)", [](Evaluator& ev, Arguments& a) {
       if (auto scalar = host_scalar_of(ev, a[0], HostScalar::boolean)) return *scalar;

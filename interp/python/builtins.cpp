@@ -356,7 +356,7 @@ void define_object_functions(Evaluator& evaluator) {
   });
   define(evaluator, "setattr(obj, name, value, /)", [](Evaluator& ev, Arguments& a) {
     const std::string& name = text_of(a[1], "attribute name");
-    if (!a[0].is_object() || !a[0].object()->set_attribute(ev, name, a[2]))
+    if (!a[0].has_hooks() || !a[0].object()->set_attribute(ev, name, a[2]))
       raise(exc::AttributeError(), "'" + type_name(a[0]) + "' object has no attribute '" + name + "'");
     return Value::none();
   });
@@ -364,7 +364,7 @@ void define_object_functions(Evaluator& evaluator) {
   // dir(): the names bound in the running function, or the module's globals.
   define(evaluator, "dir(object=?, /)", [](Evaluator& ev, Arguments& a) {
     std::vector<std::string> names = !a.has(0)           ? bound_names(ev)
-                                     : a[0].is_object() ? a[0].object()->attribute_names()
+                                     : a[0].has_hooks() ? a[0].object()->attribute_names()
                                                         : type_of(a[0])->attribute_names();
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());
@@ -373,10 +373,10 @@ void define_object_functions(Evaluator& evaluator) {
     return make_list(std::move(items));
   });
   define(evaluator, "callable(obj, /)", [](Evaluator&, Arguments& a) {
-    return Value::boolean(a[0].is_object() && a[0].object()->callable());
+    return Value::boolean(a[0].has_hooks() && a[0].object()->callable());
   });
   define(evaluator, "id(obj, /)", [](Evaluator&, Arguments& a) {
-    if (a[0].is_object()) return Value::integer(static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(a[0].object().get())));
+    if (a[0].has_hooks()) return Value::integer(static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(a[0].object().get())));
     return Value::integer(static_cast<std::int64_t>(hash_value(a[0]) & 0x7fffffffffffULL));
   });
 }

@@ -571,6 +571,15 @@ void check_builtin_bases(const std::vector<TypeRef>& bases, const std::vector<Ty
                                                 base->name() + "' is not supported in shardlang");
 }
 
+// The built-in types CPython refuses as a base (their type lacks Py_TPFLAGS_BASETYPE).
+bool acceptable_base(const TypeRef& type) {
+  for (const TypeRef* final_type : {&types::boolean(), &types::none(), &types::range(), &types::slice(),
+                                    &types::ellipsis(), &types::function(), &types::builtin_function(), &types::method(),
+                                    &types::generator()})
+    if (type == *final_type) return false;
+  return true;
+}
+
 }  // namespace
 
 Value Evaluator::apply_decorators(const ast::ExprList& expressions, const std::vector<Value>& decorators, Value target) {
@@ -635,10 +644,11 @@ Evaluator::Flow Evaluator::exec_class_def(const ast::ClassDef& node, const ast::
     if (std::find(bases.begin(), bases.end(), ref) != bases.end())
       raise(exc::TypeError(), "duplicate base class " + type->name());
     bool exception = type->is_subclass_of(*exc::BaseException());
+    if (!acceptable_base(ref)) raise(exc::TypeError(), "type '" + type->name() + "' is not an acceptable base type");
     if (!user_class(type) && !exception && ref != types::object() && !behaviour && !is_subclassable_builtin(*type))
       raise(exc::NotImplementedError(), "subclassing the built-in type '" + type->name() +
                                             "' is not supported in shardlang (only object, the exceptions, dict, "
-                                            "list, set, frozenset, tuple and str)");
+                                            "list, set, frozenset, tuple, str, int and float)");
     bases.push_back(std::move(ref));
   }
   if (bases.empty()) bases.push_back(types::object());

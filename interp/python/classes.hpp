@@ -186,6 +186,11 @@ std::optional<std::optional<std::size_t>> dunder_hash(Evaluator& evaluator, cons
 std::optional<bool> dunder_equals(Evaluator& evaluator, const Value& self, const Value& other);
 bool dunder_exit(Evaluator& evaluator, const Value& self, const Value* pending);
 
+// The dunder names of an operator ("__add__", "__radd__", "__iadd__") and a
+// comparison ("__lt__"; null for is, in, ...).
+const char* binary_dunder_name(lang::ast::BinaryOperator op, bool reflected, bool inplace);
+const char* compare_dunder_name(lang::ast::CompareOperator op);
+
 // The NotImplemented singleton that binary dunders return.
 const Value& not_implemented();
 

@@ -229,7 +229,7 @@ void Evaluator::exec_module_checking(const std::shared_ptr<const Program>& progr
 // ------------------------------------------------------------ protocols
 
 Value Evaluator::call(const Value& callee, CallArgs& args) {
-  if (callee.is_object()) return callee.object()->call(*this, args);
+  if (callee.has_hooks()) return callee.object()->call(*this, args);
   raise(exc::TypeError(), "'" + type_name(callee) + "' object is not callable");
 }
 

@@ -280,7 +280,7 @@ std::string format_str(const std::string& value, const FormatSpec& spec) {
 }  // namespace
 
 std::string format_value(Evaluator& evaluator, const Value& value, std::string_view spec_text) {
-  if (value.is_object()) {
+  if (value.has_hooks()) {
     if (auto custom = value.object()->format(evaluator, spec_text)) return *custom;
   }
   if (spec_text.empty()) return evaluator.str(value);

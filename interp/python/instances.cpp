@@ -31,7 +31,9 @@ const OperatorNames& operator_names(ast::BinaryOperator op) {
   return names[static_cast<int>(op)];
 }
 
-const char* compare_name(ast::CompareOperator op) {
+}  // namespace
+
+const char* compare_dunder_name(ast::CompareOperator op) {
   switch (op) {
     case ast::CompareOperator::eq: return "__eq__";
     case ast::CompareOperator::not_eq_: return "__ne__";
@@ -42,6 +44,13 @@ const char* compare_name(ast::CompareOperator op) {
     default: return nullptr;
   }
 }
+
+const char* binary_dunder_name(ast::BinaryOperator op, bool reflected, bool inplace) {
+  const OperatorNames& names = operator_names(op);
+  return inplace ? names.inplace : reflected ? names.reflected : names.plain;
+}
+
+namespace {
 
 // nullopt for NotImplemented (or no such method).
 std::optional<Value> operator_result(std::optional<Value> result) {
@@ -114,9 +123,7 @@ std::optional<std::string> dunder_format(Evaluator& evaluator, const Value& self
 
 std::optional<Value> dunder_binary(Evaluator& evaluator, const Value& self, ast::BinaryOperator op, const Value& other,
                                    bool reflected, bool inplace) {
-  const OperatorNames& names = operator_names(op);
-  const char* name = inplace ? names.inplace : reflected ? names.reflected : names.plain;
-  return operator_result(call_special(evaluator, self, name, {other}));
+  return operator_result(call_special(evaluator, self, binary_dunder_name(op, reflected, inplace), {other}));
 }
 
 std::optional<Value> dunder_unary(Evaluator& evaluator, const Value& self, ast::UnaryOperator op) {
@@ -127,7 +134,7 @@ std::optional<Value> dunder_unary(Evaluator& evaluator, const Value& self, ast::
 }
 
 std::optional<Value> dunder_compare(Evaluator& evaluator, const Value& self, ast::CompareOperator op, const Value& other) {
-  const char* name = compare_name(op);
+  const char* name = compare_dunder_name(op);
   if (!name) return std::nullopt;
   if (auto result = operator_result(call_special(evaluator, self, name, {other}))) return result;
   // != is the negation of a class's own ==.

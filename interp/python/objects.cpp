@@ -16,6 +16,11 @@ namespace ast = lang::ast;
 // ------------------------------------------------------------ hashing, equality
 
 std::size_t hash_value(const Value& value) {
+  if (value.is_number_instance()) {
+    auto h = value.object()->hash();
+    if (!h) raise(exc::TypeError(), "unhashable type: '" + type_name(value) + "'");
+    return *h;
+  }
   switch (value.kind()) {
     case Value::Kind::none: return 0x9e3779b9u;
     case Value::Kind::boolean:
@@ -43,6 +48,8 @@ bool int_equals_float(std::int64_t i, double d) {
 }  // namespace
 
 bool values_equal(const Value& a, const Value& b) {
+  if (a.is_number_instance() || b.is_number_instance())  // a subclass's __eq__, else the numbers'
+    return a.is_number_instance() ? a.object()->equals(b) : b.object()->equals(a);
   if (a.is_number() && b.is_number()) {
     if (a.is_integral() && b.is_integral()) return a.as_int() == b.as_int();
     if (a.is_float() && b.is_float()) return a.as_float() == b.as_float();

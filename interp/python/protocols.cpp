@@ -160,13 +160,13 @@ int compare_numbers(const Value& a, const Value& b) {
 // ------------------------------------------------------------ protocols
 
 std::string Evaluator::repr(const Value& value) {
-  switch (value.kind()) {
-    case Value::Kind::none: return "None";
-    case Value::Kind::boolean: return value.as_bool() ? "True" : "False";
-    case Value::Kind::integer: return std::to_string(value.as_int());
-    case Value::Kind::floating: return float_repr(value.as_float());
-    case Value::Kind::object: break;
-  }
+  if (!value.has_hooks()) switch (value.kind()) {
+      case Value::Kind::none: return "None";
+      case Value::Kind::boolean: return value.as_bool() ? "True" : "False";
+      case Value::Kind::integer: return std::to_string(value.as_int());
+      case Value::Kind::floating: return float_repr(value.as_float());
+      case Value::Kind::object: break;
+    }
   // Containers recurse through repr: count it as Python counts C recursion.
   guard_stack();
   if (depth_ >= recursion_limit)
@@ -183,7 +183,7 @@ std::string Evaluator::repr(const Value& value) {
 }
 
 std::string Evaluator::str(const Value& value) {
-  if (value.is_object()) {
+  if (value.has_hooks()) {
     guard_stack();
     return value.object()->str(*this);
   }
@@ -191,13 +191,13 @@ std::string Evaluator::str(const Value& value) {
 }
 
 bool Evaluator::truthy(const Value& value) {
-  switch (value.kind()) {
-    case Value::Kind::none: return false;
-    case Value::Kind::boolean:
-    case Value::Kind::integer: return value.as_int() != 0;
-    case Value::Kind::floating: return value.as_float() != 0;
-    case Value::Kind::object: break;
-  }
+  if (!value.has_hooks()) switch (value.kind()) {
+      case Value::Kind::none: return false;
+      case Value::Kind::boolean:
+      case Value::Kind::integer: return value.as_int() != 0;
+      case Value::Kind::floating: return value.as_float() != 0;
+      case Value::Kind::object: break;
+    }
   if (mode == Mode::check) {
     auto* array = value.as<ArrayObject>();
     if (array && array->abstract() && devices::element_count(array->aval.shape) == 1) stop_checking(*this);
@@ -206,19 +206,19 @@ bool Evaluator::truthy(const Value& value) {
 }
 
 Value Evaluator::binary(BinOpKind op, const Value& left, const Value& right) {
-  if (left.is_number() && right.is_number()) {
+  if (left.is_number() && right.is_number() && !left.has_hooks() && !right.has_hooks()) {
     if (auto r = numeric_binary(op, left, right)) return *r;
   }
-  if (left.is_object())
+  if (left.has_hooks())
     if (auto r = left.object()->binary_op(*this, op, right, false)) return *r;
-  if (right.is_object())
+  if (right.has_hooks())
     if (auto r = right.object()->binary_op(*this, op, left, true)) return *r;
   raise(exc::TypeError(), std::string("unsupported operand type(s) for ") + operator_text(op) + ": '" +
                               type_name(left) + "' and '" + type_name(right) + "'");
 }
 
 Value Evaluator::inplace(BinOpKind op, const Value& left, const Value& right) {
-  if (left.is_object())
+  if (left.has_hooks())
     if (auto r = left.object()->binary_inplace(*this, op, right)) return *r;
   try {
     return binary(op, left, right);
@@ -236,7 +236,9 @@ Value Evaluator::inplace(BinOpKind op, const Value& left, const Value& right) {
 
 Value Evaluator::unary(ast::UnaryOperator op, const Value& operand) {
   if (op == ast::UnaryOperator::not_) return Value::boolean(!truthy(operand));
-  if (operand.is_integral()) {
+  if (operand.has_hooks()) {
+    if (auto r = operand.object()->unary_op(*this, op)) return *r;
+  } else if (operand.is_integral()) {
     std::int64_t x = operand.as_int();
     switch (op) {
       case ast::UnaryOperator::usub:
@@ -249,8 +251,6 @@ Value Evaluator::unary(ast::UnaryOperator op, const Value& operand) {
   } else if (operand.is_float()) {
     if (op == ast::UnaryOperator::usub) return Value::floating(-operand.as_float());
     if (op == ast::UnaryOperator::uadd) return operand;
-  } else if (operand.is_object()) {
-    if (auto r = operand.object()->unary_op(*this, op)) return *r;
   }
   raise(exc::TypeError(), std::string("bad operand type for unary ") + ast::unary_operator_symbol(op) + ": '" +
                               type_name(operand) + "'");
@@ -264,7 +264,7 @@ Value Evaluator::compare(CmpOp op, const Value& left, const Value& right) {
     case CmpOp::not_in: return Value::boolean(!contains(right, left));
     default: break;
   }
-  if (left.is_number() && right.is_number()) {
+  if (left.is_number() && right.is_number() && !left.has_hooks() && !right.has_hooks()) {
     int c = compare_numbers(left, right);
     switch (op) {
       case CmpOp::eq: return Value::boolean(c == 0);
@@ -276,9 +276,9 @@ Value Evaluator::compare(CmpOp op, const Value& left, const Value& right) {
       default: break;
     }
   }
-  if (left.is_object())
+  if (left.has_hooks())
     if (auto r = left.object()->compare(*this, op, right, false)) return *r;
-  if (right.is_object())
+  if (right.has_hooks())
     if (auto r = right.object()->compare(*this, swapped(op), left, true)) return *r;
   if (op == CmpOp::eq) return Value::boolean(left.is_same(right) || values_equal(left, right));
   if (op == CmpOp::not_eq_) return Value::boolean(!(left.is_same(right) || values_equal(left, right)));
@@ -289,7 +289,7 @@ Value Evaluator::compare(CmpOp op, const Value& left, const Value& right) {
 bool Evaluator::compare_bool(CmpOp op, const Value& left, const Value& right) { return truthy(compare(op, left, right)); }
 
 bool Evaluator::contains(const Value& container, const Value& item) {
-  if (container.is_object()) {
+  if (container.has_hooks()) {
     if (auto r = container.object()->contains(*this, item)) return *r;
     if (IteratorRef it = container.object()->iterate(*this)) {
       while (auto v = it->next(*this))
@@ -301,7 +301,7 @@ bool Evaluator::contains(const Value& container, const Value& item) {
 }
 
 std::optional<Value> Evaluator::find_attribute(const Value& object, const std::string& name) {
-  if (object.is_object()) return object.object()->get_attribute(*this, name);
+  if (object.has_hooks()) return object.object()->get_attribute(*this, name);
   for (const TypeObject* t = type_of(object).get(); t != nullptr; t = t->base().get())
     if (const ObjectRef* method = t->find_method(name)) return Value(std::make_shared<BoundMethod>(object, *method));
   return std::nullopt;
@@ -321,7 +321,7 @@ Value Evaluator::get_attribute(const Value& object, const std::string& name) {
 Value Evaluator::get_item(const Value& object, const Value& key) {
   // Indexing a container by array data: check mode cannot follow it.
   if (is_unknown(key) && !object.as<ArrayObject>()) stop_checking(*this);
-  if (object.is_object())
+  if (object.has_hooks())
     if (auto v = object.object()->get_item(*this, key)) return *v;
   if (auto* t = object.as<TypeObject>()) {
     // list[int], tuple[int, ...]: type hints outside annotations evaluate to the class.
@@ -332,12 +332,12 @@ Value Evaluator::get_item(const Value& object, const Value& key) {
 }
 
 void Evaluator::set_item(const Value& object, const Value& key, const Value& value) {
-  if (object.is_object() && object.object()->set_item(*this, key, value)) return;
+  if (object.has_hooks() && object.object()->set_item(*this, key, value)) return;
   raise(exc::TypeError(), "'" + type_name(object) + "' object does not support item assignment");
 }
 
 IteratorRef Evaluator::iterate(const Value& iterable) {
-  if (iterable.is_object())
+  if (iterable.has_hooks())
     if (IteratorRef it = iterable.object()->iterate(*this)) return it;
   raise(exc::TypeError(), "'" + type_name(iterable) + "' object is not iterable");
 }
@@ -355,7 +355,7 @@ std::vector<Value> Evaluator::to_vector(const Value& iterable) {
 }
 
 std::int64_t Evaluator::length(const Value& value) {
-  if (value.is_object())
+  if (value.has_hooks())
     if (auto n = value.object()->length(*this)) return *n;
   raise(exc::TypeError(), "object of type '" + type_name(value) + "' has no len()");
 }

@@ -134,7 +134,7 @@ void Evaluator::assign(const ast::Expr& target, Value value, Frame& frame) {
   }
   if (auto* attribute = std::get_if<ast::Attribute>(&target.node)) {
     Value object = eval(*attribute->value, frame);
-    if (object.is_object() && object.object()->set_attribute(*this, attribute->attr, value)) return;
+    if (object.has_hooks() && object.object()->set_attribute(*this, attribute->attr, value)) return;
     raise(exc::AttributeError(), "'" + type_name(object) + "' object has no attribute '" + attribute->attr + "'");
   }
   if (auto* subscript = std::get_if<ast::Subscript>(&target.node)) {
@@ -187,7 +187,7 @@ void Evaluator::delete_target(const ast::Expr& target, Frame& frame) {
   if (auto* subscript = std::get_if<ast::Subscript>(&target.node)) {
     Value object = eval(*subscript->value, frame);
     Value key = eval_subscript_key(*subscript->slice, frame);
-    if (object.is_object() && object.object()->delete_item(*this, key)) return;
+    if (object.has_hooks() && object.object()->delete_item(*this, key)) return;
     raise(exc::TypeError(), "'" + type_name(object) + "' object doesn't support item deletion");
   }
   if (auto* tuple = std::get_if<ast::Tuple>(&target.node)) {
@@ -200,7 +200,7 @@ void Evaluator::delete_target(const ast::Expr& target, Frame& frame) {
   }
   if (auto* attribute = std::get_if<ast::Attribute>(&target.node)) {
     Value object = eval(*attribute->value, frame);
-    AttributeList* attributes = object.is_object() ? object.object()->instance_dict() : nullptr;
+    AttributeList* attributes = object.has_hooks() ? object.object()->instance_dict() : nullptr;
     if (attributes && type_of(object)->as_class())
       if (call_special(*this, object, "__delattr__", {make_str(attribute->attr)})) return;
     if (auto* cls = object.as<ClassObject>()) attributes = &cls->namespace_entries();
@@ -260,7 +260,7 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
               Value current = get_attribute(object, attribute->attr);
               Value operand = eval(*node.value, frame);
               Value result = inplace(node.op, current, operand);
-              if (!object.is_object() || !object.object()->set_attribute(*this, attribute->attr, result))
+              if (!object.has_hooks() || !object.object()->set_attribute(*this, attribute->attr, result))
                 raise(exc::AttributeError(), "'" + type_name(object) + "' object has no attribute '" + attribute->attr + "'");
             } else if (auto* subscript = std::get_if<ast::Subscript>(&target.node)) {
               Value object = eval(*subscript->value, frame);
@@ -477,7 +477,7 @@ Evaluator::Flow Evaluator::exec_with(const ast::With& node, Frame& frame) {
     if (index == node.items.size()) return exec_body(node.body, frame);
     const ast::WithItem& item = node.items[index];
     Value manager = eval(*item.context_expr, frame);
-    std::optional<Value> entered = manager.is_object() ? manager.object()->enter(*this) : std::nullopt;
+    std::optional<Value> entered = manager.has_hooks() ? manager.object()->enter(*this) : std::nullopt;
     if (!entered)
       raise(exc::TypeError(), "'" + type_name(manager) + "' object does not support the context manager protocol");
     if (item.optional_vars) assign(*item.optional_vars, *entered, frame);

@@ -15,6 +15,7 @@ namespace ast = lang::ast;
 
 bool Value::is_same(const Value& other) const {
   if (kind_ != other.kind_) return false;
+  if (object_ || other.object_) return object_ == other.object_;  // objects, number instances
   switch (kind_) {
     case Kind::none: return true;
     case Kind::boolean:
@@ -414,12 +415,13 @@ SHARDLANG_BUILTIN_TYPE(list_iterator, "list_iterator", object())
 }  // namespace types
 
 const TypeRef& type_of(const Value& value) {
+  if (value.has_hooks()) return value.object()->type();
   switch (value.kind()) {
     case Value::Kind::none: return types::none();
     case Value::Kind::boolean: return types::boolean();
     case Value::Kind::integer: return types::integer();
     case Value::Kind::floating: return types::floating();
-    case Value::Kind::object: return value.object()->type();
+    case Value::Kind::object: break;
   }
   return types::object();
 }

@@ -1,6 +1,8 @@
 // Host values of the evaluator: None, bool, int, float inline, and every other
 // value as a heap Object with virtual hooks (attributes, call, operators,
-// subscripts, iteration, ...). New kinds of values (arrays, meshes, shardings,
+// subscripts, iteration, ...). An instance of a user class deriving from int
+// or float is its number inline (whatever reads a number reads it) with the
+// instance's object beside it, whose hooks the protocols ask. New kinds of values (arrays, meshes, shardings,
 // keys, jitted functions) are new Object subclasses: the evaluator reaches
 // them only through these hooks.
 #pragma once
@@ -39,6 +41,13 @@ class Value {
   static Value boolean(bool b) { Value v; v.kind_ = Kind::boolean; v.integer_ = b; return v; }
   static Value integer(std::int64_t i) { Value v; v.kind_ = Kind::integer; v.integer_ = i; return v; }
   static Value floating(double d) { Value v; v.kind_ = Kind::floating; v.floating_ = d; return v; }
+  // An instance of a subclass of int or float: `number` (a plain int or
+  // float) with the instance's object (builtin_subclasses.cpp).
+  static Value number_instance(const Value& number, ObjectRef instance) {
+    Value v = number;
+    v.object_ = std::move(instance);
+    return v;
+  }
 
   Kind kind() const { return kind_; }
   bool is_none() const { return kind_ == Kind::none; }
@@ -49,10 +58,21 @@ class Value {
   // bool counts as an int, as in Python.
   bool is_integral() const { return kind_ == Kind::integer || kind_ == Kind::boolean; }
   bool is_number() const { return is_integral() || kind_ == Kind::floating; }
+  // Whether the protocols ask an object's hooks: an object, or a number that
+  // is an instance of a subclass of int or float.
+  bool has_hooks() const { return object_ != nullptr; }
+  bool is_number_instance() const { return kind_ != Kind::object && object_ != nullptr; }
+  // The number without its subclass instance (int(x), arithmetic's operands).
+  Value plain_number() const {
+    Value v = *this;
+    v.object_.reset();
+    return v;
+  }
 
   bool as_bool() const { return integer_ != 0; }
   std::int64_t as_int() const { return integer_; }  // also for bool
   double as_float() const { return kind_ == Kind::floating ? floating_ : static_cast<double>(integer_); }
+  // The object; for a number, its subclass instance or null.
   const ObjectRef& object() const { return object_; }
   // The object as a T, or null when it is not one.
   template <class T>
