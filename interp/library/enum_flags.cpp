@@ -65,7 +65,7 @@ std::vector<Value> members_of(ClassObject& cls, std::int64_t value) {
   }
   if (Value* by_definition = own(cls, "_iter_by_definition_"); by_definition && by_definition->as_bool()) {
     auto order = [](const Value& m) {
-      const Value* at = member_of(m) ? find_attribute_in(member_of(m)->attributes, "_sort_order_") : nullptr;
+      const Value* at = member_of(m) ? find_attribute_in(*member_of(m), "_sort_order_") : nullptr;
       return at ? at->as_int() : 0;
     };
     std::stable_sort(out.begin(), out.end(), [&](const Value& a, const Value& b) { return order(a) < order(b); });
@@ -228,8 +228,7 @@ void install_flags(Evaluator& evaluator, ModuleObject& module, const TypeRef& en
   flag->behaviour = behaviour;
   behaviour->class_made(evaluator, *flag);
   // IntFlag: int's operations, but Flag's | & ^ ~, repr and container protocol; str is int's.
-  AttributeList int_flag_entries = int_enum_namespace(false);
-  set_attribute_in(int_flag_entries, "__qualname__", make_str("IntFlag"));
+  AttributeList int_flag_entries = int_flag_namespace();
   set_attribute_in(int_flag_entries, "_boundary_", make_str("keep"));
   std::vector<TypeRef> flag_base{flag};
   auto int_flag = std::make_shared<ClassObject>("IntFlag", "IntFlag", flag_base, class_mro(flag_base), std::move(int_flag_entries));

@@ -1,10 +1,13 @@
-// enum: Enum, IntEnum, Flag, IntFlag, auto and unique. An enum class is a
-// user class whose ClassBehaviour (EnumType's part) turns the body's plain
-// values into members: singleton instances with _name_ and _value_, kept
-// where CPython keeps them (_member_names_, _member_map_,
-// _value2member_map_). IntEnum and IntFlag members behave as their int
-// values in arithmetic, comparisons and indexing; unlike CPython they are
-// not instances of int. A Flag class (enum_flags.cpp) also keeps CPython
+// enum: Enum, ReprEnum, IntEnum, StrEnum, Flag, IntFlag, auto and unique. An
+// enum class is a user class whose ClassBehaviour (EnumType's part) turns the
+// body's plain values into members: singleton instances with _name_ and
+// _value_, kept where CPython keeps them (_member_names_, _member_map_,
+// _value2member_map_). A class mixing in a built-in type (class Mode(str,
+// Enum), IntEnum = (int, ReprEnum), StrEnum = (str, ReprEnum)) has members
+// that are instances of that type (builtin_subclasses.cpp), made by the
+// type from the member's value. IntFlag members behave as their int values
+// in arithmetic, comparisons and indexing; unlike CPython they are not
+// instances of int. A Flag class (enum_flags.cpp) also keeps CPython
 // 3.11's _flag_mask_, _singles_mask_ and _all_bits_, and makes the
 // combinations of its members (pseudo-members) on demand.
 #include "interp/library/enum_module.hpp"
@@ -32,21 +35,42 @@ class AutoObject : public Object {
 
 Value* own(ClassObject& cls, const char* name) { return find_attribute_in(cls.namespace_entries(), name); }
 
-InstanceObject* member_of(const Value& value) {
-  auto* instance = value.as<InstanceObject>();
-  if (!instance || !find_attribute_in(instance->attributes, "_name_")) return nullptr;
-  return instance;
+AttributeList* member_of(const Value& value) {
+  AttributeList* attributes = value.has_hooks() ? value.object()->instance_dict() : nullptr;
+  if (!attributes || !find_attribute_in(*attributes, "_name_")) return nullptr;
+  return attributes;
 }
 
-const Value& member_value(const Value& member) { return *find_attribute_in(member_of(member)->attributes, "_value_"); }
-const Value& member_name(const Value& member) { return *find_attribute_in(member_of(member)->attributes, "_name_"); }
+const Value& member_value(const Value& member) { return *find_attribute_in(*member_of(member), "_value_"); }
+const Value& member_name(const Value& member) { return *find_attribute_in(*member_of(member), "_name_"); }
+
+namespace {
+// The built-in value of a mixin's instance: its number, or its text as a str.
+Value mixin_data(const Value& member) {
+  if (member.is_number_instance()) return member.plain_number();
+  if (const std::string* text = string_of(member)) return make_str(*text);
+  return member;
+}
+}  // namespace
 
 Value make_member(Evaluator& evaluator, ClassObject& cls, Value value, Value name) {
-  auto member = std::make_shared<InstanceObject>(std::static_pointer_cast<TypeObject>(cls.self()), evaluator);
-  evaluator.remember_attribute_owner(member);
-  set_attribute_in(member->attributes, "_value_", std::move(value));
-  set_attribute_in(member->attributes, "_name_", std::move(name));
-  return Value(member);
+  Value member;
+  if (const TypeObject* mixin = builtin_base(cls)) {
+    // The mixed-in type makes the member from the value (a tuple: its arguments);
+    // _value_ is what the type made, as CPython's member_type(*args).
+    CallArgs args;
+    auto* tuple = value.as<TupleObject>();
+    args.positional = tuple && mixin != types::tuple().get() ? tuple->items : std::vector<Value>{value};
+    member = *make_builtin_subclass_instance(evaluator, cls, args);
+    if (member.is_number_instance() || string_of(member)) value = mixin_data(member);
+  } else {
+    member = Value(std::make_shared<InstanceObject>(std::static_pointer_cast<TypeObject>(cls.self()), evaluator));
+  }
+  evaluator.remember_attribute_owner(member.object());
+  AttributeList& attributes = *member.object()->instance_dict();
+  set_attribute_in(attributes, "_value_", std::move(value));
+  set_attribute_in(attributes, "_name_", std::move(name));
+  return member;
 }
 
 bool is_descriptor_or_private(const std::string& name, const Value& value) {
@@ -58,12 +82,23 @@ bool is_descriptor_or_private(const std::string& name, const Value& value) {
 
 bool is_auto(const Value& value) { return value.as<AutoObject>() != nullptr; }
 
-Value EnumBehaviour::class_body_store(Evaluator&, const AttributeList& entries, const std::string& name, Value value) {
+Value EnumBehaviour::class_body_store(Evaluator& evaluator, const AttributeList& entries, const std::string& name,
+                                      Value value) {
   if (!is_auto(value) || is_descriptor_or_private(name, value)) return value;
   std::vector<std::int64_t> values;
-  for (const auto& [key, entry] : entries)
-    if (!is_descriptor_or_private(key, entry) && entry.is_integral()) values.push_back(entry.as_int());
-  return Value::integer(next_value(values));
+  std::vector<Value> last_values;
+  const Value* generate = nullptr;  // the body's own _generate_next_value_(name, start, count, last_values)
+  for (const auto& [key, entry] : entries) {
+    if (key == "_generate_next_value_") generate = &entry;
+    if (is_descriptor_or_private(key, entry)) continue;
+    last_values.push_back(entry);
+    if (entry.is_integral()) values.push_back(entry.as_int());
+  }
+  if (generate) {
+    Value count = Value::integer(static_cast<std::int64_t>(last_values.size()));
+    return evaluator.call(*generate, {make_str(name), Value::integer(1), count, make_list(std::move(last_values))});
+  }
+  return auto_value(name, values);
 }
 
 std::int64_t EnumBehaviour::next_value(const std::vector<std::int64_t>& values) const {
@@ -84,7 +119,7 @@ void EnumBehaviour::class_made(Evaluator& evaluator, ClassObject& cls) {
   FlagMasks masks;
   for (auto& [name, value] : entries) {
     if (is_descriptor_or_private(name, value)) continue;
-    if (is_auto(value)) value = Value::integer(next_value(values));
+    if (is_auto(value)) value = auto_value(name, values);
     if (value.is_integral()) values.push_back(value.as_int());
     Value existing;
     for (const Value& member : members)
@@ -95,7 +130,7 @@ void EnumBehaviour::class_made(Evaluator& evaluator, ClassObject& cls) {
       continue;
     }
     Value member = make_member(evaluator, cls, value, make_str(name));
-    set_attribute_in(member.as<InstanceObject>()->attributes, "_sort_order_",
+    set_attribute_in(*member_of(member), "_sort_order_",
                      Value::integer(static_cast<std::int64_t>(names.size())));
     if (find_class_member(cls, "__init__")) {
       std::vector<Value> arguments = value.as<TupleObject>() ? value.as<TupleObject>()->items : std::vector<Value>{value};
@@ -188,9 +223,40 @@ AttributeList enum_namespace(Evaluator& evaluator) {
     return make_str(format_value(ev, make_str(ev.str(a[0])), ev.str(a[1])));
   });
   add(entries, "__hash__(self, /)", [](Evaluator&, Arguments& a) {
-    return Value::integer(static_cast<std::int64_t>(hash_value(member_name(a[0]))));
+    // A mixin's member hashes as its value (the data type's __hash__ comes first in its MRO).
+    const Value& key = builtin_base(*type_of(a[0])) ? member_value(a[0]) : member_name(a[0]);
+    return Value::integer(static_cast<std::int64_t>(hash_value(key)));
   });
   return entries;
+}
+
+// ReprEnum: Enum's repr, the mixed-in type's str() and format().
+AttributeList repr_enum_namespace() {
+  AttributeList entries{{"__module__", make_str("enum")}, {"__qualname__", make_str("ReprEnum")}};
+  add(entries, "__str__(self, /)", [](Evaluator& ev, Arguments& a) { return make_str(ev.str(mixin_data(a[0]))); });
+  add(entries, "__format__(self, format_spec, /)", [](Evaluator& ev, Arguments& a) {
+    return make_str(format_value(ev, mixin_data(a[0]), ev.str(a[1])));
+  });
+  return entries;
+}
+
+// StrEnum's auto(): the member's name in lower case.
+class StrEnumBehaviour : public EnumBehaviour {
+ protected:
+  Value auto_value(const std::string& name, const std::vector<std::int64_t>&) const override {
+    std::string lower = name;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return make_str(lower);
+  }
+};
+
+// A class of the enum module with these bases and namespace, made as a class statement would.
+std::shared_ptr<ClassObject> enum_module_class(Evaluator& evaluator, const char* name, std::vector<TypeRef> bases,
+                                               AttributeList entries, const std::shared_ptr<EnumBehaviour>& behaviour) {
+  auto cls = std::make_shared<ClassObject>(name, name, bases, class_mro(bases), std::move(entries));
+  cls->behaviour = behaviour;
+  behaviour->class_made(evaluator, *cls);
+  return cls;
 }
 
 }  // namespace
@@ -200,15 +266,13 @@ void add(AttributeList& entries, std::string_view signature, NativeFunctionBody 
   set_attribute_in(entries, static_cast<NativeFunction&>(*function).name(), Value(function));
 }
 
-AttributeList int_enum_namespace(bool bitwise) {
-  AttributeList entries{{"__module__", make_str("enum")}, {"__qualname__", make_str("IntEnum")}};
+AttributeList int_flag_namespace() {
+  AttributeList entries{{"__module__", make_str("enum")}, {"__qualname__", make_str("IntFlag")}};
   auto unwrap = [](const Value& v) { return member_of(v) ? member_value(v) : v; };
   const std::pair<Op, const char*> operators[] = {{Op::add, "add"}, {Op::sub, "sub"}, {Op::mult, "mul"},
                                                   {Op::div, "truediv"}, {Op::floordiv, "floordiv"}, {Op::mod, "mod"},
-                                                  {Op::pow, "pow"}, {Op::bitand_, "and"}, {Op::bitor_, "or"},
-                                                  {Op::bitxor, "xor"}, {Op::lshift, "lshift"}, {Op::rshift, "rshift"}};
+                                                  {Op::pow, "pow"}, {Op::lshift, "lshift"}, {Op::rshift, "rshift"}};
   for (auto [op, name] : operators) {
-    if (!bitwise && (op == Op::bitand_ || op == Op::bitor_ || op == Op::bitxor)) continue;
     std::string n = name;
     add(entries, "__" + n + "__(self, other, /)", [op = op, unwrap](Evaluator& ev, Arguments& a) { return ev.binary(op, unwrap(a[0]), unwrap(a[1])); });
     add(entries, "__r" + n + "__(self, other, /)", [op = op, unwrap](Evaluator& ev, Arguments& a) { return ev.binary(op, unwrap(a[1]), unwrap(a[0])); });
@@ -232,16 +296,18 @@ AttributeList int_enum_namespace(bool bitwise) {
 
 void install_enum(Evaluator& evaluator, ModuleObject& module) {
   auto behaviour = std::make_shared<EnumBehaviour>();
-  std::vector<TypeRef> object_base{types::object()};
-  auto enum_class = std::make_shared<ClassObject>("Enum", "Enum", object_base, class_mro(object_base), enum_namespace(evaluator));
-  enum_class->behaviour = behaviour;
-  behaviour->class_made(evaluator, *enum_class);
-  std::vector<TypeRef> enum_base{enum_class};
-  auto int_enum = std::make_shared<ClassObject>("IntEnum", "IntEnum", enum_base, class_mro(enum_base), int_enum_namespace(true));
-  behaviour->class_made(evaluator, *int_enum);
+  auto enum_class = enum_module_class(evaluator, "Enum", {types::object()}, enum_namespace(evaluator), behaviour);
+  auto repr_enum = enum_module_class(evaluator, "ReprEnum", {enum_class}, repr_enum_namespace(), behaviour);
+  auto int_enum = enum_module_class(evaluator, "IntEnum", {types::integer(), repr_enum},
+                                    {{"__module__", make_str("enum")}, {"__qualname__", make_str("IntEnum")}}, behaviour);
+  auto str_enum = enum_module_class(evaluator, "StrEnum", {types::str(), repr_enum},
+                                    {{"__module__", make_str("enum")}, {"__qualname__", make_str("StrEnum")}},
+                                    std::make_shared<StrEnumBehaviour>());
   install_flags(evaluator, module, enum_class);
   module.add("Enum", Value(enum_class));
+  module.add("ReprEnum", Value(repr_enum));
   module.add("IntEnum", Value(int_enum));
+  module.add("StrEnum", Value(str_enum));
   module.add("EnumType", Value(types::type()));
   module.add_function("auto()", [](Evaluator&, Arguments&) { return Value(std::make_shared<AutoObject>()); });
   module.add_function("unique(enumeration, /)", [](Evaluator& ev, Arguments& a) {

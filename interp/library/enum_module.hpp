@@ -13,8 +13,8 @@ namespace interp {
 
 // An entry of the class's own namespace (not its bases'), or null.
 Value* own(ClassObject& cls, const char* name);
-// A member of an enum class (an instance with _name_), or null.
-InstanceObject* member_of(const Value& value);
+// The attributes of a member of an enum class (an instance with _name_), or null.
+AttributeList* member_of(const Value& value);
 const Value& member_value(const Value& member);
 const Value& member_name(const Value& member);  // None for a Flag's unnamed pseudo-member
 // A new member of `cls` (not yet in its maps).
@@ -44,6 +44,7 @@ class EnumBehaviour : public ClassBehaviour {
   std::optional<std::int64_t> class_length(Evaluator& evaluator, const ClassObject& cls) override;
   std::optional<bool> class_contains(Evaluator& evaluator, ClassObject& cls, const Value& item) override;
   std::optional<std::string> class_repr(const ClassObject& cls) override;
+  bool takes_builtin_mixin() const override { return true; }
 
   // The canonical members, in definition order.
   static std::vector<Value> members(ClassObject& cls);
@@ -52,13 +53,18 @@ class EnumBehaviour : public ClassBehaviour {
   virtual bool flags() const { return false; }
   // auto()'s value after the members' values so far (_generate_next_value_).
   virtual std::int64_t next_value(const std::vector<std::int64_t>& values) const;
+  // auto()'s value for the member `name` (an int from next_value; StrEnum's: the name in lower case).
+  virtual Value auto_value(const std::string& name, const std::vector<std::int64_t>& values) const {
+    (void)name;
+    return Value::integer(next_value(values));
+  }
   // cls(value) when no member has the value (_missing_): ValueError.
   virtual Value missing(Evaluator& evaluator, ClassObject& cls, const Value& value);
 };
 
-// IntEnum's namespace: the int operations on the members' values
-// (`bitwise`: & | ^ and their reflections too; IntFlag has Flag's).
-AttributeList int_enum_namespace(bool bitwise);
+// IntFlag's namespace: the int operations on the members' values (but
+// & | ^, which are Flag's).
+AttributeList int_flag_namespace();
 // A native method into a namespace.
 void add(AttributeList& entries, std::string_view signature, NativeFunctionBody body);
 

@@ -552,7 +552,7 @@ void install_class_builtins(Evaluator& evaluator) {
 namespace {
 
 // At most one built-in type to derive from (CPython's "lay-out conflict"),
-// and not under a metaclass's behaviour (a str mixed into an Enum).
+// and not under a metaclass's behaviour unless it takes one (Enum's mixins).
 void check_builtin_bases(const std::vector<TypeRef>& bases, const std::vector<TypeObject*>& ancestors,
                          bool replaced_base) {
   const TypeObject* builtin = nullptr;
@@ -564,7 +564,7 @@ void check_builtin_bases(const std::vector<TypeRef>& bases, const std::vector<Ty
   }
   if (replaced_base || !builtin || builtin->is_subclass_of(*exc::BaseException())) return;
   for (const TypeObject* type : ancestors)
-    if (const ClassObject* user = user_class(type); user && user->behaviour)
+    if (const ClassObject* user = user_class(type); user && user->behaviour && !user->behaviour->takes_builtin_mixin())
       for (const TypeRef& base : bases)
         if (is_subclassable_builtin(*base))
           raise(exc::NotImplementedError(), "a class deriving from both " + user->name() + " and the built-in type '" +

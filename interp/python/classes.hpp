@@ -45,6 +45,9 @@ class ClassBehaviour {
   virtual std::optional<bool> class_contains(Evaluator&, ClassObject&, const Value&) { return std::nullopt; }
   // repr(cls); nullopt: <class 'module.Name'>.
   virtual std::optional<std::string> class_repr(const ClassObject&) { return std::nullopt; }
+  // Whether a class with this behaviour may also derive from a built-in type
+  // (Enum's mixins: class Mode(str, Enum)).
+  virtual bool takes_builtin_mixin() const { return false; }
 };
 
 class ClassObject : public TypeObject {
