@@ -28,8 +28,6 @@ std::string items_repr(Evaluator& evaluator, const ValueTable& table) {
 
 // ------------------------------------------------------------ defaultdict
 
-const TypeRef& defaultdict_type();
-
 class DefaultDict : public DictObject {
  public:
   explicit DefaultDict(Value factory) : factory(std::move(factory)) {}
@@ -53,6 +51,8 @@ class DefaultDict : public DictObject {
   }
   Value factory;
 };
+
+}  // namespace
 
 const TypeRef& defaultdict_type() {
   static const TypeRef type = [] {
@@ -80,9 +80,9 @@ const TypeRef& defaultdict_type() {
   return type;
 }
 
-// ------------------------------------------------------------ OrderedDict
+namespace {
 
-const TypeRef& ordered_dict_type();
+// ------------------------------------------------------------ OrderedDict
 
 class OrderedDict : public DictObject {
  public:
@@ -97,6 +97,8 @@ class OrderedDict : public DictObject {
     return "OrderedDict([" + out + "])";
   }
 };
+
+}  // namespace
 
 const TypeRef& ordered_dict_type() {
   static const TypeRef type = [] {
@@ -147,6 +149,8 @@ const TypeRef& ordered_dict_type() {
   }();
   return type;
 }
+
+namespace {
 
 // ------------------------------------------------------------ Counter
 

@@ -8,6 +8,9 @@
 namespace interp {
 
 void install_collections(Evaluator& evaluator, ModuleObject& module); // collections_module.cpp
+// collections.OrderedDict and defaultdict, which jax.tree_util registers as pytree nodes.
+const TypeRef& ordered_dict_type();
+const TypeRef& defaultdict_type();
 void install_dataclasses(Evaluator& evaluator, ModuleObject& module); // dataclasses_module.cpp
 void install_enum(Evaluator& evaluator, ModuleObject& module);        // enum_module.cpp
 void install_contextlib(Evaluator& evaluator, ModuleObject& module);  // contextlib_module.cpp

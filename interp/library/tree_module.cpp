@@ -18,6 +18,9 @@ namespace {
 template <class T>
 T* node_as(const Value& value) {
   if (type_of(value)->as_class() && !is_named_tuple(value)) return nullptr;
+  // A dict node is a dict exactly: OrderedDict and defaultdict are registered nodes, Counter a leaf.
+  if constexpr (std::is_same_v<T, DictObject>)
+    if (type_of(value) != types::dict()) return nullptr;
   return value.as<T>();
 }
 
@@ -524,6 +527,50 @@ void install_pytree_registration(ModuleObject& tree_util) {
   });
 }
 
+// The (key, value) pairs of a dict, in insertion order or sorted by key.
+std::vector<std::pair<Value, Value>> dict_entries(Evaluator& evaluator, const Value& dict, bool sorted) {
+  std::vector<std::pair<Value, Value>> entries;
+  for (const auto& e : dict.as<DictObject>()->table.entries())
+    if (e.live) entries.emplace_back(e.key, e.value);
+  if (sorted) sort_dict_entries(evaluator, entries);
+  return entries;
+}
+
+// What jax.tree_util registers for collections: an OrderedDict's children in
+// insertion order (its keys the aux data), a defaultdict's by sorted key
+// (aux: the default factory and the keys), each keyed by DictKey.
+void register_collection_nodes(Evaluator& evaluator, ModuleObject& tree_util) {
+  Value dict_key = *tree_util.find("DictKey");
+  for (bool ordered : {true, false}) {
+    const TypeRef& type = ordered ? ordered_dict_type() : defaultdict_type();
+    auto flatten = [ordered, dict_key](Evaluator& ev, const Value& tree, bool with_keys) {
+      std::vector<Value> children, keys;
+      for (auto& [key, value] : dict_entries(ev, tree, !ordered)) {
+        children.push_back(with_keys ? make_tuple({ev.call(dict_key, {key}), value}) : value);
+        keys.push_back(key);
+      }
+      Value aux = ordered ? make_tuple(std::move(keys))
+                          : make_tuple({ev.get_attribute(tree, "default_factory"), make_tuple(std::move(keys))});
+      return make_tuple({make_tuple(std::move(children)), aux});
+    };
+    PytreeNodeType node;
+    node.cls = type;
+    node.flatten = Value(native("flatten(tree)", [flatten](Evaluator& ev, Arguments& a) { return flatten(ev, a[0], false); }));
+    node.flatten_with_keys =
+        Value(native("flatten_with_keys(tree)", [flatten](Evaluator& ev, Arguments& a) { return flatten(ev, a[0], true); }));
+    node.unflatten = Value(native("unflatten(aux, children)", [ordered, type](Evaluator& ev, Arguments& a) {
+      std::vector<Value> aux = ev.to_vector(a[0]), children = ev.to_vector(a[1]);
+      std::vector<Value> keys = ordered ? aux : ev.to_vector(aux.at(1)), pairs;
+      if (keys.size() != children.size()) raise(exc::ValueError(), "pytree node changed its number of children");
+      for (std::size_t i = 0; i < keys.size(); ++i) pairs.push_back(make_tuple({keys[i], children[i]}));
+      std::vector<Value> arguments{make_list(std::move(pairs))};
+      if (!ordered) arguments.insert(arguments.begin(), aux.at(0));
+      return ev.call(Value(type), std::move(arguments));
+    }));
+    evaluator.pytree_node_types.push_back(std::make_shared<const PytreeNodeType>(std::move(node)));
+  }
+}
+
 }  // namespace
 
 void install_tree_module(Evaluator& evaluator) {
@@ -584,6 +631,7 @@ void install_tree_module(Evaluator& evaluator) {
     tree_util->add(std::string("tree_") + name, *tree->find(name));
   install_pytree_registration(*tree_util);
   install_tree_paths(*tree, *tree_util);
+  register_collection_nodes(evaluator, *tree_util);
   install_tree_transpose(evaluator, *tree, *tree_util);
   evaluator.module("jax")->add("tree_util", Value(tree_util));
 }

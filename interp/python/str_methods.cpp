@@ -208,6 +208,17 @@ void install_str_type(TypeObject& type) {
       s[i] = static_cast<char>(i == 0 ? std::toupper(static_cast<unsigned char>(s[i])) : std::tolower(static_cast<unsigned char>(s[i])));
     return make_str(std::move(s));
   });
+  // Each word's first letter upper case, the rest lower: a letter after a cased one is lowered (ASCII, as upper()).
+  type.add_method("title(self, /)", [](Evaluator&, Arguments& a) {
+    std::string s = text_of(a[0], "self");
+    bool after_cased = false;
+    for (auto& c : s) {
+      auto byte = static_cast<unsigned char>(c);
+      c = static_cast<char>(after_cased ? std::tolower(byte) : std::toupper(byte));
+      after_cased = std::isalpha(byte) != 0;
+    }
+    return make_str(std::move(s));
+  });
   type.add_method("find(self, sub, start=None, end=None, /)", [](Evaluator& ev, Arguments& a) { return Value::integer(find_text(ev, a, false)); });
   type.add_method("rfind(self, sub, start=None, end=None, /)", [](Evaluator& ev, Arguments& a) { return Value::integer(find_text(ev, a, true)); });
   type.add_method("index(self, sub, start=None, end=None, /)", [](Evaluator& ev, Arguments& a) {
