@@ -292,9 +292,9 @@ MODULES = [
         "doubles, scoping is Python's, recursion depth is limited (`RecursionError`).",
         "Classes have Python's semantics (C3 MRO, `super()`, descriptors, the dunder protocol); a class "
         "derives from `object`, other classes, the built-in exceptions, or one of `dict`, `list`, `set`, "
-        "`frozenset`, `tuple` and `str` (its instances are real values of that type with the class's "
-        "dunders over the type's own; a class's own `__new__` is not supported, nor deriving from `int`, "
-        "`float` or `bool`). "
+        "`frozenset`, `tuple`, `str`, `int` and `float` (its instances are real values of that type with "
+        "the class's dunders over the type's own), and may define its own `__new__`; `bool` cannot be "
+        "derived from, as in CPython. "
         "Generators (`yield`, `yield from`) and `with` over user context managers work.",
         "Not in the language: `async`, `exec`/`eval` of strings, complex numbers, arbitrary-precision "
         "integers (each a clear error naming it).",

@@ -194,8 +194,9 @@ class SubclassInstance final : public Base {
 // by the type's constructor (__new__: tuple, str, frozenset) rather than
 // empty and then filled by __init__ (dict, list, set).
 bool subclassable(const TypeObject* type) {
-  return type == types::integer().get() || type == types::floating().get() || type == types::dict().get() || type == types::list().get() || type == types::set().get() ||
-         type == types::frozenset().get() || type == types::tuple().get() || type == types::str().get();
+  return type == types::integer().get() || type == types::floating().get() || type == types::dict().get() ||
+         type == types::list().get() || type == types::set().get() || type == types::frozenset().get() ||
+         type == types::tuple().get() || type == types::str().get();
 }
 
 }  // namespace
@@ -207,6 +208,23 @@ const TypeObject* builtin_base(const TypeObject& cls) {
 }
 
 bool is_subclassable_builtin(const TypeObject& type) { return subclassable(&type); }
+
+void add_builtin_new(TypeObject& type) {
+  TypeObject* builtin = &type;
+  type.add_method("__new__(cls, /, *args, **kwargs)", [builtin](Evaluator& ev, Arguments& a) {
+    const std::string& name = builtin->name();
+    auto* cls = a[0].as<TypeObject>();
+    if (!cls) raise(exc::TypeError(), name + ".__new__(X): X is not a type object (" + type_name(a[0]) + ")");
+    CallArgs args{a[1].as<TupleObject>()->items, {}};
+    for (const auto& e : a[2].as<DictObject>()->table.entries())
+      if (e.live) args.keywords.emplace_back(*string_of(e.key), e.value);
+    if (cls == builtin) return builtin->call(ev, args);
+    auto* user = const_cast<ClassObject*>(cls->as_class());
+    if (!user || builtin_base(*user) != builtin)
+      raise(exc::TypeError(), name + ".__new__(" + cls->name() + "): " + cls->name() + " is not a subtype of " + name);
+    return *make_builtin_subclass_instance(ev, *user, args);
+  });
+}
 
 std::optional<Value> make_builtin_subclass_instance(Evaluator& evaluator, ClassObject& cls, CallArgs& args) {
   const TypeObject* builtin = builtin_base(cls);

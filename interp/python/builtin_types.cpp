@@ -255,6 +255,8 @@ void install_builtin_type(const std::string& name, TypeObject& type) {
   } else if (name == "type") {
     type.set_constructor(constructor("type(object, /)", [](Evaluator&, Arguments& a) { return Value(type_of(a[0])); }));
   }
+  for (const char* subclassable : {"int", "float", "str", "tuple", "list", "dict", "set", "frozenset"})
+    if (name == subclassable) add_builtin_new(type);  // as is_subclassable_builtin(), without making the types here
 }
 
 }  // namespace interp

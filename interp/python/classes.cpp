@@ -371,31 +371,42 @@ std::optional<bool> ClassObject::contains(Evaluator& evaluator, const Value& ite
   return behaviour ? behaviour->class_contains(evaluator, *this, item) : std::nullopt;
 }
 
+Value new_instance(Evaluator& evaluator, ClassObject& cls, CallArgs& args) {
+  Value instance;
+  if (cls.makes_exceptions()) instance = Value(std::make_shared<ExceptionObject>(std::static_pointer_cast<TypeObject>(cls.self()), args.positional));
+  else if (builtin_base(cls)) instance = *make_builtin_subclass_instance(evaluator, cls, args);
+  else instance = Value(std::make_shared<InstanceObject>(std::static_pointer_cast<TypeObject>(cls.self()), evaluator));
+  evaluator.remember_attribute_owner(instance.object());
+  return instance;
+}
+
 Value ClassObject::call(Evaluator& evaluator, CallArgs& args) {
   if (behaviour)
     if (auto made = behaviour->construct(evaluator, *this, args)) return *made;
   TypeRef cls = std::static_pointer_cast<TypeObject>(self());
-  if (find_class_member(*this, "__new__"))
-    raise(exc::NotImplementedError(), "a class's own __new__ is not supported in shardlang (class " + qualname_ + ")");
   Value instance;
   const TypeObject* builtin = makes_exceptions_ ? nullptr : builtin_base(*this);
-  if (makes_exceptions_) {
+  const Value* own_new = find_class_member(*this, "__new__");
+  if (own_new) {
+    // The class's __new__ (a static method) makes the instance; __init__ runs only on an instance of the class.
+    CallArgs new_args = args;
+    new_args.positional.insert(new_args.positional.begin(), Value(cls));
+    instance = evaluator.call(*own_new, new_args);
+    if (!type_of(instance)->is_subclass_of(*this)) return instance;
+  } else if (makes_exceptions_) {
     if (!args.keywords.empty() && !find_class_member(*this, "__init__"))
       raise(exc::TypeError(), name() + "() takes no keyword arguments");
     instance = Value(std::make_shared<ExceptionObject>(cls, args.positional));
-  } else if (builtin) {
-    instance = *make_builtin_subclass_instance(evaluator, *this, args);
   } else {
-    instance = Value(std::make_shared<InstanceObject>(cls, evaluator));
+    instance = new_instance(evaluator, *this, args);
   }
-  evaluator.remember_attribute_owner(instance.object());
   if (const Value* init = find_class_member(*this, "__init__")) {
     Value result = evaluator.call(bind_member(evaluator, *init, instance, cls), args);
     if (!result.is_none())
       raise(exc::TypeError(), "__init__() should return None, not '" + type_name(result) + "'");
   } else if (const ObjectRef* builtin_init = builtin ? builtin->find_method("__init__") : nullptr) {
     evaluator.call(Value(std::make_shared<BoundMethod>(instance, *builtin_init)), args);  // dict's, list's, set's
-  } else if (!makes_exceptions_ && !builtin && (!args.positional.empty() || !args.keywords.empty())) {
+  } else if (!own_new && !makes_exceptions_ && !builtin && (!args.positional.empty() || !args.keywords.empty())) {
     raise(exc::TypeError(), qualname_ + "() takes no arguments");
   }
   return instance;
@@ -472,6 +483,17 @@ void install_root_methods() {
     if (!a[1].as<TupleObject>()->items.empty() || a[2].as<DictObject>()->table.size() != 0)
       raise(exc::TypeError(), "object.__init__() takes exactly one argument (the instance to initialize)");
     return Value::none();
+  });
+  object.add_method("__new__(cls, /, *args, **kwargs)", [](Evaluator& ev, Arguments& a) {
+    auto* type = a[0].as<TypeObject>();
+    if (!type) raise(exc::TypeError(), "object.__new__(X): X is not a type object (" + type_name(a[0]) + ")");
+    auto* cls = const_cast<ClassObject*>(type->as_class());
+    if (const TypeObject* builtin = cls ? builtin_base(*cls) : type == types::object().get() ? nullptr : type)
+      raise(exc::TypeError(), "object.__new__(" + type->name() + ") is not safe, use " + builtin->name() + ".__new__()");
+    if (!a[1].as<TupleObject>()->items.empty() || a[2].as<DictObject>()->table.size() != 0)
+      raise(exc::TypeError(), "object.__new__() takes exactly one argument (the type to instantiate)");
+    CallArgs none;
+    return cls ? new_instance(ev, *cls, none) : types::object()->call(ev, none);
   });
   object.add_method("__repr__(self, /)", [](Evaluator&, Arguments& a) { return make_str(default_repr(a[0])); });
   object.add_method("__str__(self, /)", [](Evaluator& ev, Arguments& a) { return make_str(ev.repr(a[0])); });

@@ -165,6 +165,13 @@ std::optional<Value> call_special(Evaluator& evaluator, const Value& self, const
 // takes a dict takes it) whose hooks run the dunders the class defines;
 // nullopt for any other class.
 std::optional<Value> make_builtin_subclass_instance(Evaluator& evaluator, ClassObject& cls, CallArgs& args);
+// A new instance of `cls` before its __init__ (object.__new__(cls)): an
+// exception, a built-in type's subclass instance made from `args`, or an
+// InstanceObject.
+Value new_instance(Evaluator& evaluator, ClassObject& cls, CallArgs& args);
+// The built-in subclassable type's __new__(cls, ...): its own value when
+// `cls` is the type, else an instance of the subclass `cls`.
+void add_builtin_new(TypeObject& type);
 // The one of those types `cls` derives from, or null; whether `type` is one.
 const TypeObject* builtin_base(const TypeObject& cls);
 bool is_subclassable_builtin(const TypeObject& type);
