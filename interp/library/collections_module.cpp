@@ -1,10 +1,14 @@
 // collections: defaultdict, OrderedDict and Counter (dicts with their own
 // type: dict's methods are theirs too), deque, and namedtuple
-// (named_tuples.cpp), with CPython 3.11's behaviour and text forms.
+// (named_tuples.cpp), with CPython 3.11's behaviour and text forms. User
+// classes may derive from the first four (their subclass makers: an empty
+// SubclassInstance that the type's __init__ fills); each repr names the
+// instance's class, as CPython's do.
 #include <algorithm>
 #include <deque>
 
 #include "interp/library/host_modules.hpp"
+#include "interp/python/builtin_subclasses.hpp"
 
 namespace interp {
 
@@ -34,7 +38,7 @@ class DefaultDict : public DictObject {
   const TypeRef& type() const override { return defaultdict_type(); }
   std::string repr(Evaluator& evaluator) const override {
     if (!evaluator.enter_repr(this)) return "...";
-    std::string out = "defaultdict(" + evaluator.repr(factory) + ", " + items_repr(evaluator, table) + ")";
+    std::string out = type()->name() + "(" + evaluator.repr(factory) + ", " + items_repr(evaluator, table) + ")";
     evaluator.leave_repr(this);
     return out;
   }
@@ -57,17 +61,30 @@ class DefaultDict : public DictObject {
 const TypeRef& defaultdict_type() {
   static const TypeRef type = [] {
     TypeRef t = make_type("defaultdict", types::dict());
-    t->set_constructor([](Evaluator& ev, CallArgs& args) {
-      Value factory;
+    // defaultdict(default_factory=None, /, *args, **kwargs): the factory, then dict's arguments.
+    auto init = [](Evaluator& ev, DefaultDict& d, CallArgs& args) {
       if (!args.positional.empty()) {
-        factory = args.positional.front();
+        d.factory = args.positional.front();
         args.positional.erase(args.positional.begin());
-        if (!factory.is_none() && !(factory.is_object() && factory.object()->callable()))
+        if (!d.factory.is_none() && !(d.factory.has_hooks() && d.factory.object()->callable()))
           raise(exc::TypeError(), "first argument must be callable or None");
       }
-      auto d = std::make_shared<DefaultDict>(factory);
-      d->table = dict_table(ev, args.positional, args.keywords);
+      ValueTable given = dict_table(ev, args.positional, args.keywords);
+      for (const auto& e : given.entries())
+        if (e.live) d.table.insert(e.key, e.value);
+    };
+    t->set_constructor([init](Evaluator& ev, CallArgs& args) {
+      auto d = std::make_shared<DefaultDict>(Value::none());
+      init(ev, *d, args);
       return Value(d);
+    });
+    t->add_method("__init__(self, /, *args, **kwargs)", [init](Evaluator& ev, Arguments& a) {
+      CallArgs args{a[1].as<TupleObject>()->items, keyword_arguments(a[2])};
+      init(ev, *a[0].as<DefaultDict>(), args);
+      return Value::none();
+    });
+    t->set_subclass_maker([](Evaluator& ev, const TypeRef& cls) {
+      return Value(std::make_shared<SubclassInstance<DefaultDict>>(cls, ev, Value::none()));
     });
     t->add_method("copy(self, /)", [](Evaluator&, Arguments& a) {
       auto* self = a[0].as<DefaultDict>();
@@ -88,13 +105,13 @@ class OrderedDict : public DictObject {
  public:
   const TypeRef& type() const override { return ordered_dict_type(); }
   std::string repr(Evaluator& evaluator) const override {
-    if (table.size() == 0) return "OrderedDict()";
+    if (table.size() == 0) return type()->name() + "()";
     if (!evaluator.enter_repr(this)) return "...";
     std::string out;
     for (const auto& e : table.entries())
       if (e.live) out += (out.empty() ? "" : ", ") + ("(" + evaluator.repr(e.key) + ", " + evaluator.repr(e.value) + ")");
     evaluator.leave_repr(this);
-    return "OrderedDict([" + out + "])";
+    return type()->name() + "([" + out + "])";
   }
 };
 
@@ -107,6 +124,16 @@ const TypeRef& ordered_dict_type() {
       auto d = std::make_shared<OrderedDict>();
       d->table = dict_table(ev, args.positional, args.keywords);
       return Value(d);
+    });
+    // OrderedDict.__init__ stores each item through self[key] = value (a subclass's __setitem__).
+    t->add_method("__init__(self, /, *args, **kwargs)", [](Evaluator& ev, Arguments& a) {
+      ValueTable given = dict_table(ev, a[1].as<TupleObject>()->items, keyword_arguments(a[2]));
+      for (const auto& e : given.entries())
+        if (e.live) ev.set_item(a[0], e.key, e.value);
+      return Value::none();
+    });
+    t->set_subclass_maker([](Evaluator& ev, const TypeRef& cls) {
+      return Value(std::make_shared<SubclassInstance<OrderedDict>>(cls, ev));
     });
     t->add_method("move_to_end(self, /, key, last=True)", [](Evaluator& ev, Arguments& a) {
       auto& table = a[0].as<DictObject>()->table;
@@ -160,11 +187,11 @@ class Counter : public DictObject {
  public:
   const TypeRef& type() const override { return counter_type(); }
   std::string repr(Evaluator& evaluator) const override {
-    if (table.size() == 0) return "Counter()";
+    if (table.size() == 0) return type()->name() + "()";
     std::string out;
     for (const auto& [key, count] : most_common(evaluator))
       out += (out.empty() ? "" : ", ") + evaluator.repr(key) + ": " + evaluator.repr(count);
-    return "Counter({" + out + "})";
+    return type()->name() + "({" + out + "})";
   }
   std::optional<Value> get_item(Evaluator&, const Value& key) override {
     if (Value* found = table.find(key)) return *found;
@@ -268,6 +295,15 @@ const TypeRef& counter_type() {
       c->add_counts(ev, a[1], false);
       return Value(c);
     });
+    t->add_method("__init__(self, iterable=None, /, **kwds)", [](Evaluator& ev, Arguments& a) {
+      auto* counter = a[0].as<Counter>();
+      if (!a[1].is_none()) counter->add_counts(ev, a[1], false);
+      counter->add_counts(ev, a[2], false);
+      return Value::none();
+    });
+    t->set_subclass_maker([](Evaluator& ev, const TypeRef& cls) {
+      return Value(std::make_shared<SubclassInstance<Counter>>(cls, ev));
+    });
     install_counter_methods(*t);
     return t;
   }();
@@ -286,7 +322,7 @@ class Deque : public Object {
     std::string out;
     for (const Value& v : items) out += (out.empty() ? "" : ", ") + evaluator.repr(v);
     evaluator.leave_repr(this);
-    return "deque([" + out + "]" + (maxlen >= 0 ? ", maxlen=" + std::to_string(maxlen) : "") + ")";
+    return type()->name() + "([" + out + "]" + (maxlen >= 0 ? ", maxlen=" + std::to_string(maxlen) : "") + ")";
   }
   std::optional<std::int64_t> length(Evaluator&) const override { return static_cast<std::int64_t>(items.size()); }
   bool truthy(Evaluator&) const override { return !items.empty(); }
@@ -405,17 +441,30 @@ void install_deque_methods(TypeObject& t) {
 const TypeRef& deque_type() {
   static const TypeRef type = [] {
     TypeRef t = make_type("deque", types::object());
-    t->set_constructor([](Evaluator& ev, CallArgs& args) {
+    // deque(iterable=(), maxlen=None); __init__ empties the deque first, as CPython's.
+    auto init = [](Evaluator& ev, Deque& d, const Arguments& a, std::size_t first) {
+      d.items.clear();
+      d.maxlen = -1;
+      if (!a[first + 1].is_none()) {
+        d.maxlen = ev.index_of(a[first + 1]);
+        if (d.maxlen < 0) raise(exc::ValueError(), "maxlen must be non-negative");
+      }
+      if (a.has(first))
+        for (const Value& v : ev.to_vector(a[first])) d.push(v, false);
+    };
+    t->set_constructor([init](Evaluator& ev, CallArgs& args) {
       static const Signature signature = Signature::parse("deque(iterable=?, maxlen=None)");
       Arguments a = bind_arguments(ev, signature, args);
       auto d = std::make_shared<Deque>();
-      if (!a[1].is_none()) {
-        d->maxlen = ev.index_of(a[1]);
-        if (d->maxlen < 0) raise(exc::ValueError(), "maxlen must be non-negative");
-      }
-      if (a.has(0))
-        for (const Value& v : ev.to_vector(a[0])) d->push(v, false);
+      init(ev, *d, a, 0);
       return Value(d);
+    });
+    t->add_method("__init__(self, iterable=?, maxlen=None)", [init](Evaluator& ev, Arguments& a) {
+      init(ev, deque_of(a[0]), a, 1);
+      return Value::none();
+    });
+    t->set_subclass_maker([](Evaluator& ev, const TypeRef& cls) {
+      return Value(std::make_shared<SubclassInstance<Deque>>(cls, ev));
     });
     install_deque_methods(*t);
     return t;

@@ -371,6 +371,18 @@ std::optional<bool> ClassObject::contains(Evaluator& evaluator, const Value& ite
   return behaviour ? behaviour->class_contains(evaluator, *this, item) : std::nullopt;
 }
 
+namespace {
+// A built-in type's method, its own or its bases' but object's (Counter's
+// __init__ is its own, OrderedDict's dict's, a tuple's none: __new__ took the arguments).
+const ObjectRef* builtin_method(const TypeObject& type, const std::string& name) {
+  if (const ObjectRef* method = type.find_method(name)) return method;
+  for (const TypeObject* base : type.ancestors())
+    if (base != types::object().get())
+      if (const ObjectRef* method = base->find_method(name)) return method;
+  return nullptr;
+}
+}  // namespace
+
 Value new_instance(Evaluator& evaluator, ClassObject& cls, CallArgs& args) {
   Value instance;
   if (cls.makes_exceptions()) instance = Value(std::make_shared<ExceptionObject>(std::static_pointer_cast<TypeObject>(cls.self()), args.positional));
@@ -404,7 +416,7 @@ Value ClassObject::call(Evaluator& evaluator, CallArgs& args) {
     Value result = evaluator.call(bind_member(evaluator, *init, instance, cls), args);
     if (!result.is_none())
       raise(exc::TypeError(), "__init__() should return None, not '" + type_name(result) + "'");
-  } else if (const ObjectRef* builtin_init = builtin ? builtin->find_method("__init__") : nullptr) {
+  } else if (const ObjectRef* builtin_init = builtin ? builtin_method(*builtin, "__init__") : nullptr) {
     evaluator.call(Value(std::make_shared<BoundMethod>(instance, *builtin_init)), args);  // dict's, list's, set's
   } else if (!own_new && !makes_exceptions_ && !builtin && (!args.positional.empty() || !args.keywords.empty())) {
     raise(exc::TypeError(), qualname_ + "() takes no arguments");

@@ -282,6 +282,12 @@ class TypeObject : public Object {
   void set_constructor(std::function<Value(Evaluator&, CallArgs&)> constructor) {
     constructor_ = std::move(constructor);
   }
+  // A library type that user classes may derive from (collections.deque):
+  // makes an empty instance of such a class (`cls`), which __init__ fills
+  // (builtin_subclasses.hpp's SubclassInstance over the type's object).
+  using SubclassMaker = std::function<Value(Evaluator&, const TypeRef& cls)>;
+  void set_subclass_maker(SubclassMaker maker) { subclass_maker_ = std::move(maker); }
+  const SubclassMaker& subclass_maker() const { return subclass_maker_; }
 
  protected:
   // A class statement's type (classes.hpp): its MRO is computed by the caller.
@@ -293,6 +299,7 @@ class TypeObject : public Object {
   TypeRef base_;
   std::vector<TypeObject*> ancestors_;  // kept alive by the bases
   std::function<Value(Evaluator&, CallArgs&)> constructor_;
+  SubclassMaker subclass_maker_;
   std::vector<std::pair<std::string, ObjectRef>> methods_;  // sorted by name
 };
 
