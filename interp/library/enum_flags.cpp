@@ -4,7 +4,9 @@
 // values are the same object), iterating a value yields its single-bit
 // members, `in` tests inclusion. Flag's boundary is STRICT (a value with
 // bits no member has is a ValueError); IntFlag's is KEEP (any int), and
-// its members combine with ints and behave as ints.
+// its members combine with ints and behave as ints. A class chooses its
+// boundary with boundary=: STRICT, CONFORM (the bits no member has are
+// dropped), EJECT (such a value is returned as a plain int) or KEEP.
 #include <algorithm>
 #include <bit>
 
@@ -31,12 +33,15 @@ std::int64_t own_int(ClassObject& cls, const char* name) {
 
 ClassObject& class_of(const Value& member) { return *const_cast<ClassObject*>(type_of(member)->as_class()); }
 
-// IntFlag's boundary (KEEP: any int is a value) rather than Flag's (STRICT).
-bool keeps(const ClassObject& cls) {
+// The class's _boundary_: "strict" (Flag's), "conform", "eject" or "keep" (IntFlag's).
+std::string boundary_of(const ClassObject& cls) {
   const Value* boundary = find_class_member(cls, "_boundary_");
   const std::string* text = boundary ? string_of(*boundary) : nullptr;
-  return text && *text == "keep";
+  return text ? *text : "strict";
 }
+
+// IntFlag: its members combine with ints (Flag's do with members only).
+bool int_valued(const ClassObject& cls) { return find_class_member(cls, "__index__") != nullptr; }
 
 // enum's bin(num, max_bits): "0b0 0111", sign then the digits.
 std::string enum_bin(std::int64_t num, std::int64_t max_bits) {
@@ -95,14 +100,22 @@ class FlagBehaviour : public EnumBehaviour {
     std::int64_t value = given.as_int();
     std::int64_t flag_mask = own_int(cls, "_flag_mask_"), singles = own_int(cls, "_singles_mask_");
     std::int64_t all_bits = own_int(cls, "_all_bits_");
-    bool keep = keeps(cls);
+    std::string boundary = boundary_of(cls);
+    bool keep = boundary == "keep";
     if (!(~all_bits <= value && value <= all_bits) || (value & (all_bits ^ flag_mask)) != 0) {
-      if (!keep) {
+      if (boundary == "conform") {
+        value &= flag_mask;
+      } else if (boundary == "eject") {
+        return Value::integer(value);
+      } else if (keep) {
+        if (value < 0) value += std::max(all_bits + 1, std::int64_t{1} << bit_length(value));
+      } else if (boundary == "strict") {
         std::int64_t max_bits = std::max(bit_length(value), bit_length(flag_mask));
         raise(exc::ValueError(), "<flag '" + cls.name() + "'> invalid value " + std::to_string(value) + "\n    given " +
                                      enum_bin(value, max_bits) + "\n  allowed " + enum_bin(flag_mask, max_bits));
+      } else {
+        raise(exc::ValueError(), "<flag '" + cls.name() + "'> unknown flag boundary " + string_repr(boundary));
       }
-      if (value < 0) value += std::max(all_bits + 1, std::int64_t{1} << bit_length(value));
     }
     std::optional<std::int64_t> negative;
     if (value < 0) {
@@ -150,16 +163,15 @@ Value combine(Evaluator& evaluator, Op op, const Value& self, const Value& other
   ClassObject& cls = class_of(self);
   std::int64_t b;
   if (member_of(other) && type_of(other)->is_subclass_of(cls)) b = member_value(other).as_int();
-  else if (keeps(cls) && other.is_integral()) b = other.as_int();
+  else if (int_valued(cls) && other.is_integral()) b = other.as_int();
   else return not_implemented();
   std::int64_t a = member_value(self).as_int();
   std::int64_t r = op == Op::bitor_ ? (a | b) : op == Op::bitand_ ? (a & b) : (a ^ b);
   return evaluator.call(Value(cls.self()), {Value::integer(r)});
 }
 
-AttributeList flag_namespace() {
-  AttributeList entries{{"__module__", make_str("enum")}, {"__qualname__", make_str("Flag")},
-                        {"_boundary_", make_str("strict")}};
+AttributeList flag_namespace(const Value& strict) {
+  AttributeList entries{{"__module__", make_str("enum")}, {"__qualname__", make_str("Flag")}, {"_boundary_", strict}};
   const std::pair<Op, const char*> operators[] = {{Op::bitor_, "or"}, {Op::bitand_, "and"}, {Op::bitxor, "xor"}};
   for (auto [op, name] : operators)
     for (const char* prefix : {"__", "__r"})
@@ -168,7 +180,9 @@ AttributeList flag_namespace() {
   add(entries, "__invert__(self, /)", [](Evaluator& ev, Arguments& a) {
     ClassObject& cls = class_of(a[0]);
     std::int64_t value = member_value(a[0]).as_int();
-    std::int64_t inverted = keeps(cls) ? ~value : (own_int(cls, "_singles_mask_") & ~value);
+    std::string boundary = boundary_of(cls);
+    bool all = boundary == "eject" || boundary == "keep";
+    std::int64_t inverted = all ? ~value : (own_int(cls, "_singles_mask_") & ~value);
     return ev.call(Value(cls.self()), {Value::integer(inverted)});
   });
   add(entries, "__contains__(self, other, /)", [](Evaluator&, Arguments& a) {
@@ -221,15 +235,16 @@ void FlagMasks::store(ClassObject& cls) const {
   set_attribute_in(entries, "_iter_by_definition_", Value::boolean(!std::is_sorted(values.begin(), values.end())));
 }
 
-void install_flags(Evaluator& evaluator, ModuleObject& module, const TypeRef& enum_class) {
+void install_flags(Evaluator& evaluator, ModuleObject& module, const TypeRef& enum_class, ClassObject& flag_boundary) {
   auto behaviour = std::make_shared<FlagBehaviour>();
   std::vector<TypeRef> enum_base{enum_class};
-  auto flag = std::make_shared<ClassObject>("Flag", "Flag", enum_base, class_mro(enum_base), flag_namespace());
+  auto flag = std::make_shared<ClassObject>("Flag", "Flag", enum_base, class_mro(enum_base),
+                                            flag_namespace(*own(flag_boundary, "STRICT")));
   flag->behaviour = behaviour;
   behaviour->class_made(evaluator, *flag);
   // IntFlag: int's operations, but Flag's | & ^ ~, repr and container protocol; str is int's.
   AttributeList int_flag_entries = int_flag_namespace();
-  set_attribute_in(int_flag_entries, "_boundary_", make_str("keep"));
+  set_attribute_in(int_flag_entries, "_boundary_", *own(flag_boundary, "KEEP"));
   std::vector<TypeRef> flag_base{flag};
   auto int_flag = std::make_shared<ClassObject>("IntFlag", "IntFlag", flag_base, class_mro(flag_base), std::move(int_flag_entries));
   behaviour->class_made(evaluator, *int_flag);

@@ -300,10 +300,17 @@ void install_enum(Evaluator& evaluator, ModuleObject& module) {
   auto repr_enum = enum_module_class(evaluator, "ReprEnum", {enum_class}, repr_enum_namespace(), behaviour);
   auto int_enum = enum_module_class(evaluator, "IntEnum", {types::integer(), repr_enum},
                                     {{"__module__", make_str("enum")}, {"__qualname__", make_str("IntEnum")}}, behaviour);
+  auto str_behaviour = std::make_shared<StrEnumBehaviour>();
   auto str_enum = enum_module_class(evaluator, "StrEnum", {types::str(), repr_enum},
                                     {{"__module__", make_str("enum")}, {"__qualname__", make_str("StrEnum")}},
-                                    std::make_shared<StrEnumBehaviour>());
-  install_flags(evaluator, module, enum_class);
+                                    str_behaviour);
+  // FlagBoundary(StrEnum): STRICT, CONFORM, EJECT, KEEP, also the module's names.
+  AttributeList boundaries{{"__module__", make_str("enum")}, {"__qualname__", make_str("FlagBoundary")}};
+  for (const char* name : {"STRICT", "CONFORM", "EJECT", "KEEP"}) boundaries.emplace_back(name, Value(std::make_shared<AutoObject>()));
+  auto flag_boundary = enum_module_class(evaluator, "FlagBoundary", {str_enum}, std::move(boundaries), str_behaviour);
+  module.add("FlagBoundary", Value(flag_boundary));
+  for (const char* name : {"STRICT", "CONFORM", "EJECT", "KEEP"}) module.add(name, *own(*flag_boundary, name));
+  install_flags(evaluator, module, enum_class, *flag_boundary);
   module.add("Enum", Value(enum_class));
   module.add("ReprEnum", Value(repr_enum));
   module.add("IntEnum", Value(int_enum));

@@ -45,6 +45,12 @@ class EnumBehaviour : public ClassBehaviour {
   std::optional<bool> class_contains(Evaluator& evaluator, ClassObject& cls, const Value& item) override;
   std::optional<std::string> class_repr(const ClassObject& cls) override;
   bool takes_builtin_mixin() const override { return true; }
+  // boundary= (a Flag's _boundary_: FlagBoundary's STRICT, CONFORM, EJECT or KEEP).
+  bool class_keyword(AttributeList& entries, const std::string& name, const Value& value) override {
+    if (name != "boundary") return false;
+    set_attribute_in(entries, "_boundary_", value);
+    return true;
+  }
 
   // The canonical members, in definition order.
   static std::vector<Value> members(ClassObject& cls);
@@ -69,6 +75,7 @@ AttributeList int_flag_namespace();
 void add(AttributeList& entries, std::string_view signature, NativeFunctionBody body);
 
 // Flag and IntFlag, subclasses of `enum_class` (enum_flags.cpp).
-void install_flags(Evaluator& evaluator, ModuleObject& module, const TypeRef& enum_class);
+// Their boundaries are `flag_boundary`'s members (FlagBoundary: STRICT, ...).
+void install_flags(Evaluator& evaluator, ModuleObject& module, const TypeRef& enum_class, ClassObject& flag_boundary);
 
 }  // namespace interp

@@ -655,9 +655,13 @@ Evaluator::Flow Evaluator::exec_class_def(const ast::ClassDef& node, const ast::
   for (const auto& d : node.decorators) decorators.push_back(eval(*d, frame));
   std::vector<Value> base_values;
   eval_elements(node.bases, frame, base_values);
-  for (const auto& keyword : node.keywords)
-    raise(exc::NotImplementedError(), "class keyword arguments (" + (keyword.name ? keyword.name->name : "**") +
-                                          "=) are not supported in shardlang");
+  std::vector<std::pair<std::string, Value>> keywords;  // for the class's behaviour (Flag's boundary=)
+  for (const auto& keyword : node.keywords) {
+    if (!keyword.name || keyword.name->name == "metaclass")
+      raise(exc::NotImplementedError(), "class keyword arguments (" + (keyword.name ? keyword.name->name : "**") +
+                                            "=) are not supported in shardlang");
+    keywords.emplace_back(keyword.name->name, eval(*keyword.value, frame));
+  }
   std::vector<TypeRef> bases;
   std::shared_ptr<ClassBehaviour> behaviour;  // of a base that replaces itself (typing.NamedTuple)
   for (std::size_t i = 0; i < base_values.size(); ++i) {
@@ -712,6 +716,9 @@ Evaluator::Flow Evaluator::exec_class_def(const ast::ClassDef& node, const ast::
   if (!body.class_behaviour) body.class_behaviour = behaviour.get();
   for (std::uint32_t source : scope.free_sources) body.cells.push_back(frame.cells.at(source));
   exec_body(node.body, body);
+  for (const auto& [name, value] : keywords)
+    if (!body.class_behaviour || !body.class_behaviour->class_keyword(namespace_entries, name, value))
+      raise(exc::TypeError(), node.name.name + ".__init_subclass__() takes no keyword arguments");
 
   auto cls = std::make_shared<ClassObject>(node.name.name, scope.qualname, std::move(bases), std::move(ancestors),
                                            std::move(namespace_entries));

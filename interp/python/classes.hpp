@@ -45,6 +45,9 @@ class ClassBehaviour {
   virtual std::optional<bool> class_contains(Evaluator&, ClassObject&, const Value&) { return std::nullopt; }
   // repr(cls); nullopt: <class 'module.Name'>.
   virtual std::optional<std::string> class_repr(const ClassObject&) { return std::nullopt; }
+  // A class statement's keyword argument (class Perm(Flag, boundary=STRICT)),
+  // stored in the class's namespace; false: one it does not take.
+  virtual bool class_keyword(AttributeList&, const std::string&, const Value&) { return false; }
   // Whether a class with this behaviour may also derive from a built-in type
   // (Enum's mixins: class Mode(str, Enum)).
   virtual bool takes_builtin_mixin() const { return false; }
