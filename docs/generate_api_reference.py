@@ -252,16 +252,21 @@ MODULES = [
                                                "using them are accepted and ignored; `NamedTuple` is a "
                                                "class base (and a function) as in Python."]),
     ("collections", "from collections import namedtuple, defaultdict", [
-        "`OrderedDict` equality is a dict's (order is not compared)."]),
+        "`OrderedDict` equality is a dict's (order is not compared).",
+        "Classes may derive from `defaultdict`, `OrderedDict`, `Counter` and `deque`; as pytrees, "
+        "`OrderedDict` and `defaultdict` are the nodes `jax.tree_util` registers (an `OrderedDict` keeps "
+        "its keys' insertion order), `Counter` is a leaf."]),
     ("contextlib", "from contextlib import contextmanager", []),
     ("dataclasses", "from dataclasses import dataclass, field", [
         "`slots=` and `match_args=` are accepted; `InitVar`, `KW_ONLY` and `make_dataclass` are not there."]),
     ("enum", "from enum import Enum, IntEnum, Flag, IntFlag, auto", [
-        "`IntEnum` and `IntFlag` members act as their values in arithmetic, comparisons and indexing but "
-        "are not instances of `int`; no `StrEnum`, functional `Enum('Name', ...)`, `_missing_` or "
-        "`_generate_next_value_` overrides, `boundary=` keyword or mixins such as `class E(str, Enum)`.",
-        "`Flag` has CPython 3.11's semantics: STRICT boundary (`IntFlag`: KEEP), pseudo-members for "
-        "combinations (`<Color.RED|GREEN: 3>`), iteration over a value's single-bit members."]),
+        "Mixins (`class Mode(str, Enum)`, `IntEnum`, `StrEnum`) have members that are instances of the "
+        "mixed-in type, with CPython 3.11's `str()` and `format()`. `IntFlag` members act as their values "
+        "in arithmetic, comparisons and indexing but are not instances of `int`; no functional "
+        "`Enum('Name', ...)` or `_missing_` override; `_generate_next_value_` is taken from the class body.",
+        "`Flag` has CPython 3.11's semantics: `boundary=` STRICT (the default; `IntFlag`: KEEP), CONFORM, "
+        "EJECT or KEEP, pseudo-members for combinations (`<Color.RED|GREEN: 3>`), iteration over a "
+        "value's single-bit members."]),
     ("itertools", "import itertools", [
         "`groupby` materialises each group when its key is reached."]),
     ("math", "import math", ["Integers are 64-bit: `factorial`, `comb`, `perm`, `lcm` raise `OverflowError` "
