@@ -212,9 +212,11 @@ class TransposedLoops {
     int instance;
     std::int64_t iteration;
   };
+  // Running, or run backward by an enclosing walk (a checkpointed region's
+  // own walk inside a transposed loop stays in that loop).
   bool running(int instance) const {
     for (std::size_t i = 0; i < running_; ++i)
-      if (runtime_.loops[i].instance == instance) return true;
+      if (runtime_.loops[i].instance == instance || runtime_.loops[i].transposes == instance) return true;
     return false;
   }
   void keep(std::size_t depth) {
