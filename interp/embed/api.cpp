@@ -472,7 +472,6 @@ Result execute(interp::Evaluator& evaluator, std::string_view source, std::strin
         items->items[0] = interp::make_str(std::string(name));
   std::vector<Diagnostic> diagnostics;
   std::string exception_type;
-  evaluator.interrupt_requested.store(false);  // a Ctrl-C that arrived after the last run ended is stale
   evaluator.budget.start();  // the budget is per call
   interp::run_with_large_stack([&]() {
     try {
@@ -579,7 +578,7 @@ Interpreter& Interpreter::operator=(Interpreter&&) noexcept = default;
 
 Result Interpreter::run(std::string_view source, std::string_view name) {
   state_->check_costs.reset();
-  RunningScope running(state_->running, state_->interrupting, *state_->evaluator);
+  RunningScope running(state_->running, state_->interrupting, state_->interrupt_pending, *state_->evaluator);
   set_script_path(*state_->evaluator, name);
   Result result = execute(*state_->evaluator, source, name, RunKind::script, &state_->sources);
   state_->note_memory(*state_->evaluator);
@@ -594,7 +593,7 @@ Result Interpreter::run_file(const std::string& path) {
 
 Result Interpreter::run_interactive(std::string_view source, std::string_view name) {
   state_->check_costs.reset();
-  RunningScope running(state_->running, state_->interrupting, *state_->evaluator);
+  RunningScope running(state_->running, state_->interrupting, state_->interrupt_pending, *state_->evaluator);
   set_script_path(*state_->evaluator, name);
   Result result = execute(*state_->evaluator, source, name, RunKind::interactive, &state_->sources);
   state_->note_memory(*state_->evaluator);
@@ -603,15 +602,14 @@ Result Interpreter::run_interactive(std::string_view source, std::string_view na
 
 std::vector<Diagnostic> Interpreter::check(std::string_view source, std::string_view name) {
   try {
+    std::unique_ptr<interp::Evaluator> evaluator;  // outlives the scope that interrupt() reaches it through
+    RunningScope running(state_->running, state_->interrupting, state_->interrupt_pending);
     // The last check's evaluator goes before this check makes its own.
     interp::run_with_large_stack([&]() { state_->checked_evaluator.reset(); });
-    auto evaluator = state_->make_evaluator(interp::Evaluator::Mode::check, state_->options.profile);
-    std::vector<Diagnostic> diagnostics;
-    {
-      RunningScope running(state_->running, state_->interrupting, *evaluator);
-      set_script_path(*evaluator, name);
-      diagnostics = execute(*evaluator, source, name, RunKind::script).diagnostics();
-    }
+    evaluator = state_->make_evaluator(interp::Evaluator::Mode::check, state_->options.profile);
+    running.attach(*evaluator);
+    set_script_path(*evaluator, name);
+    std::vector<Diagnostic> diagnostics = execute(*evaluator, source, name, RunKind::script).diagnostics();
     state_->check_costs = evaluator->runtime->costs;
     state_->note_memory(*evaluator);
     // Kept until the next check or the interpreter goes (freeing a large
@@ -749,8 +747,8 @@ std::vector<std::string> Interpreter::member_names(std::string_view expression) 
 
 void Interpreter::interrupt() {
   state_->interrupting.fetch_add(1);
-  interp::Evaluator* running = state_->running.load();
-  (running ? running : state_->evaluator.get())->interrupt_requested.store(true);
+  state_->interrupt_pending.store(true);  // for a call that has no evaluator yet (RunningScope)
+  if (interp::Evaluator* running = state_->running.load()) running->interrupt_requested.store(true);
   state_->interrupting.fetch_sub(1);
 }
 

@@ -213,8 +213,10 @@ Analysis Interpreter::analyze(std::string_view source, std::string_view name, co
   auto impl = std::make_unique<Analysis::Impl>();
   impl->chip = state_->options.chip;
   try {
-    auto evaluator = state_->make_evaluator(interp::Evaluator::Mode::check, false);
-    RunningScope running(state_->running, state_->interrupting, *evaluator);
+    std::unique_ptr<interp::Evaluator> evaluator;  // outlives the scope that interrupt() reaches it through
+    RunningScope running(state_->running, state_->interrupting, state_->interrupt_pending);
+    evaluator = state_->make_evaluator(interp::Evaluator::Mode::check, false);
+    running.attach(*evaluator);
     // The file is made here so that the recorders know it; execute finds it.
     RetainedSources sources;
     auto file = lang::SourceFile::from_text(std::string(name), std::string(source));

@@ -43,9 +43,12 @@ struct Interpreter::State {
   // The last check's evaluator, freed by the next check (Interpreter::check).
   std::unique_ptr<interp::Evaluator> checked_evaluator;
   // The evaluator running now (the main one, or check mode's own), for
-  // interrupt(), and how many interrupt() calls are reading it (RunningScope).
+  // interrupt(), and how many interrupt() calls are reading it; and a
+  // request that came while the running call had no evaluator yet (a check
+  // making its own), which the call hands to it (RunningScope).
   std::atomic<interp::Evaluator*> running{nullptr};
   std::atomic<int> interrupting{0};
+  std::atomic<bool> interrupt_pending{false};
   // The cost model's charges of the last check, when it ran after the last run.
   std::shared_ptr<interp::CostRecorder> check_costs;
   // The device-memory section of the last run's or check's profile.
@@ -117,7 +120,12 @@ enum class RunKind { script, interactive };
 Result execute(interp::Evaluator& evaluator, std::string_view source, std::string_view name, RunKind kind,
                RetainedSources* retained = nullptr);
 
-// Marks which evaluator interrupt() should reach while a run is under way.
+// One API call's hold on interrupt(), from the call's start: a request made
+// before it is stale and dropped; one made after it reaches the call's
+// evaluator, even when it comes before the call has made one (check and
+// analyze make their own), through `interrupt_pending`. interrupt() sets
+// that flag before it reads `running`, and attach() publishes `running`
+// before it reads the flag, so one of them sees the other.
 // interrupt() may run on another thread (or in a signal handler) while the
 // scope ends and check mode's evaluator is freed: it counts itself in
 // `interrupting` before reading the slot, and the scope waits, after putting
@@ -125,8 +133,21 @@ Result execute(interp::Evaluator& evaluator, std::string_view source, std::strin
 class RunningScope {
  public:
   RunningScope(std::atomic<interp::Evaluator*>& running, const std::atomic<int>& interrupting,
-               interp::Evaluator& evaluator)
-      : running_(running), interrupting_(interrupting), previous_(running.exchange(&evaluator)) {}
+               std::atomic<bool>& interrupt_pending)
+      : running_(running), interrupting_(interrupting), pending_(interrupt_pending), previous_(running.load()) {
+    pending_.store(false);
+  }
+  RunningScope(std::atomic<interp::Evaluator*>& running, const std::atomic<int>& interrupting,
+               std::atomic<bool>& interrupt_pending, interp::Evaluator& evaluator)
+      : RunningScope(running, interrupting, interrupt_pending) {
+    attach(evaluator);
+  }
+  // The call's evaluator from now on.
+  void attach(interp::Evaluator& evaluator) {
+    evaluator.interrupt_requested.store(false);  // a request that came after its last call ended
+    running_.store(&evaluator);
+    if (pending_.exchange(false)) evaluator.interrupt_requested.store(true);
+  }
   ~RunningScope() {
     running_.store(previous_);
     while (interrupting_.load() != 0) std::this_thread::yield();
@@ -137,6 +158,7 @@ class RunningScope {
  private:
   std::atomic<interp::Evaluator*>& running_;
   const std::atomic<int>& interrupting_;
+  std::atomic<bool>& pending_;
   interp::Evaluator* previous_;
 };
 
