@@ -142,15 +142,19 @@ class RunningScope {
       : RunningScope(running, interrupting, interrupt_pending) {
     attach(evaluator);
   }
-  // The call's evaluator from now on.
+  // The call's evaluator from now on (it must outlive the scope).
   void attach(interp::Evaluator& evaluator) {
-    evaluator.interrupt_requested.store(false);  // a request that came after its last call ended
+    attached_ = &evaluator;
     running_.store(&evaluator);
     if (pending_.exchange(false)) evaluator.interrupt_requested.store(true);
   }
+  // A request the call did not take is stale once it ends: the evaluator is
+  // left with none (the session's own scripts run on it between calls),
+  // unless an enclosing call still runs on it.
   ~RunningScope() {
     running_.store(previous_);
     while (interrupting_.load() != 0) std::this_thread::yield();
+    if (attached_ && attached_ != previous_) attached_->interrupt_requested.store(false);
   }
   RunningScope(const RunningScope&) = delete;
   RunningScope& operator=(const RunningScope&) = delete;
@@ -160,6 +164,7 @@ class RunningScope {
   const std::atomic<int>& interrupting_;
   std::atomic<bool>& pending_;
   interp::Evaluator* previous_;
+  interp::Evaluator* attached_ = nullptr;
 };
 
 // The value a dotted name ("jnp", "jax.sharding", "x") names in the
