@@ -1,5 +1,6 @@
 #include "devices/vector_math.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstddef>
@@ -195,6 +196,53 @@ float sum_f32(const float* in, std::size_t count) {
   while (levels > 0) total = partials[--levels] + total;
   return total;
 }
+
+namespace {
+
+// Sixteen floats (or their NaN flags) as one vector of GCC's: each clone
+// of a function computes it in its own registers (one zmm, two ymm, four
+// xmm), where the compiler would turn an array of sixteen into scalars.
+typedef float float_lanes __attribute__((vector_size(64)));
+typedef std::int32_t flag_lanes __attribute__((vector_size(64)));
+
+// The max or min of `count` floats in sixteen lanes, then across the lanes
+// (max_f32 in vector_math.hpp).
+template <bool maximum>
+inline float extreme_f32(const float* in, std::size_t count) {
+  constexpr std::size_t lanes = 16;
+  constexpr float initial = maximum ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
+  float_lanes best = initial - float_lanes{};
+  flag_lanes nan_seen = {};
+  std::size_t i = 0;
+  for (; i + lanes <= count; i += lanes) {
+    float_lanes x;
+    std::memcpy(&x, in + i, sizeof x);
+    nan_seen |= x != x;
+    best = (maximum ? x > best : x < best) ? x : best;
+  }
+  for (std::size_t lane = 0; i < count; ++i, ++lane) {
+    const float x = in[i];
+    nan_seen[lane] |= x != x;
+    best[lane] = (maximum ? x > best[lane] : x < best[lane]) ? x : best[lane];
+  }
+  float result = initial;
+  for (std::size_t lane = 0; lane < lanes; ++lane) {
+    if (nan_seen[lane]) return std::numeric_limits<float>::quiet_NaN();
+    result = (maximum ? best[lane] > result : best[lane] < result) ? best[lane] : result;
+  }
+  // Of the elements equal to the result, a left-to-right pass keeps the
+  // first: only a zero's sign can tell, so that one is found again.
+  if (result == 0.0f) return *std::find(in, in + count, 0.0f);
+  return result;
+}
+
+}  // namespace
+
+SHARDLANG_VECTOR_CLONES
+float max_f32(const float* in, std::size_t count) { return extreme_f32<true>(in, count); }
+
+SHARDLANG_VECTOR_CLONES
+float min_f32(const float* in, std::size_t count) { return extreme_f32<false>(in, count); }
 
 SHARDLANG_VECTOR_CLONES
 void add_row_f32(float* __restrict accumulator, const float* __restrict row, std::size_t count) {

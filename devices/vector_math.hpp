@@ -27,6 +27,11 @@ void tanh_f32(const float* in, float* out, std::size_t count);
 // independent partial sums, then pairwise), as XLA's CPU reduction does: the
 // rounding error grows far slower than a left-to-right sum's.
 float sum_f32(const float* in, std::size_t count);
+// The max or min of `count` floats by float_max's rule (kernels.hpp: NaN if
+// any is NaN; -inf or inf when count is 0), equal bit for bit to a
+// left-to-right pass (of equal elements, the first: a zero's sign).
+float max_f32(const float* in, std::size_t count);
+float min_f32(const float* in, std::size_t count);
 // accumulator[j] += row[j] for j < count (a reduction over a leading axis).
 void add_row_f32(float* accumulator, const float* row, std::size_t count);
 // accumulator[j] += factor * row[j] mod 2^32 for j < count (a row of an

@@ -40,6 +40,27 @@ void sum_adjacent_f32(const float* input, float* output, std::int64_t outer, std
   }
 }
 
+// An f32 max or min over a run of adjacent axes, seen as [outer, reduced,
+// inner]: rows by max_f32 or min_f32, or for inner > 1 whole rows combined.
+void extreme_adjacent_f32(bool maximum, const float* input, float* output, std::int64_t outer, std::int64_t reduced,
+                          std::int64_t inner) {
+  if (inner == 1) {
+    for (std::int64_t o = 0; o < outer; ++o)
+      output[o] = (maximum ? max_f32 : min_f32)(input + o * reduced, static_cast<std::size_t>(reduced));
+    return;
+  }
+  const float initial = maximum ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
+  for (std::int64_t o = 0; o < outer; ++o) {
+    float* out_row = output + o * inner;
+    std::fill(out_row, out_row + inner, initial);
+    for (std::int64_t r = 0; r < reduced; ++r) {
+      const float* row = input + (o * reduced + r) * inner;
+      if (maximum) for (std::int64_t j = 0; j < inner; ++j) out_row[j] = float_max(out_row[j], row[j]);
+      else for (std::int64_t j = 0; j < inner; ++j) out_row[j] = float_min(out_row[j], row[j]);
+    }
+  }
+}
+
 template <DType D>
 Status reduce_typed(ReduceOp op, const LocalArray& operand, std::span<const std::int64_t> output_strides,
                     int arg_axis, LocalArray& result) {
@@ -154,8 +175,9 @@ Expected<LocalArray> reduce(ReduceOp op, const LocalArray& operand, std::span<co
   Expected<LocalArray> result = allocate(operand.buffer->ledger(), result_dtype, std::move(result_shape));
   if (!result) return result;
   int arg_axis = arg ? axes[0] : 0;
-  if (op == ReduceOp::sum && operand.dtype() == DType::float32 && !axes.empty()) {
-    // Reduced axes all adjacent: the vectorised path.
+  const bool vectorised = op == ReduceOp::sum || op == ReduceOp::max || op == ReduceOp::min;
+  if (vectorised && operand.dtype() == DType::float32 && !axes.empty()) {
+    // Reduced axes all adjacent: the vectorised paths.
     auto [lowest, highest] = std::minmax_element(axes.begin(), axes.end());
     std::size_t first = static_cast<std::size_t>(*lowest);
     std::size_t last = static_cast<std::size_t>(*highest) + 1;
@@ -163,8 +185,10 @@ Expected<LocalArray> reduce(ReduceOp op, const LocalArray& operand, std::span<co
       std::int64_t outer = element_count(std::span(operand.shape).first(first));
       std::int64_t reduced_count = element_count(std::span(operand.shape).subspan(first, last - first));
       std::int64_t inner = element_count(std::span(operand.shape).subspan(last));
-      sum_adjacent_f32(operand.buffer->elements<DType::float32>().data(),
-                       result->buffer->elements<DType::float32>().data(), outer, reduced_count, inner);
+      const float* input = operand.buffer->elements<DType::float32>().data();
+      float* output = result->buffer->elements<DType::float32>().data();
+      if (op == ReduceOp::sum) sum_adjacent_f32(input, output, outer, reduced_count, inner);
+      else extreme_adjacent_f32(op == ReduceOp::max, input, output, outer, reduced_count, inner);
       return result;
     }
   }

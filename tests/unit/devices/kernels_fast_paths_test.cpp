@@ -3,6 +3,7 @@
 // enough to take them and irregular enough to reach their edges.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -175,6 +176,69 @@ TEST(KernelFastPaths, SumsOverAdjacentAxesMatchDoubleSums) {
   LocalArray empty = ok(make_local_array(ledger(), DType::float32, {3, 0, 2}));
   std::vector<int> empty_axis = {1};
   expect_close(floats(ok(reduce(ReduceOp::sum, empty, empty_axis))), std::vector<double>(6, 0.0), 0);
+}
+
+}  // namespace
+}  // namespace devices
+
+namespace devices {
+namespace {
+
+// The plain left-to-right max or min of a strided run, by float_max's rule.
+float sequential_extreme(bool maximum, const float* start, std::int64_t count, std::int64_t stride) {
+  float accumulator = maximum ? -INFINITY : INFINITY;
+  for (std::int64_t i = 0; i < count; ++i)
+    accumulator = maximum ? float_max(accumulator, start[i * stride]) : float_min(accumulator, start[i * stride]);
+  return accumulator;
+}
+
+TEST(KernelFastPaths, MaxAndMinOverAdjacentAxesEqualTheSequentialOnesBitForBit) {
+  // [4, 37, 5]: rows of 37 (past the 16 lanes, with a tail) and columns of
+  // 37 (inner 5); signed zeros placed so the first one decides the sign,
+  // one NaN row, one row of -inf, and infinities elsewhere.
+  LocalArray x = random_f32({4, 37, 5}, 21);
+  auto values = x.buffer->elements<DType::float32>();
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = -std::abs(values[i]);
+  for (std::int64_t c = 0; c < 5; ++c) {
+    values[static_cast<std::size_t>((0 * 37 + 20) * 5 + c)] = -0.0f;
+    values[static_cast<std::size_t>((0 * 37 + 3) * 5 + c)] = c % 2 ? 0.0f : -0.0f;
+  }
+  values[static_cast<std::size_t>((1 * 37 + 30) * 5 + 2)] = NAN;
+  for (std::int64_t r = 0; r < 37; ++r) values[static_cast<std::size_t>((2 * 37 + r) * 5 + 4)] = -INFINITY;
+  values[static_cast<std::size_t>((3 * 37 + 36) * 5 + 1)] = INFINITY;
+  const std::vector<int> last_axis = {2}, middle_axis = {1};
+  for (bool maximum : {true, false}) {
+    ReduceOp op = maximum ? ReduceOp::max : ReduceOp::min;
+    auto rows = ok(reduce(op, x, last_axis)).buffer->elements<DType::float32>();
+    auto columns = ok(reduce(op, x, middle_axis)).buffer->elements<DType::float32>();
+    for (std::int64_t a = 0; a < 4; ++a) {
+      for (std::int64_t b = 0; b < 37; ++b) {
+        float expected = sequential_extreme(maximum, values.data() + (a * 37 + b) * 5, 5, 1);
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(rows[static_cast<std::size_t>(a * 37 + b)]),
+                  std::bit_cast<std::uint32_t>(expected));
+      }
+      for (std::int64_t c = 0; c < 5; ++c) {
+        float expected = sequential_extreme(maximum, values.data() + a * 37 * 5 + c, 37, 5);
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(columns[static_cast<std::size_t>(a * 5 + c)]),
+                  std::bit_cast<std::uint32_t>(expected))
+            << "max " << maximum << " at " << a << ", " << c;
+      }
+    }
+  }
+  // Rows long enough for the lanes: [3, 100], the last reduced.
+  LocalArray wide = random_f32({3, 100}, 22);
+  auto w = wide.buffer->elements<DType::float32>();
+  for (std::size_t i = 0; i < 100; ++i) w[i] = -std::abs(w[i]) - 1.0f;
+  w[9] = -0.0f;  // lane 9, before a +0 in lane 8: the first zero is -0
+  w[24] = 0.0f;
+  w[150] = NAN;
+  const std::vector<int> second_axis = {1};
+  for (bool maximum : {true, false}) {
+    auto result = ok(reduce(maximum ? ReduceOp::max : ReduceOp::min, wide, second_axis)).buffer->elements<DType::float32>();
+    for (std::int64_t r = 0; r < 3; ++r)
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(result[static_cast<std::size_t>(r)]),
+                std::bit_cast<std::uint32_t>(sequential_extreme(maximum, w.data() + r * 100, 100, 1)));
+  }
 }
 
 }  // namespace
