@@ -126,6 +126,50 @@ bool gives_bool(BinaryOp op) {
   }
 }
 
+// Calls visit(f) with the f32 element function of a float unary op (all
+// but logical_not and the vectorised ones: vectorised_unary). The unfused
+// kernel and the fused loop (kernels/fusion.hpp) share these, so a fused
+// chain equals the unfused one bit for bit.
+template <class Visit>
+void with_float_unary(UnaryOp op, Visit&& visit) {
+  switch (op) {
+    case UnaryOp::neg: visit([](float x) { return -x; }); break;
+    case UnaryOp::abs: visit([](float x) { return std::abs(x); }); break;
+    case UnaryOp::sign: visit([](float x) { return float_sign(x); }); break;
+    case UnaryOp::tan: visit([](float x) { return std::tan(x); }); break;
+    case UnaryOp::log1p: visit([](float x) { return std::log1p(x); }); break;
+    case UnaryOp::expm1: visit([](float x) { return std::expm1(x); }); break;
+    case UnaryOp::sqrt: visit([](float x) { return std::sqrt(x); }); break;
+    case UnaryOp::rsqrt: visit([](float x) { return 1.0f / std::sqrt(x); }); break;
+    case UnaryOp::square: visit([](float x) { return x * x; }); break;
+    case UnaryOp::erf: visit([](float x) { return std::erf(x); }); break;
+    case UnaryOp::erf_inv: visit(erf_inv_f32); break;
+    case UnaryOp::floor: visit([](float x) { return std::floor(x); }); break;
+    case UnaryOp::ceil: visit([](float x) { return std::ceil(x); }); break;
+    case UnaryOp::round: visit([](float x) { return std::nearbyint(x); }); break;  // default mode: ties to even
+    default: break;  // logical_not gives bool; sin, cos, tanh, exp, log are vectorised
+  }
+}
+
+// The same for the float binary ops that give a float (not the comparisons
+// and logical ops, which give bool).
+template <class Visit>
+void with_float_binary(BinaryOp op, Visit&& visit) {
+  switch (op) {
+    case BinaryOp::add: visit([](float x, float y) { return x + y; }); break;
+    case BinaryOp::sub: visit([](float x, float y) { return x - y; }); break;
+    case BinaryOp::mul: visit([](float x, float y) { return x * y; }); break;
+    case BinaryOp::div: visit([](float x, float y) { return x / y; }); break;
+    case BinaryOp::rem: visit([](float x, float y) { return std::fmod(x, y); }); break;
+    case BinaryOp::floor_divide: visit(float_floor_divide); break;
+    case BinaryOp::pow: visit([](float x, float y) { return std::pow(x, y); }); break;
+    case BinaryOp::atan2: visit([](float y, float x) { return std::atan2(y, x); }); break;
+    case BinaryOp::max: visit(float_max); break;
+    case BinaryOp::min: visit(float_min); break;
+    default: break;
+  }
+}
+
 // Applies `function` to each element of dtype D into `result` (of dtype R).
 template <DType D, DType R, class Function>
 void map_elements(const Buffer& operand, Buffer& result, Function function) {
@@ -185,23 +229,7 @@ Status unary_typed(UnaryOp op, const Buffer& operand, Buffer& result) {
     map_elements<D, D>(operand, result, [&](storage_t<D> x) { return store<D>(function(load<D>(x))); });
   };
   if constexpr (is_float(D)) {
-    switch (op) {
-      case UnaryOp::neg: apply([](float x) { return -x; }); break;
-      case UnaryOp::abs: apply([](float x) { return std::abs(x); }); break;
-      case UnaryOp::sign: apply([](float x) { return float_sign(x); }); break;
-      case UnaryOp::tan: apply([](float x) { return std::tan(x); }); break;
-      case UnaryOp::log1p: apply([](float x) { return std::log1p(x); }); break;
-      case UnaryOp::expm1: apply([](float x) { return std::expm1(x); }); break;
-      case UnaryOp::sqrt: apply([](float x) { return std::sqrt(x); }); break;
-      case UnaryOp::rsqrt: apply([](float x) { return 1.0f / std::sqrt(x); }); break;
-      case UnaryOp::square: apply([](float x) { return x * x; }); break;
-      case UnaryOp::erf: apply([](float x) { return std::erf(x); }); break;
-      case UnaryOp::erf_inv: apply(erf_inv_f32); break;
-      case UnaryOp::floor: apply([](float x) { return std::floor(x); }); break;
-      case UnaryOp::ceil: apply([](float x) { return std::ceil(x); }); break;
-      case UnaryOp::round: apply([](float x) { return std::nearbyint(x); }); break;  // default mode: ties to even
-      default: break;  // logical_not above; sin, cos, tanh, exp, log vectorised
-    }
+    with_float_unary(op, apply);
     return {};
   } else if constexpr (D == DType::bool_) {
     return invalid("unary arithmetic on bool: convert to a number first");
@@ -268,10 +296,27 @@ void combine_broadcast(const LocalArray& lhs, const LocalArray& rhs, LocalArray&
   }
   std::vector<std::int64_t> lhs_strides = broadcast_strides(lhs.shape, result.shape);
   std::vector<std::int64_t> rhs_strides = broadcast_strides(rhs.shape, result.shape);
+  // A row of the last axis at a time, each operand read along it or
+  // repeated: loops the compiler vectorises (a softmax's division by its
+  // row sums).
+  const std::size_t rank = result.shape.size();
+  const std::int64_t row = result.shape[rank - 1];
+  const bool lhs_runs = lhs_strides[rank - 1] != 0, rhs_runs = rhs_strides[rank - 1] != 0;
+  Shape rows(result.shape.begin(), result.shape.end() - 1);
+  std::span<const std::int64_t> lhs_outer(lhs_strides.data(), rank - 1), rhs_outer(rhs_strides.data(), rank - 1);
   std::size_t position = 0;
-  walk(result.shape, lhs_strides, 0, rhs_strides, 0, [&](std::int64_t a, std::int64_t b) {
-    out[position++] = combine(x[static_cast<std::size_t>(a)], y[static_cast<std::size_t>(b)]);
-  });
+  auto row_at = [&](std::int64_t a, std::int64_t b) {
+    const auto* xs = x.data() + a;
+    const auto* ys = y.data() + b;
+    auto* o = out.data() + position;
+    if (lhs_runs && rhs_runs) for (std::int64_t i = 0; i < row; ++i) o[i] = combine(xs[i], ys[i]);
+    else if (lhs_runs) for (std::int64_t i = 0; i < row; ++i) o[i] = combine(xs[i], ys[0]);
+    else if (rhs_runs) for (std::int64_t i = 0; i < row; ++i) o[i] = combine(xs[0], ys[i]);
+    else for (std::int64_t i = 0; i < row; ++i) o[i] = combine(xs[0], ys[0]);
+    position += static_cast<std::size_t>(row);
+  };
+  if (rank == 1) row_at(0, 0);
+  else walk(rows, lhs_outer, 0, rhs_outer, 0, row_at);
 }
 
 template <DType D>
@@ -297,19 +342,7 @@ Status binary_typed(BinaryOp op, const LocalArray& lhs, const LocalArray& rhs, L
     default: break;
   }
   if constexpr (is_float(D)) {
-    switch (op) {
-      case BinaryOp::add: arithmetic([](float x, float y) { return x + y; }); break;
-      case BinaryOp::sub: arithmetic([](float x, float y) { return x - y; }); break;
-      case BinaryOp::mul: arithmetic([](float x, float y) { return x * y; }); break;
-      case BinaryOp::div: arithmetic([](float x, float y) { return x / y; }); break;
-      case BinaryOp::rem: arithmetic([](float x, float y) { return std::fmod(x, y); }); break;
-      case BinaryOp::floor_divide: arithmetic(float_floor_divide); break;
-      case BinaryOp::pow: arithmetic([](float x, float y) { return std::pow(x, y); }); break;
-      case BinaryOp::atan2: arithmetic([](float y, float x) { return std::atan2(y, x); }); break;
-      case BinaryOp::max: arithmetic(float_max); break;
-      case BinaryOp::min: arithmetic(float_min); break;
-      default: break;
-    }
+    with_float_binary(op, arithmetic);
     return {};
   } else if constexpr (D == DType::bool_) {
     switch (op) {
@@ -336,6 +369,19 @@ Status binary_typed(BinaryOp op, const LocalArray& lhs, const LocalArray& rhs, L
 }
 
 }  // namespace
+
+void kernel_support::float_unary_block(UnaryOp op, const float* in, float* out, std::size_t count) {
+  if (VectorisedUnary function = vectorised_unary(op)) return function(in, out, count);
+  with_float_unary(op, [&](auto function) {
+    for (std::size_t i = 0; i < count; ++i) out[i] = function(in[i]);
+  });
+}
+
+void kernel_support::float_binary_block(BinaryOp op, const float* lhs, const float* rhs, float* out, std::size_t count) {
+  with_float_binary(op, [&](auto function) {
+    for (std::size_t i = 0; i < count; ++i) out[i] = function(lhs[i], rhs[i]);
+  });
+}
 
 Expected<LocalArray> unary(UnaryOp op, const LocalArray& operand) {
   if (Status status = check_array(operand, "unary"); !status) return status.error();

@@ -158,6 +158,14 @@ void walk(std::span<const std::int64_t> shape, std::span<const std::int64_t> str
   }
 }
 
+// `count` f32 elements through the element function of a float unary op
+// (not logical_not) or of a binary op that gives a float (not the
+// comparisons and logical ops), as unary() and binary() compute them
+// (elementwise.cpp): the fused loop (fusion.cpp) calls these, so a fused
+// chain equals the unfused one bit for bit.
+void float_unary_block(UnaryOp op, const float* in, float* out, std::size_t count);
+void float_binary_block(BinaryOp op, const float* lhs, const float* rhs, float* out, std::size_t count);
+
 // Element words of 1, 2 or 4 bytes, for kernels that only move elements.
 template <class Body>
 decltype(auto) dispatch_word(int byte_size, Body&& body) {
