@@ -513,6 +513,12 @@ CostRecorder& cost_recorder(Evaluator& evaluator) {
   return *runtime.costs;
 }
 
+bool charging_costs(Evaluator& evaluator) {
+  Runtime& runtime = runtime_of(evaluator);
+  if (!runtime.costs && !runtime.options().profile) return false;  // nothing measures: the fast path
+  return cost_recorder(evaluator).charging();
+}
+
 devices::Profile* memory_timeline(const Runtime& runtime) {
   return runtime.costs ? runtime.costs->memory_timeline() : nullptr;
 }
@@ -522,10 +528,7 @@ namespace {
 // The recorder when an application of `result` is to be charged now, else null.
 CostRecorder* charging_recorder(Evaluator& evaluator, const ArrayRef& result) {
   if (!result || !result->layout.mesh || result->poisoned) return nullptr;
-  Runtime& runtime = runtime_of(evaluator);
-  if (!runtime.costs && !runtime.options().profile) return nullptr;  // nothing measures: the fast path
-  CostRecorder& recorder = cost_recorder(evaluator);
-  return recorder.charging() ? &recorder : nullptr;
+  return charging_costs(evaluator) ? &cost_recorder(evaluator) : nullptr;
 }
 
 // The devices an application of `primitive` runs on: a shard_map body's mesh, else the result's.

@@ -174,6 +174,9 @@ CostRecorder& cost_recorder(Evaluator& evaluator);
 // jitted program's memory plan stages its changes there (memory_plan.hpp).
 devices::Profile* memory_timeline(const Runtime& runtime);
 
+// Whether charges are recorded now (a profile or a cost estimate is being
+// made): otherwise charging does nothing.
+bool charging_costs(Evaluator& evaluator);
 // Charges one application of `primitive` that produced `result`: its local
 // work and planned collectives on the devices of the result's mesh, plus the
 // host's dispatch when it ran eagerly (inside a jitted program it is free).

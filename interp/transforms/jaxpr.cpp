@@ -118,6 +118,20 @@ std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<Ar
     operands.clear();
     for (int input : e.inputs) operands.push_back(values[static_cast<std::size_t>(input)]);
     ArrayRef& result = values[static_cast<std::size_t>(e.output)];
+    if (pe.fusion >= 0) {
+      // A fusion runs at its first equation; its members are charged as
+      // equations of their own.
+      const Fusion& fusion = program_->fusions[static_cast<std::size_t>(pe.fusion)];
+      if (fusion.equations.front() == k) values[static_cast<std::size_t>(fusion.output)] = run_fusion(evaluator, program, fusion, values);
+      if (charging_costs(evaluator)) {
+        if (!result) result = make_abstract_array(program.variable_types[static_cast<std::size_t>(e.output)],
+                                                  *program.variable_layouts[static_cast<std::size_t>(e.output)],
+                                                  program.variable_committed[static_cast<std::size_t>(e.output)]);
+        if (pe.placement) charge_partitioned(evaluator, pe, operands, result);
+        else charge_application(evaluator, *e.primitive, operands, result, e.params, false);
+      }
+      continue;
+    }
     if (pe.placement) {
       result = run_steps(evaluator, pe, operands);
       charge_partitioned(evaluator, pe, operands, result);
@@ -212,30 +226,68 @@ class HloWriter {
   // The collectives before the equation's own instruction (a collective
   // primitive under its XLA name), then those after it; each with XLA's
   // op_name metadata: the jitted function, the loops and named scopes
-  // around the equation, and the primitive it serves.
-  std::string equation_lines(const PartitionedEquation& pe, const std::string& op_prefix) const {
-    const Jaxpr& jaxpr = *program_.jaxpr;
+  // around the equation, and the primitive it serves. A fusion prints at its
+  // first equation.
+  std::string equation_lines(const PartitionedEquation& pe, const std::string& op_prefix) {
+    if (pe.fusion >= 0) {
+      const Fusion& fusion = program_.fusions[static_cast<std::size_t>(pe.fusion)];
+      return &program_.equations[fusion.equations.front()] == &pe ? fusion_lines(fusion, op_prefix) : "";
+    }
     const Equation& e = *pe.equation;
-    const std::string metadata = ", metadata={op_name=\"" + op_prefix + (e.scope.empty() ? "" : e.scope + "/") +
-                                 std::string(e.primitive->lax.name) + "\"}";
+    const std::string metadata = metadata_of(e, op_prefix);
+    std::string out = collective_lines(pe, op_prefix, false) + "  " + instruction(e);
+    out += (e.primitive->collective != devices::CollectiveKind::none ? metadata : "") + "\n";
+    return out + collective_lines(pe, op_prefix, true);
+  }
+
+  // As XLA prints a loop fusion: the collectives that move its inputs, then
+  // `fusion(...)` calling a computation of its equations, which prints
+  // before ENTRY.
+  std::string fusion_lines(const Fusion& fusion, const std::string& op_prefix) {
+    const Jaxpr& jaxpr = *program_.jaxpr;
+    std::string out, body, operands;
+    for (std::size_t member : fusion.equations) out += collective_lines(program_.equations[member], op_prefix, false);
+    for (std::size_t i = 0; i < fusion.inputs.size(); ++i) {
+      body += "  " + typed(jaxpr, fusion.inputs[i]) + " = parameter(" + std::to_string(i) + ")\n";
+      operands += (i ? ", " : "") + variable_name(fusion.inputs[i]);
+    }
+    for (std::size_t member : fusion.equations)
+      body += std::string(member == fusion.equations.back() ? "  ROOT " : "  ") +
+              instruction(*program_.equations[member].equation) + "\n";
+    const std::string name = "fused_computation" + (fusions_made_ ? "." + std::to_string(fusions_made_) : "");
+    ++fusions_made_;
+    bodies_ += name + " {\n" + body + "}\n\n";
+    return out + "  " + typed(jaxpr, fusion.output) + " = fusion(" + operands + "), kind=kLoop, calls=" + name + "\n";
+  }
+
+  std::string metadata_of(const Equation& e, const std::string& op_prefix) const {
+    return ", metadata={op_name=\"" + op_prefix + (e.scope.empty() ? "" : e.scope + "/") +
+           std::string(e.primitive->lax.name) + "\"}";
+  }
+
+  // The collectives of an equation's steps, before its instruction or after.
+  std::string collective_lines(const PartitionedEquation& pe, const std::string& op_prefix, bool after) const {
     std::string out;
-    auto collectives = [&](bool after) {
-      for (const Step& step : pe.steps)
-        for (const auto& collective : step.collectives)
-          if (collective.after == after) out += "  " + collective.name + collective.details + metadata + "\n";
-    };
-    collectives(false);
-    out += "  " + typed(jaxpr, e.output) + " = " + xla_name(*e.primitive) + "(";
-    for (std::size_t i = 0; i < e.inputs.size(); ++i) out += (i ? ", " : "") + variable_name(e.inputs[i]);
-    out += ")" + e.params.str() + (e.primitive->collective != devices::CollectiveKind::none ? metadata : "") + "\n";
-    collectives(true);
+    for (const Step& step : pe.steps)
+      for (const auto& collective : step.collectives)
+        if (collective.after == after)
+          out += "  " + collective.name + collective.details + metadata_of(*pe.equation, op_prefix) + "\n";
     return out;
+  }
+
+  // `c:f32[8] = multiply(a, b)` and the params.
+  std::string instruction(const Equation& e) const {
+    const Jaxpr& jaxpr = *program_.jaxpr;
+    std::string out = typed(jaxpr, e.output) + " = " + xla_name(*e.primitive) + "(";
+    for (std::size_t i = 0; i < e.inputs.size(); ++i) out += (i ? ", " : "") + variable_name(e.inputs[i]);
+    return out + ")" + e.params.str();
   }
 
   const PartitionedProgram& program_;
   const std::string& name_;
-  std::string bodies_;  // the loops' body computations, each after those it calls
+  std::string bodies_;  // the loops' bodies and the fused computations, each after those it calls
   int bodies_made_ = 0;
+  int fusions_made_ = 0;
 };
 
 }  // namespace
@@ -292,8 +344,9 @@ void LoopIterations::begin() {
 }
 
 Executable compile(Evaluator& evaluator, std::shared_ptr<const Jaxpr> program) {
-  return Executable(
-      std::make_shared<const PartitionedProgram>(partition_program(evaluator, without_dead_code(std::move(program)))));
+  auto partitioned = std::make_shared<PartitionedProgram>(partition_program(evaluator, without_dead_code(std::move(program))));
+  fuse_elementwise(*partitioned);
+  return Executable(std::move(partitioned));
 }
 
 }  // namespace interp

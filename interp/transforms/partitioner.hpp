@@ -36,6 +36,7 @@
 
 #include "devices/cost_model.hpp"
 #include "interp/ops/placement.hpp"
+#include "interp/transforms/fusion.hpp"
 #include "interp/transforms/jaxpr.hpp"
 
 namespace interp {
@@ -69,11 +70,13 @@ struct PartitionedEquation {
   const Equation* equation = nullptr;
   std::shared_ptr<const Placement> placement;  // null: replayed
   std::vector<Step> steps;
+  int fusion = -1;  // the fusion it is part of (PartitionedProgram::fusions), or -1
 };
 
 struct PartitionedProgram {
   std::shared_ptr<const Jaxpr> jaxpr;
   std::vector<PartitionedEquation> equations;  // one per Jaxpr equation, in order
+  std::vector<Fusion> fusions;                 // fusion.hpp: elementwise chains run as one loop
 };
 
 // Partitions `program`: each equation's decision made once (under the

@@ -1,0 +1,43 @@
+// The fused loop: a chain of float32 elementwise operations run as one pass
+// over memory, as XLA's loop fusion runs a jitted program's elementwise
+// chains. The result is computed a block at a time through every
+// operation while the block is in cache: each input read once, the result
+// written once, no whole temporaries. Each operation computes its elements
+// with the element function unary() and binary() use, so the fused result
+// equals the unfused chain's bit for bit.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "devices/kernels.hpp"
+
+namespace devices {
+
+// One operation of a fused loop. Values are numbered: the loop's inputs
+// first, then each operation's result in order.
+struct FusedOperation {
+  bool binary = false;
+  UnaryOp unary_op = UnaryOp::neg;
+  BinaryOp binary_op = BinaryOp::add;
+  int lhs = -1;  // the operand of a unary operation
+  int rhs = -1;  // a binary operation's right operand; -1: `constant`
+  float constant = 0;  // the right operand where rhs is -1 (lax.integer_pow's exponent)
+};
+
+struct FusedLoop {
+  std::size_t inputs = 0;
+  std::vector<FusedOperation> operations;  // the last one's result is the loop's
+};
+
+// The operations a fused loop runs: the float ones that give a float.
+bool fusible(UnaryOp op);
+bool fusible(BinaryOp op);
+
+// Runs `loop` over float32 `inputs` (one per loop input), each of the
+// result's shape or broadcasting to it by NumPy's rules (lower rank, or 1
+// where the result is longer): the result's shape is theirs broadcast.
+Expected<LocalArray> run_fused(const FusedLoop& loop, std::span<const LocalArray> inputs);
+
+}  // namespace devices

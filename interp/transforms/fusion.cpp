@@ -1,0 +1,227 @@
+// Loop fusion of the per-device program (fusion.hpp).
+#include "interp/transforms/fusion.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include "interp/ops/runtime.hpp"
+#include "interp/transforms/partitioner.hpp"
+
+namespace interp {
+
+namespace {
+
+using typecheck::DType;
+
+// An equation as an operation of a fused loop: its operands still named by
+// variable (lhs, rhs), and where each operand must lie.
+struct Candidate {
+  devices::FusedOperation operation;
+  std::vector<Layout> operand_layouts;
+};
+
+bool float32_with_layout(const Jaxpr& program, int variable) {
+  auto index = static_cast<std::size_t>(variable);
+  return program.variable_types[index].dtype == DType::float32 && index < program.variable_layouts.size() &&
+         program.variable_layouts[index].has_value();
+}
+
+// Operands of other dtypes are converted to float32 first, as the unfused
+// kernel converts them (a weak integer literal: `x - 1`).
+std::optional<Candidate> candidate(const Jaxpr& program, const PartitionedEquation& pe) {
+  const Equation& e = *pe.equation;
+  auto has_layout = [&](int v) {
+    auto index = static_cast<std::size_t>(v);
+    return index < program.variable_layouts.size() && program.variable_layouts[index].has_value();
+  };
+  if (!float32_with_layout(program, e.output) || !std::all_of(e.inputs.begin(), e.inputs.end(), has_layout))
+    return std::nullopt;
+  const Layout& layout = *program.variable_layouts[static_cast<std::size_t>(e.output)];
+  Candidate out;
+  devices::FusedOperation& op = out.operation;
+  if (e.primitive->name == "integer_pow" && e.inputs.size() == 1 && float32_with_layout(program, e.inputs[0])) {
+    // x ** y by power's kernel on a float, the exponent a weak scalar: pow(x, float(y)).
+    op.binary = true;
+    op.binary_op = devices::BinaryOp::pow;
+    op.lhs = e.inputs[0];
+    op.constant = static_cast<float>(*e.params.get<std::int64_t>("y"));
+    out.operand_layouts = {layout};
+    return out;
+  }
+  if (!pe.placement || e.primitive->partition != &partitioning::elementwise || pe.placement->compute != DType::float32)
+    return std::nullopt;
+  // Its operands may be moved first; partial values to combine it has none.
+  if (std::any_of(pe.steps.begin(), pe.steps.end(), [](const Step& s) { return s.kind == Step::Kind::combine; }))
+    return std::nullopt;
+  if (e.primitive->arity == 1 && devices::fusible(e.primitive->unary)) {
+    op.unary_op = e.primitive->unary;
+    op.lhs = e.inputs[0];
+  } else if (e.primitive->arity == 2 && devices::fusible(e.primitive->binary)) {
+    op.binary = true;
+    op.binary_op = e.primitive->binary;
+    op.lhs = e.inputs[0];
+    op.rhs = e.inputs[1];
+  } else {
+    return std::nullopt;
+  }
+  out.operand_layouts = pe.placement->operands;
+  return out;
+}
+
+bool same_iteration(const std::vector<LoopPlace>& a, const std::vector<LoopPlace>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const LoopPlace& x, const LoopPlace& y) {
+    return x.instance == y.instance && x.iteration == y.iteration;
+  });
+}
+
+// A run of consecutive candidates of one shape, layout and loop iteration:
+// equations[first + i] has form forms[i].
+struct Run {
+  std::size_t first = 0;
+  std::vector<Candidate> forms;
+};
+
+// The run starting at equation `first` (empty when it is no candidate). An
+// operand made inside the run must be read where it lies.
+Run run_from(const PartitionedProgram& program, std::size_t first) {
+  const Jaxpr& jaxpr = *program.jaxpr;
+  Run run{first, {}};
+  const Equation& head = *program.equations[first].equation;
+  const auto& shape = jaxpr.variable_types[static_cast<std::size_t>(head.output)].shape;
+  const Layout& layout = *jaxpr.variable_layouts[static_cast<std::size_t>(head.output)];
+  std::vector<int> made;
+  for (std::size_t k = first; k < program.equations.size(); ++k) {
+    const Equation& e = *program.equations[k].equation;
+    std::optional<Candidate> form = candidate(jaxpr, program.equations[k]);
+    if (!form) break;
+    if (jaxpr.variable_types[static_cast<std::size_t>(e.output)].shape != shape ||
+        !(*jaxpr.variable_layouts[static_cast<std::size_t>(e.output)] == layout) ||
+        !same_iteration(e.loop_places, head.loop_places))
+      break;
+    bool in_place = true;
+    for (std::size_t i = 0; i < e.inputs.size(); ++i)
+      if (std::find(made.begin(), made.end(), e.inputs[i]) != made.end() && !(form->operand_layouts[i] == layout))
+        in_place = false;
+    if (!in_place) break;
+    made.push_back(e.output);
+    run.forms.push_back(std::move(*form));
+  }
+  return run;
+}
+
+// Where the run splits into fusions: ends[i] when member i's value is read
+// outside its fusion (by another equation, the next fusion, or as an
+// output). Splitting makes more values cross, so until nothing changes.
+std::vector<bool> fusion_ends(const PartitionedProgram& program, const Run& run,
+                              const std::vector<std::vector<std::size_t>>& readers, const std::vector<bool>& is_output) {
+  const std::size_t size = run.forms.size();
+  std::vector<bool> ends(size, false);
+  ends[size - 1] = true;
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::vector<std::size_t> group(size);
+    for (std::size_t i = 0, g = 0; i < size; ++i) {
+      group[i] = g;
+      if (ends[i]) ++g;
+    }
+    for (std::size_t i = 0; i < size; ++i) {
+      if (ends[i]) continue;
+      const int value = program.equations[run.first + i].equation->output;
+      bool crosses = is_output[static_cast<std::size_t>(value)];
+      for (std::size_t reader : readers[static_cast<std::size_t>(value)])
+        crosses = crosses || reader < run.first || reader >= run.first + size || group[reader - run.first] != group[i];
+      if (crosses) {
+        ends[i] = true;
+        changed = true;
+      }
+    }
+  }
+  return ends;
+}
+
+// The fusion of run members [begin, end).
+Fusion make_fusion(const PartitionedProgram& program, const Run& run, std::size_t begin, std::size_t end) {
+  const Jaxpr& jaxpr = *program.jaxpr;
+  Fusion fusion;
+  std::vector<int> made;
+  for (std::size_t i = begin; i < end; ++i) made.push_back(program.equations[run.first + i].equation->output);
+  auto made_inside = [&](int variable) { return std::find(made.begin(), made.end(), variable) != made.end(); };
+  auto known_input = [&](int variable) { return std::find(fusion.inputs.begin(), fusion.inputs.end(), variable); };
+  // External inputs in first-use order, with where their reader needs them.
+  for (std::size_t i = begin; i < end; ++i) {
+    const Equation& e = *program.equations[run.first + i].equation;
+    fusion.equations.push_back(run.first + i);
+    for (std::size_t j = 0; j < e.inputs.size(); ++j) {
+      if (made_inside(e.inputs[j]) || known_input(e.inputs[j]) != fusion.inputs.end()) continue;
+      fusion.inputs.push_back(e.inputs[j]);
+      fusion.input_layouts.push_back(run.forms[i].operand_layouts[j]);
+    }
+  }
+  // Operands renumbered as the loop numbers values: inputs, then the members' results.
+  auto value_of = [&](int variable) {
+    auto inside = std::find(made.begin(), made.end(), variable);
+    if (inside != made.end()) return static_cast<int>(fusion.inputs.size() + static_cast<std::size_t>(inside - made.begin()));
+    return static_cast<int>(known_input(variable) - fusion.inputs.begin());
+  };
+  fusion.loop.inputs = fusion.inputs.size();
+  for (std::size_t i = begin; i < end; ++i) {
+    devices::FusedOperation op = run.forms[i].operation;
+    op.lhs = value_of(op.lhs);
+    if (op.rhs >= 0) op.rhs = value_of(op.rhs);
+    fusion.loop.operations.push_back(op);
+  }
+  fusion.output = made.back();
+  fusion.layout = *jaxpr.variable_layouts[static_cast<std::size_t>(fusion.output)];
+  fusion.committed = jaxpr.variable_committed[static_cast<std::size_t>(fusion.output)];
+  return fusion;
+}
+
+}  // namespace
+
+void fuse_elementwise(PartitionedProgram& program) {
+  const Jaxpr& jaxpr = *program.jaxpr;
+  std::vector<std::vector<std::size_t>> readers(jaxpr.variable_types.size());
+  for (std::size_t k = 0; k < program.equations.size(); ++k)
+    for (int input : program.equations[k].equation->inputs) readers[static_cast<std::size_t>(input)].push_back(k);
+  std::vector<bool> is_output(jaxpr.variable_types.size(), false);
+  for (int output : jaxpr.outputs) is_output[static_cast<std::size_t>(output)] = true;
+
+  for (std::size_t k = 0; k < program.equations.size();) {
+    Run run = run_from(program, k);
+    if (run.forms.empty()) {
+      ++k;
+      continue;
+    }
+    std::vector<bool> ends = fusion_ends(program, run, readers, is_output);
+    for (std::size_t begin = 0, i = 0; i < ends.size(); ++i) {
+      if (!ends[i]) continue;
+      if (i > begin) {  // one equation alone gains nothing from a fused loop
+        program.fusions.push_back(make_fusion(program, run, begin, i + 1));
+        for (std::size_t member : program.fusions.back().equations)
+          program.equations[member].fusion = static_cast<int>(program.fusions.size()) - 1;
+      }
+      begin = i + 1;
+    }
+    k += run.forms.size();
+  }
+}
+
+ArrayRef run_fusion(Evaluator& evaluator, const Jaxpr& program, const Fusion& fusion, const std::vector<ArrayRef>& values) {
+  std::vector<ArrayRef> inputs;
+  for (std::size_t i = 0; i < fusion.inputs.size(); ++i) {
+    ArrayRef input = values[static_cast<std::size_t>(fusion.inputs[i])];
+    // Arguments lie where the program was traced for; a mesh object of
+    // the same devices and axes is the same layout (relayout checks).
+    const Layout& needed = fusion.input_layouts[i];
+    if (input->layout.mesh != needed.mesh || input->layout.dims != needed.dims) input = relayout(evaluator, input, needed);
+    if (input->aval.dtype != typecheck::DType::float32) input = astype(evaluator, input, typecheck::DType::float32);
+    inputs.push_back(std::move(input));
+  }
+  auto shards = run_per_position(evaluator, fusion.layout.mesh, inputs, [&](const std::vector<devices::LocalArray>& in) {
+    return devices::run_fused(fusion.loop, in);
+  });
+  return make_array(evaluator, program.variable_types[static_cast<std::size_t>(fusion.output)], fusion.layout,
+                    std::move(shards), fusion.committed);
+}
+
+}  // namespace interp

@@ -1,0 +1,51 @@
+// Loop fusion of the per-device program, as XLA fuses a jitted program's
+// elementwise chains (a kLoop fusion): consecutive float32 elementwise
+// equations of one shape and layout whose intermediate values nothing else
+// reads become one fused loop per device (devices/kernels/fusion.hpp), run
+// blockwise in cache, with no whole temporaries.
+//
+// What fuses: the elementwise family's float operations placed where they
+// need no collective of their own, and lax.integer_pow of a float. Operands
+// from outside the fusion (broadcast ones too: a softmax's row maxima, a
+// literal) are moved where the kernel needs them first, as the unfused
+// steps move them. A value an equation outside the fusion reads, or a
+// program output, ends a fusion. The result equals the unfused program's
+// bit for bit.
+//
+// Only running and as_text() see fusions: the memory plan and the cost
+// model still charge each equation (docs/memory.md, costmodel.md).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "devices/kernels/fusion.hpp"
+#include "interp/transforms/jaxpr.hpp"
+
+namespace interp {
+
+struct PartitionedProgram;
+
+struct Fusion {
+  // The equations it replaces (indices into PartitionedProgram::equations),
+  // in order; the last makes `output`.
+  std::vector<std::size_t> equations;
+  // The variables it reads from outside, numbered as the loop's inputs, and
+  // where each must lie for the loop.
+  std::vector<int> inputs;
+  std::vector<Layout> input_layouts;
+  devices::FusedLoop loop;
+  int output = -1;
+  Layout layout;  // where the output lies
+  bool committed = false;
+};
+
+// Finds the program's fusions and marks their equations
+// (PartitionedEquation::fusion).
+void fuse_elementwise(PartitionedProgram& program);
+
+// Runs `fusion` on the program's values (indexed by variable; its inputs
+// computed) and returns its output.
+ArrayRef run_fusion(Evaluator& evaluator, const Jaxpr& program, const Fusion& fusion, const std::vector<ArrayRef>& values);
+
+}  // namespace interp
