@@ -30,16 +30,6 @@ SHARDLANG_SLEEF_DECLARE(Sleef_logf)
 #include <sleef.h>
 #endif
 
-// Each hot loop of our own is cloned per instruction set and picked by the
-// loader (GCC's target_clones; other compilers build the baseline only).
-// ThreadSanitizer builds take the baseline too: the loader runs the clones'
-// resolvers before TSan's runtime starts, and TSan's instrumentation of them
-// crashed every program at load.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
-#define SHARDLANG_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define SHARDLANG_VECTOR_CLONES
-#endif
 
 namespace devices {
 namespace {

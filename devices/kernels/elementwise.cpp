@@ -131,7 +131,7 @@ bool gives_bool(BinaryOp op) {
 // kernel and the fused loop (kernels/fusion.hpp) share these, so a fused
 // chain equals the unfused one bit for bit.
 template <class Visit>
-void with_float_unary(UnaryOp op, Visit&& visit) {
+[[gnu::always_inline]] inline void with_float_unary(UnaryOp op, Visit&& visit) {
   switch (op) {
     case UnaryOp::neg: visit([](float x) { return -x; }); break;
     case UnaryOp::abs: visit([](float x) { return std::abs(x); }); break;
@@ -154,7 +154,7 @@ void with_float_unary(UnaryOp op, Visit&& visit) {
 // The same for the float binary ops that give a float (not the comparisons
 // and logical ops, which give bool).
 template <class Visit>
-void with_float_binary(BinaryOp op, Visit&& visit) {
+[[gnu::always_inline]] inline void with_float_binary(BinaryOp op, Visit&& visit) {
   switch (op) {
     case BinaryOp::add: visit([](float x, float y) { return x + y; }); break;
     case BinaryOp::sub: visit([](float x, float y) { return x - y; }); break;
@@ -215,6 +215,14 @@ void apply_vectorised(VectorisedUnary function, const Buffer& operand, Buffer& r
 template <DType D>
 Status unary_typed(UnaryOp op, const Buffer& operand, Buffer& result) {
   using C = compute_t<D>;
+  if constexpr (D == DType::float32) {
+    // The fused loop's function (one clone per instruction set), so fused
+    // and unfused results agree bit for bit.
+    if (op != UnaryOp::logical_not) {
+      float_unary_block(op, operand.elements<D>().data(), result.elements<D>().data(), operand.elements<D>().size());
+      return {};
+    }
+  }
   if constexpr (is_float(D)) {
     if (VectorisedUnary function = vectorised_unary(op)) {
       apply_vectorised<D>(function, operand, result);
@@ -370,15 +378,23 @@ Status binary_typed(BinaryOp op, const LocalArray& lhs, const LocalArray& rhs, L
 
 }  // namespace
 
-void kernel_support::float_unary_block(UnaryOp op, const float* in, float* out, std::size_t count) {
+SHARDLANG_VECTOR_CLONES
+void kernel_support::float_unary_block(UnaryOp op, const float* __restrict in, float* __restrict out,
+                                       std::size_t count) {
   if (VectorisedUnary function = vectorised_unary(op)) return function(in, out, count);
-  with_float_unary(op, [&](auto function) {
+  with_float_unary(op, [&](auto function) __attribute__((always_inline)) {
     for (std::size_t i = 0; i < count; ++i) out[i] = function(in[i]);
   });
 }
 
-void kernel_support::float_binary_block(BinaryOp op, const float* lhs, const float* rhs, float* out, std::size_t count) {
-  with_float_binary(op, [&](auto function) {
+// Cloned per instruction set: a fused chain's simple operations are most of
+// its work once its blocks are in cache. The binary element functions are
+// single IEEE operations or libm calls, so every clone gives the same bits.
+SHARDLANG_VECTOR_CLONES
+void kernel_support::float_binary_block(BinaryOp op, const float* __restrict lhs, const float* __restrict rhs,
+                                        float* __restrict out, std::size_t count) {
+  // Inlined whole into each clone, the element function too.
+  with_float_binary(op, [&](auto function) __attribute__((always_inline)) {
     for (std::size_t i = 0; i < count; ++i) out[i] = function(lhs[i], rhs[i]);
   });
 }
