@@ -191,14 +191,16 @@ VectorisedUnary vectorised_unary(UnaryOp op) {
   }
 }
 
-// Runs `function` over a float buffer of dtype D: directly on f32; bf16/f16
-// go through f32 in blocks that stay in cache, rounded on store.
+// A float buffer of dtype D through float_unary_block (the fused loop's
+// function too, so fused and unfused results agree bit for bit): f32
+// directly; bf16/f16 through f32 in blocks that stay in cache, rounded on
+// store.
 template <DType D>
-void apply_vectorised(VectorisedUnary function, const Buffer& operand, Buffer& result) {
+void unary_float_blocks(UnaryOp op, const Buffer& operand, Buffer& result) {
   auto source = operand.elements<D>();
   auto destination = result.elements<D>();
   if constexpr (D == DType::float32) {
-    function(source.data(), destination.data(), source.size());
+    float_unary_block(op, source.data(), destination.data(), source.size());
   } else {
     constexpr std::size_t block = 2048;
     float wide[block];
@@ -206,7 +208,7 @@ void apply_vectorised(VectorisedUnary function, const Buffer& operand, Buffer& r
     for (std::size_t start = 0; start < source.size(); start += block) {
       std::size_t length = std::min(block, source.size() - start);
       for (std::size_t i = 0; i < length; ++i) wide[i] = load<D>(source[start + i]);
-      function(wide, computed, length);
+      float_unary_block(op, wide, computed, length);
       for (std::size_t i = 0; i < length; ++i) destination[start + i] = store<D>(computed[i]);
     }
   }
@@ -215,29 +217,12 @@ void apply_vectorised(VectorisedUnary function, const Buffer& operand, Buffer& r
 template <DType D>
 Status unary_typed(UnaryOp op, const Buffer& operand, Buffer& result) {
   using C = compute_t<D>;
-  if constexpr (D == DType::float32) {
-    // The fused loop's function (one clone per instruction set), so fused
-    // and unfused results agree bit for bit.
-    if (op != UnaryOp::logical_not) {
-      float_unary_block(op, operand.elements<D>().data(), result.elements<D>().data(), operand.elements<D>().size());
-      return {};
-    }
-  }
-  if constexpr (is_float(D)) {
-    if (VectorisedUnary function = vectorised_unary(op)) {
-      apply_vectorised<D>(function, operand, result);
-      return {};
-    }
-  }
   if (op == UnaryOp::logical_not) {
     map_elements<D, DType::bool_>(operand, result, [](storage_t<D> x) -> std::uint8_t { return load<D>(x) == 0; });
     return {};
   }
-  auto apply = [&](auto function) {
-    map_elements<D, D>(operand, result, [&](storage_t<D> x) { return store<D>(function(load<D>(x))); });
-  };
   if constexpr (is_float(D)) {
-    with_float_unary(op, apply);
+    unary_float_blocks<D>(op, operand, result);
     return {};
   } else if constexpr (D == DType::bool_) {
     return invalid("unary arithmetic on bool: convert to a number first");
@@ -245,6 +230,9 @@ Status unary_typed(UnaryOp op, const Buffer& operand, Buffer& result) {
     if (is_transcendental(op)) {
       return invalid(fmt::format("this unary operation needs a floating dtype, not {}", typecheck::long_name(D)));
     }
+    auto apply = [&](auto function) {
+      map_elements<D, D>(operand, result, [&](storage_t<D> x) { return store<D>(function(load<D>(x))); });
+    };
     switch (op) {
       case UnaryOp::neg: apply([](C x) { return wrap<C>(0u - static_cast<std::uint64_t>(x)); }); break;
       case UnaryOp::abs: apply([](C x) { return x < 0 ? wrap<C>(0u - static_cast<std::uint64_t>(x)) : x; }); break;
