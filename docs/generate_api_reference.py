@@ -93,8 +93,9 @@ MODULES = [
         "their gradients are those of `multiply`, `maximum` and `minimum`.",
         "`mean` of `bfloat16`/`float16` sums in the input's dtype (the kernel accumulates in float32, as "
         "precise as JAX's upcast), so its jaxpr shows no `convert_element_type` around `reduce_sum`: JAX's "
-        "converts are fused away by XLA, and shardlang, which does not fuse, would otherwise count a "
-        "float32 copy of the operand in `check`'s memory and time. `upcast_f16_for_computation` is "
+        "converts are fused away by XLA, and shardlang, whose memory plan and cost model charge every "
+        "equation (its fusions only speed up running), would otherwise count a float32 copy of the "
+        "operand in `check`'s memory and time. `upcast_f16_for_computation` is "
         "accepted and changes nothing. A jnp reduction composed of several primitives (a `mean`, a `sum` "
         "with `where=` or of booleans) pays one eager dispatch, as JAX's jitted function does.",
     ]),

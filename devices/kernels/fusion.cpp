@@ -27,23 +27,25 @@ namespace {
 constexpr std::int64_t block_elements = 1024;
 
 // How one input is read for a block of the result.
+template <DType D>
 struct Source {
-  const float* data = nullptr;
+  const storage_t<D>* data = nullptr;
   enum class Kind { whole, scalar, broadcast } kind = Kind::whole;
   Shape shape;                         // broadcast: its shape, ranked as the result
   std::vector<std::int64_t> strides;   // broadcast: 0 along the axes it is repeated on
 };
 
-Source source_of(const LocalArray& input, const Shape& result_shape) {
-  Source source;
-  source.data = input.buffer->elements<DType::float32>().data();
+template <DType D>
+Source<D> source_of(const LocalArray& input, const Shape& result_shape) {
+  Source<D> source;
+  source.data = input.buffer->elements<D>().data();
   std::int64_t count = element_count(input.shape);
   if (count == element_count(result_shape)) return source;
   if (count == 1) {
-    source.kind = Source::Kind::scalar;
+    source.kind = Source<D>::Kind::scalar;
     return source;
   }
-  source.kind = Source::Kind::broadcast;
+  source.kind = Source<D>::Kind::broadcast;
   source.shape.assign(result_shape.size() - input.shape.size(), 1);
   source.shape.insert(source.shape.end(), input.shape.begin(), input.shape.end());
   source.strides = row_major_strides(source.shape);
@@ -53,8 +55,10 @@ Source source_of(const LocalArray& input, const Shape& result_shape) {
 }
 
 // Elements [start, start + count) of the result's index space, read from a
-// broadcast input: a run along the last axis at a time, copied or repeated.
-void gather(const Source& source, const Shape& result_shape, std::int64_t start, std::int64_t count, float* out) {
+// broadcast input as f32: a run along the last axis at a time, copied or
+// repeated.
+template <DType D>
+void gather(const Source<D>& source, const Shape& result_shape, std::int64_t start, std::int64_t count, float* out) {
   const std::size_t rank = result_shape.size();
   const std::int64_t last = result_shape[rank - 1];
   const std::int64_t last_stride = source.strides[rank - 1];
@@ -67,9 +71,65 @@ void gather(const Source& source, const Shape& result_shape, std::int64_t start,
       if (axis == rank - 1) inner = index;
     }
     std::int64_t run = std::min(last - inner, count - done);
-    if (last_stride == 0) std::fill_n(out + done, run, source.data[offset]);
-    else std::copy_n(source.data + offset, run, out + done);
+    if (last_stride == 0) std::fill_n(out + done, run, load<D>(source.data[offset]));
+    else for (std::int64_t i = 0; i < run; ++i) out[done + i] = load<D>(source.data[offset + i]);
     done += run;
+  }
+}
+
+// The loop over one dtype's values, in f32 blocks. An f32 input of the
+// result's size is read in place and the last operation writes the result
+// in place; a bf16/f16 one is widened into its block, each operation's
+// result rounded to D as the unfused kernel stores it, and the last one's
+// rounded into the result.
+template <DType D>
+void run_blocks(const FusedLoop& loop, std::span<const LocalArray> inputs, const Shape& shape, LocalArray& result) {
+  constexpr bool in_place = D == DType::float32;
+  const std::int64_t total = element_count(shape);
+  const std::size_t values = loop.inputs + loop.operations.size();
+  std::vector<float> scratch(values * static_cast<std::size_t>(block_elements));
+  auto block_of = [&](std::size_t value) { return scratch.data() + value * static_cast<std::size_t>(block_elements); };
+  std::vector<Source<D>> sources;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    sources.push_back(source_of<D>(inputs[i], shape));
+    if (sources.back().kind == Source<D>::Kind::scalar)
+      std::fill_n(block_of(i), block_elements, load<D>(sources.back().data[0]));
+  }
+  // A constant right operand: a block of it (lax.integer_pow's exponent).
+  std::vector<std::vector<float>> constants(loop.operations.size());
+  for (std::size_t k = 0; k < loop.operations.size(); ++k)
+    if (loop.operations[k].binary && loop.operations[k].rhs < 0)
+      constants[k].assign(static_cast<std::size_t>(block_elements), loop.operations[k].constant);
+
+  storage_t<D>* output = result.buffer->elements<D>().data();
+  std::vector<const float*> value(values);
+  for (std::int64_t start = 0; start < total; start += block_elements) {
+    const std::int64_t count = std::min(block_elements, total - start);
+    const auto n = static_cast<std::size_t>(count);
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      const Source<D>& source = sources[i];
+      value[i] = block_of(i);
+      if (source.kind == Source<D>::Kind::broadcast) {
+        gather(source, shape, start, count, block_of(i));
+      } else if (source.kind == Source<D>::Kind::whole) {
+        if constexpr (in_place) value[i] = source.data + start;
+        else for (std::size_t j = 0; j < n; ++j) block_of(i)[j] = load<D>(source.data[start + static_cast<std::int64_t>(j)]);
+      }
+    }
+    for (std::size_t k = 0; k < loop.operations.size(); ++k) {
+      const FusedOperation& op = loop.operations[k];
+      const bool last = k + 1 == loop.operations.size();
+      float* out = block_of(loop.inputs + k);
+      if constexpr (in_place) out = last ? output + start : out;
+      const float* lhs = value[static_cast<std::size_t>(op.lhs)];
+      if (!op.binary) float_unary_block(op.unary_op, lhs, out, n);
+      else float_binary_block(op.binary_op, lhs, op.rhs < 0 ? constants[k].data() : value[static_cast<std::size_t>(op.rhs)], out, n);
+      if constexpr (!in_place) {
+        if (last) for (std::size_t j = 0; j < n; ++j) output[static_cast<std::size_t>(start) + j] = store<D>(out[j]);
+        else for (std::size_t j = 0; j < n; ++j) out[j] = load<D>(store<D>(out[j]));
+      }
+      value[loop.inputs + k] = out;
+    }
   }
 }
 
@@ -77,10 +137,11 @@ void gather(const Source& source, const Shape& result_shape, std::int64_t start,
 
 Expected<LocalArray> run_fused(const FusedLoop& loop, std::span<const LocalArray> inputs) {
   if (inputs.size() != loop.inputs || loop.operations.empty()) return invalid("fused loop: inputs do not match");
+  if (!is_float(loop.dtype)) return invalid("fused loop: float dtypes only");
   Shape shape;
   for (const LocalArray& input : inputs) {
     if (Status status = check_array(input, "fused loop"); !status) return status.error();
-    if (input.dtype() != DType::float32) return invalid("fused loop: float32 inputs only");
+    if (input.dtype() != loop.dtype) return invalid("fused loop: inputs of the loop's dtype only");
     if (input.shape.size() > shape.size()) shape.insert(shape.begin(), input.shape.size() - shape.size(), 1);
     for (std::size_t i = 0; i < input.shape.size(); ++i) {
       std::int64_t& extent = shape[shape.size() - input.shape.size() + i];
@@ -88,51 +149,11 @@ Expected<LocalArray> run_fused(const FusedLoop& loop, std::span<const LocalArray
       else if (input.shape[i] != 1 && input.shape[i] != extent) return invalid("fused loop: shapes do not broadcast");
     }
   }
-  Expected<LocalArray> result = allocate(inputs[0].buffer->ledger(), DType::float32, shape);
+  Expected<LocalArray> result = allocate(inputs[0].buffer->ledger(), loop.dtype, shape);
   if (!result) return result;
-  const std::int64_t total = element_count(shape);
-  if (total == 0) return result;
-
-  // One block of scratch per value that is not read in place (an input of
-  // the result's size is) nor written in place (the last operation's).
-  const std::size_t values = loop.inputs + loop.operations.size();
-  std::vector<float> scratch(values * static_cast<std::size_t>(block_elements));
-  auto block_of = [&](std::size_t value) { return scratch.data() + value * static_cast<std::size_t>(block_elements); };
-  std::vector<Source> sources;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    sources.push_back(source_of(inputs[i], shape));
-    if (sources.back().kind == Source::Kind::scalar) std::fill_n(block_of(i), block_elements, sources.back().data[0]);
-  }
-  // A constant right operand: a block of it, in its operation's scratch
-  // (filled once; the operation writes its result to its own value's).
-  std::vector<std::vector<float>> constants(loop.operations.size());
-  for (std::size_t k = 0; k < loop.operations.size(); ++k)
-    if (loop.operations[k].binary && loop.operations[k].rhs < 0)
-      constants[k].assign(static_cast<std::size_t>(block_elements), loop.operations[k].constant);
-
-  float* output = result->buffer->elements<DType::float32>().data();
-  std::vector<const float*> value(values);
-  for (std::int64_t start = 0; start < total; start += block_elements) {
-    const std::int64_t count = std::min(block_elements, total - start);
-    for (std::size_t i = 0; i < sources.size(); ++i) {
-      const Source& source = sources[i];
-      if (source.kind == Source::Kind::whole) {
-        value[i] = source.data + start;
-        continue;
-      }
-      if (source.kind == Source::Kind::broadcast) gather(source, shape, start, count, block_of(i));
-      value[i] = block_of(i);
-    }
-    for (std::size_t k = 0; k < loop.operations.size(); ++k) {
-      const FusedOperation& op = loop.operations[k];
-      float* out = k + 1 == loop.operations.size() ? output + start : block_of(loop.inputs + k);
-      const auto n = static_cast<std::size_t>(count);
-      const float* lhs = value[static_cast<std::size_t>(op.lhs)];
-      if (!op.binary) float_unary_block(op.unary_op, lhs, out, n);
-      else float_binary_block(op.binary_op, lhs, op.rhs < 0 ? constants[k].data() : value[static_cast<std::size_t>(op.rhs)], out, n);
-      value[loop.inputs + k] = out;
-    }
-  }
+  dispatch(loop.dtype, [&]<DType D>() {
+    if constexpr (is_float(D)) run_blocks<D>(loop, inputs, shape, *result);
+  });
   return result;
 }
 

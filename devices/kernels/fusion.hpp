@@ -1,10 +1,12 @@
-// The fused loop: a chain of float32 elementwise operations run as one pass
+// The fused loop: a chain of float elementwise operations run as one pass
 // over memory, as XLA's loop fusion runs a jitted program's elementwise
 // chains. The result is computed a block at a time through every
 // operation while the block is in cache: each input read once, the result
 // written once, no whole temporaries. Each operation computes its elements
-// with the element function unary() and binary() use, so the fused result
-// equals the unfused chain's bit for bit.
+// with the element function unary() and binary() use, in f32, and a
+// bf16/f16 loop rounds each operation's result to its dtype as the unfused
+// kernels store it, so the fused result equals the unfused chain's bit for
+// bit.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +29,7 @@ struct FusedOperation {
 };
 
 struct FusedLoop {
+  typecheck::DType dtype = typecheck::DType::float32;  // of every value: float32, bfloat16 or float16
   std::size_t inputs = 0;
   std::vector<FusedOperation> operations;  // the last one's result is the loop's
 };
@@ -35,7 +38,7 @@ struct FusedLoop {
 bool fusible(UnaryOp op);
 bool fusible(BinaryOp op);
 
-// Runs `loop` over float32 `inputs` (one per loop input), each of the
+// Runs `loop` over `inputs` of its dtype (one per loop input), each of the
 // result's shape or broadcasting to it by NumPy's rules (lower rank, or 1
 // where the result is longer): the result's shape is theirs broadcast.
 Expected<LocalArray> run_fused(const FusedLoop& loop, std::span<const LocalArray> inputs);

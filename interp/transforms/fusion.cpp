@@ -20,26 +20,22 @@ struct Candidate {
   std::vector<Layout> operand_layouts;
 };
 
-bool float32_with_layout(const Jaxpr& program, int variable) {
-  auto index = static_cast<std::size_t>(variable);
-  return program.variable_types[index].dtype == DType::float32 && index < program.variable_layouts.size() &&
-         program.variable_layouts[index].has_value();
-}
-
-// Operands of other dtypes are converted to float32 first, as the unfused
-// kernel converts them (a weak integer literal: `x - 1`).
+// Operands of other dtypes are converted to the result's first, as the
+// unfused kernel converts them (a weak integer literal: `x - 1`).
 std::optional<Candidate> candidate(const Jaxpr& program, const PartitionedEquation& pe) {
   const Equation& e = *pe.equation;
   auto has_layout = [&](int v) {
     auto index = static_cast<std::size_t>(v);
     return index < program.variable_layouts.size() && program.variable_layouts[index].has_value();
   };
-  if (!float32_with_layout(program, e.output) || !std::all_of(e.inputs.begin(), e.inputs.end(), has_layout))
+  const DType dtype = program.variable_types[static_cast<std::size_t>(e.output)].dtype;
+  if (!typecheck::is_floating(dtype) || !has_layout(e.output) || !std::all_of(e.inputs.begin(), e.inputs.end(), has_layout))
     return std::nullopt;
   const Layout& layout = *program.variable_layouts[static_cast<std::size_t>(e.output)];
   Candidate out;
   devices::FusedOperation& op = out.operation;
-  if (e.primitive->name == "integer_pow" && e.inputs.size() == 1 && float32_with_layout(program, e.inputs[0])) {
+  if (e.primitive->name == "integer_pow" && e.inputs.size() == 1 &&
+      program.variable_types[static_cast<std::size_t>(e.inputs[0])].dtype == dtype) {
     // x ** y by power's kernel on a float, the exponent a weak scalar: pow(x, float(y)).
     op.binary = true;
     op.binary_op = devices::BinaryOp::pow;
@@ -48,7 +44,7 @@ std::optional<Candidate> candidate(const Jaxpr& program, const PartitionedEquati
     out.operand_layouts = {layout};
     return out;
   }
-  if (!pe.placement || e.primitive->partition != &partitioning::elementwise || pe.placement->compute != DType::float32)
+  if (!pe.placement || e.primitive->partition != &partitioning::elementwise || pe.placement->compute != dtype)
     return std::nullopt;
   // Its operands may be moved first; partial values to combine it has none.
   if (std::any_of(pe.steps.begin(), pe.steps.end(), [](const Step& s) { return s.kind == Step::Kind::combine; }))
@@ -88,6 +84,7 @@ Run run_from(const PartitionedProgram& program, std::size_t first) {
   Run run{first, {}};
   const Equation& head = *program.equations[first].equation;
   const auto& shape = jaxpr.variable_types[static_cast<std::size_t>(head.output)].shape;
+  const DType dtype = jaxpr.variable_types[static_cast<std::size_t>(head.output)].dtype;
   const Layout& layout = *jaxpr.variable_layouts[static_cast<std::size_t>(head.output)];
   std::vector<int> made;
   for (std::size_t k = first; k < program.equations.size(); ++k) {
@@ -95,6 +92,7 @@ Run run_from(const PartitionedProgram& program, std::size_t first) {
     std::optional<Candidate> form = candidate(jaxpr, program.equations[k]);
     if (!form) break;
     if (jaxpr.variable_types[static_cast<std::size_t>(e.output)].shape != shape ||
+        jaxpr.variable_types[static_cast<std::size_t>(e.output)].dtype != dtype ||
         !(*jaxpr.variable_layouts[static_cast<std::size_t>(e.output)] == layout) ||
         !same_iteration(e.loop_places, head.loop_places))
       break;
@@ -163,6 +161,7 @@ Fusion make_fusion(const PartitionedProgram& program, const Run& run, std::size_
     if (inside != made.end()) return static_cast<int>(fusion.inputs.size() + static_cast<std::size_t>(inside - made.begin()));
     return static_cast<int>(known_input(variable) - fusion.inputs.begin());
   };
+  fusion.loop.dtype = jaxpr.variable_types[static_cast<std::size_t>(made.back())].dtype;
   fusion.loop.inputs = fusion.inputs.size();
   for (std::size_t i = begin; i < end; ++i) {
     devices::FusedOperation op = run.forms[i].operation;
@@ -214,7 +213,7 @@ ArrayRef run_fusion(Evaluator& evaluator, const Jaxpr& program, const Fusion& fu
     // the same devices and axes is the same layout (relayout checks).
     const Layout& needed = fusion.input_layouts[i];
     if (input->layout.mesh != needed.mesh || input->layout.dims != needed.dims) input = relayout(evaluator, input, needed);
-    if (input->aval.dtype != typecheck::DType::float32) input = astype(evaluator, input, typecheck::DType::float32);
+    if (input->aval.dtype != fusion.loop.dtype) input = astype(evaluator, input, fusion.loop.dtype);
     inputs.push_back(std::move(input));
   }
   auto shards = run_per_position(evaluator, fusion.layout.mesh, inputs, [&](const std::vector<devices::LocalArray>& in) {

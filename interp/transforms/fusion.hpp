@@ -1,8 +1,9 @@
 // Loop fusion of the per-device program, as XLA fuses a jitted program's
-// elementwise chains (a kLoop fusion): consecutive float32 elementwise
-// equations of one shape and layout whose intermediate values nothing else
-// reads become one fused loop per device (devices/kernels/fusion.hpp), run
-// blockwise in cache, with no whole temporaries.
+// elementwise chains (a kLoop fusion): consecutive float elementwise
+// equations (f32, bf16 or f16) of one dtype, shape and layout whose
+// intermediate values nothing else reads become one fused loop per device
+// (devices/kernels/fusion.hpp), run blockwise in cache, with no whole
+// temporaries.
 //
 // What fuses: the elementwise family's float operations placed where they
 // need no collective of their own, and lax.integer_pow of a float. Operands

@@ -1,7 +1,8 @@
 // The fused loop (devices/kernels/fusion.hpp) against the same chain run one
-// kernel at a time: equal bit for bit, for every operation it fuses, with
-// inputs of the result's shape, scalars, and broadcasts along leading,
-// trailing and middle axes, on sizes that end inside a block.
+// kernel at a time: equal bit for bit, for every operation it fuses, in
+// float32, bfloat16 and float16, with inputs of the result's shape,
+// scalars, and broadcasts along leading, trailing and middle axes, on sizes
+// that end inside a block.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -38,6 +39,14 @@ LocalArray ok(Expected<LocalArray> result) {
   return result.ok() ? *result : LocalArray{};
 }
 
+constexpr DType float_dtypes[] = {DType::float32, DType::bfloat16, DType::float16};
+
+// Random values in [low, high) of `dtype`.
+LocalArray random_of(DType dtype, Shape shape, unsigned seed, float low = -3.0f, float high = 3.0f) {
+  LocalArray values = random_f32(std::move(shape), seed, low, high);
+  return dtype == DType::float32 ? values : ok(convert(values, dtype));
+}
+
 // The loop's chain run one kernel at a time, each on whole arrays.
 LocalArray unfused(const FusedLoop& loop, const std::vector<LocalArray>& inputs) {
   std::vector<LocalArray> values = inputs;
@@ -53,6 +62,7 @@ LocalArray unfused(const FusedLoop& loop, const std::vector<LocalArray>& inputs)
     } else {
       rhs = ok(make_local_array(ledger(), DType::float32, {}));
       rhs.buffer->elements<DType::float32>()[0] = op.constant;
+      rhs = ok(convert(rhs, loop.dtype));
     }
     // The unfused kernel broadcasts trailing-aligned operands of equal rank.
     auto ranked = [&](LocalArray a, std::size_t rank) {
@@ -69,74 +79,89 @@ LocalArray unfused(const FusedLoop& loop, const std::vector<LocalArray>& inputs)
 
 void expect_same_bits(const LocalArray& fused, const LocalArray& reference) {
   ASSERT_EQ(fused.shape, reference.shape);
-  auto a = fused.buffer->elements<DType::float32>();
-  auto b = reference.buffer->elements<DType::float32>();
-  for (std::size_t i = 0; i < a.size(); ++i)
-    ASSERT_EQ(std::bit_cast<std::uint32_t>(a[i]), std::bit_cast<std::uint32_t>(b[i])) << "element " << i;
+  ASSERT_EQ(fused.dtype(), reference.dtype());
+  auto a = fused.buffer->bytes();
+  auto b = reference.buffer->bytes();
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], b[i]) << "byte " << i;
 }
 
 FusedOperation unary_op(UnaryOp op, int lhs) { return {false, op, BinaryOp::add, lhs, -1, 0}; }
 FusedOperation binary_op(BinaryOp op, int lhs, int rhs) { return {true, UnaryOp::neg, op, lhs, rhs, 0}; }
 
 TEST(FusedLoop, EveryUnaryOperationEqualsItsKernel) {
-  LocalArray x = random_f32({37, 61}, 1, 0.05f, 0.95f);  // inside every op's domain (erf_inv, log, sqrt)
-  for (int k = 0; k <= static_cast<int>(UnaryOp::round); ++k) {
-    auto op = static_cast<UnaryOp>(k);
-    if (!fusible(op)) continue;
-    // Two in a row: the second reads the first's block.
-    FusedLoop loop{1, {unary_op(op, 0), binary_op(BinaryOp::mul, 1, 0)}};
-    SCOPED_TRACE(k);
-    expect_same_bits(ok(run_fused(loop, std::vector<LocalArray>{x})), unfused(loop, {x}));
+  for (DType dtype : float_dtypes) {
+    LocalArray x = random_of(dtype, {37, 61}, 1, 0.05f, 0.95f);  // inside every op's domain (erf_inv, log, sqrt)
+    for (int k = 0; k <= static_cast<int>(UnaryOp::round); ++k) {
+      auto op = static_cast<UnaryOp>(k);
+      if (!fusible(op)) continue;
+      // Two in a row: the second reads the first's block.
+      FusedLoop loop{dtype, 1, {unary_op(op, 0), binary_op(BinaryOp::mul, 1, 0)}};
+      SCOPED_TRACE(::testing::Message() << typecheck::long_name(dtype) << " op " << k);
+      expect_same_bits(ok(run_fused(loop, std::vector<LocalArray>{x})), unfused(loop, {x}));
+    }
   }
 }
 
 TEST(FusedLoop, EveryBinaryOperationEqualsItsKernel) {
-  LocalArray x = random_f32({3, 1500}, 2), y = random_f32({3, 1500}, 3, 0.5f, 2.0f);
-  for (int k = 0; k <= static_cast<int>(BinaryOp::logical_or); ++k) {
-    auto op = static_cast<BinaryOp>(k);
-    if (!fusible(op)) continue;
-    FusedLoop loop{2, {binary_op(op, 0, 1), binary_op(BinaryOp::add, 2, 1)}};
-    SCOPED_TRACE(k);
-    expect_same_bits(ok(run_fused(loop, std::vector<LocalArray>{x, y})), unfused(loop, {x, y}));
+  for (DType dtype : float_dtypes) {
+    LocalArray x = random_of(dtype, {3, 1500}, 2), y = random_of(dtype, {3, 1500}, 3, 0.5f, 2.0f);
+    for (int k = 0; k <= static_cast<int>(BinaryOp::logical_or); ++k) {
+      auto op = static_cast<BinaryOp>(k);
+      if (!fusible(op)) continue;
+      FusedLoop loop{dtype, 2, {binary_op(op, 0, 1), binary_op(BinaryOp::add, 2, 1)}};
+      SCOPED_TRACE(::testing::Message() << typecheck::long_name(dtype) << " op " << k);
+      expect_same_bits(ok(run_fused(loop, std::vector<LocalArray>{x, y})), unfused(loop, {x, y}));
+    }
   }
 }
 
 TEST(FusedLoop, BroadcastInputs) {
   // exp(x - rowmax) * scale + column, over a result that ends inside a block.
-  LocalArray x = random_f32({5, 7, 301}, 4), rows = random_f32({5, 7, 1}, 5), columns = random_f32({301}, 6),
-             middle = random_f32({5, 1, 301}, 7), scale = random_f32({}, 8);
-  FusedLoop loop{5, {binary_op(BinaryOp::sub, 0, 1), unary_op(UnaryOp::exp, 5), binary_op(BinaryOp::mul, 6, 4),
-                     binary_op(BinaryOp::add, 7, 2), binary_op(BinaryOp::max, 8, 3)}};
-  std::vector<LocalArray> inputs{x, rows, columns, middle, scale};
-  expect_same_bits(ok(run_fused(loop, inputs)), unfused(loop, inputs));
+  for (DType dtype : float_dtypes) {
+    LocalArray x = random_of(dtype, {5, 7, 301}, 4), rows = random_of(dtype, {5, 7, 1}, 5),
+               columns = random_of(dtype, {301}, 6), middle = random_of(dtype, {5, 1, 301}, 7),
+               scale = random_of(dtype, {}, 8);
+    FusedLoop loop{dtype, 5, {binary_op(BinaryOp::sub, 0, 1), unary_op(UnaryOp::exp, 5), binary_op(BinaryOp::mul, 6, 4),
+                              binary_op(BinaryOp::add, 7, 2), binary_op(BinaryOp::max, 8, 3)}};
+    std::vector<LocalArray> inputs{x, rows, columns, middle, scale};
+    SCOPED_TRACE(typecheck::long_name(dtype));
+    expect_same_bits(ok(run_fused(loop, inputs)), unfused(loop, inputs));
+  }
 }
 
 TEST(FusedLoop, TheResultShapeComesFromBroadcastInputsAlone) {
-  LocalArray column = random_f32({9, 1}, 9), row = random_f32({1, 2000}, 10);
-  FusedLoop loop{2, {binary_op(BinaryOp::mul, 0, 1), unary_op(UnaryOp::tanh, 2)}};
-  LocalArray fused = ok(run_fused(loop, std::vector<LocalArray>{column, row}));
-  EXPECT_EQ(fused.shape, (Shape{9, 2000}));
-  expect_same_bits(fused, unfused(loop, {column, row}));
+  for (DType dtype : float_dtypes) {
+    LocalArray column = random_of(dtype, {9, 1}, 9), row = random_of(dtype, {1, 2000}, 10);
+    FusedLoop loop{dtype, 2, {binary_op(BinaryOp::mul, 0, 1), unary_op(UnaryOp::tanh, 2)}};
+    LocalArray fused = ok(run_fused(loop, std::vector<LocalArray>{column, row}));
+    EXPECT_EQ(fused.shape, (Shape{9, 2000}));
+    expect_same_bits(fused, unfused(loop, {column, row}));
+  }
 }
 
 TEST(FusedLoop, ConstantExponent) {
-  LocalArray x = random_f32({2049}, 11);
-  FusedLoop loop{1, {{true, UnaryOp::neg, BinaryOp::pow, 0, -1, 3.0f}, binary_op(BinaryOp::add, 1, 0)}};
-  expect_same_bits(ok(run_fused(loop, std::vector<LocalArray>{x})), unfused(loop, {x}));
+  for (DType dtype : float_dtypes) {
+    LocalArray x = random_of(dtype, {2049}, 11);
+    FusedLoop loop{dtype, 1, {{true, UnaryOp::neg, BinaryOp::pow, 0, -1, 3.0f}, binary_op(BinaryOp::add, 1, 0)}};
+    expect_same_bits(ok(run_fused(loop, std::vector<LocalArray>{x})), unfused(loop, {x}));
+  }
 }
 
 TEST(FusedLoop, EmptyResult) {
   LocalArray x = random_f32({0, 4}, 12);
-  FusedLoop loop{1, {unary_op(UnaryOp::exp, 0), unary_op(UnaryOp::neg, 1)}};
+  FusedLoop loop{DType::float32, 1, {unary_op(UnaryOp::exp, 0), unary_op(UnaryOp::neg, 1)}};
   EXPECT_EQ(ok(run_fused(loop, std::vector<LocalArray>{x})).shape, (Shape{0, 4}));
 }
 
 TEST(FusedLoop, RefusesWhatItCannotRun) {
   Expected<LocalArray> ints = make_local_array(ledger(), DType::int32, {4});
-  FusedLoop loop{1, {unary_op(UnaryOp::neg, 0)}};
+  FusedLoop loop{DType::float32, 1, {unary_op(UnaryOp::neg, 0)}};
   EXPECT_FALSE(run_fused(loop, std::vector<LocalArray>{*ints}).ok());
+  FusedLoop half{DType::bfloat16, 1, {unary_op(UnaryOp::neg, 0)}};
+  EXPECT_FALSE(run_fused(half, std::vector<LocalArray>{random_f32({4}, 15)}).ok());  // an f32 input
   LocalArray a = random_f32({3, 4}, 13), b = random_f32({5, 4}, 14);
-  FusedLoop two{2, {binary_op(BinaryOp::add, 0, 1)}};
+  FusedLoop two{DType::float32, 2, {binary_op(BinaryOp::add, 0, 1)}};
   EXPECT_FALSE(run_fused(two, std::vector<LocalArray>{a, b}).ok());
   EXPECT_FALSE(fusible(UnaryOp::logical_not));
   EXPECT_FALSE(fusible(BinaryOp::lt));
