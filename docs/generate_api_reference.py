@@ -262,8 +262,8 @@ MODULES = [
         "`slots=` and `match_args=` are accepted; `InitVar`, `KW_ONLY` and `make_dataclass` are not there."]),
     ("enum", "from enum import Enum, IntEnum, Flag, IntFlag, auto", [
         "Mixins (`class Mode(str, Enum)`, `IntEnum`, `StrEnum`) have members that are instances of the "
-        "mixed-in type, with CPython 3.11's `str()` and `format()`. `IntFlag` members act as their values "
-        "in arithmetic, comparisons and indexing but are not instances of `int`; no functional "
+        "mixed-in type, with CPython 3.11's `str()` and `format()`; `IntFlag` is `(int, ReprEnum, Flag)`, "
+        "so its members are ints whose `|` `&` `^` `~` give members. No functional "
         "`Enum('Name', ...)` or `_missing_` override; `_generate_next_value_` is taken from the class body.",
         "`Flag` has CPython 3.11's semantics: `boundary=` STRICT (the default; `IntFlag`: KEEP), CONFORM, "
         "EJECT or KEEP, pseudo-members for combinations (`<Color.RED|GREEN: 3>`), iteration over a "

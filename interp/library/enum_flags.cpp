@@ -40,8 +40,8 @@ std::string boundary_of(const ClassObject& cls) {
   return text ? *text : "strict";
 }
 
-// IntFlag: its members combine with ints (Flag's do with members only).
-bool int_valued(const ClassObject& cls) { return find_class_member(cls, "__index__") != nullptr; }
+// IntFlag: its members are ints and combine with ints (Flag's do with members only).
+bool int_valued(const ClassObject& cls) { return builtin_base(cls) == types::integer().get(); }
 
 // enum's bin(num, max_bits): "0b0 0111", sign then the digits.
 std::string enum_bin(std::int64_t num, std::int64_t max_bits) {
@@ -235,18 +235,23 @@ void FlagMasks::store(ClassObject& cls) const {
   set_attribute_in(entries, "_iter_by_definition_", Value::boolean(!std::is_sorted(values.begin(), values.end())));
 }
 
-void install_flags(Evaluator& evaluator, ModuleObject& module, const TypeRef& enum_class, ClassObject& flag_boundary) {
+void install_flags(Evaluator& evaluator, ModuleObject& module, const TypeRef& enum_class, const TypeRef& repr_enum,
+                   ClassObject& flag_boundary) {
   auto behaviour = std::make_shared<FlagBehaviour>();
   std::vector<TypeRef> enum_base{enum_class};
   auto flag = std::make_shared<ClassObject>("Flag", "Flag", enum_base, class_mro(enum_base),
                                             flag_namespace(*own(flag_boundary, "STRICT")));
   flag->behaviour = behaviour;
   behaviour->class_made(evaluator, *flag);
-  // IntFlag: int's operations, but Flag's | & ^ ~, repr and container protocol; str is int's.
-  AttributeList int_flag_entries = int_flag_namespace();
-  set_attribute_in(int_flag_entries, "_boundary_", *own(flag_boundary, "KEEP"));
-  std::vector<TypeRef> flag_base{flag};
-  auto int_flag = std::make_shared<ClassObject>("IntFlag", "IntFlag", flag_base, class_mro(flag_base), std::move(int_flag_entries));
+  // IntFlag(int, ReprEnum, Flag, boundary=KEEP): int's arithmetic and
+  // comparisons, ReprEnum's str() and format() (int's), Flag's | & ^ ~,
+  // repr and container protocol.
+  AttributeList int_flag_entries{{"__module__", make_str("enum")}, {"__qualname__", make_str("IntFlag")},
+                                 {"_boundary_", *own(flag_boundary, "KEEP")}};
+  std::vector<TypeRef> int_flag_bases{types::integer(), repr_enum, flag};
+  auto int_flag = std::make_shared<ClassObject>("IntFlag", "IntFlag", int_flag_bases, class_mro(int_flag_bases),
+                                                std::move(int_flag_entries));
+  int_flag->behaviour = behaviour;
   behaviour->class_made(evaluator, *int_flag);
   module.add("Flag", Value(flag));
   module.add("IntFlag", Value(int_flag));

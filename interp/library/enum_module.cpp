@@ -5,9 +5,8 @@
 // _value2member_map_). A class mixing in a built-in type (class Mode(str,
 // Enum), IntEnum = (int, ReprEnum), StrEnum = (str, ReprEnum)) has members
 // that are instances of that type (builtin_subclasses.cpp), made by the
-// type from the member's value. IntFlag members behave as their int values
-// in arithmetic, comparisons and indexing; unlike CPython they are not
-// instances of int. A Flag class (enum_flags.cpp) also keeps CPython
+// type from the member's value; IntFlag is (int, ReprEnum, Flag), so its
+// members are ints too. A Flag class (enum_flags.cpp) also keeps CPython
 // 3.11's _flag_mask_, _singles_mask_ and _all_bits_, and makes the
 // combinations of its members (pseudo-members) on demand.
 #include "interp/library/enum_module.hpp"
@@ -266,34 +265,6 @@ void add(AttributeList& entries, std::string_view signature, NativeFunctionBody 
   set_attribute_in(entries, static_cast<NativeFunction&>(*function).name(), Value(function));
 }
 
-AttributeList int_flag_namespace() {
-  AttributeList entries{{"__module__", make_str("enum")}, {"__qualname__", make_str("IntFlag")}};
-  auto unwrap = [](const Value& v) { return member_of(v) ? member_value(v) : v; };
-  const std::pair<Op, const char*> operators[] = {{Op::add, "add"}, {Op::sub, "sub"}, {Op::mult, "mul"},
-                                                  {Op::div, "truediv"}, {Op::floordiv, "floordiv"}, {Op::mod, "mod"},
-                                                  {Op::pow, "pow"}, {Op::lshift, "lshift"}, {Op::rshift, "rshift"}};
-  for (auto [op, name] : operators) {
-    std::string n = name;
-    add(entries, "__" + n + "__(self, other, /)", [op = op, unwrap](Evaluator& ev, Arguments& a) { return ev.binary(op, unwrap(a[0]), unwrap(a[1])); });
-    add(entries, "__r" + n + "__(self, other, /)", [op = op, unwrap](Evaluator& ev, Arguments& a) { return ev.binary(op, unwrap(a[1]), unwrap(a[0])); });
-  }
-  const std::pair<Cmp, const char*> comparisons[] = {{Cmp::eq, "__eq__"}, {Cmp::not_eq_, "__ne__"}, {Cmp::lt, "__lt__"},
-                                                     {Cmp::lt_e, "__le__"}, {Cmp::gt, "__gt__"}, {Cmp::gt_e, "__ge__"}};
-  for (auto [op, name] : comparisons)
-    add(entries, std::string(name) + "(self, other, /)", [op = op, unwrap](Evaluator& ev, Arguments& a) { return ev.compare(op, unwrap(a[0]), unwrap(a[1])); });
-  add(entries, "__hash__(self, /)", [](Evaluator&, Arguments& a) { return Value::integer(static_cast<std::int64_t>(hash_value(member_value(a[0])))); });
-  add(entries, "__index__(self, /)", [](Evaluator&, Arguments& a) { return member_value(a[0]); });
-  add(entries, "__int__(self, /)", [](Evaluator&, Arguments& a) { return member_value(a[0]); });
-  add(entries, "__float__(self, /)", [](Evaluator&, Arguments& a) { return Value::floating(member_value(a[0]).as_float()); });
-  add(entries, "__bool__(self, /)", [](Evaluator&, Arguments& a) { return Value::boolean(member_value(a[0]).as_int() != 0); });
-  add(entries, "__neg__(self, /)", [](Evaluator& ev, Arguments& a) { return ev.unary(lang::ast::UnaryOperator::usub, member_value(a[0])); });
-  add(entries, "__str__(self, /)", [](Evaluator& ev, Arguments& a) { return make_str(ev.str(member_value(a[0]))); });
-  add(entries, "__format__(self, format_spec, /)", [](Evaluator& ev, Arguments& a) {
-    return make_str(format_value(ev, member_value(a[0]), ev.str(a[1])));
-  });
-  return entries;
-}
-
 void install_enum(Evaluator& evaluator, ModuleObject& module) {
   auto behaviour = std::make_shared<EnumBehaviour>();
   auto enum_class = enum_module_class(evaluator, "Enum", {types::object()}, enum_namespace(evaluator), behaviour);
@@ -310,7 +281,7 @@ void install_enum(Evaluator& evaluator, ModuleObject& module) {
   auto flag_boundary = enum_module_class(evaluator, "FlagBoundary", {str_enum}, std::move(boundaries), str_behaviour);
   module.add("FlagBoundary", Value(flag_boundary));
   for (const char* name : {"STRICT", "CONFORM", "EJECT", "KEEP"}) module.add(name, *own(*flag_boundary, name));
-  install_flags(evaluator, module, enum_class, *flag_boundary);
+  install_flags(evaluator, module, enum_class, repr_enum, *flag_boundary);
   module.add("Enum", Value(enum_class));
   module.add("ReprEnum", Value(repr_enum));
   module.add("IntEnum", Value(int_enum));

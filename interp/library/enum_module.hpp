@@ -68,14 +68,13 @@ class EnumBehaviour : public ClassBehaviour {
   virtual Value missing(Evaluator& evaluator, ClassObject& cls, const Value& value);
 };
 
-// IntFlag's namespace: the int operations on the members' values (but
-// & | ^, which are Flag's).
-AttributeList int_flag_namespace();
 // A native method into a namespace.
 void add(AttributeList& entries, std::string_view signature, NativeFunctionBody body);
 
-// Flag and IntFlag, subclasses of `enum_class` (enum_flags.cpp).
-// Their boundaries are `flag_boundary`'s members (FlagBoundary: STRICT, ...).
-void install_flags(Evaluator& evaluator, ModuleObject& module, const TypeRef& enum_class, ClassObject& flag_boundary);
+// Flag, a subclass of `enum_class`, and IntFlag = (int, `repr_enum`, Flag)
+// (enum_flags.cpp). Their boundaries are `flag_boundary`'s members
+// (FlagBoundary: STRICT, ...).
+void install_flags(Evaluator& evaluator, ModuleObject& module, const TypeRef& enum_class, const TypeRef& repr_enum,
+                   ClassObject& flag_boundary);
 
 }  // namespace interp
