@@ -264,7 +264,7 @@ MODULES = [
         "Mixins (`class Mode(str, Enum)`, `IntEnum`, `StrEnum`) have members that are instances of the "
         "mixed-in type, with CPython 3.11's `str()` and `format()`; `IntFlag` is `(int, ReprEnum, Flag)`, "
         "so its members are ints whose `|` `&` `^` `~` give members. No functional "
-        "`Enum('Name', ...)` or `_missing_` override; `_generate_next_value_` is taken from the class body.",
+        "`Enum('Name', ...)` or `_missing_` override; `_generate_next_value_` is the body's own or the last enum base's.",
         "`Flag` has CPython 3.11's semantics: `boundary=` STRICT (the default; `IntFlag`: KEEP), CONFORM, "
         "EJECT or KEEP, pseudo-members for combinations (`<Color.RED|GREEN: 3>`), iteration over a "
         "value's single-bit members."]),

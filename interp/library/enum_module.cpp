@@ -79,7 +79,32 @@ bool is_descriptor_or_private(const std::string& name, const Value& value) {
   return type == "property" || type == "staticmethod" || type == "classmethod" || type == "cached_property";
 }
 
+namespace {
+// Whether `value` can key _value2member_map_; an unhashable one (a tuple
+// holding a list) is found by equality alone, as CPython's TypeError fallback.
+bool hashable(const Value& value) {
+  try {
+    hash_value(value);
+    return true;
+  } catch (PyError&) {
+    return false;
+  }
+}
+}  // namespace
+
 bool is_auto(const Value& value) { return value.as<AutoObject>() != nullptr; }
+
+void EnumBehaviour::class_prepare(Evaluator&, const std::vector<TypeRef>& bases, AttributeList& entries) {
+  // EnumType.__prepare__: the last base that is an enum class gives its
+  // _generate_next_value_ (a base's own or inherited), which a body may replace.
+  for (auto base = bases.rbegin(); base != bases.rend(); ++base) {
+    const ClassObject* first_enum = (*base)->as_class();
+    if (!first_enum || !dynamic_cast<const EnumBehaviour*>(first_enum->behaviour.get())) continue;
+    if (const Value* generate = find_class_member(*first_enum, "_generate_next_value_"))
+      set_attribute_in(entries, "_generate_next_value_", *generate);
+    return;
+  }
+}
 
 Value EnumBehaviour::class_body_store(Evaluator& evaluator, const AttributeList& entries, const std::string& name,
                                       Value value) {
@@ -138,7 +163,7 @@ void EnumBehaviour::class_made(Evaluator& evaluator, ClassObject& cls) {
     // A Flag lists only its single-bit members (a multi-bit one is an alias of their combination).
     if (!flags() || masks.add(value)) names.push_back(make_str(name));
     member_map->table.insert(make_str(name), member);
-    if (!value.is_object() || value.object()->hash()) value_map->table.insert(value, member);
+    if (hashable(value)) value_map->table.insert(value, member);
     members.push_back(member);
     value = member;
   }
@@ -158,7 +183,7 @@ std::optional<Value> EnumBehaviour::construct(Evaluator& evaluator, ClassObject&
   Arguments a = bind_arguments(evaluator, signature, with_class);
   const Value& value = a[1];
   if (type_of(value).get() == &cls && member_of(value)) return value;
-  if (Value* map = own(cls, "_value2member_map_"); map && (!value.is_object() || value.object()->hash()))
+  if (Value* map = own(cls, "_value2member_map_"); map && hashable(value))
     if (const Value* found = map->as<DictObject>()->table.find(value)) return *found;
   for (const Value& member : members(cls))
     if (values_equal(member_value(member), value)) return member;

@@ -38,6 +38,7 @@ class EnumBehaviour : public ClassBehaviour {
   Value class_body_store(Evaluator& evaluator, const AttributeList& entries, const std::string& name,
                          Value value) override;
   void class_made(Evaluator& evaluator, ClassObject& cls) override;
+  void class_prepare(Evaluator& evaluator, const std::vector<TypeRef>& bases, AttributeList& entries) override;
   std::optional<Value> construct(Evaluator& evaluator, ClassObject& cls, CallArgs& args) override;
   IteratorRef class_iterate(Evaluator& evaluator, ClassObject& cls) override;
   std::optional<Value> class_get_item(Evaluator& evaluator, ClassObject& cls, const Value& key) override;

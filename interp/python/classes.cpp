@@ -714,6 +714,7 @@ Evaluator::Flow Evaluator::exec_class_def(const ast::ClassDef& node, const ast::
     if (const ClassObject* user = user_class(type); !body.class_behaviour && user && user->behaviour)
       body.class_behaviour = user->behaviour.get();
   if (!body.class_behaviour) body.class_behaviour = behaviour.get();
+  if (body.class_behaviour) body.class_behaviour->class_prepare(*this, bases, namespace_entries);
   for (std::uint32_t source : scope.free_sources) body.cells.push_back(frame.cells.at(source));
   exec_body(node.body, body);
   for (const auto& [name, value] : keywords)

@@ -30,6 +30,9 @@ class ClassBehaviour {
   // Python's __mro_entries__: what a class statement naming `base` (a class
   // with this behaviour) puts among its bases instead; nullopt: `base` itself.
   virtual std::optional<std::vector<TypeRef>> mro_entries(const ClassObject&) { return std::nullopt; }
+  // Python's __prepare__: what the namespace of a subclass with these bases
+  // holds before its body runs (Enum's inherited _generate_next_value_).
+  virtual void class_prepare(Evaluator&, const std::vector<TypeRef>&, AttributeList&) {}
   // The class body of a subclass stores `value` under `name` (its namespace
   // so far in `entries`): what it stores instead (Enum's auto() becomes its
   // value at once, for the body's later lines to use).
