@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "interp/python/builtins.hpp"
 #include "interp/python/classes.hpp"
@@ -204,6 +205,56 @@ void add_number_dunders(TypeObject& type, bool integral) {
     type.add_method("__index__(self, /)", [=](Evaluator&, Arguments& a) { return Value::integer(receiver(a[0], "__index__").as_int()); });
 }
 
+// float.as_integer_ratio(): the exact fraction in lowest terms, within 64 bits.
+Value float_integer_ratio(double d) {
+  if (std::isinf(d)) raise(exc::OverflowError(), "cannot convert Infinity to integer ratio");
+  if (std::isnan(d)) raise(exc::ValueError(), "cannot convert NaN to integer ratio");
+  int exponent = 0;
+  double mantissa = std::frexp(d, &exponent);  // d = mantissa * 2**exponent, 0.5 <= |mantissa| < 1
+  for (int i = 0; i < 300 && mantissa != std::floor(mantissa); ++i) {
+    mantissa *= 2.0;
+    --exponent;
+  }
+  auto numerator = static_cast<std::int64_t>(mantissa);  // |mantissa| < 2**53
+  while (exponent < 0 && numerator % 2 == 0) {  // lowest terms: the denominator is a power of two
+    numerator /= 2;
+    ++exponent;
+  }
+  auto too_large = [] { raise(exc::OverflowError(), "int too large to fit in 64 bits"); };
+  if (exponent >= 0) {
+    if (exponent >= 63 || (numerator != 0 && std::abs(numerator) > (std::numeric_limits<std::int64_t>::max() >> exponent)))
+      too_large();
+    return make_tuple({Value::integer(numerator * (std::int64_t{1} << exponent)), Value::integer(1)});
+  }
+  if (exponent <= -63) too_large();
+  return make_tuple({Value::integer(numerator), Value::integer(std::int64_t{1} << -exponent)});
+}
+
+// int's and float's parts as numbers.Complex and numbers.Rational name them:
+// real, imag, conjugate(); int's numerator and denominator; and
+// as_integer_ratio(), float's is_integer().
+void add_number_parts(TypeObject& type, bool integral) {
+  auto plain = [integral](const Value& self) {
+    return integral ? Value::integer(self.as_int()) : Value::floating(self.as_float());
+  };
+  type.add_attribute("real", plain);
+  type.add_attribute("imag", [integral](const Value&) { return integral ? Value::integer(0) : Value::floating(0.0); });
+  type.add_method("conjugate(self, /)", [plain](Evaluator&, Arguments& a) { return plain(a[0]); });
+  if (integral) {
+    type.add_attribute("numerator", plain);
+    type.add_attribute("denominator", [](const Value&) { return Value::integer(1); });
+    type.add_method("as_integer_ratio(self, /)", [](Evaluator&, Arguments& a) {
+      return make_tuple({Value::integer(a[0].as_int()), Value::integer(1)});
+    });
+    return;
+  }
+  type.add_method("as_integer_ratio(self, /)", [](Evaluator&, Arguments& a) { return float_integer_ratio(a[0].as_float()); });
+  type.add_method("is_integer(self, /)", [](Evaluator&, Arguments& a) {
+    double d = a[0].as_float();
+    return Value::boolean(std::isfinite(d) && d == std::floor(d));
+  });
+}
+
 }  // namespace
 
 // The methods and constructors of the built-in types, installed when each
@@ -223,16 +274,14 @@ void install_builtin_type(const std::string& name, TypeObject& type) {
       return Value::integer(m == 0 ? 0 : 64 - __builtin_clzll(m));
     });
     add_number_dunders(type, true);
+    add_number_parts(type, true);
   } else if (name == "float") {
     type.set_constructor(constructor("float(x=0.0, /)", [](Evaluator& ev, Arguments& a) {
       if (auto scalar = host_scalar_of(ev, a[0], HostScalar::floating)) return *scalar;
       return Value::floating(to_float(ev, a[0]));
     }));
-    type.add_method("is_integer(self, /)", [](Evaluator&, Arguments& a) {
-      double d = a[0].as_float();
-      return Value::boolean(std::isfinite(d) && d == std::floor(d));
-    });
     add_number_dunders(type, false);
+    add_number_parts(type, false);
   } else if (name == "bool") {
     type.set_constructor(constructor("bool(x=False, /)", [](Evaluator& ev, Arguments& a) {
       if (auto scalar = host_scalar_of(ev, a[0], HostScalar::boolean)) return *scalar;

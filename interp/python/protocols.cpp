@@ -303,7 +303,7 @@ bool Evaluator::contains(const Value& container, const Value& item) {
 std::optional<Value> Evaluator::find_attribute(const Value& object, const std::string& name) {
   if (object.has_hooks()) return object.object()->get_attribute(*this, name);
   for (const TypeObject* t = type_of(object).get(); t != nullptr; t = t->base().get())
-    if (const ObjectRef* method = t->find_method(name)) return Value(std::make_shared<BoundMethod>(object, *method));
+    if (const ObjectRef* method = t->find_method(name)) return TypeObject::bind(*this, object, *method);
   return std::nullopt;
 }
 

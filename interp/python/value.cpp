@@ -34,9 +34,9 @@ std::string Object::repr(Evaluator&) const {
   return "<" + type()->name() + " object at " + address + ">";
 }
 
-std::optional<Value> Object::get_attribute(Evaluator&, const std::string& name) {
+std::optional<Value> Object::get_attribute(Evaluator& evaluator, const std::string& name) {
   for (const TypeObject* t = type().get(); t != nullptr; t = t->base().get())
-    if (const ObjectRef* method = t->find_method(name)) return Value(std::make_shared<BoundMethod>(Value(self()), *method));
+    if (const ObjectRef* method = t->find_method(name)) return TypeObject::bind(evaluator, Value(self()), *method);
   return std::nullopt;
 }
 
@@ -334,9 +334,27 @@ bool TypeObject::is_subclass_of(const TypeObject& other) const {
 void TypeObject::add_method(std::string_view signature, NativeFunctionBody body) {
   auto function = std::make_shared<NativeFunction>(Signature::parse(signature), std::move(body), name_);
   std::string name = function->name();
+  insert_method(name, std::move(function));
+}
+
+void TypeObject::add_attribute(const std::string& name, AttributeDescriptor::Getter getter) {
+  insert_method(name, std::make_shared<AttributeDescriptor>(name, name_, std::move(getter)));
+}
+
+void TypeObject::insert_method(const std::string& name, ObjectRef method) {
   auto at = std::lower_bound(methods_.begin(), methods_.end(), name,
                              [](const auto& entry, const std::string& n) { return entry.first < n; });
-  methods_.insert(at, {name, std::move(function)});
+  methods_.insert(at, {name, std::move(method)});
+}
+
+Value TypeObject::bind(Evaluator& evaluator, const Value& self, const ObjectRef& method) {
+  if (auto value = method->descriptor_get(evaluator, self, Value::none())) return *value;
+  return Value(std::make_shared<BoundMethod>(self, method));
+}
+
+const TypeRef& AttributeDescriptor::type() const {
+  static const TypeRef type = make_type("getset_descriptor", types::object());
+  return type;
 }
 
 const ObjectRef* TypeObject::find_method(const std::string& name) const {

@@ -251,6 +251,26 @@ class BoundMethod : public Object {
   ObjectRef function_;
 };
 
+// A built-in type's data attribute (int.real, float.imag): CPython's
+// getset_descriptor. Read through an instance it is its getter's value;
+// through the type, itself.
+class AttributeDescriptor : public Object {
+ public:
+  using Getter = std::function<Value(const Value& self)>;
+  AttributeDescriptor(std::string name, std::string owner, Getter getter)
+      : name_(std::move(name)), owner_(std::move(owner)), getter_(std::move(getter)) {}
+  const TypeRef& type() const override;
+  std::string repr(Evaluator&) const override { return "<attribute '" + name_ + "' of '" + owner_ + "' objects>"; }
+  std::optional<Value> descriptor_get(Evaluator&, const Value& instance, const Value&) override {
+    if (instance.is_none()) return std::nullopt;
+    return getter_(instance);
+  }
+
+ private:
+  std::string name_, owner_;
+  Getter getter_;
+};
+
 // ------------------------------------------------------------ types
 
 class TypeObject : public Object {
@@ -278,7 +298,12 @@ class TypeObject : public Object {
   const std::vector<TypeObject*>& ancestors() const { return ancestors_; }
   // Methods looked up on instances (and as unbound functions on the class).
   void add_method(std::string_view signature, NativeFunctionBody body);
+  // A data attribute of the instances (an AttributeDescriptor among the methods).
+  void add_attribute(const std::string& name, AttributeDescriptor::Getter getter);
   const ObjectRef* find_method(const std::string& name) const;
+  // A method or attribute found by find_method, as read through `self`:
+  // a bound method, or the attribute's value.
+  static Value bind(Evaluator& evaluator, const Value& self, const ObjectRef& method);
   void set_constructor(std::function<Value(Evaluator&, CallArgs&)> constructor) {
     constructor_ = std::move(constructor);
   }
@@ -300,6 +325,8 @@ class TypeObject : public Object {
   std::vector<TypeObject*> ancestors_;  // kept alive by the bases
   std::function<Value(Evaluator&, CallArgs&)> constructor_;
   SubclassMaker subclass_maker_;
+  void insert_method(const std::string& name, ObjectRef method);
+
   std::vector<std::pair<std::string, ObjectRef>> methods_;  // sorted by name
 };
 
