@@ -133,6 +133,25 @@ CmpOp swapped(CmpOp op) {
   }
 }
 
+// Whether the right operand's type is a proper subclass of the left's:
+// CPython then asks the right operand's reflected method first.
+bool right_is_subclass(const Value& left, const Value& right) {
+  const TypeRef& left_type = type_of(left);
+  const TypeRef& right_type = type_of(right);
+  return left_type != right_type && right_type->is_subclass_of(*left_type);
+}
+
+// binary_op1's rule: the right operand goes first when its type is a proper
+// subclass of the left's with a reflected method of its own, not the left's.
+bool reflected_first(BinOpKind op, const Value& left, const Value& right) {
+  if (!right_is_subclass(left, right)) return false;
+  const char* name = binary_dunder_name(op, true, false);
+  const Value* right_method = find_class_member(*type_of(right), name);
+  if (!right_method) return false;
+  const Value* left_method = find_class_member(*type_of(left), name);
+  return !left_method || !left_method->is_same(*right_method);
+}
+
 // -1, 0, 1, or 2 when unordered (nan).
 int compare_numbers(const Value& a, const Value& b) {
   if (a.is_integral() && b.is_integral()) return a.as_int() < b.as_int() ? -1 : a.as_int() > b.as_int() ? 1 : 0;
@@ -209,9 +228,12 @@ Value Evaluator::binary(BinOpKind op, const Value& left, const Value& right) {
   if (left.is_number() && right.is_number() && !left.has_hooks() && !right.has_hooks()) {
     if (auto r = numeric_binary(op, left, right)) return *r;
   }
+  bool right_first = right.has_hooks() && reflected_first(op, left, right);
+  if (right_first)
+    if (auto r = right.object()->binary_op(*this, op, left, true)) return *r;
   if (left.has_hooks())
     if (auto r = left.object()->binary_op(*this, op, right, false)) return *r;
-  if (right.has_hooks())
+  if (right.has_hooks() && !right_first)
     if (auto r = right.object()->binary_op(*this, op, left, true)) return *r;
   raise(exc::TypeError(), std::string("unsupported operand type(s) for ") + operator_text(op) + ": '" +
                               type_name(left) + "' and '" + type_name(right) + "'");
@@ -276,9 +298,13 @@ Value Evaluator::compare(CmpOp op, const Value& left, const Value& right) {
       default: break;
     }
   }
+  // do_richcompare: a right operand of a proper subclass goes first.
+  bool right_first = right.has_hooks() && right_is_subclass(left, right);
+  if (right_first)
+    if (auto r = right.object()->compare(*this, swapped(op), left, true)) return *r;
   if (left.has_hooks())
     if (auto r = left.object()->compare(*this, op, right, false)) return *r;
-  if (right.has_hooks())
+  if (right.has_hooks() && !right_first)
     if (auto r = right.object()->compare(*this, swapped(op), left, true)) return *r;
   if (op == CmpOp::eq) return Value::boolean(left.is_same(right) || values_equal(left, right));
   if (op == CmpOp::not_eq_) return Value::boolean(!(left.is_same(right) || values_equal(left, right)));
