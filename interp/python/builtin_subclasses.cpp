@@ -51,6 +51,8 @@ void add_builtin_new(TypeObject& type) {
     if (!cls) raise(exc::TypeError(), name + ".__new__(X): X is not a type object (" + type_name(a[0]) + ")");
     CallArgs args{a[1].as<TupleObject>()->items, keyword_arguments(a[2])};
     if (cls == builtin) return builtin->call(ev, args);
+    if (!cls->as_class() && cls->is_subclass_of(*builtin))  // int.__new__(bool): the subtype's own __new__ must make it
+      raise(exc::TypeError(), name + ".__new__(" + cls->name() + ") is not safe, use " + cls->name() + ".__new__()");
     auto* user = const_cast<ClassObject*>(cls->as_class());
     if (!user || builtin_base(*user) != builtin)
       raise(exc::TypeError(), name + ".__new__(" + cls->name() + "): " + cls->name() + " is not a subtype of " + name);

@@ -205,6 +205,18 @@ void add_number_dunders(TypeObject& type, bool integral) {
     type.add_method("__index__(self, /)", [=](Evaluator&, Arguments& a) { return Value::integer(receiver(a[0], "__index__").as_int()); });
 }
 
+// float(x=0.0, /) and bool(x=False, /), with CPython's words for a call
+// with more arguments or a keyword.
+std::function<Value(Evaluator&, CallArgs&)> one_argument_constructor(std::string name, Value (*make)(Evaluator&, const Value&),
+                                                                     Value otherwise) {
+  return [name = std::move(name), make, otherwise](Evaluator& ev, CallArgs& args) {
+    if (!args.keywords.empty()) raise(exc::TypeError(), name + "() takes no keyword arguments");
+    if (args.positional.size() > 1)
+      raise(exc::TypeError(), name + " expected at most 1 argument, got " + std::to_string(args.positional.size()));
+    return make(ev, args.positional.empty() ? otherwise : args.positional[0]);
+  };
+}
+
 // float.as_integer_ratio(): the exact fraction in lowest terms, within 64 bits.
 Value float_integer_ratio(double d) {
   if (std::isinf(d)) raise(exc::OverflowError(), "cannot convert Infinity to integer ratio");
@@ -276,17 +288,17 @@ void install_builtin_type(const std::string& name, TypeObject& type) {
     add_number_dunders(type, true);
     add_number_parts(type, true);
   } else if (name == "float") {
-    type.set_constructor(constructor("float(x=0.0, /)", [](Evaluator& ev, Arguments& a) {
-      if (auto scalar = host_scalar_of(ev, a[0], HostScalar::floating)) return *scalar;
-      return Value::floating(to_float(ev, a[0]));
-    }));
+    type.set_constructor(one_argument_constructor("float", [](Evaluator& ev, const Value& x) {
+      if (auto scalar = host_scalar_of(ev, x, HostScalar::floating)) return *scalar;
+      return Value::floating(to_float(ev, x));
+    }, Value::floating(0.0)));
     add_number_dunders(type, false);
     add_number_parts(type, false);
   } else if (name == "bool") {
-    type.set_constructor(constructor("bool(x=False, /)", [](Evaluator& ev, Arguments& a) {
-      if (auto scalar = host_scalar_of(ev, a[0], HostScalar::boolean)) return *scalar;
-      return Value::boolean(ev.truthy(a[0]));
-    }));
+    type.set_constructor(one_argument_constructor("bool", [](Evaluator& ev, const Value& x) {
+      if (auto scalar = host_scalar_of(ev, x, HostScalar::boolean)) return *scalar;
+      return Value::boolean(ev.truthy(x));
+    }, Value::boolean(false)));
   } else if (name == "str") {
     install_str_type(type);
   } else if (name == "list") {
@@ -304,8 +316,10 @@ void install_builtin_type(const std::string& name, TypeObject& type) {
   } else if (name == "type") {
     type.set_constructor(constructor("type(object, /)", [](Evaluator&, Arguments& a) { return Value(type_of(a[0])); }));
   }
-  for (const char* subclassable : {"int", "float", "str", "tuple", "list", "dict", "set", "frozenset"})
-    if (name == subclassable) add_builtin_new(type);  // as is_subclassable_builtin(), without making the types here
+  // As is_subclassable_builtin(), without making the types here; and bool,
+  // whose __new__ is its own (not int's, which refuses to make a bool).
+  for (const char* own_new : {"int", "float", "str", "tuple", "list", "dict", "set", "frozenset", "bool"})
+    if (name == own_new) add_builtin_new(type);
 }
 
 }  // namespace interp
