@@ -5,9 +5,11 @@ the two must behave alike:
 
   - the same stdout, byte for byte;
   - the same exit status class (0, or an uncaught exception);
-  - for an uncaught exception, CPython's last traceback line
-    (`ValueError: bad`) equals the error line of shardlang's diagnostic
-    (`file:line:col: error: ValueError: bad`), and both point at the same line.
+  - for an uncaught exception, CPython's exception lines at the end of its
+    traceback (`ValueError: bad`, and the other lines of a message of
+    several) equal the message of shardlang's diagnostic (`file:line:col:
+    error: ValueError: bad` and the lines before its source excerpt), and
+    both point at the same line.
 
 The scripts carry no expectations of their own: CPython is the expectation
 (language.md: where this page and CPython disagree on host semantics, CPython
@@ -35,6 +37,9 @@ from pathlib import Path
 SHARDLANG_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<column>\d+): error: (?P<message>.*)$")
 # CPython: '  File "/path/script.py", line 12, in <module>'
 CPYTHON_FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+)')
+# What follows the message of shardlang's diagnostic: the source excerpt
+# ("   12 | code", "      | ^^^"), a note or the hint.
+DIAGNOSTIC_TAIL = re.compile(r"^(\s*\d*\s\||(.*: )?note: |hint: )")
 # A traceback frame of either: file, line, function.
 FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+)(?:, in (?P<function>.*))?$')
 
@@ -65,30 +70,44 @@ def traceback_frames(stderr):
 
 
 def cpython_error(script, stderr, case=False):
-    """(line, last traceback line) of CPython's uncaught exception, or None; in
-    a multi-file case the line is (file, line) of the innermost frame."""
+    """(line, exception) of CPython's uncaught exception, or None: the lines
+    after the last frame and its source lines (`ValueError: bad`, and the rest
+    of a message of several lines); in a multi-file case the line is (file,
+    line) of the innermost frame."""
     lines = stderr.decode("utf-8", "replace").rstrip("\n").splitlines()
     if not lines:
         return None
     line = None
-    for text in lines:
+    exception_start = len(lines) - 1
+    for number, text in enumerate(lines):
         match = CPYTHON_FRAME.match(text)
+        if match:
+            exception_start = number + 1
+            while exception_start < len(lines) and lines[exception_start].startswith("  "):
+                exception_start += 1  # the frame's source line, carets, "[Previous line repeated ...]"
         if match and case and not match.group("file").startswith("<frozen "):
             line = (match.group("file"), int(match.group("line")))
         elif match and not case and Path(match.group("file")).name == script.name:
             line = int(match.group("line"))
-    return line, lines[-1].strip()
+    return line, "\n".join(lines[exception_start:]).strip()
 
 
 def shardlang_error(script, stderr, case=False):
-    """(line, error message) of shardlang's uncaught error, or None; in a
+    """(line, error message) of shardlang's uncaught error, or None: the
+    diagnostic's message, with the lines of a message of several lines; in a
     multi-file case the line is (file, line), in whichever file it is."""
-    for text in stderr.decode("utf-8", "replace").splitlines():
+    lines = stderr.decode("utf-8", "replace").splitlines()
+    for number, text in enumerate(lines):
         match = SHARDLANG_ERROR.match(text)
-        if match and case:
-            return (match.group("file"), int(match.group("line"))), match.group("message").strip()
-        if match and Path(match.group("file")).name == script.name:
-            return int(match.group("line")), match.group("message").strip()
+        if not match or not (case or Path(match.group("file")).name == script.name):
+            continue
+        message = [match.group("message")]
+        for more in lines[number + 1:]:
+            if DIAGNOSTIC_TAIL.match(more):
+                break
+            message.append(more)
+        where = (match.group("file"), int(match.group("line"))) if case else int(match.group("line"))
+        return where, "\n".join(message).strip()
     return None
 
 
