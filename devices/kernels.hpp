@@ -59,6 +59,7 @@ Expected<LocalArray> make_local_array(const std::shared_ptr<MemoryLedger>& ledge
 enum class UnaryOp {
   neg, abs, sign, sin, cos, tan, tanh, exp, log, log1p, expm1, sqrt, rsqrt, square, logical_not, erf, erf_inv,
   floor, ceil, round,  // round: to nearest, ties to even (lax.RoundingMethod.TO_NEAREST_EVEN)
+  bitwise_not,  // integers and bool only (on bool: logical not)
 };
 
 enum class BinaryOp {
@@ -66,6 +67,7 @@ enum class BinaryOp {
   atan2,  // floats only: the angle of (x=rhs, y=lhs)
   eq, ne, lt, le, gt, ge,  // give bool
   logical_and, logical_or,  // give bool
+  bitwise_and, bitwise_or, bitwise_xor,  // integers and bool only
 };
 
 // Float max and min, propagating NaN as XLA's do (the collectives' max and

@@ -222,9 +222,14 @@ Status unary_typed(UnaryOp op, const Buffer& operand, Buffer& result) {
     return {};
   }
   if constexpr (is_float(D)) {
+    if (op == UnaryOp::bitwise_not) return invalid("bitwise_not needs an integer or bool dtype");
     unary_float_blocks<D>(op, operand, result);
     return {};
   } else if constexpr (D == DType::bool_) {
+    if (op == UnaryOp::bitwise_not) {
+      map_elements<D, D>(operand, result, [](std::uint8_t x) -> std::uint8_t { return x == 0; });
+      return {};
+    }
     return invalid("unary arithmetic on bool: convert to a number first");
   } else {
     if (is_transcendental(op)) {
@@ -240,6 +245,7 @@ Status unary_typed(UnaryOp op, const Buffer& operand, Buffer& result) {
       case UnaryOp::square:
         apply([](C x) { return wrap<C>(static_cast<std::uint64_t>(x) * static_cast<std::uint64_t>(x)); });
         break;
+      case UnaryOp::bitwise_not: apply([](C x) { return static_cast<C>(~x); }); break;
       default: break;
     }
     return {};
@@ -338,12 +344,19 @@ Status binary_typed(BinaryOp op, const LocalArray& lhs, const LocalArray& rhs, L
     default: break;
   }
   if constexpr (is_float(D)) {
+    if (op == BinaryOp::bitwise_and || op == BinaryOp::bitwise_or || op == BinaryOp::bitwise_xor)
+      return invalid("bitwise operations need integer or bool dtypes");
     with_float_binary(op, arithmetic);
     return {};
   } else if constexpr (D == DType::bool_) {
     switch (op) {
-      case BinaryOp::add: case BinaryOp::max: arithmetic([](C x, C y) -> C { return x | y; }); return {};
-      case BinaryOp::mul: case BinaryOp::min: arithmetic([](C x, C y) -> C { return x & y; }); return {};
+      case BinaryOp::add: case BinaryOp::max: case BinaryOp::bitwise_or:
+        arithmetic([](C x, C y) -> C { return x | y; });
+        return {};
+      case BinaryOp::mul: case BinaryOp::min: case BinaryOp::bitwise_and:
+        arithmetic([](C x, C y) -> C { return x & y; });
+        return {};
+      case BinaryOp::bitwise_xor: arithmetic([](C x, C y) -> C { return x ^ y; }); return {};
       default: return invalid("this arithmetic is not defined on bool: convert to a number first");
     }
   } else {
@@ -358,6 +371,9 @@ Status binary_typed(BinaryOp op, const LocalArray& lhs, const LocalArray& rhs, L
       case BinaryOp::pow: arithmetic(integer_pow<C>); break;
       case BinaryOp::max: arithmetic([](C x, C y) { return std::max(x, y); }); break;
       case BinaryOp::min: arithmetic([](C x, C y) { return std::min(x, y); }); break;
+      case BinaryOp::bitwise_and: arithmetic([](C x, C y) { return static_cast<C>(x & y); }); break;
+      case BinaryOp::bitwise_or: arithmetic([](C x, C y) { return static_cast<C>(x | y); }); break;
+      case BinaryOp::bitwise_xor: arithmetic([](C x, C y) { return static_cast<C>(x ^ y); }); break;
       default: break;
     }
     return {};

@@ -8,12 +8,13 @@ namespace devices {
 using namespace kernel_support;
 using typecheck::DType;
 
-bool fusible(UnaryOp op) { return op != UnaryOp::logical_not; }
+bool fusible(UnaryOp op) { return op != UnaryOp::logical_not && op != UnaryOp::bitwise_not; }
 
 bool fusible(BinaryOp op) {
   switch (op) {
     case BinaryOp::eq: case BinaryOp::ne: case BinaryOp::lt: case BinaryOp::le: case BinaryOp::gt:
     case BinaryOp::ge: case BinaryOp::logical_and: case BinaryOp::logical_or:
+    case BinaryOp::bitwise_and: case BinaryOp::bitwise_or: case BinaryOp::bitwise_xor:
       return false;
     default:
       return true;

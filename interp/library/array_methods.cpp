@@ -406,6 +406,9 @@ std::optional<Value> ArrayObject::binary_op(Evaluator& evaluator, lang::ast::Bin
       return evaluator.call(remainder, args);
     }
     case Op::pow: name = "power"; break;
+    case Op::bitand_: name = "bitwise_and"; break;
+    case Op::bitor_: name = "bitwise_or"; break;
+    case Op::bitxor: name = "bitwise_xor"; break;
     default: return std::nullopt;
   }
   const Primitive& elementwise = primitive(name);
@@ -417,6 +420,7 @@ std::optional<Value> ArrayObject::unary_op(Evaluator& evaluator, lang::ast::Unar
   using Op = lang::ast::UnaryOperator;
   if (op == Op::usub) return apply_elementwise(evaluator, primitive("negative"), {Value(self())});
   if (op == Op::uadd) return Value(self());
+  if (op == Op::invert) return apply_elementwise(evaluator, primitive("bitwise_not"), {Value(self())});
   return std::nullopt;
 }
 

@@ -729,6 +729,17 @@ void install_numpy_computation(ModuleObject& module) {
   // The array API's names (NumPy 2 and jnp have both).
   module.add("pow", *module.find("power"));
   module.add("atan2", *module.find("arctan2"));
+  module.add("invert", *module.find("bitwise_not"));
+  module.add("bitwise_invert", *module.find("bitwise_not"));
+  // bitwise_xor of the operands as bools (JAX's composition).
+  module.add_function("logical_xor(x1, x2, /)", [](Evaluator& ev, Arguments& a) {
+    auto as_bool = [&](const Value& x) {
+      ArrayRef array = to_array(ev, x);
+      if (array->aval.dtype == typecheck::DType::bool_) return Value(array);
+      return apply_elementwise(ev, primitive("not_equal"), {Value(array), Value::integer(0)});
+    };
+    return apply_elementwise(ev, primitive("bitwise_xor"), {as_bool(a[0]), as_bool(a[1])});
+  });
   module.add_function("dtype(dtype)", [](Evaluator& ev, Arguments& a) {
     return Value(std::make_shared<DTypeObject>(dtype_argument(ev, a[0])));
   });

@@ -423,7 +423,9 @@ void install_lax_structural(ModuleObject& lax) {
         primitive.name.starts_with("logical_"))
       continue;
     const Primitive* p = &primitive;
-    lax.add_function(std::string(p->lax.name) + (p->arity == 1 ? "(x, /)" : "(x, y, /)"), [p](Evaluator& ev, Arguments& a) {
+    // lax.bitwise_and, not lax.and (a keyword): the bitwise family by its jnp name.
+    const std::string name(p->name.starts_with("bitwise_") ? p->name : p->lax.name);
+    lax.add_function(name + (p->arity == 1 ? "(x, /)" : "(x, y, /)"), [p](Evaluator& ev, Arguments& a) {
       std::vector<Value> operands{a[0]};
       if (p->arity == 2) operands.push_back(a[1]);
       return apply_elementwise(ev, *p, operands);

@@ -23,6 +23,15 @@ Placement place_elementwise(Evaluator&, const Primitive& primitive, const std::v
   // Dtypes: promote, then the primitive's own result kind.
   typecheck::ElementType common = promoted(operands);
   if (primitive.result == R::floating && !typecheck::is_floating(common.dtype)) common = {DType::float32, common.weak_type};
+  // lax's and, or, xor and not take integers and bool only (JAX's dtype rule).
+  const bool bitwise = primitive.arity == 1 ? primitive.unary == devices::UnaryOp::bitwise_not
+                                            : (primitive.binary == devices::BinaryOp::bitwise_and ||
+                                               primitive.binary == devices::BinaryOp::bitwise_or ||
+                                               primitive.binary == devices::BinaryOp::bitwise_xor);
+  if (bitwise && typecheck::is_floating(common.dtype))
+    raise(exc::TypeError(), std::string(primitive.lax.name) + " does not accept dtype " +
+                                std::string(typecheck::long_name(common.dtype)) +
+                                ". Accepted dtypes are subtypes of integer, bool.");
   typecheck::ElementType result = primitive.result == R::boolean ? typecheck::ElementType{DType::bool_, false} : common;
   placement.compute = common.dtype;
   if (primitive.binary == devices::BinaryOp::logical_and || primitive.binary == devices::BinaryOp::logical_or ||

@@ -526,8 +526,9 @@ constexpr BinaryOp no_binary = BinaryOp::add;
 
 // jnp's name -> lax's (where they differ).
 constexpr std::string_view lax_name_of(std::string_view name) {
-  constexpr std::array<std::pair<std::string_view, std::string_view>, 18> renamed{{
-      {"arctan2", "atan2"}, {"divide", "div"}, {"equal", "eq"}, {"greater", "gt"}, {"greater_equal", "ge"}, {"less", "lt"},
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 22> renamed{{
+      {"arctan2", "atan2"}, {"bitwise_and", "and"}, {"bitwise_not", "not"}, {"bitwise_or", "or"},
+      {"bitwise_xor", "xor"}, {"divide", "div"}, {"equal", "eq"}, {"greater", "gt"}, {"greater_equal", "ge"}, {"less", "lt"},
       {"less_equal", "le"}, {"logical_and", "and"}, {"logical_not", "not"}, {"logical_or", "or"},
       {"maximum", "max"}, {"minimum", "min"}, {"multiply", "mul"}, {"negative", "neg"}, {"not_equal", "ne"},
       {"power", "pow"}, {"remainder", "rem"}, {"subtract", "sub"}}};
@@ -566,6 +567,10 @@ constexpr std::array primitive_table{
     reduction("argmax", "argmax", vjp::zero_vjp, jaxpr_params::arg_reduction),
     reduction("argmin", "argmin", vjp::zero_vjp, jaxpr_params::arg_reduction),
     Primitive{"axis_index", "axis_index", {"axis_index"}, axis_index_implementation, collective_cost, vjp::zero_vjp, batching::collective, &partitioning::replay},
+    binary("bitwise_and", BinaryOp::bitwise_and, R::promoted, vjp::zero_vjp),
+    unary("bitwise_not", UnaryOp::bitwise_not, R::promoted, vjp::zero_vjp),
+    binary("bitwise_or", BinaryOp::bitwise_or, R::promoted, vjp::zero_vjp),
+    binary("bitwise_xor", BinaryOp::bitwise_xor, R::promoted, vjp::zero_vjp),
     Primitive{"broadcast_in_dim", "broadcast_in_dim", {"broadcast_in_dim", jaxpr_params::broadcast_in_dim}, placed_implementation, movement_cost, vjp::broadcast_in_dim_vjp, batching::broadcast_in_dim, &partitioning::broadcast_in_dim},
     unary("ceil", UnaryOp::ceil, R::floating, vjp::zero_vjp),
     Primitive{"cholesky", "linalg.cholesky", {"cholesky"}, cholesky_implementation, linalg_cost, vjp::cholesky_vjp, batching::linalg, &partitioning::replay},

@@ -274,6 +274,25 @@ TEST(Kernels, ComparisonsAndLogicGiveBool) {
   EXPECT_FALSE(binary(BinaryOp::sub, p, q).ok());
 }
 
+TEST(Kernels, BitwiseOperationsOnIntegersAndBool) {
+  LocalArray a = array(DType::int32, {4}, {12, -1, 0, 5}), b = array(DType::int32, {4}, {10, 7, 3, 5});
+  expect_values(ok(binary(BinaryOp::bitwise_and, a, b)), {8, 7, 0, 5});
+  expect_values(ok(binary(BinaryOp::bitwise_or, a, b)), {14, -1, 3, 5});
+  expect_values(ok(binary(BinaryOp::bitwise_xor, a, b)), {6, -8, 3, 0});
+  expect_values(ok(unary(UnaryOp::bitwise_not, a)), {-13, 0, -1, -6});
+  expect_values(ok(unary(UnaryOp::bitwise_not, array(DType::uint32, {2}, {0, 5}))), {uint32_max, uint32_max - 5});
+  LocalArray p = array(DType::bool_, {4}, {1, 1, 0, 0}), q = array(DType::bool_, {4}, {1, 0, 1, 0});
+  LocalArray both = ok(binary(BinaryOp::bitwise_and, p, q));
+  EXPECT_EQ(both.dtype(), DType::bool_);
+  expect_values(both, {1, 0, 0, 0});
+  expect_values(ok(binary(BinaryOp::bitwise_or, p, q)), {1, 1, 1, 0});
+  expect_values(ok(binary(BinaryOp::bitwise_xor, p, q)), {0, 1, 1, 0});
+  expect_values(ok(unary(UnaryOp::bitwise_not, p)), {0, 0, 1, 1});  // logical not, not ~1
+  LocalArray f = array(DType::float32, {2}, {1, 2});
+  EXPECT_FALSE(binary(BinaryOp::bitwise_and, f, f).ok());
+  EXPECT_FALSE(unary(UnaryOp::bitwise_not, f).ok());
+}
+
 TEST(Kernels, SelectPicksPerElementOrByScalar) {
   LocalArray yes = array(DType::bfloat16, {3}, {1, 2, 3});
   LocalArray no = array(DType::bfloat16, {3}, {-1, -2, -3});
