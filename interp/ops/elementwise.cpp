@@ -113,8 +113,10 @@ ArrayRef reduce_precision_kernel(Evaluator& evaluator, const Primitive&, const P
 }  // namespace
 
 namespace partitioning {
-const Partitioning elementwise{"elementwise", place_elementwise, elementwise_kernel};
-const Partitioning reduce_precision{"elementwise", place_elementwise, reduce_precision_kernel};
+const Partitioning elementwise{
+    .name = "elementwise", .place = place_elementwise, .kernel = elementwise_kernel, .decided_by_operands = true};
+const Partitioning reduce_precision{
+    .name = "elementwise", .place = place_elementwise, .kernel = reduce_precision_kernel, .decided_by_operands = true};
 }  // namespace partitioning
 
 }  // namespace interp

@@ -2,6 +2,7 @@
 #include "interp/ops/placement.hpp"
 
 #include <algorithm>
+#include <array>
 #include <utility>
 
 #include "devices/collectives.hpp"
@@ -58,13 +59,71 @@ ArrayRef run_finish(Evaluator& evaluator, const Primitive& primitive, const Plac
   return combined;
 }
 
+// The last decisions of the families decided by their operands alone, with
+// what each was made from: the primitive and, per operand, its type, layout
+// and commitment. Meshes count by identity (a decision's result keeps the
+// operands' mesh objects), so an entry matches only the same objects. A
+// few entries, replaced in turn: a loop's body applies a few primitives
+// to operands of the same types over and over.
+struct DecisionCache {
+  struct Operand {
+    typecheck::ArrayType aval;
+    Layout layout;
+    bool committed = false;
+  };
+  struct Entry {
+    const Primitive* primitive = nullptr;
+    std::vector<Operand> operands;
+    std::shared_ptr<const Placement> placement;
+  };
+  std::array<Entry, 8> entries;
+  std::size_t next = 0;
+};
+
+namespace {
+
+bool made_from(const DecisionCache::Entry& entry, const Primitive& primitive, const std::vector<ArrayRef>& operands) {
+  if (entry.primitive != &primitive || entry.operands.size() != operands.size()) return false;
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    const DecisionCache::Operand& kept = entry.operands[i];
+    const ArrayObject& operand = *operands[i];
+    if (kept.committed != operand.committed || kept.layout.mesh != operand.layout.mesh ||
+        kept.aval.sharding.mesh != operand.aval.sharding.mesh || kept.layout.dims != operand.layout.dims ||
+        !(kept.aval == operand.aval))
+      return false;
+  }
+  return true;
+}
+
+// The application's decision: its family's place rule, or the one made
+// for the same operands when the family is decided by its operands alone.
+std::shared_ptr<const Placement> decide(Evaluator& evaluator, const Primitive& primitive,
+                                        const std::vector<ArrayRef>& operands, const Params& params) {
+  if (!primitive.partition->decided_by_operands)
+    return std::make_shared<const Placement>(primitive.partition->place(evaluator, primitive, operands, params));
+  std::shared_ptr<DecisionCache>& cache = runtime_of(evaluator).decisions;
+  if (!cache) cache = std::make_shared<DecisionCache>();
+  for (const DecisionCache::Entry& entry : cache->entries)
+    if (made_from(entry, primitive, operands)) return entry.placement;
+  auto placement = std::make_shared<const Placement>(primitive.partition->place(evaluator, primitive, operands, params));
+  DecisionCache::Entry& entry = cache->entries[cache->next];
+  cache->next = (cache->next + 1) % cache->entries.size();
+  entry.primitive = &primitive;
+  entry.operands.clear();
+  for (const ArrayRef& operand : operands) entry.operands.push_back({operand->aval, operand->layout, operand->committed});
+  entry.placement = placement;
+  return placement;
+}
+
+}  // namespace
+
 ArrayRef run_placed(Evaluator& evaluator, const Primitive& primitive, const std::vector<ArrayRef>& operands,
                     const Params& params, bool execute) {
-  Placement placement = primitive.partition->place(evaluator, primitive, operands, params);
+  std::shared_ptr<const Placement> decision = decide(evaluator, primitive, operands, params);
+  const Placement& placement = *decision;
   if (!execute || std::any_of(operands.begin(), operands.end(), [](const ArrayRef& a) { return a->abstract(); })) {
     ArrayRef out = abstract_result(placement);
-    runtime_of(evaluator).traced_decision = TracedDecision{std::make_shared<const Placement>(std::move(placement)),
-                                                           &primitive, &operands, &params, out.get()};
+    runtime_of(evaluator).traced_decision = TracedDecision{std::move(decision), &primitive, &operands, &params, out.get()};
     return out;
   }
   std::vector<ArrayRef> inputs;

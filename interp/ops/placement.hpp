@@ -92,6 +92,10 @@ struct Partitioning {
   KernelRule kernel = nullptr;
   FinishRule finish = nullptr;
   ReplayedCollectives replayed = nullptr;  // replayed families only; null: none
+  // The decision follows from the primitive and its operands' types,
+  // layouts and commitment alone (not from the params or the evaluator's
+  // state): run_placed reuses the one it made last for the same operands.
+  bool decided_by_operands = false;
 };
 
 bool replayed(const Partitioning& partitioning);

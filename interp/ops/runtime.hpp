@@ -119,6 +119,7 @@ struct TracedDecision {
 };
 class CostRecorder;
 class TraceHistory;
+struct DecisionCache;
 
 // Where a recorded equation lies in one lax loop: the loop's instance, the
 // iteration, and the equation's index among those the iteration recorded.
@@ -182,6 +183,9 @@ class Runtime {
   // starts (trace.cpp) and taken by the trace that records it (empty: no
   // placement).
   TracedDecision traced_decision;
+  // The last decisions of families decided by their operands alone
+  // (placement.cpp), made on first use.
+  std::shared_ptr<DecisionCache> decisions;
   // The lax loops (fori_loop, while_loop, scan) whose body is running now,
   // outermost first: each one's instance, its current iteration and the
   // count of equations recorded when that iteration began (LoopIterations
