@@ -222,13 +222,24 @@ std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
     Evaluator& evaluator, const DeviceMeshRef& mesh, const std::vector<ArrayRef>& inputs,
     const std::function<devices::Expected<devices::LocalArray>(const std::vector<devices::LocalArray>&, std::size_t)>&
         kernel) {
+  std::vector<devices::Shape> shapes;
+  for (const auto& in : inputs) shapes.push_back(in->layout.shard_shape(in->aval.shape));
+  return run_per_position(evaluator, mesh, inputs, std::move(shapes), kernel);
+}
+
+std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
+    Evaluator& evaluator, const DeviceMeshRef& mesh, const std::vector<ArrayRef>& inputs,
+    std::vector<devices::Shape> shapes,
+    const std::function<devices::Expected<devices::LocalArray>(const std::vector<devices::LocalArray>&, std::size_t)>&
+        kernel) {
   Runtime& runtime = runtime_of(evaluator);
   const std::size_t positions = mesh->devices.size();
   // Positions whose inputs share every buffer compute once (a linear search
   // of the positions before: meshes are small, and a map's allocations cost
   // more than the comparisons); positions another process holds compute
-  // there.
-  std::vector<std::optional<std::size_t>> representative(positions);
+  // there (no representative).
+  constexpr std::size_t elsewhere = SIZE_MAX;
+  std::vector<std::size_t> representative(positions, elsewhere);
   std::vector<std::size_t> unique;
   std::int64_t elements = 0;
   auto same_inputs = [&](std::size_t p, std::size_t q) {
@@ -244,24 +255,25 @@ std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
     unique.push_back(p);
     for (const auto& in : inputs) elements += in->shards[p].buffer().element_count();
   }
+  // Each input's shard as the kernel sees it: its shape is every position's.
+  std::vector<devices::LocalArray> template_locals;
+  for (std::size_t i = 0; i < inputs.size(); ++i) template_locals.push_back({nullptr, std::move(shapes[i])});
   std::vector<std::shared_ptr<devices::Buffer>> results(positions);
   std::vector<std::optional<devices::Error>> errors(unique.size());
-  auto run = [&](int task, std::vector<devices::LocalArray>& locals) {
-    std::size_t p = unique[static_cast<std::size_t>(task)];
-    locals.clear();
-    for (const auto& in : inputs) locals.push_back(in->local(p));
+  auto run = [&](std::size_t task, std::vector<devices::LocalArray>& locals) {
+    std::size_t p = unique[task];
+    for (std::size_t i = 0; i < inputs.size(); ++i) locals[i].buffer = inputs[i]->shards[p].shared_buffer();
     auto result = kernel(locals, p);
-    if (result) results[p] = result->buffer;
-    else errors[static_cast<std::size_t>(task)] = result.error();
+    if (result) results[p] = std::move(result->buffer);
+    else errors[task] = std::move(result.error());
   };
   if (elements < inline_elements) {
     // Little work: waking the pool's threads would cost more than it saves.
-    std::vector<devices::LocalArray> locals;
-    for (std::size_t task = 0; task < unique.size(); ++task) run(static_cast<int>(task), locals);
+    for (std::size_t task = 0; task < unique.size(); ++task) run(task, template_locals);
   } else {
     runtime.pool().run_all(static_cast<int>(unique.size()), [&](int task) {
-      std::vector<devices::LocalArray> locals;
-      run(task, locals);
+      std::vector<devices::LocalArray> locals = template_locals;
+      run(static_cast<std::size_t>(task), locals);
     });
   }
   for (const auto& e : errors)
@@ -270,8 +282,8 @@ std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
   // position's result has one shape), else unsized until placed.
   const devices::Buffer* model = unique.empty() ? nullptr : results[unique.front()].get();
   for (std::size_t p = 0; p < positions; ++p) {
-    if (representative[p]) {
-      results[p] = results[*representative[p]];
+    if (representative[p] != elsewhere) {
+      if (representative[p] != p) results[p] = results[representative[p]];
       continue;
     }
     int holder = runtime.holder(*mesh, p);

@@ -179,6 +179,13 @@ std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
     Evaluator& evaluator, const DeviceMeshRef& mesh, const std::vector<ArrayRef>& inputs,
     const std::function<devices::Expected<devices::LocalArray>(const std::vector<devices::LocalArray>&, std::size_t)>&
         kernel);
+// The same, the kernel seeing input i's shard in `shapes[i]` (its elements
+// in another shape: an operand of lower rank with leading 1s, say).
+std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
+    Evaluator& evaluator, const DeviceMeshRef& mesh, const std::vector<ArrayRef>& inputs,
+    std::vector<devices::Shape> shapes,
+    const std::function<devices::Expected<devices::LocalArray>(const std::vector<devices::LocalArray>&, std::size_t)>&
+        kernel);
 
 // Raises a devices error in the script (MemoryError, ValueError, ...).
 [[noreturn]] void raise_devices_error(const devices::Error& error);

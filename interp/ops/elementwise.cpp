@@ -78,21 +78,19 @@ ArrayRef elementwise_kernel(Evaluator& evaluator, const Primitive& primitive, co
                             const std::vector<ArrayRef>& operands, const Params&) {
   std::vector<ArrayRef> inputs;
   for (const auto& a : operands) inputs.push_back(astype(evaluator, a, placement.compute));
+  // Operands of lower rank get leading 1s so the kernel broadcasts them.
   const std::size_t rank = placement.type.ndim();
-  auto shards = run_per_position(evaluator, placement.layout.mesh, inputs, [&](const std::vector<devices::LocalArray>& in) {
-    if (primitive.arity == 1) return devices::unary(primitive.unary, in[0]);
-    // Operands of lower rank get leading 1s so the kernel broadcasts them.
-    std::vector<devices::LocalArray> ranked = in;
-    for (auto& r : ranked) {
-      if (r.shape.size() == rank) continue;
-      devices::Shape s(rank - r.shape.size(), 1);
-      s.insert(s.end(), r.shape.begin(), r.shape.end());
-      auto reshaped = devices::reshape(r, s);
-      if (!reshaped) return reshaped;
-      r = *reshaped;
-    }
-    return devices::binary(primitive.binary, ranked[0], ranked[1]);
-  });
+  std::vector<devices::Shape> shapes;
+  for (const auto& in : inputs) {
+    devices::Shape shape = in->layout.shard_shape(in->aval.shape);
+    shape.insert(shape.begin(), rank - std::min(rank, shape.size()), 1);
+    shapes.push_back(std::move(shape));
+  }
+  auto shards = run_per_position(evaluator, placement.layout.mesh, inputs, std::move(shapes),
+                                 [&](const std::vector<devices::LocalArray>& in, std::size_t) {
+                                   if (primitive.arity == 1) return devices::unary(primitive.unary, in[0]);
+                                   return devices::binary(primitive.binary, in[0], in[1]);
+                                 });
   // The compute dtype is the result's, but for comparisons and logical
   // operations, whose kernels give bool.
   return make_array(evaluator, placement.type, placement.layout, std::move(shards), placement.committed);

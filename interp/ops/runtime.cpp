@@ -177,6 +177,7 @@ int Runtime::holder(const DeviceMesh& mesh, std::size_t position) {
 }
 
 bool Runtime::holds(const DeviceMesh& mesh, std::size_t position) {
+  if (options_.processes.count() == 1) return true;  // one process holds every device
   int process = holder(mesh, position);
   return process == devices::every_process || process == options_.processes.index();
 }
