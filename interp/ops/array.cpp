@@ -162,9 +162,21 @@ devices::Replicas replicas_of(const ArrayObject& array) {
   return is_manual(array) ? devices::Replicas::first : devices::Replicas::equal;
 }
 
+// Every position holding the whole array `source` on a run of one
+// process: each shares it, as redistribute shares a block that a source
+// block already is, without planning the move (a Python scalar an
+// operation puts on its operands' devices takes this way).
+std::optional<std::vector<std::shared_ptr<devices::Buffer>>> shared_whole(Evaluator& evaluator,
+                                                                          const std::shared_ptr<devices::Buffer>& source,
+                                                                          const Layout& target) {
+  if (runtime_of(evaluator).processes().count() != 1 || !target.fully_replicated()) return std::nullopt;
+  return std::vector<std::shared_ptr<devices::Buffer>>(target.position_count(), source);
+}
+
 // Slices `global` (a host value every process has) into the shards of `layout`.
 std::vector<std::shared_ptr<devices::Buffer>> split_global(Evaluator& evaluator, const devices::LocalArray& global,
                                                            const Layout& layout, const typecheck::Shape& shape) {
+  if (auto shared = shared_whole(evaluator, global.buffer, layout)) return std::move(*shared);
   return value_or_raise(devices::redistribute({global.buffer}, whole_everywhere(shape),
                                               placement_of(evaluator, layout, shape), global.dtype(),
                                               runtime_of(evaluator).ledger()));
@@ -300,6 +312,9 @@ ArrayRef relayout(Evaluator& evaluator, const ArrayRef& array, const Layout& tar
     charge_if_held(evaluator, *moved);
     return moved;
   }
+  if (array->layout.fully_replicated() && array->aval.sharding.unreduced.empty())
+    if (auto shared = shared_whole(evaluator, array->shards.front().shared_buffer(), target))
+      return make_array(evaluator, array->aval, target, std::move(*shared), array->committed);
   const typecheck::Shape& shape = array->aval.shape;
   devices::Placement from = placement_of(evaluator, array->layout, shape), to = placement_of(evaluator, target, shape);
   if (const auto& unreduced = array->aval.sharding.unreduced;
