@@ -120,6 +120,16 @@ std::size_t storage_size(std::int64_t byte_size) { return static_cast<std::size_
 
 }  // namespace
 
+struct Buffer::Made final : Buffer {
+  template <class... Args>
+  explicit Made(Args&&... args) : Buffer(std::forward<Args>(args)...) {}
+};
+
+template <class... Args>
+std::shared_ptr<Buffer> Buffer::make(Args&&... args) {
+  return std::make_shared<Made>(std::forward<Args>(args)...);
+}
+
 Buffer::Buffer(std::shared_ptr<MemoryLedger> ledger, typecheck::DType dtype, std::int64_t element_count,
                std::int64_t byte_size, std::byte* data, int process)
     : ledger_(std::move(ledger)), dtype_(dtype), element_count_(element_count), byte_size_(byte_size),
@@ -133,12 +143,11 @@ Buffer::~Buffer() {
 
 std::shared_ptr<Buffer> Buffer::remote(std::shared_ptr<MemoryLedger> ledger, int process, typecheck::DType dtype,
                                        std::int64_t element_count) {
-  return std::shared_ptr<Buffer>(new Buffer(std::move(ledger), dtype, element_count,
-                                            element_count * typecheck::byte_size(dtype), nullptr, process));
+  return make(std::move(ledger), dtype, element_count, element_count * typecheck::byte_size(dtype), nullptr, process);
 }
 
 std::shared_ptr<Buffer> Buffer::remote_unsized(std::shared_ptr<MemoryLedger> ledger, int process) {
-  return std::shared_ptr<Buffer>(new Buffer(std::move(ledger), typecheck::DType::float32, -1, 0, nullptr, process));
+  return make(std::move(ledger), typecheck::DType::float32, std::int64_t{-1}, std::int64_t{0}, nullptr, process);
 }
 
 Expected<std::shared_ptr<Buffer>> Buffer::allocate(std::shared_ptr<MemoryLedger> ledger,
@@ -158,9 +167,7 @@ Expected<std::shared_ptr<Buffer>> Buffer::allocate(std::shared_ptr<MemoryLedger>
                  fmt::format("the host could not allocate {}", describe_bytes(byte_size))};
   }
   if (fill == Fill::zeros) std::memset(data, 0, static_cast<std::size_t>(byte_size));
-  // The constructor is private, hence no make_shared; it cannot throw.
-  return std::shared_ptr<Buffer>(
-      new Buffer(std::move(ledger), dtype, element_count, byte_size, static_cast<std::byte*>(data)));
+  return make(std::move(ledger), dtype, element_count, byte_size, static_cast<std::byte*>(data));
 }
 
 Expected<std::shared_ptr<Buffer>> Buffer::view(std::shared_ptr<Buffer> owner, std::int64_t offset,
@@ -172,8 +179,7 @@ Expected<std::shared_ptr<Buffer>> Buffer::view(std::shared_ptr<Buffer> owner, st
   const std::int64_t element_size = typecheck::byte_size(owner->dtype_);
   std::byte* data = owner->data_ + offset * element_size;
   if (owner->owner_) owner = owner->owner_;  // views of views share the one owner
-  auto made = std::shared_ptr<Buffer>(
-      new Buffer(owner->ledger_, owner->dtype_, element_count, element_count * element_size, data));
+  std::shared_ptr<Buffer> made = make(owner->ledger_, owner->dtype_, element_count, element_count * element_size, data);
   made->owner_ = std::move(owner);
   return made;
 }

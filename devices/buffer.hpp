@@ -89,6 +89,11 @@ class Buffer {
  private:
   Buffer(std::shared_ptr<MemoryLedger> ledger, typecheck::DType dtype, std::int64_t element_count,
          std::int64_t byte_size, std::byte* data, int process = -1);
+  // A Buffer made by make_shared (one allocation with its count), which
+  // cannot reach the private constructor itself.
+  struct Made;
+  template <class... Args>
+  static std::shared_ptr<Buffer> make(Args&&... args);
 
   std::shared_ptr<MemoryLedger> ledger_;
   typecheck::DType dtype_;

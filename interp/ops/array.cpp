@@ -37,15 +37,17 @@ ArrayRef make_array(Evaluator& evaluator, typecheck::ArrayType aval, Layout layo
   array->aval = std::move(aval);
   array->committed = committed;
   Runtime& runtime = runtime_of(evaluator);
-  std::int64_t count = devices::element_count(layout.shard_shape(array->aval.shape));
+  array->shards.reserve(shards.size());
   for (std::size_t p = 0; p < shards.size(); ++p) {
     std::shared_ptr<devices::Buffer> shard = std::move(shards[p]);
     if (!runtime.holds(*layout.mesh, p)) {
       // Another process's: a placeholder of its size.
       if (!shard || !shard->is_remote() || !shard->is_sized()) {
         bool sized = shard && shard->is_sized();
+        std::int64_t count = sized ? shard->element_count()
+                                   : devices::element_count(layout.shard_shape(array->aval.shape));
         shard = devices::Buffer::remote(runtime.ledger(), runtime.holder(*layout.mesh, p),
-                                        sized ? shard->dtype() : array->aval.dtype, sized ? shard->element_count() : count);
+                                        sized ? shard->dtype() : array->aval.dtype, count);
       }
     } else if (!shard || shard->is_remote()) {
       raise(exc::RuntimeError(), "internal error: the shard of " + devices::device_label(layout.mesh->devices[p]) +
