@@ -31,31 +31,42 @@ Layout default_layout(Evaluator& evaluator, std::size_t ndim) {
   return layout;
 }
 
+namespace {
+
+// Gives `array` (laid out, without shards) its per-position shards, placed
+// on the devices of its layout.
+void place_shards(Evaluator& evaluator, ArrayObject& array, std::vector<std::shared_ptr<devices::Buffer>> shards) {
+  Runtime& runtime = runtime_of(evaluator);
+  const DeviceMesh& mesh = *array.layout.mesh;
+  array.shards.reserve(shards.size());
+  for (std::size_t p = 0; p < shards.size(); ++p) {
+    std::shared_ptr<devices::Buffer> shard = std::move(shards[p]);
+    if (!runtime.holds(mesh, p)) {
+      // Another process's: a placeholder of its size.
+      if (!shard || !shard->is_remote() || !shard->is_sized()) {
+        bool sized = shard && shard->is_sized();
+        std::int64_t count = sized ? shard->element_count()
+                                   : devices::element_count(array.layout.shard_shape(array.aval.shape));
+        shard = devices::Buffer::remote(runtime.ledger(), runtime.holder(mesh, p),
+                                        sized ? shard->dtype() : array.aval.dtype, count);
+      }
+    } else if (!shard || shard->is_remote()) {
+      raise(exc::RuntimeError(), "internal error: the shard of " + devices::device_label(mesh.devices[p]) +
+                                     " is not on the process that holds the device");
+    }
+    array.shards.emplace_back(std::move(shard), mesh.devices[p].id);
+  }
+}
+
+}  // namespace
+
 ArrayRef make_array(Evaluator& evaluator, typecheck::ArrayType aval, Layout layout,
                     std::vector<std::shared_ptr<devices::Buffer>> shards, bool committed) {
   auto array = std::make_shared<ArrayObject>();
   array->aval = std::move(aval);
   array->committed = committed;
-  Runtime& runtime = runtime_of(evaluator);
-  array->shards.reserve(shards.size());
-  for (std::size_t p = 0; p < shards.size(); ++p) {
-    std::shared_ptr<devices::Buffer> shard = std::move(shards[p]);
-    if (!runtime.holds(*layout.mesh, p)) {
-      // Another process's: a placeholder of its size.
-      if (!shard || !shard->is_remote() || !shard->is_sized()) {
-        bool sized = shard && shard->is_sized();
-        std::int64_t count = sized ? shard->element_count()
-                                   : devices::element_count(layout.shard_shape(array->aval.shape));
-        shard = devices::Buffer::remote(runtime.ledger(), runtime.holder(*layout.mesh, p),
-                                        sized ? shard->dtype() : array->aval.dtype, count);
-      }
-    } else if (!shard || shard->is_remote()) {
-      raise(exc::RuntimeError(), "internal error: the shard of " + devices::device_label(layout.mesh->devices[p]) +
-                                     " is not on the process that holds the device");
-    }
-    array->shards.emplace_back(std::move(shard), layout.mesh->devices[p].id);
-  }
   array->layout = std::move(layout);
+  place_shards(evaluator, *array, std::move(shards));
   charge_device_memory(evaluator, *array);
   return array;
 }
@@ -205,12 +216,12 @@ ArrayRef host_array(Evaluator& evaluator, const typecheck::ArrayType& aval,
     charge_if_held(evaluator, *array);
     return array;
   }
-  {
-    // A TPU without room fails before the host makes the values.
-    ArrayRef provisional = make_abstract_array(aval, layout, false);
-    charge_device_memory(evaluator, *provisional);
-  }
-  return array_from_global(evaluator, global(), aval, std::move(layout), false);
+  // Charged before the host makes the values (a TPU without room fails
+  // first), then given them: the array keeps that one charge.
+  ArrayRef array = make_abstract_array(aval, std::move(layout), false);
+  charge_device_memory(evaluator, *array);
+  place_shards(evaluator, *array, split_global(evaluator, global(), array->layout, aval.shape));
+  return array;
 }
 
 devices::LocalArray global_value(Evaluator& evaluator, const ArrayObject& array) {
@@ -255,6 +266,7 @@ std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
   constexpr std::size_t elsewhere = SIZE_MAX;
   std::vector<std::size_t> representative(positions, elsewhere);
   std::vector<std::size_t> unique;
+  unique.reserve(positions);
   std::int64_t elements = 0;
   auto same_inputs = [&](std::size_t p, std::size_t q) {
     for (const auto& in : inputs)
