@@ -370,9 +370,19 @@ ArrayRef astype(Evaluator& evaluator, const ArrayRef& array, DType dtype) {
     charge_if_held(evaluator, *converted);
     return converted;
   }
-  auto shards = run_per_position(evaluator, array->layout.mesh, {array},
-                                 [dtype](const std::vector<devices::LocalArray>& in) { return devices::convert(in[0], dtype); });
-  return make_array(evaluator, aval, array->layout, std::move(shards), array->committed);
+  const auto& shards = array->shards;
+  if (runtime_of(evaluator).processes().count() == 1 &&
+      std::all_of(shards.begin(), shards.end(), [&](const auto& s) { return s.shares_storage_with(shards.front()); })) {
+    // Every device holds the one buffer (a scalar put on a mesh): converted
+    // once, as run_per_position would, without its bookkeeping.
+    std::shared_ptr<devices::Buffer> converted = value_or_raise(devices::convert(array->local(0), dtype)).buffer;
+    return make_array(evaluator, std::move(aval), array->layout,
+                      std::vector<std::shared_ptr<devices::Buffer>>(shards.size(), converted), array->committed);
+  }
+  auto converted = run_per_position(evaluator, array->layout.mesh, {array}, [dtype](const std::vector<devices::LocalArray>& in) {
+    return devices::convert(in[0], dtype);
+  });
+  return make_array(evaluator, std::move(aval), array->layout, std::move(converted), array->committed);
 }
 
 }  // namespace interp

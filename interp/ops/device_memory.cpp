@@ -20,7 +20,14 @@ lang::Span current_span(Evaluator& evaluator) {
 }
 
 std::int64_t shard_bytes(const typecheck::ArrayType& type, const Layout& layout) {
-  return devices::element_count(layout.shard_shape(type.shape)) * typecheck::byte_size(type.dtype);
+  // devices::element_count of the shard shape, without making it: 0 when
+  // an extent is (the others' product may overflow then).
+  auto extent = [&](std::size_t d) { return d < layout.dims.size() ? type.shape[d] / layout.block_count(d) : type.shape[d]; };
+  for (std::size_t d = 0; d < type.shape.size(); ++d)
+    if (extent(d) == 0) return 0;
+  std::int64_t count = 1;
+  for (std::size_t d = 0; d < type.shape.size(); ++d) count *= extent(d);
+  return count * typecheck::byte_size(type.dtype);
 }
 
 void charge_device_memory(Evaluator& evaluator, ArrayObject& array) {
