@@ -47,7 +47,10 @@ std::optional<Value> DTypeObject::get_attribute(Evaluator& evaluator, const std:
     if (dtype == DType::uint32) return make_str("u");
     return make_str(dtype == DType::bool_ ? "b" : "i");
   }
-  if (name == "type") return Value(std::make_shared<DTypeObject>(dtype));  // jnp.float32 is its own scalar type
+  // jnp.float32 is both the dtype and its scalar type: the type's name and
+  // its `.dtype` (jnp.bfloat16.__name__, jnp.float32.dtype).
+  if (name == "type" || name == "dtype") return Value(std::make_shared<DTypeObject>(dtype));
+  if (name == "__name__") return make_str(dtype == DType::bool_ ? "bool" : std::string(typecheck::long_name(dtype)));
   return Object::get_attribute(evaluator, name);
 }
 
