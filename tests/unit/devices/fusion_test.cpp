@@ -13,31 +13,16 @@
 #include "devices/kernels.hpp"
 #include "devices/kernels/fusion.hpp"
 #include "devices/memory.hpp"
+#include "tests/unit/devices/random_arrays.hpp"
 
 namespace devices {
 namespace {
 
 using typecheck::DType;
 
-std::shared_ptr<MemoryLedger> ledger() {
-  static std::shared_ptr<MemoryLedger> shared =
-      std::make_shared<MemoryLedger>(std::vector<MemoryLedger::DeviceMemory>{{"TPU 0", 1 << 30}}, 1 << 30);
-  return shared;
-}
-
-LocalArray random_f32(Shape shape, unsigned seed, float low = -3.0f, float high = 3.0f) {
-  Expected<LocalArray> made = make_local_array(ledger(), DType::float32, std::move(shape));
-  EXPECT_TRUE(made.ok());
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> uniform(low, high);
-  for (float& value : made->buffer->elements<DType::float32>()) value = uniform(generator);
-  return *made;
-}
-
-LocalArray ok(Expected<LocalArray> result) {
-  EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
-  return result.ok() ? *result : LocalArray{};
-}
+using testing::ledger;
+using testing::ok;
+using testing::random_f32;
 
 constexpr DType float_dtypes[] = {DType::float32, DType::bfloat16, DType::float16};
 
