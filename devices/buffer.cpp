@@ -5,7 +5,7 @@
 #include <bit>
 #include <cstring>
 #include <iterator>
-#include <map>
+#include <list>
 #include <mutex>
 #include <new>
 #include <utility>
@@ -56,10 +56,11 @@ class BlockCache {
     }
     if (size >= smallest_block) {
       std::lock_guard<std::mutex> lock(mutex_);
-      auto found = blocks_.find(size);
-      if (found != blocks_.end()) {
+      // The most recently given block of this size (its pages the likeliest in cache).
+      auto found = std::find_if(blocks_.rbegin(), blocks_.rend(), [&](const auto& kept) { return kept.first == size; });
+      if (found != blocks_.rend()) {
         void* block = found->second;
-        blocks_.erase(found);
+        blocks_.erase(std::next(found).base());
         held_ -= size;
         return block;
       }
@@ -78,13 +79,14 @@ class BlockCache {
       }
     } else if (size >= smallest_block && size <= limit_ / 2) {
       std::lock_guard<std::mutex> lock(mutex_);
+      // The oldest go first: blocks freed a while ago (a setup's temporaries)
+      // are less likely needed than the ones a loop frees and asks for again.
       while (held_ + size > limit_ && !blocks_.empty()) {
-        auto largest = std::prev(blocks_.end());
-        held_ -= largest->first;
-        ::operator delete(largest->second, buffer_alignment);
-        blocks_.erase(largest);
+        held_ -= blocks_.front().first;
+        ::operator delete(blocks_.front().second, buffer_alignment);
+        blocks_.pop_front();
       }
-      blocks_.emplace(size, block);
+      blocks_.emplace_back(size, block);
       held_ += size;
       return;
     }
@@ -110,7 +112,7 @@ class BlockCache {
   }
 
   std::mutex mutex_;
-  std::multimap<std::size_t, void*> blocks_;
+  std::list<std::pair<std::size_t, void*>> blocks_;  // (size, block), in the order given
   std::size_t held_ = 0;
   std::size_t limit_;
   std::array<std::vector<void*>, 10> small_;  // classes of 64 B .. 32 KiB
