@@ -28,10 +28,13 @@ Placement place_elementwise(Evaluator&, const Primitive& primitive, const std::v
                                             : (primitive.binary == devices::BinaryOp::bitwise_and ||
                                                primitive.binary == devices::BinaryOp::bitwise_or ||
                                                primitive.binary == devices::BinaryOp::bitwise_xor);
-  if (bitwise && typecheck::is_floating(common.dtype))
+  // An n-ary rule names the position (jnp promoted both operands, so the first fails).
+  if (bitwise && typecheck::is_floating(common.dtype)) {
+    const std::string position = primitive.arity == 1 ? "" : " at position 0";
     raise(exc::TypeError(), std::string(primitive.lax.name) + " does not accept dtype " +
-                                std::string(typecheck::long_name(common.dtype)) +
-                                ". Accepted dtypes are subtypes of integer, bool.");
+                                std::string(typecheck::long_name(common.dtype)) + position + ". Accepted dtypes" +
+                                position + " are subtypes of integer, bool.");
+  }
   typecheck::ElementType result = primitive.result == R::boolean ? typecheck::ElementType{DType::bool_, false} : common;
   placement.compute = common.dtype;
   if (primitive.binary == devices::BinaryOp::logical_and || primitive.binary == devices::BinaryOp::logical_or ||
