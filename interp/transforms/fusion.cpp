@@ -24,12 +24,9 @@ struct Candidate {
 // unfused kernel converts them (a weak integer literal: `x - 1`).
 std::optional<Candidate> candidate(const Jaxpr& program, const PartitionedEquation& pe) {
   const Equation& e = *pe.equation;
-  auto has_layout = [&](int v) {
-    auto index = static_cast<std::size_t>(v);
-    return index < program.variable_layouts.size() && program.variable_layouts[index].has_value();
-  };
+  auto recorded = [&](int v) { return has_layout(program, v); };
   const DType dtype = program.variable_types[static_cast<std::size_t>(e.output)].dtype;
-  if (!typecheck::is_floating(dtype) || !has_layout(e.output) || !std::all_of(e.inputs.begin(), e.inputs.end(), has_layout))
+  if (!typecheck::is_floating(dtype) || !recorded(e.output) || !std::all_of(e.inputs.begin(), e.inputs.end(), recorded))
     return std::nullopt;
   const Layout& layout = *program.variable_layouts[static_cast<std::size_t>(e.output)];
   Candidate out;
@@ -208,11 +205,7 @@ void fuse_elementwise(PartitionedProgram& program) {
 ArrayRef run_fusion(Evaluator& evaluator, const Jaxpr& program, const Fusion& fusion, const std::vector<ArrayRef>& values) {
   std::vector<ArrayRef> inputs;
   for (std::size_t i = 0; i < fusion.inputs.size(); ++i) {
-    ArrayRef input = values[static_cast<std::size_t>(fusion.inputs[i])];
-    // Arguments lie where the program was traced for; a mesh object of
-    // the same devices and axes is the same layout (relayout checks).
-    const Layout& needed = fusion.input_layouts[i];
-    if (input->layout.mesh != needed.mesh || input->layout.dims != needed.dims) input = relayout(evaluator, input, needed);
+    ArrayRef input = where_kernel_needs(evaluator, values[static_cast<std::size_t>(fusion.inputs[i])], fusion.input_layouts[i]);
     if (input->aval.dtype != fusion.loop.dtype) input = astype(evaluator, input, fusion.loop.dtype);
     inputs.push_back(std::move(input));
   }

@@ -77,11 +77,8 @@ ArrayRef run_steps(Evaluator& evaluator, const PartitionedEquation& pe, std::vec
         break;
       }
       case Step::Kind::kernel:
-        // Arguments lie where the program was traced for; a mesh object of
-        // the same devices and axes is the same layout (relayout checks).
         for (std::size_t i = 0; i < operands.size(); ++i)
-          if (operands[i]->layout.mesh != placement.operands[i].mesh || operands[i]->layout.dims != placement.operands[i].dims)
-            operands[i] = relayout(evaluator, operands[i], placement.operands[i]);
+          operands[i] = where_kernel_needs(evaluator, operands[i], placement.operands[i]);
         value = run_kernel(evaluator, *e.primitive, placement, operands, e.params);
         break;
       case Step::Kind::combine:

@@ -114,11 +114,6 @@ const Layout& layout_of(const Jaxpr& program, int variable) {
   return *program.variable_layouts[static_cast<std::size_t>(variable)];
 }
 
-bool has_layout(const Jaxpr& program, int variable) {
-  auto index = static_cast<std::size_t>(variable);
-  return index < program.variable_layouts.size() && program.variable_layouts[index].has_value();
-}
-
 PartitionedEquation partition_equation(Evaluator& evaluator, const Jaxpr& program, const Equation& e,
                                        const std::vector<bool>& stable_draws) {
   PartitionedEquation out;
@@ -153,6 +148,17 @@ PartitionedEquation partition_equation(Evaluator& evaluator, const Jaxpr& progra
 }
 
 }  // namespace
+
+bool has_layout(const Jaxpr& program, int variable) {
+  auto index = static_cast<std::size_t>(variable);
+  return index < program.variable_layouts.size() && program.variable_layouts[index].has_value();
+}
+
+ArrayRef where_kernel_needs(Evaluator& evaluator, ArrayRef operand, const Layout& needed) {
+  if (operand->layout.mesh != needed.mesh || operand->layout.dims != needed.dims)
+    return relayout(evaluator, operand, needed);
+  return operand;
+}
 
 std::vector<Step> plan_steps(const Placement& placement, const std::vector<const typecheck::ArrayType*>& operand_types,
                              const std::vector<const Layout*>& operand_layouts, const std::vector<int>& inputs,

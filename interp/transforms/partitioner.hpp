@@ -83,6 +83,15 @@ struct PartitionedProgram {
 // context mesh it was traced under), and its steps.
 PartitionedProgram partition_program(Evaluator& evaluator, std::shared_ptr<const Jaxpr> program);
 
+// Whether the program recorded where `variable` lies (an untraced program
+// did not).
+bool has_layout(const Jaxpr& program, int variable);
+
+// `operand` where a kernel needs it. Arguments lie where the program was
+// traced for; a mesh object of the same devices and axes is the same
+// layout (relayout checks), so only a different mesh or split moves it.
+ArrayRef where_kernel_needs(Evaluator& evaluator, ArrayRef operand, const Layout& needed);
+
 // The steps of one decision, its operands lying as `operand_layouts` say
 // (variables name them in the collectives' text: `inputs`, `output`; -1 for
 // an eager application). `stable_draws` marks operands drawn in threefry's
