@@ -454,6 +454,38 @@ ArrayRef dynamic_slice_implementation(Evaluator& evaluator, const Primitive&, co
   });
 }
 
+namespace {
+
+// A dynamic update each device makes in its own shard, as XLA's SPMD
+// partitioner does when the update spans every split dimension whole: a
+// start index there is clamped to 0 globally and locally alike, so every
+// block takes its part of the update at the same local start. Null when the
+// update is split otherwise, or the operand is a shard_map body's or holds
+// partial sums: the caller gathers it whole.
+ArrayRef updated_in_place(Evaluator& evaluator, const std::vector<ArrayRef>& operands, const ArrayRef& update,
+                          typecheck::ArrayType& type, const Layout& layout) {
+  const ArrayRef& operand = operands[0];
+  if (is_manual(*operand) || !(operand->layout == layout) || !operand->aval.sharding.unreduced.empty() ||
+      !update->aval.sharding.unreduced.empty() || !type.sharding.unreduced.empty() || update->layout.mesh != layout.mesh ||
+      update->layout.dims != layout.dims)
+    return nullptr;
+  for (std::size_t d = 0; d < layout.dims.size(); ++d)
+    if (!layout.dims[d].empty() && update->aval.shape[d] != operand->aval.shape[d]) return nullptr;
+  std::vector<ArrayRef> inputs{operand, update};
+  for (std::size_t i = 2; i < operands.size(); ++i) {
+    if (operands[i]->aval.ndim() != 0) raise(exc::TypeError(), "dynamic_update_slice start indices must be scalars");
+    inputs.push_back(on_body(evaluator, operands[i], layout.mesh));
+  }
+  auto shards = run_per_position(evaluator, layout.mesh, inputs, [](const std::vector<devices::LocalArray>& in) {
+    std::vector<std::int64_t> start;
+    for (std::size_t i = 2; i < in.size(); ++i) start.push_back(scalar_index(in[i]));
+    return devices::dynamic_update_slice(in[0], in[1], start);
+  });
+  return make_array(evaluator, std::move(type), layout, std::move(shards), operand->committed);
+}
+
+}  // namespace
+
 // operands: x, update, then one scalar start index per dimension.
 ArrayRef dynamic_update_slice_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
                                              const Params&, bool execute) {
@@ -464,10 +496,12 @@ ArrayRef dynamic_update_slice_implementation(Evaluator& evaluator, const Primiti
   Layout layout = kept_layout(*operands[0], type);
   bool committed = operands[0]->committed;
   if (!execute || operands[0]->abstract()) return make_abstract_array(type, layout, committed);
+  ArrayRef update = astype(evaluator, operands[1], type.dtype);
+  if (ArrayRef in_place = updated_in_place(evaluator, operands, update, type, layout)) return in_place;
   std::vector<ArrayRef> inputs;
   {
     UnchargedScope gathered(evaluator);  // the operands whole on each position: copies XLA does not make
-    inputs = {whole(evaluator, operands[0]), on_body(evaluator, astype(evaluator, operands[1], type.dtype), mesh)};
+    inputs = {whole(evaluator, operands[0]), on_body(evaluator, update, mesh)};
     for (std::size_t i = 2; i < operands.size(); ++i) {
       if (operands[i]->aval.ndim() != 0) raise(exc::TypeError(), "dynamic_update_slice start indices must be scalars");
       inputs.push_back(on_body(evaluator, operands[i], mesh));

@@ -160,6 +160,36 @@ ArrayRef placed_implementation(Evaluator& evaluator, const Primitive& primitive,
 
 // ------------------------------------------------------------ shapes
 
+// Where a reshape's result lies when every device reshapes its own block:
+// the shapes fall into groups of dimensions of equal products, and in each
+// group only the first dimension may be split, on both sides, by a count
+// dividing both (a block is then a contiguous run of the group's elements
+// on either side). Nullopt when the operand is split otherwise.
+std::optional<std::vector<typecheck::SpecEntry>> local_reshape_dims(const ArrayObject& operand,
+                                                                    const typecheck::Shape& shape) {
+  const typecheck::Shape& from = operand.aval.shape;
+  const auto& dims = operand.layout.dims;
+  if (!operand.aval.sharding.unreduced.empty() || dims.size() != from.size()) return std::nullopt;
+  std::vector<typecheck::SpecEntry> out(shape.size());
+  for (std::size_t i = 0, j = 0; i < from.size() || j < shape.size();) {
+    const std::size_t first_from = i, first_to = j;
+    std::int64_t product_from = i < from.size() ? from[i++] : 1, product_to = j < shape.size() ? shape[j++] : 1;
+    while (product_from != product_to) {
+      if (product_from == 0 || product_to == 0) return std::nullopt;
+      if (product_from < product_to && i < from.size()) product_from *= from[i++];
+      else if (product_to < product_from && j < shape.size()) product_to *= shape[j++];
+      else return std::nullopt;
+    }
+    for (std::size_t d = first_from + 1; d < i; ++d)
+      if (!dims[d].empty()) return std::nullopt;
+    if (first_from == i || dims[first_from].empty()) continue;
+    const std::int64_t count = operand.layout.block_count(first_from);
+    if (first_to == j || shape[first_to] % count != 0) return std::nullopt;
+    out[first_to] = dims[first_from];
+  }
+  return out;
+}
+
 // params: new_sizes (already resolved, no -1).
 ArrayRef reshape_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
                                 const Params& params, bool execute) {
@@ -177,6 +207,13 @@ ArrayRef reshape_implementation(Evaluator& evaluator, const Primitive&, const st
   if (shape == operand->aval.shape) auto_dims = operand->layout.dims;
   Layout out_layout = result_layout(out_type, mesh, auto_dims);
   if (!execute) return make_abstract_array(out_type, out_layout, operand->committed);
+  if (auto local = local_reshape_dims(*operand, shape); local && *local == out_layout.dims) {
+    const typecheck::Shape block = out_layout.shard_shape(shape);
+    auto shards = run_per_position(evaluator, mesh, {operand}, [&](const std::vector<devices::LocalArray>& in) {
+      return devices::reshape(in[0], block);
+    });
+    return make_array(evaluator, out_type, out_layout, std::move(shards), operand->committed);
+  }
   // Whole on every device, reshaped, then split as the result wants.
   Layout whole{mesh, std::vector<typecheck::SpecEntry>(operand->aval.ndim())};
   ArrayRef input = relayout(evaluator, operand, whole);
