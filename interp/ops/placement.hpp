@@ -146,6 +146,12 @@ Layout result_layout(const typecheck::ArrayType& type, const DeviceMeshRef& mesh
 // unreduced=...)) are not combined: each device keeps its partial sum, and
 // the reshard that leaves the unreduced type sums them (sharding-ad.md).
 void keep_unreduced_partials(Placement& placement);
+// `operand` reshaped to `type` lying as `layout`, each device reshaping its
+// own block (ops/primitives.cpp: the blocks line up when only the first dim
+// of each group of dims of equal products is split, by a count dividing
+// both sides); null when they do not (a reshape then gathers the operand).
+ArrayRef reshaped_per_block(Evaluator& evaluator, const ArrayRef& operand, const typecheck::ArrayType& type,
+                            const Layout& layout);
 // The operands' promoted element type (JAX's lattice).
 typecheck::ElementType promoted(const std::vector<ArrayRef>& operands);
 

@@ -190,6 +190,21 @@ std::optional<std::vector<typecheck::SpecEntry>> local_reshape_dims(const ArrayO
   return out;
 }
 
+}  // namespace
+
+ArrayRef reshaped_per_block(Evaluator& evaluator, const ArrayRef& operand, const typecheck::ArrayType& type,
+                            const Layout& layout) {
+  auto local = local_reshape_dims(*operand, type.shape);
+  if (!local || operand->layout.mesh != layout.mesh || *local != layout.dims) return nullptr;
+  const typecheck::Shape block = layout.shard_shape(type.shape);
+  auto shards = run_per_position(evaluator, layout.mesh, {operand}, [&](const std::vector<devices::LocalArray>& in) {
+    return devices::reshape(in[0], block);
+  });
+  return make_array(evaluator, type, layout, std::move(shards), operand->committed);
+}
+
+namespace {
+
 // params: new_sizes (already resolved, no -1).
 ArrayRef reshape_implementation(Evaluator& evaluator, const Primitive&, const std::vector<ArrayRef>& operands,
                                 const Params& params, bool execute) {
@@ -207,13 +222,7 @@ ArrayRef reshape_implementation(Evaluator& evaluator, const Primitive&, const st
   if (shape == operand->aval.shape) auto_dims = operand->layout.dims;
   Layout out_layout = result_layout(out_type, mesh, auto_dims);
   if (!execute) return make_abstract_array(out_type, out_layout, operand->committed);
-  if (auto local = local_reshape_dims(*operand, shape); local && *local == out_layout.dims) {
-    const typecheck::Shape block = out_layout.shard_shape(shape);
-    auto shards = run_per_position(evaluator, mesh, {operand}, [&](const std::vector<devices::LocalArray>& in) {
-      return devices::reshape(in[0], block);
-    });
-    return make_array(evaluator, out_type, out_layout, std::move(shards), operand->committed);
-  }
+  if (ArrayRef local = reshaped_per_block(evaluator, operand, out_type, out_layout)) return local;
   // Whole on every device, reshaped, then split as the result wants.
   Layout whole{mesh, std::vector<typecheck::SpecEntry>(operand->aval.ndim())};
   ArrayRef input = relayout(evaluator, operand, whole);

@@ -123,6 +123,9 @@ ArrayRef reduction_finish(Evaluator& evaluator, const Primitive& primitive, cons
     out = run_placed(evaluator, interp::primitive("divide"), {out, divisor}, {}, true);
   }
   out = astype(evaluator, out, placement.type.dtype);
+  // keepdims: the reduced dims back as 1s, on each device's block.
+  if (out->aval.shape != placement.type.shape)
+    if (ArrayRef kept = reshaped_per_block(evaluator, out, placement.type, placement.layout)) return kept;
   if (out->aval.shape != placement.type.shape) {
     Params sizes;
     sizes.set("new_sizes", placement.type.shape);

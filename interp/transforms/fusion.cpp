@@ -202,10 +202,10 @@ void fuse_elementwise(PartitionedProgram& program) {
   }
 }
 
-ArrayRef run_fusion(Evaluator& evaluator, const Jaxpr& program, const Fusion& fusion, const std::vector<ArrayRef>& values) {
+ArrayRef run_fusion(Evaluator& evaluator, const Jaxpr& program, const Fusion& fusion, ProgramValues& values) {
   std::vector<ArrayRef> inputs;
   for (std::size_t i = 0; i < fusion.inputs.size(); ++i) {
-    ArrayRef input = where_kernel_needs(evaluator, values[static_cast<std::size_t>(fusion.inputs[i])], fusion.input_layouts[i]);
+    ArrayRef input = values.where_needed(evaluator, fusion.inputs[i], fusion.input_layouts[i]);
     if (input->aval.dtype != fusion.loop.dtype) input = astype(evaluator, input, fusion.loop.dtype);
     inputs.push_back(std::move(input));
   }

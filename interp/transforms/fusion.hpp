@@ -45,8 +45,9 @@ struct Fusion {
 // (PartitionedEquation::fusion).
 void fuse_elementwise(PartitionedProgram& program);
 
-// Runs `fusion` on the program's values (indexed by variable; its inputs
-// computed) and returns its output.
-ArrayRef run_fusion(Evaluator& evaluator, const Jaxpr& program, const Fusion& fusion, const std::vector<ArrayRef>& values);
+// Runs `fusion` on the program's values (its inputs computed) and returns
+// its output.
+class ProgramValues;
+ArrayRef run_fusion(Evaluator& evaluator, const Jaxpr& program, const Fusion& fusion, ProgramValues& values);
 
 }  // namespace interp

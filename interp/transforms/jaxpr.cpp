@@ -64,21 +64,20 @@ Cost program_cost(const Jaxpr& program) {
 
 namespace {
 
-// Runs one partitioned equation's steps on its operands.
-ArrayRef run_steps(Evaluator& evaluator, const PartitionedEquation& pe, std::vector<ArrayRef> operands) {
+// Runs one partitioned equation's steps on the program's values.
+ArrayRef run_steps(Evaluator& evaluator, const PartitionedEquation& pe, ProgramValues& values) {
   const Equation& e = *pe.equation;
   const Placement& placement = *pe.placement;
+  std::vector<ArrayRef> operands;
+  operands.reserve(e.inputs.size());
   ArrayRef value;
   for (const Step& step : pe.steps) {
     switch (step.kind) {
-      case Step::Kind::reshard: {
-        auto& operand = operands[static_cast<std::size_t>(step.operand)];
-        operand = relayout(evaluator, operand, step.target);
-        break;
-      }
+      case Step::Kind::reshard:
+        break;  // a reshard's target is where the kernel needs the operand: moved there below
       case Step::Kind::kernel:
-        for (std::size_t i = 0; i < operands.size(); ++i)
-          operands[i] = where_kernel_needs(evaluator, operands[i], placement.operands[i]);
+        for (std::size_t i = 0; i < e.inputs.size(); ++i)
+          operands.push_back(values.where_needed(evaluator, e.inputs[i], placement.operands[i]));
         value = run_kernel(evaluator, *e.primitive, placement, operands, e.params);
         break;
       case Step::Kind::combine:
@@ -100,10 +99,9 @@ const Jaxpr& Executable::program() const { return *program_->jaxpr; }
 
 std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<ArrayRef>& arguments) const {
   const Jaxpr& program = *program_->jaxpr;
-  std::vector<ArrayRef> values(program.variable_types.size());
-  for (const auto& [number, value] : program.constants) values[static_cast<std::size_t>(number)] = value;
-  for (std::size_t i = 0; i < program.inputs.size() && i < arguments.size(); ++i)
-    values[static_cast<std::size_t>(program.inputs[i])] = arguments[i];
+  ProgramValues values(program.variable_types.size());
+  for (const auto& [number, value] : program.constants) values[number] = value;
+  for (std::size_t i = 0; i < program.inputs.size() && i < arguments.size(); ++i) values[program.inputs[i]] = arguments[i];
   ContextMeshScope context(runtime_of(evaluator));
   // --trace: the memory plan's changes for each equation take its start time (memory_plan.hpp).
   devices::Profile* timeline = memory_timeline(runtime_of(evaluator));
@@ -113,13 +111,13 @@ std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<Ar
     const Equation& e = *pe.equation;
     if (timeline) timeline->memory_step_starts(static_cast<int>(k));
     operands.clear();
-    for (int input : e.inputs) operands.push_back(values[static_cast<std::size_t>(input)]);
-    ArrayRef& result = values[static_cast<std::size_t>(e.output)];
+    for (int input : e.inputs) operands.push_back(values[input]);
+    ArrayRef& result = values[e.output];
     if (pe.fusion >= 0) {
       // A fusion runs at its first equation; its members are charged as
       // equations of their own.
       const Fusion& fusion = program_->fusions[static_cast<std::size_t>(pe.fusion)];
-      if (fusion.equations.front() == k) values[static_cast<std::size_t>(fusion.output)] = run_fusion(evaluator, program, fusion, values);
+      if (fusion.equations.front() == k) values[fusion.output] = run_fusion(evaluator, program, fusion, values);
       if (charging_costs(evaluator)) {
         if (!result) result = make_abstract_array(program.variable_types[static_cast<std::size_t>(e.output)],
                                                   *program.variable_layouts[static_cast<std::size_t>(e.output)],
@@ -130,7 +128,7 @@ std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<Ar
       continue;
     }
     if (pe.placement) {
-      result = run_steps(evaluator, pe, operands);
+      result = run_steps(evaluator, pe, values);
       charge_partitioned(evaluator, pe, operands, result);
       continue;
     }
@@ -141,7 +139,7 @@ std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<Ar
     charge_application(evaluator, *e.primitive, operands, result, e.params, false);
   }
   std::vector<ArrayRef> outputs;
-  for (int output : program.outputs) outputs.push_back(values[static_cast<std::size_t>(output)]);
+  for (int output : program.outputs) outputs.push_back(values[output]);
   return outputs;
 }
 

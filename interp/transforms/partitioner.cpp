@@ -154,10 +154,15 @@ bool has_layout(const Jaxpr& program, int variable) {
   return index < program.variable_layouts.size() && program.variable_layouts[index].has_value();
 }
 
-ArrayRef where_kernel_needs(Evaluator& evaluator, ArrayRef operand, const Layout& needed) {
-  if (operand->layout.mesh != needed.mesh || operand->layout.dims != needed.dims)
-    return relayout(evaluator, operand, needed);
-  return operand;
+ArrayRef ProgramValues::where_needed(Evaluator& evaluator, int variable, const Layout& needed) {
+  const ArrayRef& value = values_[static_cast<std::size_t>(variable)];
+  if (value->layout.mesh == needed.mesh && value->layout.dims == needed.dims) return value;
+  auto& moved = moved_[static_cast<std::size_t>(variable)];
+  for (const ArrayRef& copy : moved)
+    if (copy->layout.mesh == needed.mesh && copy->layout.dims == needed.dims) return copy;
+  ArrayRef copy = relayout(evaluator, value, needed);
+  if (copy != value) moved.push_back(copy);
+  return copy;
 }
 
 std::vector<Step> plan_steps(const Placement& placement, const std::vector<const typecheck::ArrayType*>& operand_types,

@@ -87,10 +87,24 @@ PartitionedProgram partition_program(Evaluator& evaluator, std::shared_ptr<const
 // did not).
 bool has_layout(const Jaxpr& program, int variable);
 
-// `operand` where a kernel needs it. Arguments lie where the program was
-// traced for; a mesh object of the same devices and axes is the same
-// layout (relayout checks), so only a different mesh or split moves it.
-ArrayRef where_kernel_needs(Evaluator& evaluator, ArrayRef operand, const Layout& needed);
+// The values of one run of a partitioned program, by variable, and the
+// copies of them moved where kernels need them: a value read in one layout
+// other than its own by several equations (a table every layer reads split
+// by the batch) is moved once per run.
+class ProgramValues {
+ public:
+  explicit ProgramValues(std::size_t variables) : values_(variables), moved_(variables) {}
+  ArrayRef& operator[](int variable) { return values_[static_cast<std::size_t>(variable)]; }
+  // The value of `variable` where a kernel needs it, remembered for the
+  // run. Arguments lie where the program was traced for; a mesh object of
+  // the same devices and axes is the same layout (relayout checks), so
+  // only a different mesh or split moves it.
+  ArrayRef where_needed(Evaluator& evaluator, int variable, const Layout& needed);
+
+ private:
+  std::vector<ArrayRef> values_;
+  std::vector<std::vector<ArrayRef>> moved_;  // per variable: its value in other layouts
+};
 
 // The steps of one decision, its operands lying as `operand_layouts` say
 // (variables name them in the collectives' text: `inputs`, `output`; -1 for
