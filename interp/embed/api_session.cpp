@@ -69,7 +69,7 @@ class AbstractEvaluation {
  private:
   interp::Evaluator& evaluator_;
   interp::Evaluator::Mode mode_;
-  std::unordered_map<std::string, interp::Value> globals_;
+  interp::Namespace globals_;
   std::shared_ptr<interp::CostRecorder> costs_;
   std::shared_ptr<interp::MeshObject> context_mesh_;
   std::shared_ptr<interp::MeshObject> concrete_mesh_;

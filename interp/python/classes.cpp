@@ -266,6 +266,24 @@ std::optional<Value> instance_attribute(Evaluator& evaluator, const Value& self,
   return std::nullopt;
 }
 
+const Value* own_instance_attribute(const TypeObject& cls, AttributeList& attributes, const std::string& name) {
+  Value* own = find_attribute_in(attributes, name);
+  if (own == nullptr) return nullptr;
+  // Only user classes can hold a property; the first member found is the one that counts.
+  const Value* member = find_class_member(cls, name);
+  if (member && member->is_object() && member->object()->type() == property_type()) return nullptr;
+  return own;
+}
+
+bool set_own_instance_attribute(const TypeObject& cls, AttributeList& attributes, const std::string& name,
+                                const Value& value) {
+  static const std::string setattr = "__setattr__";
+  if (find_class_member(cls, setattr)) return false;
+  if (const Value* member = find_class_member(cls, name); member && member->as<PropertyObject>()) return false;
+  set_attribute_in(attributes, name, value);
+  return true;
+}
+
 void set_instance_attribute(Evaluator& evaluator, const Value& self, AttributeList& attributes,
                             const std::string& name, const Value& value) {
   const TypeRef& cls = type_of(self);
@@ -413,7 +431,15 @@ Value ClassObject::call(Evaluator& evaluator, CallArgs& args) {
     instance = new_instance(evaluator, *this, args);
   }
   if (const Value* init = find_class_member(*this, "__init__")) {
-    Value result = evaluator.call(bind_member(evaluator, *init, instance, cls), args);
+    Value result;
+    if (FunctionObject* function = init->is_object() ? init->object()->as_function() : nullptr) {
+      // As the bound method would call it, without making one.
+      Value keep_alive = *init;
+      args.positional.insert(args.positional.begin(), instance);
+      result = evaluator.call_function(*function, args);
+    } else {
+      result = evaluator.call(bind_member(evaluator, *init, instance, cls), args);
+    }
     if (!result.is_none())
       raise(exc::TypeError(), "__init__() should return None, not '" + type_name(result) + "'");
   } else if (const ObjectRef* builtin_init = builtin ? builtin_method(*builtin, "__init__") : nullptr) {

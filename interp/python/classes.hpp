@@ -158,6 +158,13 @@ class InstanceObject : public Object {
 // attributes); nullopt when it has no such attribute.
 std::optional<Value> instance_attribute(Evaluator& evaluator, const Value& self, AttributeList& attributes,
                                         const std::string& name);
+// The common cases of the two below, which need no `self`: an attribute of
+// the instance's own __dict__ that no property of its class (`cls`)
+// overrides (null otherwise), and storing one when the class has neither a
+// __setattr__ nor a property `name` (false otherwise: nothing stored).
+const Value* own_instance_attribute(const TypeObject& cls, AttributeList& attributes, const std::string& name);
+bool set_own_instance_attribute(const TypeObject& cls, AttributeList& attributes, const std::string& name,
+                                const Value& value);
 // object.__setattr__ with the class's properties and __setattr__.
 void set_instance_attribute(Evaluator& evaluator, const Value& self, AttributeList& attributes,
                             const std::string& name, const Value& value);

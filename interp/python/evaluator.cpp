@@ -135,7 +135,7 @@ void Evaluator::show(Shown kind, std::string_view text, std::string_view html) {
   else write(text);
 }
 
-void Evaluator::poll_interrupt() {
+void Evaluator::count_step() {
   if (interrupt_requested.load(std::memory_order_relaxed) && interrupt_requested.exchange(false))
     throw PyError{std::make_shared<ExceptionObject>(exc::KeyboardInterrupt(), std::vector<Value>{})};
   if (budget.max_steps == 0 && budget.seconds <= 0) return;
@@ -282,11 +282,8 @@ void check_parameter_annotations(const FunctionObject& function, Frame& frame) {
 }
 }  // namespace
 
-Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
-  if (depth_ >= recursion_limit) raise_recursion();
-  guard_stack();
+void Evaluator::enter_frame(FunctionObject& function, Frame& frame) {
   const ScopeInfo& scope = *function.scope;
-  Frame frame;
   frame.scope = &scope;
   frame.function = &function;
   frame.globals = &function.globals;
@@ -296,6 +293,14 @@ Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
   frame.cells.reserve(scope.cell_names.size());
   for (std::size_t i = 0; i < scope.own_cells; ++i) frame.cells.push_back(new_cell());
   for (const auto& cell : function.closure) frame.cells.push_back(cell);
+}
+
+Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
+  if (depth_ >= recursion_limit) raise_recursion();
+  guard_stack();
+  const ScopeInfo& scope = *function.scope;
+  Frame frame;
+  enter_frame(function, frame);
   if (!bind_directly(function, args, frame)) {
     Arguments bound = bind_arguments(*this, function.signature, args);
     for (std::size_t i = 0; i < scope.parameters.size() && i < bound.values.size(); ++i) {
@@ -307,6 +312,38 @@ Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
   if (function.annotated) check_parameter_annotations(function, frame);
   if (scope.is_generator)
     return Value(std::make_shared<Generator>(std::static_pointer_cast<FunctionObject>(function.self()), std::move(frame), *this));
+  return run_function(function, frame);
+}
+
+bool Evaluator::call_function_directly(FunctionObject& function, const Value* self, const ast::ExprList& arguments,
+                                       Frame& caller, Value& result) {
+  const ScopeInfo& scope = *function.scope;
+  std::size_t offset = self != nullptr ? 1 : 0;
+  if (!function.plain_parameters || function.annotated || arguments.size() + offset != scope.parameters.size())
+    return false;
+  for (const auto& argument : arguments)
+    if (std::holds_alternative<ast::Starred>(argument->node)) return false;
+  Frame frame;
+  enter_frame(function, frame);
+  auto bind = [&](std::size_t i, Value value) {
+    const NameRef& ref = scope.parameters[i];
+    if (ref.kind == NameRef::Kind::fast) frame.fast[ref.index] = std::move(value);
+    else if (ref.kind == NameRef::Kind::cell) frame.cells[ref.index]->value = std::move(value);
+  };
+  if (self != nullptr) bind(0, *self);
+  for (std::size_t i = 0; i < arguments.size(); ++i) bind(i + offset, eval(*arguments[i], caller));
+  // As call_function checks, once the arguments are evaluated.
+  if (depth_ >= recursion_limit) raise_recursion();
+  guard_stack();
+  if (scope.is_generator)
+    result = Value(std::make_shared<Generator>(std::static_pointer_cast<FunctionObject>(function.self()), std::move(frame), *this));
+  else
+    result = run_function(function, frame);
+  return true;
+}
+
+Value Evaluator::run_function(FunctionObject& function, Frame& frame) {
+  const ScopeInfo& scope = *function.scope;
   RestoreOnExit restore_call(running_call);
   running_call = {};
   ++depth_;

@@ -224,7 +224,7 @@ class Evaluator {
   // Namespaces: the script's module (__main__) and its globals, the builtins.
   std::shared_ptr<ModuleObject> main_module = std::make_shared<ModuleObject>("__main__");
   Namespace& globals = main_module->globals();
-  std::unordered_map<std::string, Value> builtins;
+  Namespace builtins;
   const Value* lookup_global(const std::string& name) const;  // __main__'s globals, then builtins
   // A name in the globals of the code running in `frame`, then the builtins.
   const Value* lookup_global(const std::string& name, const Frame& frame) const {
@@ -268,7 +268,10 @@ class Evaluator {
   void show(Shown kind, std::string_view text, std::string_view html = {});
   // Raises KeyboardInterrupt when Ctrl-C was requested, TimeoutError past
   // the budget. Called at every statement and loop iteration: one step.
-  void poll_interrupt();
+  void poll_interrupt() {
+    if (interrupt_requested.load(std::memory_order_relaxed) || budget.max_steps != 0 || budget.seconds > 0)
+      count_step();
+  }
   // Raises RecursionError when the C++ stack is nearly used up.
   // Measures the stack of the calling thread: call first on each thread
   // that runs the evaluator.
@@ -305,6 +308,12 @@ class Evaluator {
 
   // Calls a user function (used by FunctionObject::call).
   Value call_function(FunctionObject& function, CallArgs& args);
+  // Calls a user function whose parameters are plain, one per argument:
+  // `self` (when not null) and the values of `arguments`, evaluated in
+  // `caller`, go straight into the new frame's slots. False when the
+  // function is not such a one (arguments unevaluated).
+  bool call_function_directly(FunctionObject& function, const Value* self, const lang::ast::ExprList& arguments,
+                              Frame& caller, Value& result);
   // The next item of a generator expression (used by GeneratorObject::next).
   std::optional<Value> resume_generator(GeneratorObject& generator);
   // The innermost running frame: a function's, or a module's top level
@@ -337,6 +346,8 @@ class Evaluator {
   Value eval_node(const lang::ast::Expr& expr, Frame& frame);
 
   Value load_name(const lang::ast::Name& name, Frame& frame);
+  // A global or built-in name's value, through the name's GlobalSiteCache; null when unbound.
+  const Value* load_global(const lang::ast::Name& name, const Frame& frame);
   void store_name(const void* site, const std::string& id, Value value, Frame& frame);
   void store_name(const NameRef& ref, const std::string& id, Value value, Frame& frame);
   void delete_name(const lang::ast::Expr& expr, const std::string& id, Frame& frame);
@@ -344,6 +355,9 @@ class Evaluator {
   void delete_target(const lang::ast::Expr& target, Frame& frame);
 
   Value eval_call(const lang::ast::Expr& expression, const lang::ast::Call& call, Frame& frame);
+  // call_function's parts: a frame for a call of `function`, and running its body in it.
+  void enter_frame(FunctionObject& function, Frame& frame);
+  Value run_function(FunctionObject& function, Frame& frame);
   void eval_arguments(const lang::ast::Call& call, const Value& callee, Frame& frame, CallArgs& args);
   // obj.method(...) where obj is an instance and method a `def` of its class:
   // called without making the bound method. False when that is not the case.
@@ -372,6 +386,22 @@ class Evaluator {
   bool exception_matches(const ExceptionObject& exception, const Value& handler_type);
 
   [[noreturn]] void raise_recursion();
+  void count_step();  // poll_interrupt's work when an interrupt or a budget is pending
+
+  // Vectors for the positional arguments of calls, kept with their storage
+  // between calls so that a call allocates none (take_arguments, give_back_arguments).
+  std::vector<std::vector<Value>> spare_arguments_;
+  std::vector<Value> take_arguments() {
+    if (spare_arguments_.empty()) return {};
+    std::vector<Value> vector = std::move(spare_arguments_.back());
+    spare_arguments_.pop_back();
+    return vector;
+  }
+  void give_back_arguments(std::vector<Value>& vector) {
+    vector.clear();
+    if (vector.capacity() != 0 && vector.capacity() <= 64 && spare_arguments_.size() < 64)
+      spare_arguments_.push_back(std::move(vector));
+  }
 
   StackLimit stack_limit_;
   CycleCandidates<Cell> cells_made_;  // see new_cell()

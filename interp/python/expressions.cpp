@@ -112,6 +112,7 @@ bool Evaluator::call_method(const ast::Expr& expression, const ast::Call& call, 
   // As the bound method would pass them: the object first, then the arguments.
   auto arguments_for = [&](const Value& callee) {
     CallArgs args;
+    args.positional = take_arguments();
     args.positional.reserve(call.args.size() + 1);
     args.positional.push_back(std::move(object));
     eval_arguments(call, callee, frame, args);
@@ -123,6 +124,7 @@ bool Evaluator::call_method(const ast::Expr& expression, const ast::Call& call, 
     RestoreOnExit restore_call(running_call);
     running_call = {&expression, nullptr};
     result = callee.object()->call(*this, args);
+    give_back_arguments(args.positional);
     return true;
   }
   InstanceObject* instance = object.is_object() ? object.object()->as_instance() : nullptr;
@@ -143,25 +145,34 @@ bool Evaluator::call_method(const ast::Expr& expression, const ast::Call& call, 
     return true;
   }
   Value callee(function->self());  // the function stays alive through the call
+  if (call.keywords.empty() && call_function_directly(*function, &object, call.args, frame, result)) return true;
   CallArgs args = arguments_for(callee);
   RestoreOnExit restore_call(running_call);
   running_call = {&expression, function};
   result = call_function(*function, args);
+  give_back_arguments(args.positional);
   return true;
 }
 
 Value Evaluator::call_with_arguments(const ast::Expr& expression, const ast::Call& call, Value callee, Frame& frame) {
   CallArgs args;
+  args.positional = take_arguments();
   eval_arguments(call, callee, frame, args);
   RestoreOnExit restore_call(running_call);
   running_call = {&expression, callee.is_object() ? callee.object().get() : nullptr};
-  return this->call(callee, args);
+  Value result = this->call(callee, args);
+  give_back_arguments(args.positional);
+  return result;
 }
 
 Value Evaluator::eval_call(const ast::Expr& expression, const ast::Call& call, Frame& frame) {
   Value result;
   if (call_method(expression, call, frame, result)) return result;
-  return call_with_arguments(expression, call, eval(*call.func, frame), frame);
+  Value callee = eval(*call.func, frame);
+  if (call.keywords.empty())
+    if (FunctionObject* function = callee.is_object() ? callee.object()->as_function() : nullptr)
+      if (call_function_directly(*function, nullptr, call.args, frame, result)) return result;
+  return call_with_arguments(expression, call, std::move(callee), frame);
 }
 
 Value Evaluator::make_function(const void* scope_node, const ast::Parameters& params, Frame& frame) {

@@ -222,11 +222,13 @@ std::optional<std::string> InstanceObject::format(Evaluator& evaluator, std::str
 }
 
 std::optional<Value> InstanceObject::get_attribute(Evaluator& evaluator, const std::string& name) {
+  if (const Value* own = own_instance_attribute(*cls_, attributes, name)) return *own;
   return instance_attribute(evaluator, Value(self()), attributes, name);
 }
 
 bool InstanceObject::set_attribute(Evaluator& evaluator, const std::string& name, const Value& value) {
-  set_instance_attribute(evaluator, Value(self()), attributes, name, value);
+  if (!set_own_instance_attribute(*cls_, attributes, name, value))
+    set_instance_attribute(evaluator, Value(self()), attributes, name, value);
   return true;
 }
 

@@ -1,6 +1,7 @@
 #include "interp/python/objects.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 
@@ -818,6 +819,11 @@ void ModuleObject::add_function(std::string_view signature, NativeFunctionBody b
   auto function = std::make_shared<NativeFunction>(Signature::parse(signature), std::move(body), name_);
   std::string name = function->name();
   (*members_)[name] = Value(std::move(function));
+}
+
+std::uint64_t Namespace::fresh_version() {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
 }
 
 const Value* ModuleObject::find(const std::string& name) const {

@@ -2,6 +2,7 @@
 // set, range, slice, Ellipsis, modules, iterators.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <unordered_map>
 
@@ -221,10 +222,74 @@ class EllipsisObject : public Object {
 };
 const Value& ellipsis_value();
 
-// A namespace object for a built-in module: `jax`, `jax.numpy`, ...
 // The global namespace of a module (its __dict__): the module's members, and
-// for a user's module the variables its code assigns.
-using Namespace = std::unordered_map<std::string, Value>;
+// for a user's module the variables its code assigns; also the builtins.
+// A map whose version changes whenever a name is added or removed (never
+// when a name is rebound), so that a use of a global name can keep where it
+// found the value (Evaluator::load_global) for as long as the version holds.
+// Versions are unique across namespaces: an equal version is the same
+// namespace, unchanged.
+class Namespace {
+  using Map = std::unordered_map<std::string, Value>;
+
+ public:
+  using iterator = Map::iterator;
+  using const_iterator = Map::const_iterator;
+  using value_type = Map::value_type;
+  Namespace() = default;
+  Namespace(const Namespace& other) : map_(other.map_) {}
+  Namespace(Namespace&& other) noexcept : map_(std::move(other.map_)) { other.version_ = fresh_version(); }
+  Namespace& operator=(const Namespace& other) {
+    map_ = other.map_;
+    version_ = fresh_version();
+    return *this;
+  }
+  Namespace& operator=(Namespace&& other) noexcept {
+    map_ = std::move(other.map_);
+    version_ = fresh_version();
+    other.version_ = fresh_version();
+    return *this;
+  }
+
+  iterator begin() { return map_.begin(); }
+  iterator end() { return map_.end(); }
+  const_iterator begin() const { return map_.begin(); }
+  const_iterator end() const { return map_.end(); }
+  iterator find(const std::string& name) { return map_.find(name); }
+  const_iterator find(const std::string& name) const { return map_.find(name); }
+  bool contains(const std::string& name) const { return map_.contains(name); }
+  std::size_t count(const std::string& name) const { return map_.count(name); }
+  std::size_t size() const { return map_.size(); }
+  bool empty() const { return map_.empty(); }
+  Value& at(const std::string& name) { return map_.at(name); }
+  const Value& at(const std::string& name) const { return map_.at(name); }
+
+  Value& operator[](const std::string& name) {
+    auto [at, inserted] = map_.try_emplace(name);
+    if (inserted) version_ = fresh_version();
+    return at->second;
+  }
+  std::size_t erase(const std::string& name) {
+    std::size_t erased = map_.erase(name);
+    if (erased != 0) version_ = fresh_version();
+    return erased;
+  }
+  void clear() {
+    map_.clear();
+    version_ = fresh_version();
+  }
+  void swap(Namespace& other) {
+    map_.swap(other.map_);
+    version_ = fresh_version();
+    other.version_ = fresh_version();
+  }
+  std::uint64_t version() const { return version_; }
+
+ private:
+  static std::uint64_t fresh_version();
+  Map map_;
+  std::uint64_t version_ = fresh_version();
+};
 
 // A module: a built-in one (its members registered by the library), the
 // script's `__main__`, or a module imported from a file or from the host's

@@ -225,6 +225,12 @@ bool Evaluator::truthy(const Value& value) {
 }
 
 Value Evaluator::binary(BinOpKind op, const Value& left, const Value& right) {
+  if (left.is_int() && right.is_int() && !left.has_hooks() && !right.has_hooks()) {
+    // The commonest operations first, before the general arithmetic.
+    std::int64_t r = 0;
+    if (op == BinOpKind::add && !__builtin_add_overflow(left.as_int(), right.as_int(), &r)) return Value::integer(r);
+    if (op == BinOpKind::sub && !__builtin_sub_overflow(left.as_int(), right.as_int(), &r)) return Value::integer(r);
+  }
   if (left.is_number() && right.is_number() && !left.has_hooks() && !right.has_hooks()) {
     if (auto r = numeric_binary(op, left, right)) return *r;
   }
@@ -279,6 +285,18 @@ Value Evaluator::unary(ast::UnaryOperator op, const Value& operand) {
 }
 
 Value Evaluator::compare(CmpOp op, const Value& left, const Value& right) {
+  if (left.is_int() && right.is_int() && !left.has_hooks() && !right.has_hooks()) {
+    std::int64_t a = left.as_int(), b = right.as_int();
+    switch (op) {
+      case CmpOp::eq: return Value::boolean(a == b);
+      case CmpOp::not_eq_: return Value::boolean(a != b);
+      case CmpOp::lt: return Value::boolean(a < b);
+      case CmpOp::lt_e: return Value::boolean(a <= b);
+      case CmpOp::gt: return Value::boolean(a > b);
+      case CmpOp::gt_e: return Value::boolean(a >= b);
+      default: break;
+    }
+  }
   switch (op) {
     case CmpOp::is: return Value::boolean(left.is_same(right));
     case CmpOp::is_not: return Value::boolean(!left.is_same(right));

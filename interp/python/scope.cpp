@@ -444,6 +444,10 @@ Resolution Resolution::analyze(const ast::Module& module, std::vector<lang::Diag
     const NameRef& ref = resolution.name(site);
     node->resolved_kind = static_cast<std::uint8_t>(static_cast<std::uint8_t>(ref.kind) + 1);
     node->resolved_index = ref.index;
+    if (ref.kind == NameRef::Kind::global || ref.kind == NameRef::Kind::class_body) {
+      node->resolved_index = static_cast<std::uint32_t>(resolution.global_sites.size());
+      resolution.global_sites.push_back(GlobalSiteCache{node});
+    }
   }
   return resolution;
 }

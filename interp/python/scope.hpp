@@ -31,6 +31,19 @@ inline NameRef name_ref(const lang::ast::Name& name) {
   return NameRef{static_cast<NameRef::Kind>(name.resolved_kind - 1), name.resolved_index};
 }
 
+class Value;  // value.hpp
+
+// Where a use of a global name (a Name resolved global or class_body; its
+// resolved_index is the entry's position) last found its value: in the
+// globals or the builtins whose versions (Namespace::version) it records,
+// valid while both hold. `site` is the Name the entry belongs to.
+struct GlobalSiteCache {
+  const lang::ast::Name* site = nullptr;
+  std::uint64_t globals_version = 0;
+  std::uint64_t builtins_version = 0;
+  const Value* value = nullptr;
+};
+
 // One function, lambda, comprehension or class-body scope.
 struct ScopeInfo {
   std::string name;      // "f", "<lambda>", "<listcomp>"
@@ -65,6 +78,8 @@ class Resolution {
   // The module names each top-level statement binds, keyed by the statement
   // (check mode goes on after a statement it cannot follow, with these unknown).
   std::unordered_map<const void*, std::vector<std::string>> module_bindings;
+  // One entry per use of a global name, filled as the program runs.
+  mutable std::vector<GlobalSiteCache> global_sites;
 };
 
 // A parsed module with its resolution; function values keep it alive.

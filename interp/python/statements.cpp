@@ -76,8 +76,22 @@ Value Evaluator::load_name(const ast::Name& name, Frame& frame) {
     if (ref.kind == NameRef::Kind::class_body)
       if (const Value* v = find_attribute_in(*frame.class_namespace, id)) return *v;
   }
-  if (const Value* v = lookup_global(id, frame)) return *v;
+  if (const Value* v = load_global(name, frame)) return *v;
   raise(exc::NameError(), "name '" + id + "' is not defined");
+}
+
+const Value* Evaluator::load_global(const ast::Name& name, const Frame& frame) {
+  const Namespace& names = **frame.globals;
+  GlobalSiteCache* cache = nullptr;
+  if (frame.resolution != nullptr && name.resolved_index < frame.resolution->global_sites.size()) {
+    cache = &frame.resolution->global_sites[name.resolved_index];
+    if (cache->site != &name) cache = nullptr;
+    else if (cache->globals_version == names.version() && cache->builtins_version == builtins.version())
+      return cache->value;
+  }
+  const Value* value = lookup_global(name.id, frame);
+  if (cache != nullptr && value != nullptr) *cache = GlobalSiteCache{&name, names.version(), builtins.version(), value};
+  return value;
 }
 
 void Evaluator::store_name(const void* site, const std::string& id, Value value, Frame& frame) {
@@ -310,7 +324,19 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
               if (flow == Flow::return_) return flow;
             }
           } else if constexpr (std::is_same_v<T, ast::For>) {
-            IteratorRef it = iterate(eval(*node.iter, frame));
+            Value iterable = eval(*node.iter, frame);
+            if (const auto* range = iterable.as<RangeObject>()) {
+              // A range's iterator is invisible: its numbers, without one.
+              for (std::int64_t i = 0;; ++i) {
+                poll_interrupt();
+                if (i >= range->size()) return exec_body(node.orelse, frame);
+                assign(*node.target, Value::integer(range->at(i)), frame);
+                Flow flow = exec_body(node.body, frame);
+                if (flow == Flow::break_) return Flow::normal;
+                if (flow == Flow::return_) return flow;
+              }
+            }
+            IteratorRef it = iterate(iterable);
             while (true) {
               poll_interrupt();
               auto item = it->next(*this);
