@@ -12,7 +12,23 @@ namespace interp {
 
 namespace ast = lang::ast;
 
+namespace {
+// The value in its frame's slot of the local variable that `expr` names, or
+// null when `expr` is no such name or the variable is unbound. Reading it
+// there spares a copy: nothing but this frame's own code writes its slots.
+const Value* bound_local(const ast::Expr& expr, const Frame& frame) {
+  const auto* name = std::get_if<ast::Name>(&expr.node);
+  if (name == nullptr || frame.scope == nullptr || name->resolved_kind == 0 ||
+      name_ref(*name).kind != NameRef::Kind::fast)
+    return nullptr;
+  const std::optional<Value>& slot = frame.fast[name->resolved_index];
+  return slot ? &*slot : nullptr;
+}
+}  // namespace
+
 Value Evaluator::eval(const ast::Expr& expr, Frame& frame) {
+  if (!observer)
+    if (const Value* local = bound_local(expr, frame)) return *local;
   guard_stack();
   try {
     if (!observer) return eval_node(expr, frame);
@@ -108,13 +124,15 @@ const ObjectRef* container_method(const Value& object, const std::string& name) 
 bool Evaluator::call_method(const ast::Expr& expression, const ast::Call& call, Frame& frame, Value& result) {
   const auto* attribute = std::get_if<ast::Attribute>(&call.func->node);
   if (!attribute || observer) return false;
-  Value object = eval(*attribute->value, frame);
+  const Value* local = bound_local(*attribute->value, frame);
+  Value evaluated = local ? Value() : eval(*attribute->value, frame);
+  const Value& object = local ? *local : evaluated;
   // As the bound method would pass them: the object first, then the arguments.
   auto arguments_for = [&](const Value& callee) {
     CallArgs args;
     args.positional = take_arguments();
     args.positional.reserve(call.args.size() + 1);
-    args.positional.push_back(std::move(object));
+    args.positional.push_back(object);
     eval_arguments(call, callee, frame, args);
     return args;
   };
@@ -307,11 +325,14 @@ Value Evaluator::eval_node(const ast::Expr& expr, Frame& frame) {
         } else if constexpr (std::is_same_v<T, ast::Call>) {
           return eval_call(expr, node, frame);
         } else if constexpr (std::is_same_v<T, ast::Attribute>) {
+          if (const Value* local = observer ? nullptr : bound_local(*node.value, frame))
+            return get_attribute(*local, node.attr);
           return get_attribute(eval(*node.value, frame), node.attr);
         } else if constexpr (std::is_same_v<T, ast::Subscript>) {
-          Value object = eval(*node.value, frame);
+          const Value* local = observer ? nullptr : bound_local(*node.value, frame);
+          Value evaluated = local ? Value() : eval(*node.value, frame);
           Value key = eval_subscript_key(*node.slice, frame);
-          return get_item(object, key);
+          return get_item(local ? *local : evaluated, key);
         } else if constexpr (std::is_same_v<T, ast::Slice>) {
           Value lower = node.lower ? eval(*node.lower, frame) : Value::none();
           Value upper = node.upper ? eval(*node.upper, frame) : Value::none();
