@@ -148,9 +148,23 @@ std::vector<Span> tiles_of(const Span& span) {
   return tiles;
 }
 
+// Room for one of span_sgemm's padded matrices: a small one is kept per
+// thread between calls (no allocation, no zeroing, per call), the rows and
+// columns a shard lacks holding whatever an earlier call left there, which
+// only the results discarded read (each element of a product reads its own
+// row of a and column of b); a large one is `own`, allocated for the call.
+inline constexpr std::int64_t kept_scratch_floats = std::int64_t{1} << 18;
+
+float* scratch(int which, std::int64_t size, std::vector<float>& own) {
+  thread_local std::vector<float> buffers[3];
+  std::vector<float>& buffer = size <= kept_scratch_floats ? buffers[which] : own;
+  if (buffer.size() < static_cast<std::size_t>(size)) buffer.resize(static_cast<std::size_t>(size));
+  return buffer.data();
+}
+
 // c's rows x columns (the spans) as one sgemm of the spans' whole extents,
 // the shard's rows and columns at their global positions in it (rows or
-// columns the shard lacks are zeros and discarded). Called column-major
+// columns the shard lacks are discarded). Called column-major
 // (c^T = b^T a^T, the same computation inside OpenBLAS) so that OpenBLAS's
 // "direct" path for small row-major calls, which sums in another order,
 // never runs.
@@ -160,11 +174,13 @@ void span_sgemm(Operand a, Operand b, std::int64_t k, const GlobalGrid& rows_gri
   const std::int64_t n = columns_grid.extent;
   const std::int64_t lda = a.transposed ? m : k;
   const std::int64_t ldb = b.transposed ? k : n;
-  std::vector<float> padded_a, padded_b, padded_c;
+  std::vector<float> own_a, own_b, own_c;
+  float* padded_a = nullptr;
+  float* padded_c = nullptr;
   const float* span_a = a.transposed ? a.data + rows.first : a.data + rows.first * lda;
   std::int64_t span_lda = lda;
   if (!rows.whole) {
-    padded_a.assign(static_cast<std::size_t>(rows.extent * k), 0.0f);
+    padded_a = scratch(0, rows.extent * k, own_a);
     for (std::int64_t i = rows.first; i < rows.last; ++i) {
       const std::int64_t row = rows_grid.positions[i] - rows.start;
       for (std::int64_t p = 0; p < k; ++p) {
@@ -172,13 +188,13 @@ void span_sgemm(Operand a, Operand b, std::int64_t k, const GlobalGrid& rows_gri
         padded_a[static_cast<std::size_t>(a.transposed ? p * rows.extent + row : row * k + p)] = value;
       }
     }
-    span_a = padded_a.data();
+    span_a = padded_a;
     span_lda = a.transposed ? rows.extent : k;
   }
   const float* span_b = b.transposed ? b.data + columns.first * ldb : b.data + columns.first;
   std::int64_t span_ldb = ldb;
   if (!columns.whole) {
-    padded_b.assign(static_cast<std::size_t>(k * columns.extent), 0.0f);
+    float* padded_b = scratch(1, k * columns.extent, own_b);
     for (std::int64_t j = columns.first; j < columns.last; ++j) {
       const std::int64_t column = columns_grid.positions[j] - columns.start;
       for (std::int64_t p = 0; p < k; ++p) {
@@ -186,22 +202,22 @@ void span_sgemm(Operand a, Operand b, std::int64_t k, const GlobalGrid& rows_gri
         padded_b[static_cast<std::size_t>(b.transposed ? column * k + p : p * columns.extent + column)] = value;
       }
     }
-    span_b = padded_b.data();
+    span_b = padded_b;
     span_ldb = b.transposed ? k : columns.extent;
   }
   float* span_c = c + rows.first * n + columns.first;
   std::int64_t ldc = n;
   if (!rows.whole || !columns.whole) {
-    padded_c.assign(static_cast<std::size_t>(rows.extent * columns.extent), 0.0f);
-    span_c = padded_c.data();
+    padded_c = scratch(2, rows.extent * columns.extent, own_c);
+    span_c = padded_c;
     ldc = columns.extent;
   }
   cblas_sgemm(CblasColMajor, b.transposed ? CblasTrans : CblasNoTrans, a.transposed ? CblasTrans : CblasNoTrans,
               static_cast<int>(columns.extent), static_cast<int>(rows.extent), static_cast<int>(k), 1.0f, span_b,
               static_cast<int>(span_ldb), span_a, static_cast<int>(span_lda), 0.0f, span_c, static_cast<int>(ldc));
-  if (span_c == padded_c.data()) {
+  if (padded_c) {
     for (std::int64_t i = rows.first; i < rows.last; ++i) {
-      const float* from = padded_c.data() + (rows_grid.positions[i] - rows.start) * columns.extent;
+      const float* from = padded_c + (rows_grid.positions[i] - rows.start) * columns.extent;
       for (std::int64_t j = columns.first; j < columns.last; ++j) c[i * n + j] = from[columns_grid.positions[j] - columns.start];
     }
   }
