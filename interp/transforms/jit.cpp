@@ -269,7 +269,10 @@ JitFunctionObject::Signature JitFunctionObject::signature(Evaluator& evaluator, 
   Signature out{args, {}, {}, {}, {}, {}};
   CallArgs& dynamic = out.dynamic;
   std::string& key = out.key;
-  auto prepare = [&](Value& value, std::size_t position, const std::string* keyword) {
+  // Each dynamic argument's leaves as arrays (or Refs): the tree is rebuilt
+  // only where a leaf was not an array already (a Python number).
+  std::vector<std::vector<Value>> positional_leaves(dynamic.positional.size()), keyword_leaves(dynamic.keywords.size());
+  auto prepare = [&](Value& value, std::size_t position, const std::string* keyword, std::vector<Value>& items) {
     if (is_static(view, position, keyword)) {
       // Static arguments are keyed as JAX keys them: by hash, then equality (find).
       key += "s" + type_name(value) + "#" + std::to_string(static_hash(evaluator, value)) + ";";
@@ -277,16 +280,22 @@ JitFunctionObject::Signature JitFunctionObject::signature(Evaluator& evaluator, 
       return;
     }
     TreeDef def;
-    std::vector<Value> items = tree_flatten(evaluator, value, def);
-    for (auto& item : items)
-      if (!item.as<RefObject>()) item = Value(leaf_array(evaluator, item));
-    value = tree_unflatten(evaluator, def, items);
+    items = tree_flatten(evaluator, value, def);
+    bool converted = false;
+    for (auto& item : items) {
+      if (item.as<RefObject>() || item.as<ArrayObject>()) continue;
+      item = Value(leaf_array(evaluator, item));
+      converted = true;
+    }
+    if (converted) value = tree_unflatten(evaluator, def, items);
     key += def.str(evaluator) + ";";
   };
-  for (std::size_t i = 0; i < dynamic.positional.size(); ++i) prepare(dynamic.positional[i], i, nullptr);
-  for (auto& [name, value] : dynamic.keywords) {
+  for (std::size_t i = 0; i < dynamic.positional.size(); ++i)
+    prepare(dynamic.positional[i], i, nullptr, positional_leaves[i]);
+  for (std::size_t i = 0; i < dynamic.keywords.size(); ++i) {
+    auto& [name, value] = dynamic.keywords[i];
     key += name + "=";
-    prepare(value, 0, &name);
+    prepare(value, 0, &name, keyword_leaves[i]);
   }
   if (!options.in_shardings.is_none()) {
     std::vector<Value> positional;
@@ -294,13 +303,16 @@ JitFunctionObject::Signature JitFunctionObject::signature(Evaluator& evaluator, 
       if (!is_static(view, i, nullptr)) positional.push_back(dynamic.positional[i]);
     Value placed = apply_shardings(evaluator, make_tuple(positional), options.in_shardings, "in_shardings");
     auto items = evaluator.to_vector(placed);
-    for (std::size_t i = 0, k = 0; i < dynamic.positional.size(); ++i)
-      if (!is_static(view, i, nullptr)) dynamic.positional[i] = items[k++];
+    for (std::size_t i = 0, k = 0; i < dynamic.positional.size(); ++i) {
+      if (is_static(view, i, nullptr)) continue;
+      dynamic.positional[i] = items[k++];
+      TreeDef def;
+      positional_leaves[i] = tree_flatten(evaluator, dynamic.positional[i], def);
+    }
   }
   std::map<const DeviceMesh*, std::string> meshes;
-  auto collect = [&](const Value& value, bool donate) {
-    TreeDef def;
-    for (const auto& leaf : tree_flatten(evaluator, value, def)) {
+  auto collect = [&](const std::vector<Value>& leaves, bool donate) {
+    for (const auto& leaf : leaves) {
       auto ref = leaf.as<RefObject>() ? std::static_pointer_cast<RefObject>(leaf.object()) : nullptr;
       ArrayRef array = ref ? ref->value : std::static_pointer_cast<ArrayObject>(leaf.object());
       out.leaves.push_back(array);
@@ -310,9 +322,11 @@ JitFunctionObject::Signature JitFunctionObject::signature(Evaluator& evaluator, 
     }
   };
   for (std::size_t i = 0; i < dynamic.positional.size(); ++i)
-    if (!is_static(view, i, nullptr)) collect(dynamic.positional[i], view.options.donate_argnums.count(static_cast<std::int64_t>(i)) > 0);
-  for (auto& [name, value] : dynamic.keywords)
-    if (!is_static(view, 0, &name)) collect(value, view.options.donate_argnames.count(name) > 0);
+    if (!is_static(view, i, nullptr)) collect(positional_leaves[i], view.options.donate_argnums.count(static_cast<std::int64_t>(i)) > 0);
+  for (std::size_t i = 0; i < dynamic.keywords.size(); ++i) {
+    const std::string& name = dynamic.keywords[i].first;
+    if (!is_static(view, 0, &name)) collect(keyword_leaves[i], view.options.donate_argnames.count(name) > 0);
+  }
   // Random draws are traced in the current threefry mode; JAX's cache keys on that flag too.
   if (runtime_of(evaluator).threefry_mode == devices::ThreefryMode::stable) key += "threefry=stable;";
   return out;
