@@ -256,11 +256,11 @@ Checked<ArrayType> roll_rule(const ArrayType& operand, const std::optional<std::
 
 Checked<ArrayType> slice_rule(const ArrayType& operand, std::span<const std::int64_t> start,
                               std::span<const std::int64_t> limit, std::span<const std::int64_t> strides) {
-  const std::string shape_text = python_shape_repr(operand.shape);
+  auto shape_text = [&] { return python_shape_repr(operand.shape); };  // for the errors only
   if (start.size() != operand.ndim())
     return Error{ErrorClass::TypeError, "slice start_indices must have length equal to the number of dimensions of "
                                         "the operand, got indices " +
-                                            ints_tuple_repr(start) + " for operand shape " + shape_text + "."};
+                                            ints_tuple_repr(start) + " for operand shape " + shape_text() + "."};
   if (limit.size() != operand.ndim())
     return Error{ErrorClass::TypeError, "slice limit_indices must have the same length as start_indices, got "
                                         "start_indices " +
@@ -274,7 +274,7 @@ Checked<ArrayType> slice_rule(const ArrayType& operand, std::span<const std::int
     if (limit[dim] > operand.shape[dim])
       return Error{ErrorClass::TypeError, "slice limit_indices must be less than or equal to operand shape, got "
                                           "limit_indices " +
-                                              ints_tuple_repr(limit) + " for operand shape " + shape_text + "."};
+                                              ints_tuple_repr(limit) + " for operand shape " + shape_text() + "."};
     if (limit[dim] < start[dim])
       return Error{ErrorClass::TypeError, "slice limit_indices must be greater than or equal to start_indices, got "
                                           "start_indices " +
@@ -284,7 +284,7 @@ Checked<ArrayType> slice_rule(const ArrayType& operand, std::span<const std::int
   if (!strides.empty() && strides.size() != operand.ndim())
     return Error{ErrorClass::TypeError, "slice strides must have length equal to the number of dimensions of the "
                                         "operand, got strides " +
-                                            ints_tuple_repr(strides) + " for operand shape " + shape_text + "."};
+                                            ints_tuple_repr(strides) + " for operand shape " + shape_text() + "."};
   Shape shape;
   for (std::size_t dim = 0; dim < operand.ndim(); ++dim) {
     const std::int64_t stride = strides.empty() ? 1 : strides[dim];

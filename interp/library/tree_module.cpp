@@ -130,6 +130,8 @@ void flatten_into(Evaluator& evaluator, const Value& tree, TreeDef& def, const V
     return;
   }
   auto children = [&](const std::vector<Value>& items) {
+    // Room first: one allocation, not one per growth moving the subtrees so far.
+    def.children.reserve(def.children.size() + items.size());
     for (const auto& item : items) {
       def.children.emplace_back();
       flatten_into(evaluator, item, def.children.back(), is_leaf, depth + 1, leaves);
