@@ -87,25 +87,28 @@ template <DType D>
 void run_blocks(const FusedLoop& loop, std::span<const LocalArray> inputs, const Shape& shape, LocalArray& result) {
   constexpr bool in_place = D == DType::float32;
   const std::int64_t total = element_count(shape);
+  // A result smaller than a block is one block of its size (the same calls
+  // of the same lengths, without a whole block's scratch to clear).
+  const std::int64_t block = std::min(block_elements, std::max<std::int64_t>(total, 1));
   const std::size_t values = loop.inputs + loop.operations.size();
-  std::vector<float> scratch(values * static_cast<std::size_t>(block_elements));
-  auto block_of = [&](std::size_t value) { return scratch.data() + value * static_cast<std::size_t>(block_elements); };
+  std::vector<float> scratch(values * static_cast<std::size_t>(block));
+  auto block_of = [&](std::size_t value) { return scratch.data() + value * static_cast<std::size_t>(block); };
   std::vector<Source<D>> sources;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     sources.push_back(source_of<D>(inputs[i], shape));
     if (sources.back().kind == Source<D>::Kind::scalar)
-      std::fill_n(block_of(i), block_elements, load<D>(sources.back().data[0]));
+      std::fill_n(block_of(i), block, load<D>(sources.back().data[0]));
   }
   // A constant right operand: a block of it (lax.integer_pow's exponent).
   std::vector<std::vector<float>> constants(loop.operations.size());
   for (std::size_t k = 0; k < loop.operations.size(); ++k)
     if (loop.operations[k].binary && loop.operations[k].rhs < 0)
-      constants[k].assign(static_cast<std::size_t>(block_elements), loop.operations[k].constant);
+      constants[k].assign(static_cast<std::size_t>(block), loop.operations[k].constant);
 
   storage_t<D>* output = result.buffer->elements<D>().data();
   std::vector<const float*> value(values);
-  for (std::int64_t start = 0; start < total; start += block_elements) {
-    const std::int64_t count = std::min(block_elements, total - start);
+  for (std::int64_t start = 0; start < total; start += block) {
+    const std::int64_t count = std::min(block, total - start);
     const auto n = static_cast<std::size_t>(count);
     for (std::size_t i = 0; i < sources.size(); ++i) {
       const Source<D>& source = sources[i];
