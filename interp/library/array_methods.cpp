@@ -152,6 +152,21 @@ ArrayRef stack_items(Evaluator& evaluator, const Value& value, DType dtype) {
 
 }  // namespace
 
+namespace {
+
+// Host values as an array of `dtype`: made as int32, or as float32 when any
+// is a float or `dtype` is floating (the types from_values makes), then
+// converted.
+devices::LocalArray values_on_host(Evaluator& evaluator, std::span<const double> values, bool any_float, DType dtype,
+                                   const typecheck::Shape& shape) {
+  const DType staging = !any_float && !typecheck::is_floating(dtype) ? DType::int32 : DType::float32;
+  devices::LocalArray global = value_or_raise(devices::from_values(runtime_of(evaluator).ledger(), staging, shape, values));
+  if (staging == dtype) return global;
+  return value_or_raise(devices::convert(global, dtype));
+}
+
+}  // namespace
+
 ArrayRef to_array(Evaluator& evaluator, const Value& value, std::optional<DType> dtype) {
   if (value.as<ArrayObject>()) {
     auto self_ref = std::static_pointer_cast<ArrayObject>(value.object());
@@ -176,19 +191,23 @@ ArrayRef to_array(Evaluator& evaluator, const Value& value, std::optional<DType>
   if (evaluator.mode == Evaluator::Mode::check && values.size() != static_cast<std::size_t>(devices::element_count(shape)))
     return make_abstract_array(aval, default_layout(evaluator, shape.size()), false);
   return host_array(evaluator, aval, [&]() {
-    auto& rt = runtime_of(evaluator);
-    bool integral = !any_float && !typecheck::is_floating(aval.dtype);
-    DType staging = integral ? DType::int32 : DType::float32;
     // An abstract array inside (under a jit trace) has no values: its elements are zeros.
     values.resize(static_cast<std::size_t>(devices::element_count(shape)));
-    auto made = devices::from_values(rt.ledger(), staging, shape, std::span<const double>(values));
-    if (!made) raise_devices_error(made.error());
-    devices::LocalArray global = *made;
-    if (staging == aval.dtype) return global;
-    auto converted = devices::convert(global, aval.dtype);
-    if (!converted) raise_devices_error(converted.error());
-    return *converted;
+    return values_on_host(evaluator, values, any_float, aval.dtype, shape);
   });
+}
+
+ArrayRef number_beside(Evaluator& evaluator, const Value& number, const ArrayObject& array) {
+  const typecheck::ElementType own{number.is_float() ? DType::float32 : number.is_bool() ? DType::bool_ : DType::int32,
+                                   !number.is_bool()};
+  const typecheck::ElementType common = typecheck::result_type(array.aval.element_type(), own);
+  typecheck::ArrayType aval;
+  aval.dtype = common.dtype;
+  aval.weak_type = common.weak_type;
+  aval.sharding = typecheck::Sharding::replicated(nullptr, 0);
+  const double value = number.as_float();
+  devices::LocalArray global = values_on_host(evaluator, {&value, 1}, number.is_float(), aval.dtype, {});
+  return array_from_global(evaluator, global, std::move(aval), Layout{array.layout.mesh, {}}, false);
 }
 
 // ------------------------------------------------------------ ArrayObject
@@ -396,25 +415,22 @@ std::optional<Value> ArrayObject::binary_op(Evaluator& evaluator, lang::ast::Bin
   if (!is_array_like(other)) return std::nullopt;
   if (op == Op::matmult) return reflected ? apply_matmul(evaluator, other, Value(self()))
                                           : apply_matmul(evaluator, Value(self()), other);
-  const char* name = nullptr;
-  switch (op) {
-    case Op::add: name = "add"; break;
-    case Op::sub: name = "subtract"; break;
-    case Op::mult: name = "multiply"; break;
-    case Op::div: name = "divide"; break;
-    case Op::floordiv: name = "floor_divide"; break;
-    case Op::mod: {  // jnp.remainder, composed (Python's sign rule)
-      Value remainder = jnp_member(evaluator, "remainder");
-      CallArgs args{reflected ? std::vector<Value>{other, Value(self())} : std::vector<Value>{Value(self()), other}, {}};
-      return evaluator.call(remainder, args);
-    }
-    case Op::pow: name = "power"; break;
-    case Op::bitand_: name = "bitwise_and"; break;
-    case Op::bitor_: name = "bitwise_or"; break;
-    case Op::bitxor: name = "bitwise_xor"; break;
-    default: return std::nullopt;
+  if (op == Op::mod) {  // jnp.remainder, composed (Python's sign rule)
+    Value remainder = jnp_member(evaluator, "remainder");
+    CallArgs args{reflected ? std::vector<Value>{other, Value(self())} : std::vector<Value>{Value(self()), other}, {}};
+    return evaluator.call(remainder, args);
   }
-  const Primitive& elementwise = primitive(name);
+  // Each operator's primitive, found once (an eager loop applies them per iteration).
+  static const std::pair<Op, const Primitive*> elementwise_operators[] = {
+      {Op::add, &primitive("add")},           {Op::sub, &primitive("subtract")},
+      {Op::mult, &primitive("multiply")},     {Op::div, &primitive("divide")},
+      {Op::floordiv, &primitive("floor_divide")}, {Op::pow, &primitive("power")},
+      {Op::bitand_, &primitive("bitwise_and")},   {Op::bitor_, &primitive("bitwise_or")},
+      {Op::bitxor, &primitive("bitwise_xor")}};
+  auto found = std::find_if(std::begin(elementwise_operators), std::end(elementwise_operators),
+                            [&](const auto& entry) { return entry.first == op; });
+  if (found == std::end(elementwise_operators)) return std::nullopt;
+  const Primitive& elementwise = *found->second;
   return reflected ? apply_elementwise(evaluator, elementwise, {other, Value(self())})
                    : apply_elementwise(evaluator, elementwise, {Value(self()), other});
 }

@@ -134,6 +134,12 @@ std::vector<double> element_values(Evaluator& evaluator, const ArrayObject& arra
 // Python scalars, nested lists, numpy-likes and arrays as arrays; `dtype`
 // overrides the inferred one.
 ArrayRef to_array(Evaluator& evaluator, const Value& value, std::optional<typecheck::DType> dtype = std::nullopt);
+// A Python number (int, float or bool) as the operand of an eager operation
+// beside the concrete `array`: the array of the dtype the two promote to,
+// weak where that is, on the array's mesh and shared by its devices, as
+// jnp's promote_args converts it. The operation then neither converts nor
+// moves it.
+ArrayRef number_beside(Evaluator& evaluator, const Value& number, const ArrayObject& array);
 bool is_array_like(const Value& value);
 // The class of arrays (jax.Array, jnp.ndarray).
 const TypeRef& array_type();

@@ -804,9 +804,27 @@ std::optional<typecheck::ShardingArg> sharding_argument(const Value& value) {
   raise(exc::TypeError(), "out_sharding must be a PartitionSpec or a NamedSharding");
 }
 
-Value apply_elementwise(Evaluator& evaluator, const Primitive& primitive, const std::vector<Value>& values) {
+namespace {
+
+// The operands of an elementwise operation as arrays. Eagerly, a Python
+// number beside a concrete array is made in the dtype and on the mesh the
+// operation computes in (the eager loop's `x * 2 + 1` makes one array per
+// number, not three).
+std::vector<ArrayRef> elementwise_operands(Evaluator& evaluator, const std::vector<Value>& values) {
+  const ArrayObject* concrete = nullptr;
+  if (evaluator.mode == Evaluator::Mode::run && runtime_of(evaluator).trace_stack.empty())
+    for (const auto& v : values)
+      if (auto* array = v.as<ArrayObject>(); array && !array->abstract()) concrete = array;
   std::vector<ArrayRef> operands;
-  for (const auto& v : values) operands.push_back(to_array(evaluator, v));
+  for (const auto& v : values)
+    operands.push_back(concrete && v.is_number() ? number_beside(evaluator, v, *concrete) : to_array(evaluator, v));
+  return operands;
+}
+
+}  // namespace
+
+Value apply_elementwise(Evaluator& evaluator, const Primitive& primitive, const std::vector<Value>& values) {
+  std::vector<ArrayRef> operands = elementwise_operands(evaluator, values);
   if (primitive.binary == BinaryOp::pow && primitive.arity == 2 && values[1].is_integral() &&
       operands[0]->aval.dtype != DType::bool_) {
     Params params;

@@ -72,8 +72,9 @@ bool Layout::fully_replicated() const {
 }
 
 bool Layout::operator==(const Layout& other) const {
-  return mesh->same_devices(*other.mesh) && mesh->shape == other.mesh->shape &&
-         *mesh->abstract == *other.mesh->abstract && dims == other.dims;
+  const bool same_mesh = mesh == other.mesh || (mesh->same_devices(*other.mesh) && mesh->shape == other.mesh->shape &&
+                                                *mesh->abstract == *other.mesh->abstract);
+  return same_mesh && dims == other.dims;
 }
 
 typecheck::Checked<Layout> make_layout(const DeviceMeshRef& mesh, const typecheck::PartitionSpec& spec,
