@@ -17,22 +17,58 @@ namespace {
 
 constexpr std::align_val_t buffer_alignment{64};
 
+// Small blocks a thread freed, by power-of-two size class, kept for its own
+// next allocations without a lock: malloc's 64-byte-aligned path and the
+// free after it cost more than the kernel of a small shard (an eager op on
+// 1,024 elements over 8 devices allocates 8 such shards). Up to
+// blocks_per_class per class: at most 4 MiB a thread.
+struct SmallBlocks {
+  static constexpr std::size_t smallest_class = 64;
+  static constexpr std::size_t largest_class = std::size_t{1} << 15;
+  static constexpr std::size_t blocks_per_class = 64;
+  static constexpr std::size_t classes = 10;  // 64 B .. 32 KiB
+
+  // The class of a small size: 64 << index bytes is the least that holds it.
+  static std::size_t class_index(std::size_t size) {
+    return static_cast<std::size_t>(std::bit_width(std::max(size, smallest_class) - 1)) - 6;
+  }
+
+  std::array<std::array<void*, blocks_per_class>, classes> blocks;
+  std::array<std::size_t, classes> counts{};
+};
+
+// This thread's small blocks: null before first use and after the thread's
+// exit began (a buffer freed then, by a static's destructor, goes to the heap).
+thread_local SmallBlocks* this_thread_blocks = nullptr;
+thread_local bool this_thread_exiting = false;
+
+struct SmallBlocksOwner {
+  SmallBlocks kept;
+  SmallBlocksOwner() { this_thread_blocks = &kept; }
+  ~SmallBlocksOwner() {
+    for (std::size_t c = 0; c < SmallBlocks::classes; ++c)
+      for (std::size_t i = 0; i < kept.counts[c]; ++i) ::operator delete(kept.blocks[c][i], buffer_alignment);
+    this_thread_blocks = nullptr;
+    this_thread_exiting = true;
+  }
+};
+
+SmallBlocks* thread_small_blocks() {
+  if (this_thread_blocks || this_thread_exiting) return this_thread_blocks;
+  thread_local SmallBlocksOwner owner;
+  return this_thread_blocks;
+}
+
 // Recently freed blocks, kept for the next allocation of their size:
+// - small ones in the freeing thread's SmallBlocks;
 // - large ones (from 1 MiB): a program that computes arrays of one shape in a
 //   loop then reuses memory whose pages are already mapped, instead of paying
 //   a page fault per 4 KiB (the kernels' main cost on large arrays) and the
 //   unmapping, as XLA's allocator reuses device memory. Bounded, so the
 //   process stays near its live size.
-// - small ones, by power-of-two size class: malloc's 64-byte-aligned path
-//   and the free after it cost more than the kernel of a small shard (an
-//   eager op on 1,024 elements over 8 devices allocates 8 such shards).
-//   Up to small_blocks_per_class per class: at most 4 MiB in all.
 class BlockCache {
  public:
   static constexpr std::size_t smallest_block = std::size_t{1} << 20;
-  static constexpr std::size_t smallest_class = 64;
-  static constexpr std::size_t largest_class = std::size_t{1} << 15;
-  static constexpr std::size_t small_blocks_per_class = 64;
 
   static BlockCache& instance() {
     static BlockCache cache;
@@ -41,18 +77,11 @@ class BlockCache {
 
   // A block of `size` bytes (rounded up to its class when small).
   void* allocate(std::size_t size) {
-    if (size <= largest_class) {
-      const std::size_t index = class_index(size);
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        std::vector<void*>& free_blocks = small_[index];
-        if (!free_blocks.empty()) {
-          void* block = free_blocks.back();
-          free_blocks.pop_back();
-          return block;
-        }
-      }
-      return ::operator new(smallest_class << index, buffer_alignment, std::nothrow);
+    if (size <= SmallBlocks::largest_class) {
+      const std::size_t index = SmallBlocks::class_index(size);
+      if (SmallBlocks* small = thread_small_blocks(); small && small->counts[index] > 0)
+        return small->blocks[index][--small->counts[index]];
+      return ::operator new(SmallBlocks::smallest_class << index, buffer_alignment, std::nothrow);
     }
     if (size >= smallest_block) {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -70,11 +99,10 @@ class BlockCache {
 
   // Keeps the block, or frees it (and older ones) to stay within the limit.
   void give(void* block, std::size_t size) {
-    if (size <= largest_class) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      std::vector<void*>& free_blocks = small_[class_index(size)];
-      if (free_blocks.size() < small_blocks_per_class) {
-        free_blocks.push_back(block);
+    if (size <= SmallBlocks::largest_class) {
+      const std::size_t index = SmallBlocks::class_index(size);
+      if (SmallBlocks* small = thread_small_blocks(); small && small->counts[index] < SmallBlocks::blocks_per_class) {
+        small->blocks[index][small->counts[index]++] = block;
         return;
       }
     } else if (size >= smallest_block && size <= limit_ / 2) {
@@ -95,27 +123,17 @@ class BlockCache {
 
   ~BlockCache() {
     for (auto& [size, block] : blocks_) ::operator delete(block, buffer_alignment);
-    for (auto& free_blocks : small_)
-      for (void* block : free_blocks) ::operator delete(block, buffer_alignment);
   }
 
  private:
   // 1/16 of physical memory, at most 512 MiB.
   BlockCache()
-      : limit_(static_cast<std::size_t>(std::min<std::int64_t>(std::int64_t{512} << 20, physical_memory_bytes() / 16))) {
-    for (auto& free_blocks : small_) free_blocks.reserve(small_blocks_per_class);
-  }
-
-  // The class of a small size: 64 << index bytes is the least that holds it.
-  static std::size_t class_index(std::size_t size) {
-    return static_cast<std::size_t>(std::bit_width(std::max(size, smallest_class) - 1)) - 6;
-  }
+      : limit_(static_cast<std::size_t>(std::min<std::int64_t>(std::int64_t{512} << 20, physical_memory_bytes() / 16))) {}
 
   std::mutex mutex_;
   std::list<std::pair<std::size_t, void*>> blocks_;  // (size, block), in the order given
   std::size_t held_ = 0;
   std::size_t limit_;
-  std::array<std::vector<void*>, 10> small_;  // classes of 64 B .. 32 KiB
 };
 
 std::size_t storage_size(std::int64_t byte_size) { return static_cast<std::size_t>(std::max<std::int64_t>(byte_size, 1)); }

@@ -226,21 +226,19 @@ void MemoryLedger::set_listener(Listener listener) {
 }
 
 Status MemoryLedger::reserve_host(std::int64_t bytes) {
-  std::lock_guard lock(mutex_);
-  if (bytes > host_budget_ - host_held_)
-    return Error{ErrorKind::host_out_of_memory,
-                 fmt::format("host memory budget exceeded: allocating {} would bring the host memory "
-                             "shardlang holds from {} to more than its budget of {}",
-                             describe_bytes(bytes), describe_bytes(host_held_),
-                             describe_bytes(host_budget_))};
-  host_held_ += bytes;
+  std::int64_t held = host_held_.load(std::memory_order_relaxed);
+  do {
+    const std::int64_t budget = host_budget_.load(std::memory_order_relaxed);
+    if (bytes > budget - held)
+      return Error{ErrorKind::host_out_of_memory,
+                   fmt::format("host memory budget exceeded: allocating {} would bring the host memory "
+                               "shardlang holds from {} to more than its budget of {}",
+                               describe_bytes(bytes), describe_bytes(held), describe_bytes(budget))};
+  } while (!host_held_.compare_exchange_weak(held, held + bytes, std::memory_order_relaxed));
   return {};
 }
 
-void MemoryLedger::release_host(std::int64_t bytes) {
-  std::lock_guard lock(mutex_);
-  host_held_ -= bytes;
-}
+void MemoryLedger::release_host(std::int64_t bytes) { host_held_.fetch_sub(bytes, std::memory_order_relaxed); }
 
 // Queries about an id outside the mesh answer as for an empty device.
 std::int64_t MemoryLedger::device_bytes_held(int device_id) const { return device_stats(device_id).bytes_in_use; }
@@ -251,19 +249,10 @@ std::optional<std::int64_t> MemoryLedger::device_capacity(int device_id) const {
   return device_stats(device_id).bytes_limit;
 }
 
-std::int64_t MemoryLedger::host_bytes_held() const {
-  std::lock_guard lock(mutex_);
-  return host_held_;
-}
+std::int64_t MemoryLedger::host_bytes_held() const { return host_held_.load(std::memory_order_relaxed); }
 
-std::int64_t MemoryLedger::host_budget() const {
-  std::lock_guard lock(mutex_);
-  return host_budget_;
-}
+std::int64_t MemoryLedger::host_budget() const { return host_budget_.load(std::memory_order_relaxed); }
 
-void MemoryLedger::set_host_budget(std::int64_t bytes) {
-  std::lock_guard lock(mutex_);
-  host_budget_ = bytes;
-}
+void MemoryLedger::set_host_budget(std::int64_t bytes) { host_budget_.store(bytes, std::memory_order_relaxed); }
 
 }  // namespace devices

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <atomic>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -187,8 +188,9 @@ class MemoryLedger : public std::enable_shared_from_this<MemoryLedger> {
   bool snapshots_ = false;
   PeakMoment peak_;
   Listener listener_;
-  std::int64_t host_budget_;
-  std::int64_t host_held_ = 0;
+  // Atomic, outside the lock: every buffer of every kernel reserves and releases.
+  std::atomic<std::int64_t> host_budget_;
+  std::atomic<std::int64_t> host_held_ = 0;
   Processes processes_;
 };
 
