@@ -176,8 +176,19 @@ ElementType result_type(std::span<const ElementType> operands) {
 }
 
 ElementType result_type(ElementType lhs, ElementType rhs) {
-  const ElementType operands[] = {lhs, rhs};
-  return result_type(operands);
+  // Every pair once, on first use: each eager elementwise operation asks.
+  constexpr std::size_t dtypes = static_cast<std::size_t>(DType::float32) + 1;
+  auto index = [](ElementType e) { return static_cast<std::size_t>(e.dtype) * 2 + (e.weak_type ? 1 : 0); };
+  static const auto table = [] {
+    std::array<ElementType, dtypes * 2 * dtypes * 2> pairs{};
+    for (std::size_t a = 0; a < dtypes * 2; ++a)
+      for (std::size_t b = 0; b < dtypes * 2; ++b) {
+        const ElementType operands[] = {{static_cast<DType>(a / 2), a % 2 == 1}, {static_cast<DType>(b / 2), b % 2 == 1}};
+        pairs[a * dtypes * 2 + b] = result_type(operands);
+      }
+    return pairs;
+  }();
+  return table[index(lhs) * dtypes * 2 + index(rhs)];
 }
 
 DType promote_types(DType lhs, DType rhs) { return result_type({lhs, false}, {rhs, false}).dtype; }

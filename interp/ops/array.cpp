@@ -6,6 +6,8 @@
 #include <map>
 #include <mutex>
 
+#include <boost/container/small_vector.hpp>
+
 #include "devices/host_values.hpp"
 #include "devices/redistribute.hpp"
 #include "interp/ops/collectives.hpp"
@@ -85,6 +87,7 @@ ArrayRef retyped_array(Evaluator& evaluator, const ArrayObject& array, typecheck
     for (const auto& shard : array.shards) retyped->shards.emplace_back(shard.shared_buffer(), shard.device_id());
   }
   if (same_bytes && array.memory) {
+    array.memory->keep_type();
     retyped->memory = array.memory;
     retyped->memory->array = retyped->weak_from_this();  // jax.live_arrays lists the newest of them
   } else if (retyped->abstract()) {
@@ -264,9 +267,10 @@ std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
   // more than the comparisons); positions another process holds compute
   // there (no representative).
   constexpr std::size_t elsewhere = SIZE_MAX;
-  std::vector<std::size_t> representative(positions, elsewhere);
-  std::vector<std::size_t> unique;
-  unique.reserve(positions);
+  // Inline for the usual mesh sizes: an eager operation on small arrays is
+  // mostly this bookkeeping.
+  boost::container::small_vector<std::size_t, 16> representative(positions, elsewhere);
+  boost::container::small_vector<std::size_t, 16> unique;
   std::int64_t elements = 0;
   auto same_inputs = [&](std::size_t p, std::size_t q) {
     for (const auto& in : inputs)
@@ -285,7 +289,7 @@ std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
   std::vector<devices::LocalArray> template_locals;
   for (std::size_t i = 0; i < inputs.size(); ++i) template_locals.push_back({nullptr, std::move(shapes[i])});
   std::vector<std::shared_ptr<devices::Buffer>> results(positions);
-  std::vector<std::optional<devices::Error>> errors(unique.size());
+  boost::container::small_vector<std::optional<devices::Error>, 16> errors(unique.size());
   auto run = [&](std::size_t task, std::vector<devices::LocalArray>& locals) {
     std::size_t p = unique[task];
     for (std::size_t i = 0; i < inputs.size(); ++i) locals[i].buffer = inputs[i]->shards[p].shared_buffer();

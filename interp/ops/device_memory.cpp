@@ -30,12 +30,18 @@ std::int64_t shard_bytes(const typecheck::ArrayType& type, const Layout& layout)
   return count * typecheck::byte_size(type.dtype);
 }
 
+void ArrayMemory::keep_type() {
+  if (!charged_type) charged_type = charged_by->aval;
+}
+
+std::string ArrayMemory::memory_type() const { return charged_type ? charged_type->str() : charged_by->aval.str(); }
+
 void charge_device_memory(Evaluator& evaluator, ArrayObject& array) {
   Runtime& runtime = runtime_of(evaluator);
   if (array.memory || runtime.uncharged_depth > 0) return;
   auto memory = std::make_shared<ArrayMemory>();
   memory->made_at = current_span(evaluator);
-  memory->type = array.aval;
+  memory->charged_by = &array;
   memory->array = array.weak_from_this();
   auto hold = runtime.ledger()->allocate(runtime.memory_set(array.layout.mesh), shard_bytes(array.aval, array.layout),
                                          memory.get());

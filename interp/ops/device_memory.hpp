@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "devices/error.hpp"
@@ -34,10 +35,15 @@ class SourcedMemoryOwner : public devices::MemoryOwner {
 // The device memory an array holds: shared by the arrays that share its
 // shards (a retyped view), released with the last of them.
 struct ArrayMemory final : SourcedMemoryOwner {
-  typecheck::ArrayType type;
-  std::weak_ptr<Object> array;  // the array that made it (jax.live_arrays)
+  // The array that charged it, whose type the reports print: read from it
+  // while it is the only holder, so that an array pays no copy of its type;
+  // copied by keep_type() before another holder shares it.
+  const ArrayObject* charged_by = nullptr;
+  std::optional<typecheck::ArrayType> charged_type;
+  std::weak_ptr<Object> array;  // the newest array holding it (jax.live_arrays)
   devices::MemoryHold hold;
-  std::string memory_type() const override { return type.str(); }
+  void keep_type();
+  std::string memory_type() const override;
 };
 
 // The span of the operation running now: the call's, else the statement's.

@@ -206,6 +206,7 @@ void keep_unreduced_partials(Placement& placement) {
 }
 
 typecheck::ElementType promoted(const std::vector<ArrayRef>& operands) {
+  if (operands.size() == 2) return typecheck::result_type(operands[0]->aval.element_type(), operands[1]->aval.element_type());
   std::vector<typecheck::ElementType> elements;
   for (const auto& a : operands) elements.push_back(a->aval.element_type());
   return typecheck::result_type(elements);

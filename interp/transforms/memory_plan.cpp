@@ -215,6 +215,7 @@ ProgramMemory::ProgramMemory(Evaluator& evaluator, const Jaxpr& program, const M
   for (std::size_t i = 0; i < plan.aliased_input.size() && i < arguments.size(); ++i)
     if (plan.aliased_input[i] && arguments[i]->memory) {
       holds_[static_cast<std::size_t>(program.inputs[i])] = std::move(arguments[i]->memory->hold);
+      arguments[i]->memory->keep_type();
       donated_.push_back(arguments[i]->memory);
     }
   // Each buffer names the line of the equation that makes it (the call's
