@@ -22,8 +22,12 @@ Value* find_attribute_in(AttributeList& list, const std::string& name) {
 }
 
 void set_attribute_in(AttributeList& list, const std::string& name, Value value) {
-  if (Value* existing = find_attribute_in(list, name)) *existing = std::move(value);
-  else list.emplace_back(name, std::move(value));
+  if (Value* existing = find_attribute_in(list, name)) {
+    *existing = std::move(value);
+    return;
+  }
+  if (list.empty()) list.reserve(4);  // an instance's first attribute: room for the next few
+  list.emplace_back(name, std::move(value));
 }
 
 namespace {

@@ -240,6 +240,13 @@ Value Evaluator::call(const Value& callee, std::vector<Value> positional) {
 }
 
 namespace {
+// Binds parameter i of the function running in `frame` to `value`.
+void bind_parameter(Frame& frame, std::size_t i, std::optional<Value> value) {
+  const NameRef& ref = frame.scope->parameters[i];
+  if (ref.kind == NameRef::Kind::fast) frame.fast[ref.index] = std::move(value);
+  else if (ref.kind == NameRef::Kind::cell) frame.cells[ref.index]->value = std::move(value);
+}
+
 // Python's parameter binding straight into the frame's slots, for the
 // common call: every argument positional, one per parameter, and no *, **
 // or keyword-only parameters.
@@ -247,11 +254,7 @@ bool bind_directly(const FunctionObject& function, CallArgs& args, Frame& frame)
   const ScopeInfo& scope = *function.scope;
   if (!function.plain_parameters || !args.keywords.empty() || args.positional.size() != scope.parameters.size())
     return false;
-  for (std::size_t i = 0; i < scope.parameters.size(); ++i) {
-    const NameRef& ref = scope.parameters[i];
-    if (ref.kind == NameRef::Kind::fast) frame.fast[ref.index] = std::move(args.positional[i]);
-    else if (ref.kind == NameRef::Kind::cell) frame.cells[ref.index]->value = std::move(args.positional[i]);
-  }
+  for (std::size_t i = 0; i < scope.parameters.size(); ++i) bind_parameter(frame, i, std::move(args.positional[i]));
   return true;
 }
 
@@ -303,11 +306,8 @@ Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
   enter_frame(function, frame);
   if (!bind_directly(function, args, frame)) {
     Arguments bound = bind_arguments(*this, function.signature, args);
-    for (std::size_t i = 0; i < scope.parameters.size() && i < bound.values.size(); ++i) {
-      const NameRef& ref = scope.parameters[i];
-      if (ref.kind == NameRef::Kind::fast) frame.fast[ref.index] = std::move(bound.values[i]);
-      else if (ref.kind == NameRef::Kind::cell) frame.cells[ref.index]->value = std::move(bound.values[i]);
-    }
+    for (std::size_t i = 0; i < scope.parameters.size() && i < bound.values.size(); ++i)
+      bind_parameter(frame, i, std::move(bound.values[i]));
   }
   if (function.annotated) check_parameter_annotations(function, frame);
   if (scope.is_generator)
@@ -325,13 +325,8 @@ bool Evaluator::call_function_directly(FunctionObject& function, const Value* se
     if (std::holds_alternative<ast::Starred>(argument->node)) return false;
   Frame frame;
   enter_frame(function, frame);
-  auto bind = [&](std::size_t i, Value value) {
-    const NameRef& ref = scope.parameters[i];
-    if (ref.kind == NameRef::Kind::fast) frame.fast[ref.index] = std::move(value);
-    else if (ref.kind == NameRef::Kind::cell) frame.cells[ref.index]->value = std::move(value);
-  };
-  if (self != nullptr) bind(0, *self);
-  for (std::size_t i = 0; i < arguments.size(); ++i) bind(i + offset, eval(*arguments[i], caller));
+  if (self != nullptr) bind_parameter(frame, 0, *self);
+  for (std::size_t i = 0; i < arguments.size(); ++i) bind_parameter(frame, i + offset, eval(*arguments[i], caller));
   // As call_function checks, once the arguments are evaluated.
   if (depth_ >= recursion_limit) raise_recursion();
   guard_stack();

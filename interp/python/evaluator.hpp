@@ -84,6 +84,19 @@ struct Frame {
   std::map<std::string, std::int64_t> shape_variables;
 };
 
+// The value in its frame's slot of the local variable that `expr` names, or
+// null when `expr` is no such name or the variable is unbound. Reading it
+// there spares a copy: nothing but the frame's own code writes its slots,
+// so the value stays while an operation on it runs.
+inline const Value* bound_local(const lang::ast::Expr& expr, const Frame& frame) {
+  const auto* name = std::get_if<lang::ast::Name>(&expr.node);
+  if (name == nullptr || frame.scope == nullptr || name->resolved_kind == 0 ||
+      name_ref(*name).kind != NameRef::Kind::fast)
+    return nullptr;
+  const std::optional<Value>& slot = frame.fast[name->resolved_index];
+  return slot ? &*slot : nullptr;
+}
+
 // A function defined by `def` or `lambda`.
 class FunctionObject : public Object {
  public:
@@ -344,6 +357,14 @@ class Evaluator {
   Flow exec(const lang::ast::Stmt& stmt, Frame& frame);
   Value eval(const lang::ast::Expr& expr, Frame& frame);
   Value eval_node(const lang::ast::Expr& expr, Frame& frame);
+  // The value of `expr` where an operation only reads it: a bound local in
+  // its slot (bound_local), else evaluated into `held`.
+  const Value& eval_operand(const lang::ast::Expr& expr, Frame& frame, Value& held) {
+    if (!observer)
+      if (const Value* local = bound_local(expr, frame)) return *local;
+    held = eval(expr, frame);
+    return held;
+  }
 
   Value load_name(const lang::ast::Name& name, Frame& frame);
   // A global or built-in name's value, through the name's GlobalSiteCache; null when unbound.
@@ -369,6 +390,7 @@ class Evaluator {
   Value make_function(const void* scope_node, const lang::ast::Parameters& params, Frame& frame);
   Value eval_joined_str(const lang::ast::JoinedStr& node, Frame& frame);
 
+  Flow exec_for(const lang::ast::For& node, Frame& frame);
   Flow exec_try(const lang::ast::Try& node, Frame& frame);
   Flow exec_class_def(const lang::ast::ClassDef& node, const lang::ast::Stmt& stmt, Frame& frame);  // classes.cpp
   Value eval_yield(const lang::ast::Expr* value, Frame& frame);                                     // generators.cpp

@@ -12,20 +12,6 @@ namespace interp {
 
 namespace ast = lang::ast;
 
-namespace {
-// The value in its frame's slot of the local variable that `expr` names, or
-// null when `expr` is no such name or the variable is unbound. Reading it
-// there spares a copy: nothing but this frame's own code writes its slots.
-const Value* bound_local(const ast::Expr& expr, const Frame& frame) {
-  const auto* name = std::get_if<ast::Name>(&expr.node);
-  if (name == nullptr || frame.scope == nullptr || name->resolved_kind == 0 ||
-      name_ref(*name).kind != NameRef::Kind::fast)
-    return nullptr;
-  const std::optional<Value>& slot = frame.fast[name->resolved_index];
-  return slot ? &*slot : nullptr;
-}
-}  // namespace
-
 Value Evaluator::eval(const ast::Expr& expr, Frame& frame) {
   if (!observer)
     if (const Value* local = bound_local(expr, frame)) return *local;
@@ -124,9 +110,8 @@ const ObjectRef* container_method(const Value& object, const std::string& name) 
 bool Evaluator::call_method(const ast::Expr& expression, const ast::Call& call, Frame& frame, Value& result) {
   const auto* attribute = std::get_if<ast::Attribute>(&call.func->node);
   if (!attribute || observer) return false;
-  const Value* local = bound_local(*attribute->value, frame);
-  Value evaluated = local ? Value() : eval(*attribute->value, frame);
-  const Value& object = local ? *local : evaluated;
+  Value held;
+  const Value& object = eval_operand(*attribute->value, frame, held);
   // As the bound method would pass them: the object first, then the arguments.
   auto arguments_for = [&](const Value& callee) {
     CallArgs args;
@@ -310,6 +295,7 @@ Value Evaluator::eval_node(const ast::Expr& expr, Frame& frame) {
           return result;
         } else if constexpr (std::is_same_v<T, ast::Compare>) {
           Value left = eval(*node.left, frame);
+          if (node.ops.size() == 1) return compare(node.ops[0], left, eval(*node.comparators[0], frame));
           Value result = Value::boolean(true);
           for (std::size_t i = 0; i < node.ops.size(); ++i) {
             Value right = eval(*node.comparators[i], frame);
@@ -325,14 +311,13 @@ Value Evaluator::eval_node(const ast::Expr& expr, Frame& frame) {
         } else if constexpr (std::is_same_v<T, ast::Call>) {
           return eval_call(expr, node, frame);
         } else if constexpr (std::is_same_v<T, ast::Attribute>) {
-          if (const Value* local = observer ? nullptr : bound_local(*node.value, frame))
-            return get_attribute(*local, node.attr);
-          return get_attribute(eval(*node.value, frame), node.attr);
+          Value held;
+          return get_attribute(eval_operand(*node.value, frame, held), node.attr);
         } else if constexpr (std::is_same_v<T, ast::Subscript>) {
-          const Value* local = observer ? nullptr : bound_local(*node.value, frame);
-          Value evaluated = local ? Value() : eval(*node.value, frame);
+          Value held;
+          const Value& object = eval_operand(*node.value, frame, held);
           Value key = eval_subscript_key(*node.slice, frame);
-          return get_item(local ? *local : evaluated, key);
+          return get_item(object, key);
         } else if constexpr (std::is_same_v<T, ast::Slice>) {
           Value lower = node.lower ? eval(*node.lower, frame) : Value::none();
           Value upper = node.upper ? eval(*node.upper, frame) : Value::none();

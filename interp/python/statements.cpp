@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <typeinfo>
 
 #include <sys/resource.h>
 
@@ -147,7 +148,8 @@ void Evaluator::assign(const ast::Expr& target, Value value, Frame& frame) {
     return;
   }
   if (auto* attribute = std::get_if<ast::Attribute>(&target.node)) {
-    Value object = eval(*attribute->value, frame);
+    Value held;
+    const Value& object = eval_operand(*attribute->value, frame, held);
     if (object.has_hooks() && object.object()->set_attribute(*this, attribute->attr, value)) return;
     raise(exc::AttributeError(), "'" + type_name(object) + "' object has no attribute '" + attribute->attr + "'");
   }
@@ -270,7 +272,8 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
               if (observer) observer->assigned(target, result);
               store_name(name_ref(*name), name->id, std::move(result), frame);
             } else if (auto* attribute = std::get_if<ast::Attribute>(&target.node)) {
-              Value object = eval(*attribute->value, frame);
+              Value held;
+              const Value& object = eval_operand(*attribute->value, frame, held);
               Value current = get_attribute(object, attribute->attr);
               Value operand = eval(*node.value, frame);
               Value result = inplace(node.op, current, operand);
@@ -324,28 +327,7 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
               if (flow == Flow::return_) return flow;
             }
           } else if constexpr (std::is_same_v<T, ast::For>) {
-            Value iterable = eval(*node.iter, frame);
-            if (const auto* range = iterable.as<RangeObject>()) {
-              // A range's iterator is invisible: its numbers, without one.
-              for (std::int64_t i = 0;; ++i) {
-                poll_interrupt();
-                if (i >= range->size()) return exec_body(node.orelse, frame);
-                assign(*node.target, Value::integer(range->at(i)), frame);
-                Flow flow = exec_body(node.body, frame);
-                if (flow == Flow::break_) return Flow::normal;
-                if (flow == Flow::return_) return flow;
-              }
-            }
-            IteratorRef it = iterate(iterable);
-            while (true) {
-              poll_interrupt();
-              auto item = it->next(*this);
-              if (!item) return exec_body(node.orelse, frame);
-              assign(*node.target, std::move(*item), frame);
-              Flow flow = exec_body(node.body, frame);
-              if (flow == Flow::break_) break;
-              if (flow == Flow::return_) return flow;
-            }
+            return exec_for(node, frame);
           } else if constexpr (std::is_same_v<T, ast::Break>) {
             return Flow::break_;
           } else if constexpr (std::is_same_v<T, ast::Continue>) {
@@ -385,6 +367,35 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
       exception.frame_span_set = true;
     }
     throw;
+  }
+}
+
+Evaluator::Flow Evaluator::exec_for(const ast::For& node, Frame& frame) {
+  Value iterable = eval(*node.iter, frame);
+  // The iterator of a range, list or tuple is invisible to the program: its
+  // items are taken by position, as that iterator would.
+  const Object* object = iterable.is_object() ? iterable.object().get() : nullptr;
+  const std::type_info* type = object ? &typeid(*object) : nullptr;
+  const auto* range = type && *type == typeid(RangeObject) ? static_cast<const RangeObject*>(object) : nullptr;
+  const auto* sequence = type && (*type == typeid(ListObject) || *type == typeid(TupleObject))
+                             ? static_cast<const SequenceObject*>(object)
+                             : nullptr;
+  IteratorRef it = range || sequence ? nullptr : iterate(iterable);
+  for (std::size_t i = 0;; ++i) {
+    poll_interrupt();
+    std::optional<Value> item;
+    if (range) {
+      if (i < static_cast<std::size_t>(range->size())) item = Value::integer(range->at(static_cast<std::int64_t>(i)));
+    } else if (sequence) {
+      if (i < sequence->items.size()) item = sequence->items[i];
+    } else {
+      item = it->next(*this);
+    }
+    if (!item) return exec_body(node.orelse, frame);
+    assign(*node.target, std::move(*item), frame);
+    Flow flow = exec_body(node.body, frame);
+    if (flow == Flow::break_) return Flow::normal;
+    if (flow == Flow::return_) return flow;
   }
 }
 

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "lang/ast.hpp"
 
 namespace interp {
@@ -203,7 +205,8 @@ struct Signature {
 // The bound arguments of a call, one per parameter (varargs as a tuple,
 // kwargs as a dict); `absent` only for `?` parameters that were not given.
 struct Arguments {
-  std::vector<std::optional<Value>> values;
+  // Most built-ins take a few: kept without an allocation.
+  boost::container::small_vector<std::optional<Value>, 4> values;
   bool has(std::size_t i) const { return values[i].has_value(); }
   const Value& operator[](std::size_t i) const { return *values[i]; }
 };
