@@ -138,6 +138,26 @@ class BlockCache {
 
 std::size_t storage_size(std::int64_t byte_size) { return static_cast<std::size_t>(std::max<std::int64_t>(byte_size, 1)); }
 
+// Allocates the Buffer objects themselves (with their shared_ptr's count)
+// from the block cache too: each shard's buffer would otherwise cost a
+// malloc and a free of its own.
+template <class T>
+struct CachedAllocator {
+  using value_type = T;
+  CachedAllocator() = default;
+  template <class U>
+  CachedAllocator(const CachedAllocator<U>&) {}  // implicit: the library rebinds allocators
+
+  T* allocate(std::size_t n) {
+    void* block = BlockCache::instance().allocate(n * sizeof(T));
+    if (!block) throw std::bad_alloc();
+    return static_cast<T*>(block);
+  }
+  void deallocate(T* p, std::size_t n) { BlockCache::instance().give(p, n * sizeof(T)); }
+  template <class U>
+  bool operator==(const CachedAllocator<U>&) const { return true; }
+};
+
 }  // namespace
 
 struct Buffer::Made final : Buffer {
@@ -147,7 +167,7 @@ struct Buffer::Made final : Buffer {
 
 template <class... Args>
 std::shared_ptr<Buffer> Buffer::make(Args&&... args) {
-  return std::make_shared<Made>(std::forward<Args>(args)...);
+  return std::allocate_shared<Made>(CachedAllocator<Made>(), std::forward<Args>(args)...);
 }
 
 Buffer::Buffer(std::shared_ptr<MemoryLedger> ledger, typecheck::DType dtype, std::int64_t element_count,
