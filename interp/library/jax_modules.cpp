@@ -659,7 +659,9 @@ void install_array_conversion(ModuleObject& module, const std::string& placement
       std::optional<DType> dtype;
       if (!a[1].is_none()) dtype = dtype_argument(ev, a[1]);
       ArrayRef array = to_array(ev, a[0], dtype);
-      if (array->aval.weak_type) {
+      // jnp.asarray(2) keeps the Python number's weak type, as JAX's does;
+      // a NumPy array has none.
+      if (!is_jnp && array->aval.weak_type) {
         typecheck::ArrayType strong = array->aval;
         strong.weak_type = false;
         array = retyped_array(ev, *array, strong, array->committed);
