@@ -156,6 +156,7 @@ std::shared_ptr<Target> sharing(Evaluator& evaluator, const ArrayObject& data) {
     key->shards.emplace_back(shard.shared_buffer(), shard.device_id());
   key->committed = data.committed;
   key->poisoned = data.poisoned;
+  if (data.memory) data.memory->keep_type();
   key->memory = data.memory;  // the same shards
   if (!key->memory) charge_if_held(evaluator, *key);
   return key;

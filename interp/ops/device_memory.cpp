@@ -31,17 +31,21 @@ std::int64_t shard_bytes(const typecheck::ArrayType& type, const Layout& layout)
 }
 
 void ArrayMemory::keep_type() {
-  if (!charged_type) charged_type = charged_by->aval;
+  if (charged_type) return;
+  if (auto holder = array.lock()) charged_type = static_cast<const ArrayObject&>(*holder).aval;
 }
 
-std::string ArrayMemory::memory_type() const { return charged_type ? charged_type->str() : charged_by->aval.str(); }
+std::string ArrayMemory::memory_type() const {
+  if (charged_type) return charged_type->str();
+  auto holder = array.lock();
+  return holder ? static_cast<const ArrayObject&>(*holder).aval.str() : std::string();
+}
 
 void charge_device_memory(Evaluator& evaluator, ArrayObject& array) {
   Runtime& runtime = runtime_of(evaluator);
   if (array.memory || runtime.uncharged_depth > 0) return;
   auto memory = std::make_shared<ArrayMemory>();
   memory->made_at = current_span(evaluator);
-  memory->charged_by = &array;
   memory->array = array.weak_from_this();
   auto hold = runtime.ledger()->allocate(runtime.memory_set(array.layout.mesh), shard_bytes(array.aval, array.layout),
                                          memory.get());

@@ -35,12 +35,12 @@ class SourcedMemoryOwner : public devices::MemoryOwner {
 // The device memory an array holds: shared by the arrays that share its
 // shards (a retyped view), released with the last of them.
 struct ArrayMemory final : SourcedMemoryOwner {
-  // The array that charged it, whose type the reports print: read from it
-  // while it is the only holder, so that an array pays no copy of its type;
-  // copied by keep_type() before another holder shares it.
-  const ArrayObject* charged_by = nullptr;
-  std::optional<typecheck::ArrayType> charged_type;
   std::weak_ptr<Object> array;  // the newest array holding it (jax.live_arrays)
+  // The type of the array that charged it, which the reports print: read
+  // from `array` while that array is the only holder, so that an array pays
+  // no copy of its type; kept by keep_type() before another holder shares
+  // the memory (a retyped view, a typed key, a donation).
+  std::optional<typecheck::ArrayType> charged_type;
   devices::MemoryHold hold;
   void keep_type();
   std::string memory_type() const override;
