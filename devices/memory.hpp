@@ -5,11 +5,11 @@
 // would kill the process for into an Error.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
-#include <atomic>
 #include <mutex>
 #include <optional>
 #include <span>

@@ -150,10 +150,6 @@ ArrayRef stack_items(Evaluator& evaluator, const Value& value, DType dtype) {
   return parts.size() == 1 ? parts[0] : vjp::concatenate(evaluator, parts, 0);
 }
 
-}  // namespace
-
-namespace {
-
 // Host values as an array of `dtype`: made as int32, or as float32 when any
 // is a float or `dtype` is floating (the types from_values makes), then
 // converted.
