@@ -122,10 +122,11 @@ std::vector<FieldRef> collect_fields(Evaluator& evaluator, ClassObject& cls, con
   const auto& ancestors = cls.ancestors();
   for (auto type = ancestors.rbegin(); type != ancestors.rend(); ++type)
     if (auto* base = dynamic_cast<ClassObject*>(*type))
-      if (Value* own = find_attribute_in(base->namespace_entries(), "__dataclass_fields__"))
+      if (const Value* own = find_attribute_in(base->namespace_entries(), "__dataclass_fields__"))
         for (const auto& e : own->as<DictObject>()->table.entries())
           if (e.live) put(std::static_pointer_cast<FieldObject>(e.value.object()));
-  AttributeList& entries = cls.namespace_entries();
+  NamespaceEdit edit = cls.edit_namespace();
+  AttributeList& entries = edit.entries;
   Value* annotations = find_attribute_in(entries, "__annotations__");
   if (annotations == nullptr) return fields;
   for (const auto& e : annotations->as<DictObject>()->table.entries()) {
@@ -222,7 +223,8 @@ void add_method(AttributeList& entries, std::string_view signature, NativeFuncti
 }
 
 void add_comparisons(ClassObject& cls, const std::vector<FieldRef>& fields, const Options& options) {
-  AttributeList& entries = cls.namespace_entries();
+  NamespaceEdit edit = cls.edit_namespace();
+  AttributeList& entries = edit.entries;
   if (options.eq && !find_attribute_in(entries, "__eq__"))
     add_method(entries, "__eq__(self, other, /)", [fields](Evaluator& ev, Arguments& a) {
       if (type_of(a[0]) != type_of(a[1])) return not_implemented();
@@ -242,7 +244,8 @@ void add_comparisons(ClassObject& cls, const std::vector<FieldRef>& fields, cons
 }
 
 void add_hash_and_frozen(ClassObject& cls, const std::vector<FieldRef>& fields, const Options& options, const Value& frozen_error) {
-  AttributeList& entries = cls.namespace_entries();
+  NamespaceEdit edit = cls.edit_namespace();
+  AttributeList& entries = edit.entries;
   Value* own_hash = find_attribute_in(entries, "__hash__");
   bool explicit_hash = own_hash && !(own_hash->is_none() && find_attribute_in(entries, "__eq__"));
   auto hash_method = [&] {
@@ -278,7 +281,8 @@ Value process_class(Evaluator& evaluator, const Value& cls_value, const Options&
   if (!cls) raise(exc::TypeError(), "dataclass() should be called on a class");
   if (options.order && !options.eq) raise(exc::ValueError(), "eq must be true if order is true");
   std::vector<FieldRef> fields = collect_fields(evaluator, *cls, options);
-  AttributeList& entries = cls->namespace_entries();
+  NamespaceEdit edit = cls->edit_namespace();
+  AttributeList& entries = edit.entries;
   auto table = make_dict();
   for (const auto& field : fields) table->table.insert(make_str(field->name), Value(field));
   set_attribute_in(entries, "__dataclass_fields__", Value(table));

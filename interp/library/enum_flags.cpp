@@ -27,7 +27,7 @@ std::int64_t bit_length(std::int64_t v) {
 bool is_single_bit(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 std::int64_t own_int(ClassObject& cls, const char* name) {
-  Value* v = own(cls, name);
+  const Value* v = own(cls, name);
   return v && v->is_integral() ? v->as_int() : 0;
 }
 
@@ -68,7 +68,7 @@ std::vector<Value> members_of(ClassObject& cls, std::int64_t value) {
     const Value* found = value_map.find(Value::integer(static_cast<std::int64_t>(bits & -bits)));
     out.push_back(found ? *found : Value::none());
   }
-  if (Value* by_definition = own(cls, "_iter_by_definition_"); by_definition && by_definition->as_bool()) {
+  if (const Value* by_definition = own(cls, "_iter_by_definition_"); by_definition && by_definition->as_bool()) {
     auto order = [](const Value& m) {
       const Value* at = member_of(m) ? find_attribute_in(*member_of(m), "_sort_order_") : nullptr;
       return at ? at->as_int() : 0;
@@ -226,7 +226,8 @@ bool FlagMasks::add(const Value& value) {
 }
 
 void FlagMasks::store(ClassObject& cls) const {
-  AttributeList& entries = cls.namespace_entries();
+  NamespaceEdit edit = cls.edit_namespace();
+  AttributeList& entries = edit.entries;
   set_attribute_in(entries, "_flag_mask_", Value::integer(flag_mask));
   set_attribute_in(entries, "_singles_mask_", Value::integer(singles_mask));
   set_attribute_in(entries, "_all_bits_", Value::integer((std::int64_t{1} << bit_length(flag_mask)) - 1));

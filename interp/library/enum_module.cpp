@@ -32,7 +32,7 @@ class AutoObject : public Object {
 
 }  // namespace
 
-Value* own(ClassObject& cls, const char* name) { return find_attribute_in(cls.namespace_entries(), name); }
+const Value* own(const ClassObject& cls, const char* name) { return find_attribute_in(cls.namespace_entries(), name); }
 
 AttributeList* member_of(const Value& value) {
   AttributeList* attributes = value.has_hooks() ? value.object()->instance_dict() : nullptr;
@@ -132,10 +132,11 @@ std::int64_t EnumBehaviour::next_value(const std::vector<std::int64_t>& values) 
 void EnumBehaviour::class_made(Evaluator& evaluator, ClassObject& cls) {
   for (const TypeObject* type : cls.ancestors())
     if (auto* base = dynamic_cast<const ClassObject*>(type))
-      if (Value* names = find_attribute_in(const_cast<ClassObject*>(base)->namespace_entries(), "_member_names_"))
+      if (const Value* names = find_attribute_in(base->namespace_entries(), "_member_names_"))
         if (!names->as<ListObject>()->items.empty())
           raise(exc::TypeError(), class_repr(cls).value() + " cannot extend " + class_repr(*base).value());
-  AttributeList& entries = cls.namespace_entries();
+  NamespaceEdit edit = cls.edit_namespace();
+  AttributeList& entries = edit.entries;
   std::vector<Value> names;
   auto member_map = make_dict(), value_map = make_dict();
   std::vector<Value> members;  // every distinct member (a Flag's multi-bit ones too)
@@ -183,7 +184,7 @@ std::optional<Value> EnumBehaviour::construct(Evaluator& evaluator, ClassObject&
   Arguments a = bind_arguments(evaluator, signature, with_class);
   const Value& value = a[1];
   if (type_of(value).get() == &cls && member_of(value)) return value;
-  if (Value* map = own(cls, "_value2member_map_"); map && hashable(value))
+  if (const Value* map = own(cls, "_value2member_map_"); map && hashable(value))
     if (const Value* found = map->as<DictObject>()->table.find(value)) return *found;
   for (const Value& member : members(cls))
     if (values_equal(member_value(member), value)) return member;
@@ -199,7 +200,7 @@ IteratorRef EnumBehaviour::class_iterate(Evaluator&, ClassObject& cls) {
 }
 
 std::optional<Value> EnumBehaviour::class_get_item(Evaluator&, ClassObject& cls, const Value& key) {
-  Value* map = own(cls, "_member_map_");
+  const Value* map = own(cls, "_member_map_");
   if (map)
     if (const Value* found = map->as<DictObject>()->table.find(key)) return *found;
   raise_value(exc::KeyError(), key);
@@ -212,7 +213,7 @@ std::optional<std::int64_t> EnumBehaviour::class_length(Evaluator&, const ClassO
 std::optional<bool> EnumBehaviour::class_contains(Evaluator&, ClassObject& cls, const Value& item) {
   // A member (by its name), not a Flag's pseudo-member.
   if (!member_of(item) || type_of(item).get() != &cls) return false;
-  Value* map = own(cls, "_member_map_");
+  const Value* map = own(cls, "_member_map_");
   return map && map->as<DictObject>()->table.find(member_name(item)) != nullptr;
 }
 
@@ -220,8 +221,8 @@ std::optional<std::string> EnumBehaviour::class_repr(const ClassObject& cls) { r
 
 std::vector<Value> EnumBehaviour::members(ClassObject& cls) {
   std::vector<Value> out;
-  Value* names = own(cls, "_member_names_");
-  Value* map = own(cls, "_member_map_");
+  const Value* names = own(cls, "_member_names_");
+  const Value* map = own(cls, "_member_map_");
   if (!names || !map) return out;
   for (const Value& name : names->as<ListObject>()->items) out.push_back(*map->as<DictObject>()->table.find(name));
   return out;
@@ -315,7 +316,7 @@ void install_enum(Evaluator& evaluator, ModuleObject& module) {
   module.add_function("auto()", [](Evaluator&, Arguments&) { return Value(std::make_shared<AutoObject>()); });
   module.add_function("unique(enumeration, /)", [](Evaluator& ev, Arguments& a) {
     auto* cls = a[0].as<ClassObject>();
-    Value* map = cls ? own(*cls, "_member_map_") : nullptr;
+    const Value* map = cls ? own(*cls, "_member_map_") : nullptr;
     if (!map) raise(exc::TypeError(), "unique() expects an enum class");
     std::string duplicates;
     for (const auto& e : map->as<DictObject>()->table.entries())

@@ -12,7 +12,7 @@
 namespace interp {
 
 // An entry of the class's own namespace (not its bases'), or null.
-Value* own(ClassObject& cls, const char* name);
+const Value* own(const ClassObject& cls, const char* name);
 // The attributes of a member of an enum class (an instance with _name_), or null.
 AttributeList* member_of(const Value& value);
 const Value& member_value(const Value& member);

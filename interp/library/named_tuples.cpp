@@ -144,7 +144,8 @@ class NamedTupleBehaviour : public ClassBehaviour {
   // values in the body the defaults.
   void class_made(Evaluator& evaluator, ClassObject& cls) override {
     if (cls.bases().size() != 1 || cls.bases().front() != types::tuple()) return;  // a subclass of a named tuple class
-    AttributeList& entries = cls.namespace_entries();
+    NamespaceEdit edit = cls.edit_namespace();
+    AttributeList& entries = edit.entries;
     std::vector<std::string> fields;
     std::vector<std::pair<std::string, Value>> defaults;
     if (Value* annotations = find_attribute_in(entries, "__annotations__"))

@@ -24,6 +24,10 @@ Value* find_attribute_in(AttributeList& list, const std::string& name) {
   return nullptr;
 }
 
+const Value* find_attribute_in(const AttributeList& list, const std::string& name) {
+  return find_attribute_in(const_cast<AttributeList&>(list), name);
+}
+
 void set_attribute_in(AttributeList& list, const std::string& name, Value value) {
   if (Value* existing = find_attribute_in(list, name)) {
     *existing = std::move(value);
@@ -142,7 +146,7 @@ Value bind_member(Evaluator& evaluator, const Value& member, const Value& self, 
 std::optional<Value> lookup_in_mro(const TypeObject& cls, const std::string& name) {
   auto look = [&](const TypeObject& type) -> std::optional<Value> {
     if (const ClassObject* user = user_class(&type)) {
-      if (Value* found = find_attribute_in(const_cast<ClassObject*>(user)->namespace_entries(), name)) return *found;
+      if (const Value* found = find_attribute_in(user->namespace_entries(), name)) return *found;
     } else if (const ObjectRef* method = type.find_method(name)) {
       return Value(*method);
     }
@@ -167,7 +171,7 @@ std::string default_repr(const Value& self) {
 FunctionObject* class_function(const TypeObject& cls, const std::string& name) {
   auto look = [&](const TypeObject& type, bool& found) -> FunctionObject* {
     if (const ClassObject* user = user_class(&type)) {
-      if (Value* member = find_attribute_in(const_cast<ClassObject*>(user)->namespace_entries(), name)) {
+      if (const Value* member = find_attribute_in(user->namespace_entries(), name)) {
         found = true;
         return member->is_object() ? member->object()->as_function() : nullptr;
       }
@@ -222,10 +226,10 @@ std::vector<TypeObject*> class_mro(const std::vector<TypeRef>& bases) {
 
 const Value* find_class_member(const TypeObject& cls, const std::string& name) {
   if (const ClassObject* user = user_class(&cls))
-    if (Value* found = find_attribute_in(const_cast<ClassObject*>(user)->namespace_entries(), name)) return found;
+    if (const Value* found = find_attribute_in(user->namespace_entries(), name)) return found;
   for (const TypeObject* type : cls.ancestors())
     if (const ClassObject* user = user_class(type))
-      if (Value* found = find_attribute_in(const_cast<ClassObject*>(user)->namespace_entries(), name)) return found;
+      if (const Value* found = find_attribute_in(user->namespace_entries(), name)) return found;
   return nullptr;
 }
 
@@ -267,8 +271,9 @@ std::optional<Value> instance_attribute(Evaluator& evaluator, const Value& self,
     for (const auto& [key, value] : attributes) dict->table.insert(make_str(key), value);
     return Value(dict);
   }
+  const ClassObject* user = user_class(cls.get());
   if (name != "__getattr__")
-    if (const Value* getattr = find_class_member(*cls, "__getattr__"))
+    if (const Value* getattr = user ? user->members().getattr : find_class_member(*cls, "__getattr__"))
       return evaluator.call(bind_member(evaluator, *getattr, self, cls), {make_str(name)});
   return std::nullopt;
 }
@@ -277,6 +282,7 @@ const Value* own_instance_attribute(const TypeObject& cls, AttributeList& attrib
   Value* own = find_attribute_in(attributes, name);
   if (own == nullptr) return nullptr;
   // Only user classes can hold a property; the first member found is the one that counts.
+  if (const ClassObject* user = user_class(&cls); user && !user->members().has_property) return own;
   const Value* member = find_class_member(cls, name);
   if (member && member->is_object() && member->object()->type() == property_type()) return nullptr;
   return own;
@@ -284,6 +290,14 @@ const Value* own_instance_attribute(const TypeObject& cls, AttributeList& attrib
 
 bool set_own_instance_attribute(const TypeObject& cls, AttributeList& attributes, const std::string& name,
                                 const Value& value) {
+  if (const ClassObject* user = user_class(&cls)) {
+    const ClassMembers& members = user->members();
+    if (members.setattr) return false;
+    if (members.has_property)
+      if (const Value* member = find_class_member(cls, name); member && member->as<PropertyObject>()) return false;
+    set_attribute_in(attributes, name, value);
+    return true;
+  }
   static const std::string setattr = "__setattr__";
   if (find_class_member(cls, setattr)) return false;
   if (const Value* member = find_class_member(cls, name); member && member->as<PropertyObject>()) return false;
@@ -294,7 +308,8 @@ bool set_own_instance_attribute(const TypeObject& cls, AttributeList& attributes
 void set_instance_attribute(Evaluator& evaluator, const Value& self, AttributeList& attributes,
                             const std::string& name, const Value& value) {
   const TypeRef& cls = type_of(self);
-  if (const Value* setattr = find_class_member(*cls, "__setattr__")) {
+  const ClassObject* user = user_class(cls.get());
+  if (const Value* setattr = user ? user->members().setattr : find_class_member(*cls, "__setattr__")) {
     evaluator.call(bind_member(evaluator, *setattr, self, cls), {make_str(name), value});
     return;
   }
@@ -366,8 +381,50 @@ std::optional<Value> ClassObject::get_attribute(Evaluator& evaluator, const std:
 }
 
 bool ClassObject::set_attribute(Evaluator&, const std::string& name, const Value& value) {
-  set_attribute_in(namespace_, name, value);
+  NamespaceEdit edit(*this);
+  set_attribute_in(edit.entries, name, value);
   return true;
+}
+
+namespace {
+std::atomic<int> open_namespace_edits{0};
+}  // namespace
+
+NamespaceEdit::NamespaceEdit(ClassObject& cls) : entries(cls.namespace_) {
+  open_namespace_edits.fetch_add(1, std::memory_order_relaxed);
+  class_namespaces_counter.fetch_add(1, std::memory_order_relaxed);
+}
+
+NamespaceEdit::~NamespaceEdit() {
+  class_namespaces_counter.fetch_add(1, std::memory_order_relaxed);
+  open_namespace_edits.fetch_sub(1, std::memory_order_relaxed);
+}
+
+const ClassMembers& ClassObject::find_members() const {
+  static const std::string init = "__init__", new_ = "__new__", setattr = "__setattr__", getattr = "__getattr__";
+  const std::uint64_t version = class_namespaces_version();
+  ClassMembers found;
+  found.init = find_class_member(*this, init);
+  found.new_ = find_class_member(*this, new_);
+  found.setattr = find_class_member(*this, setattr);
+  found.getattr = find_class_member(*this, getattr);
+  auto holds_property = [](const TypeObject* type) {
+    const ClassObject* user = user_class(type);
+    return user && std::any_of(user->namespace_.begin(), user->namespace_.end(),
+                               [](const auto& entry) { return entry.second.template as<PropertyObject>() != nullptr; });
+  };
+  found.has_property = holds_property(this) || std::any_of(ancestors().begin(), ancestors().end(), holds_property);
+  found.builtin = builtin_base(*this);
+  if (process_wide) {
+    // Shared by interpreters on other threads: each finds its own.
+    thread_local ClassMembers own;
+    own = found;
+    return own;
+  }
+  // Nothing is kept while an edit is open: version 0 is never current.
+  found.version = open_namespace_edits.load(std::memory_order_relaxed) > 0 ? 0 : version;
+  members_ = found;
+  return members_;
 }
 
 std::vector<std::string> ClassObject::attribute_names() const {
@@ -411,7 +468,7 @@ const ObjectRef* builtin_method(const TypeObject& type, const std::string& name)
 Value new_instance(Evaluator& evaluator, ClassObject& cls, CallArgs& args) {
   Value instance;
   if (cls.makes_exceptions()) instance = Value(std::make_shared<ExceptionObject>(std::static_pointer_cast<TypeObject>(cls.self()), args.positional));
-  else if (builtin_base(cls)) instance = *make_builtin_subclass_instance(evaluator, cls, args);
+  else if (cls.members().builtin) instance = *make_builtin_subclass_instance(evaluator, cls, args);
   else instance = Value(std::make_shared<InstanceObject>(std::static_pointer_cast<TypeObject>(cls.self()), evaluator));
   evaluator.remember_attribute_owner(instance.object());
   return instance;
@@ -422,22 +479,23 @@ Value ClassObject::call(Evaluator& evaluator, CallArgs& args) {
     if (auto made = behaviour->construct(evaluator, *this, args)) return *made;
   TypeRef cls = std::static_pointer_cast<TypeObject>(self());
   Value instance;
-  const TypeObject* builtin = makes_exceptions_ ? nullptr : builtin_base(*this);
-  const Value* own_new = find_class_member(*this, "__new__");
+  const TypeObject* builtin = makes_exceptions_ ? nullptr : members().builtin;
+  const bool own_new = members().new_ != nullptr;
   if (own_new) {
     // The class's __new__ (a static method) makes the instance; __init__ runs only on an instance of the class.
     CallArgs new_args = args;
     new_args.positional.insert(new_args.positional.begin(), Value(cls));
-    instance = evaluator.call(*own_new, new_args);
+    Value new_function = *members().new_;
+    instance = evaluator.call(new_function, new_args);
     if (!type_of(instance)->is_subclass_of(*this)) return instance;
   } else if (makes_exceptions_) {
-    if (!args.keywords.empty() && !find_class_member(*this, "__init__"))
-      raise(exc::TypeError(), name() + "() takes no keyword arguments");
+    if (!args.keywords.empty() && !members().init) raise(exc::TypeError(), name() + "() takes no keyword arguments");
     instance = Value(std::make_shared<ExceptionObject>(cls, args.positional));
   } else {
     instance = new_instance(evaluator, *this, args);
   }
-  if (const Value* init = find_class_member(*this, "__init__")) {
+  // Found again: __new__ may have changed the class.
+  if (const Value* init = members().init) {
     Value result;
     if (FunctionObject* function = init->is_object() ? init->object()->as_function() : nullptr) {
       // As the bound method would call it, without making one.
@@ -484,7 +542,7 @@ class SuperObject : public Object {
     for (; at != mro.end(); ++at) {
       std::optional<Value> member;
       if (const ClassObject* user = user_class(*at)) {
-        if (Value* found = find_attribute_in(const_cast<ClassObject*>(user)->namespace_entries(), name)) member = *found;
+        if (const Value* found = find_attribute_in(user->namespace_entries(), name)) member = *found;
       } else if (const ObjectRef* method = (*at)->find_method(name)) {
         member = Value(*method);
       }

@@ -6,6 +6,8 @@
 // them); every other class makes InstanceObjects.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,9 +19,45 @@ namespace interp {
 // Attributes in definition order (a class namespace, an instance's __dict__).
 using AttributeList = std::vector<std::pair<std::string, Value>>;
 Value* find_attribute_in(AttributeList& list, const std::string& name);
+const Value* find_attribute_in(const AttributeList& list, const std::string& name);
 void set_attribute_in(AttributeList& list, const std::string& name, Value value);
 
 class ClassObject;
+
+// What instance attribute access and construction ask of a class on every
+// use, found along its MRO once and kept while no class namespace changes
+// (ClassObject::members()).
+struct ClassMembers {
+  std::uint64_t version = 0;  // class_namespaces_version() when found; 0: never
+  // The members of the user namespaces along the MRO (find_class_member), or null.
+  const Value* init = nullptr;
+  const Value* new_ = nullptr;
+  const Value* setattr = nullptr;
+  const Value* getattr = nullptr;
+  // Whether any of those namespaces holds a property (which overrides an
+  // instance's own attribute of its name).
+  bool has_property = false;
+  const TypeObject* builtin = nullptr;  // builtin_base()
+};
+
+// A counter that moves whenever any class namespace changes: what is
+// memoised about classes (ClassMembers) holds while it stays. Shared by the
+// interpreters of the process (a class may be too: ClassObject::process_wide).
+inline std::atomic<std::uint64_t> class_namespaces_counter{1};
+inline std::uint64_t class_namespaces_version() { return class_namespaces_counter.load(std::memory_order_relaxed); }
+
+// Changing the namespace of a class that exists (a decorator's or a
+// metaclass's additions, del C.x, teardown): the version moves when the edit
+// begins and when it ends, and nothing is memoised while an edit is open, so
+// Python code run in between sees each change at once.
+class NamespaceEdit {
+ public:
+  explicit NamespaceEdit(ClassObject& cls);
+  ~NamespaceEdit();
+  NamespaceEdit(const NamespaceEdit&) = delete;
+  NamespaceEdit& operator=(const NamespaceEdit&) = delete;
+  AttributeList& entries;
+};
 
 // What a built-in metaclass gives the classes made with it and their
 // subclasses (Enum's members, a named tuple's construction). Each hook's
@@ -85,7 +123,13 @@ class ClassObject : public TypeObject {
   std::string module_name() const;
   std::string dotted_name() const { return module_name() + "." + qualname_; }
   const std::vector<TypeRef>& bases() const { return bases_; }
-  AttributeList& namespace_entries() { return namespace_; }
+  const AttributeList& namespace_entries() const { return namespace_; }
+  NamespaceEdit edit_namespace() { return NamespaceEdit(*this); }
+  // The members memoised for instances, found again when a namespace
+  // changed. A pointer among them is valid until Python code runs.
+  const ClassMembers& members() const {
+    return members_.version == class_namespaces_version() ? members_ : find_members();
+  }
   // Whether instances are exceptions (a built-in exception is among the ancestors).
   bool makes_exceptions() const { return makes_exceptions_; }
 
@@ -94,6 +138,9 @@ class ClassObject : public TypeObject {
   std::vector<TypeRef> bases_;
   AttributeList namespace_;
   bool makes_exceptions_ = false;
+  mutable ClassMembers members_;
+  const ClassMembers& find_members() const;
+  friend class NamespaceEdit;
 };
 
 // C3 linearisation of a class with these bases (without the class itself);

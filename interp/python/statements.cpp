@@ -219,7 +219,8 @@ void Evaluator::delete_target(const ast::Expr& target, Frame& frame) {
     AttributeList* attributes = object.has_hooks() ? object.object()->instance_dict() : nullptr;
     if (attributes && type_of(object)->as_class())
       if (call_special(*this, object, "__delattr__", {make_str(attribute->attr)})) return;
-    if (auto* cls = object.as<ClassObject>()) attributes = &cls->namespace_entries();
+    std::optional<NamespaceEdit> edit;
+    if (auto* cls = object.as<ClassObject>()) attributes = &edit.emplace(*cls).entries;
     if (attributes) {
       auto at = std::find_if(attributes->begin(), attributes->end(),
                              [&](const auto& entry) { return entry.first == attribute->attr; });

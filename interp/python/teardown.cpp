@@ -63,7 +63,8 @@ void empty(Object& object) {
   } else if (auto* module = dynamic_cast<ModuleObject*>(&object)) {
     Namespace freed = std::exchange(module->globals(), {});
   } else if (auto* cls = dynamic_cast<ClassObject*>(&object)) {
-    AttributeList freed = std::exchange(cls->namespace_entries(), {});
+    NamespaceEdit edit = cls->edit_namespace();
+    AttributeList freed = std::exchange(edit.entries, {});
   } else if (auto* function = dynamic_cast<FunctionObject*>(&object)) {
     AttributeList freed = std::exchange(function->attributes, {});
     std::vector<CellRef> cells = std::exchange(function->closure, {});
