@@ -61,14 +61,42 @@ class DictView : public Object {
 }  // namespace
 
 // Python's list.sort: stable, with an optional key, reverse keeping stability.
+namespace {
+// Keys that all are ints (bools too, not a subclass's instances) or all exact
+// strs compare as Python compares them without the protocol: as numbers, and
+// as UTF-8 bytes (whose order is the code points').
+enum class KeyKind : std::uint8_t { integers, strings, other };
+
+KeyKind key_kind(const std::vector<std::pair<Value, Value>>& decorated) {
+  auto plain_int = [](const auto& entry) { return entry.first.is_integral() && !entry.first.has_hooks(); };
+  auto exact_str = [](const auto& entry) {
+    return entry.first.is_object() && entry.first.object()->type() == types::str() && string_of(entry.first);
+  };
+  if (std::all_of(decorated.begin(), decorated.end(), plain_int)) return KeyKind::integers;
+  if (std::all_of(decorated.begin(), decorated.end(), exact_str)) return KeyKind::strings;
+  return KeyKind::other;
+}
+}  // namespace
+
 void sort_values(Evaluator& evaluator, std::vector<Value>& items, const Value& key, bool reverse) {
   std::vector<std::pair<Value, Value>> decorated;
   decorated.reserve(items.size());
   for (auto& item : items) decorated.emplace_back(key.is_none() ? item : evaluator.call(key, {item}), item);
   if (reverse) std::reverse(decorated.begin(), decorated.end());
-  std::stable_sort(decorated.begin(), decorated.end(), [&](const auto& a, const auto& b) {
-    return evaluator.compare_bool(ast::CompareOperator::lt, a.first, b.first);
-  });
+  switch (key_kind(decorated)) {
+    case KeyKind::integers:
+      std::stable_sort(decorated.begin(), decorated.end(),
+                       [](const auto& a, const auto& b) { return a.first.as_int() < b.first.as_int(); });
+      break;
+    case KeyKind::strings:
+      std::stable_sort(decorated.begin(), decorated.end(),
+                       [](const auto& a, const auto& b) { return *string_of(a.first) < *string_of(b.first); });
+      break;
+    case KeyKind::other:
+      std::stable_sort(decorated.begin(), decorated.end(), [&](const auto& a, const auto& b) {
+        return evaluator.compare_bool(ast::CompareOperator::lt, a.first, b.first);
+      });
+  }
   if (reverse) std::reverse(decorated.begin(), decorated.end());
   for (std::size_t i = 0; i < items.size(); ++i) items[i] = std::move(decorated[i].second);
 }

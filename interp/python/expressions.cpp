@@ -97,9 +97,12 @@ namespace {
 const ObjectRef* container_method(const Value& object, const std::string& name) {
   if (!object.is_object()) return nullptr;
   const Object& o = *object.object();
-  const std::type_info& type = typeid(o);
-  if (type != typeid(ListObject) && type != typeid(DictObject) && type != typeid(StrObject) &&
-      type != typeid(TupleObject) && type != typeid(SetObject))
+  // The type_info objects' names compared as pointers, without the string
+  // comparison of type_info's ==: a type whose name is a copy elsewhere only
+  // misses this shortcut.
+  const char* type = typeid(o).name();
+  if (type != typeid(ListObject).name() && type != typeid(DictObject).name() && type != typeid(StrObject).name() &&
+      type != typeid(TupleObject).name() && type != typeid(SetObject).name())
     return nullptr;
   for (const TypeObject* t = o.type().get(); t != nullptr; t = t->base().get())
     if (const ObjectRef* method = t->find_method(name)) return method;

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <typeinfo>
 
 #include "interp/python/classes.hpp"
 #include "interp/python/evaluator.hpp"
@@ -131,6 +132,10 @@ StrObject::StrObject(std::string value) : value_(std::move(value)) {
 Value make_str(std::string value) { return Value(std::make_shared<StrObject>(std::move(value))); }
 
 const std::string* string_of(const Value& value) {
+  if (!value.is_object()) return nullptr;
+  // Mostly a str itself: known by its type_info's name, without a dynamic_cast.
+  if (typeid(*value.object()).name() == typeid(StrObject).name())
+    return &static_cast<const StrObject&>(*value.object()).value();
   auto* s = value.as<StrObject>();
   return s ? &s->value() : nullptr;
 }
