@@ -315,7 +315,11 @@ Value Evaluator::eval_node(const ast::Expr& expr, Frame& frame) {
           return eval_call(expr, node, frame);
         } else if constexpr (std::is_same_v<T, ast::Attribute>) {
           Value held;
-          return get_attribute(eval_operand(*node.value, frame, held), node.attr);
+          const Value& object = eval_operand(*node.value, frame, held);
+          // The common case first: an instance's own attribute (self.x).
+          if (InstanceObject* instance = object.is_object() ? object.object()->as_instance() : nullptr)
+            if (const Value* own = own_instance_attribute(*instance->type(), instance->attributes, node.attr)) return *own;
+          return get_attribute(object, node.attr);
         } else if constexpr (std::is_same_v<T, ast::Subscript>) {
           Value held;
           const Value& object = eval_operand(*node.value, frame, held);
