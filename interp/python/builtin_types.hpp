@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <typeinfo>
 #include <vector>
 
 #include "interp/python/evaluator.hpp"
@@ -33,9 +34,18 @@ std::function<Value(Evaluator&, CallArgs&)> constructor(std::string_view signatu
 // The str an argument must be; else TypeError "<what> must be str, not T".
 const std::string& text_of(const Value& value, const char* what);
 
-inline ListObject& list_of(const Value& value) { return *value.as<ListObject>(); }
-inline DictObject& dict_of(const Value& value) { return *value.as<DictObject>(); }
-inline SetObject& set_of(const Value& value) { return *value.as<SetObject>(); }
+// The object of a method's self: a T, or an instance of a subclass of T's
+// type. T itself is known by its type_info's name pointer, without a
+// dynamic_cast (a copy of the name elsewhere only misses the shortcut).
+template <class T>
+T& object_of(const Value& value) {
+  Object& object = *value.object();
+  if (typeid(object).name() == typeid(T).name()) return static_cast<T&>(object);
+  return *value.as<T>();
+}
+inline ListObject& list_of(const Value& value) { return object_of<ListObject>(value); }
+inline DictObject& dict_of(const Value& value) { return object_of<DictObject>(value); }
+inline SetObject& set_of(const Value& value) { return object_of<SetObject>(value); }
 
 // The dunders that a subclass's methods reach through super() or the type
 // (super().__getitem__(key), dict.__setitem__(self, k, v)): the built-in

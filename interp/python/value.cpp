@@ -379,10 +379,27 @@ const TypeRef& AttributeDescriptor::type() const {
   return type;
 }
 
+namespace {
+// std::string's < and ==, compared here without a call of memcmp: method
+// names are short and differ early.
+bool name_less(const std::string& a, const std::string& b) {
+  const std::size_t size = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < size; ++i)
+    if (a[i] != b[i]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
+  return a.size() < b.size();
+}
+bool name_equal(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+}  // namespace
+
 const ObjectRef* TypeObject::find_method(const std::string& name) const {
   auto at = std::lower_bound(methods_.begin(), methods_.end(), name,
-                             [](const auto& entry, const std::string& n) { return entry.first < n; });
-  return at != methods_.end() && at->first == name ? &at->second : nullptr;
+                             [](const auto& entry, const std::string& n) { return name_less(entry.first, n); });
+  return at != methods_.end() && name_equal(at->first, name) ? &at->second : nullptr;
 }
 
 TypeRef make_type(std::string name, TypeRef base) { return std::make_shared<TypeObject>(std::move(name), std::move(base)); }
