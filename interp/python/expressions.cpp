@@ -3,6 +3,8 @@
 
 #include "interp/python/evaluator.hpp"
 
+#include <array>
+#include <cstdint>
 #include <typeinfo>
 
 #include "interp/python/classes.hpp"
@@ -92,6 +94,24 @@ void Evaluator::eval_arguments(const ast::Call& call, const Value& callee, Frame
 }
 
 namespace {
+// The str of a literal: one object per literal, as CPython keeps one in the
+// code object (a str is immutable), from a small cache of the literals last
+// evaluated on this thread. A slot is checked against the literal's text
+// too: a freed program's literal may have the address of a newer one.
+const Value& literal_str(const std::string& text) {
+  struct Slot {
+    const std::string* literal = nullptr;
+    Value value;
+  };
+  thread_local std::array<Slot, 512> slots;
+  Slot& slot = slots[(reinterpret_cast<std::uintptr_t>(&text) >> 4) % slots.size()];
+  if (slot.literal != &text || *string_of(slot.value) != text) {
+    slot.literal = &text;
+    slot.value = make_str(text);
+  }
+  return slot.value;
+}
+
 // The method `name` of a str, list, tuple, dict or set (exactly those types,
 // whose attributes are their type's methods), or null.
 const ObjectRef* container_method(const Value& object, const std::string& name) {
@@ -241,7 +261,7 @@ Value Evaluator::eval_node(const ast::Expr& expr, Frame& frame) {
                 else if constexpr (std::is_same_v<C, bool>) return Value::boolean(c);
                 else if constexpr (std::is_same_v<C, std::int64_t>) return Value::integer(c);
                 else if constexpr (std::is_same_v<C, double>) return Value::floating(c);
-                else if constexpr (std::is_same_v<C, std::string>) return make_str(c);
+                else if constexpr (std::is_same_v<C, std::string>) return literal_str(c);
                 else return ellipsis_value();
               },
               node.value);
