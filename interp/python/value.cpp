@@ -1,8 +1,11 @@
 #include "interp/python/value.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
+#include <functional>
 
 #include "interp/python/builtin_types.hpp"
 #include "interp/python/evaluator.hpp"
@@ -397,9 +400,29 @@ bool name_equal(const std::string& a, const std::string& b) {
 }  // namespace
 
 const ObjectRef* TypeObject::find_method(const std::string& name) const {
+  // The methods found last on this thread, by type and the name's address
+  // (a call site's, mostly). An entry is used only when it still lies among
+  // this type's methods with this name: the type may have gained methods
+  // since, or be another one at a freed type's address, and the name another
+  // string at a freed one's.
+  struct Found {
+    const TypeObject* type = nullptr;
+    const std::string* name = nullptr;
+    const std::pair<std::string, ObjectRef>* entry = nullptr;
+  };
+  thread_local std::array<Found, 256> found;
+  Found& slot = found[((reinterpret_cast<std::uintptr_t>(this) >> 4) ^ (reinterpret_cast<std::uintptr_t>(&name) >> 3)) %
+                      found.size()];
+  const auto* first = methods_.data();
+  const std::less<> before;
+  if (slot.type == this && slot.name == &name && !before(slot.entry, first) &&
+      before(slot.entry, first + methods_.size()) && name_equal(slot.entry->first, name))
+    return &slot.entry->second;
   auto at = std::lower_bound(methods_.begin(), methods_.end(), name,
                              [](const auto& entry, const std::string& n) { return name_less(entry.first, n); });
-  return at != methods_.end() && name_equal(at->first, name) ? &at->second : nullptr;
+  if (at == methods_.end() || !name_equal(at->first, name)) return nullptr;
+  slot = Found{this, &name, &*at};
+  return &at->second;
 }
 
 TypeRef make_type(std::string name, TypeRef base) { return std::make_shared<TypeObject>(std::move(name), std::move(base)); }
