@@ -355,7 +355,14 @@ class Evaluator {
   // Check mode's module body: one statement at a time, past those it cannot follow.
   void exec_module_checking(const std::shared_ptr<const Program>& program, Frame& frame);
   Flow exec(const lang::ast::Stmt& stmt, Frame& frame);
-  Value eval(const lang::ast::Expr& expr, Frame& frame);
+  // A bound local is read here, at the caller; every other expression in
+  // eval_expression, out of line.
+  Value eval(const lang::ast::Expr& expr, Frame& frame) {
+    if (!observer)
+      if (const Value* local = bound_local(expr, frame)) return *local;
+    return eval_expression(expr, frame);
+  }
+  Value eval_expression(const lang::ast::Expr& expr, Frame& frame);
   Value eval_node(const lang::ast::Expr& expr, Frame& frame);
   // The value of `expr` where an operation only reads it: a bound local in
   // its slot (bound_local), else evaluated into `held`.
@@ -366,6 +373,11 @@ class Evaluator {
     return held;
   }
 
+  // The frame's slot of the local variable that an assignment's target (or
+  // its one target) names, where a store needs nothing but the store (no
+  // observer to tell); null otherwise.
+  std::optional<Value>* local_slot(const lang::ast::Expr& target, Frame& frame) const;
+  std::optional<Value>* local_slot(const lang::ast::ExprList& targets, Frame& frame) const;
   Value load_name(const lang::ast::Name& name, Frame& frame);
   // A global or built-in name's value, through the name's GlobalSiteCache; null when unbound.
   const Value* load_global(const lang::ast::Name& name, const Frame& frame);

@@ -224,25 +224,64 @@ bool Evaluator::truthy(const Value& value) {
   return value.object()->truthy(*this);
 }
 
-Value Evaluator::binary(BinOpKind op, const Value& left, const Value& right) {
-  if (left.is_int() && right.is_int() && !left.has_hooks() && !right.has_hooks()) {
-    // The commonest operations first, before the general arithmetic.
-    std::int64_t r = 0;
-    if (op == BinOpKind::add && !__builtin_add_overflow(left.as_int(), right.as_int(), &r)) return Value::integer(r);
-    if (op == BinOpKind::sub && !__builtin_sub_overflow(left.as_int(), right.as_int(), &r)) return Value::integer(r);
-  }
+namespace {
+// A binary operation past the fast paths of Evaluator::binary: any numbers,
+// then the operands' hooks with Python's reflected protocol. Kept out of
+// line so that the fast paths need no stack frame of their own.
+[[gnu::noinline]] Value general_binary(Evaluator& evaluator, BinOpKind op, const Value& left, const Value& right) {
   if (left.is_number() && right.is_number() && !left.has_hooks() && !right.has_hooks()) {
     if (auto r = numeric_binary(op, left, right)) return *r;
   }
   bool right_first = right.has_hooks() && reflected_first(op, left, right);
   if (right_first)
-    if (auto r = right.object()->binary_op(*this, op, left, true)) return *r;
+    if (auto r = right.object()->binary_op(evaluator, op, left, true)) return *r;
   if (left.has_hooks())
-    if (auto r = left.object()->binary_op(*this, op, right, false)) return *r;
+    if (auto r = left.object()->binary_op(evaluator, op, right, false)) return *r;
   if (right.has_hooks() && !right_first)
-    if (auto r = right.object()->binary_op(*this, op, left, true)) return *r;
+    if (auto r = right.object()->binary_op(evaluator, op, left, true)) return *r;
   raise(exc::TypeError(), std::string("unsupported operand type(s) for ") + operator_text(op) + ": '" +
                               type_name(left) + "' and '" + type_name(right) + "'");
+}
+}  // namespace
+
+Value Evaluator::binary(BinOpKind op, const Value& left, const Value& right) {
+  // The commonest operations on two plain ints or two floats first; an
+  // overflow, a zero divisor and the rest take the general way.
+  if (!left.has_hooks() && !right.has_hooks()) {
+    if (left.is_int() && right.is_int()) {
+      std::int64_t x = left.as_int(), y = right.as_int(), r = 0;
+      switch (op) {
+        case BinOpKind::add:
+          if (!__builtin_add_overflow(x, y, &r)) return Value::integer(r);
+          break;
+        case BinOpKind::sub:
+          if (!__builtin_sub_overflow(x, y, &r)) return Value::integer(r);
+          break;
+        case BinOpKind::mult:
+          if (!__builtin_mul_overflow(x, y, &r)) return Value::integer(r);
+          break;
+        case BinOpKind::floordiv:
+          if (y > 0) return Value::integer(floor_div(x, y));
+          break;
+        case BinOpKind::mod:
+          if (y > 0) return Value::integer(floor_mod(x, y));
+          break;
+        case BinOpKind::bitand_: return Value::integer(x & y);
+        case BinOpKind::bitor_: return Value::integer(x | y);
+        case BinOpKind::bitxor: return Value::integer(x ^ y);
+        default: break;
+      }
+    } else if (left.is_float() && right.is_float()) {
+      double x = left.as_float(), y = right.as_float();
+      switch (op) {
+        case BinOpKind::add: return Value::floating(x + y);
+        case BinOpKind::sub: return Value::floating(x - y);
+        case BinOpKind::mult: return Value::floating(x * y);
+        default: break;
+      }
+    }
+  }
+  return general_binary(*this, op, left, right);
 }
 
 Value Evaluator::inplace(BinOpKind op, const Value& left, const Value& right) {
@@ -284,24 +323,15 @@ Value Evaluator::unary(ast::UnaryOperator op, const Value& operand) {
                               type_name(operand) + "'");
 }
 
-Value Evaluator::compare(CmpOp op, const Value& left, const Value& right) {
-  if (left.is_int() && right.is_int() && !left.has_hooks() && !right.has_hooks()) {
-    std::int64_t a = left.as_int(), b = right.as_int();
-    switch (op) {
-      case CmpOp::eq: return Value::boolean(a == b);
-      case CmpOp::not_eq_: return Value::boolean(a != b);
-      case CmpOp::lt: return Value::boolean(a < b);
-      case CmpOp::lt_e: return Value::boolean(a <= b);
-      case CmpOp::gt: return Value::boolean(a > b);
-      case CmpOp::gt_e: return Value::boolean(a >= b);
-      default: break;
-    }
-  }
+namespace {
+// A comparison past the fast path of Evaluator::compare, kept out of line as
+// general_binary is.
+[[gnu::noinline]] Value general_compare(Evaluator& evaluator, CmpOp op, const Value& left, const Value& right) {
   switch (op) {
     case CmpOp::is: return Value::boolean(left.is_same(right));
     case CmpOp::is_not: return Value::boolean(!left.is_same(right));
-    case CmpOp::in: return Value::boolean(contains(right, left));
-    case CmpOp::not_in: return Value::boolean(!contains(right, left));
+    case CmpOp::in: return Value::boolean(evaluator.contains(right, left));
+    case CmpOp::not_in: return Value::boolean(!evaluator.contains(right, left));
     default: break;
   }
   if (left.is_number() && right.is_number() && !left.has_hooks() && !right.has_hooks()) {
@@ -319,15 +349,33 @@ Value Evaluator::compare(CmpOp op, const Value& left, const Value& right) {
   // do_richcompare: a right operand of a proper subclass goes first.
   bool right_first = right.has_hooks() && right_is_subclass(left, right);
   if (right_first)
-    if (auto r = right.object()->compare(*this, swapped(op), left, true)) return *r;
+    if (auto r = right.object()->compare(evaluator, swapped(op), left, true)) return *r;
   if (left.has_hooks())
-    if (auto r = left.object()->compare(*this, op, right, false)) return *r;
+    if (auto r = left.object()->compare(evaluator, op, right, false)) return *r;
   if (right.has_hooks() && !right_first)
-    if (auto r = right.object()->compare(*this, swapped(op), left, true)) return *r;
+    if (auto r = right.object()->compare(evaluator, swapped(op), left, true)) return *r;
   if (op == CmpOp::eq) return Value::boolean(left.is_same(right) || values_equal(left, right));
   if (op == CmpOp::not_eq_) return Value::boolean(!(left.is_same(right) || values_equal(left, right)));
   raise(exc::TypeError(), std::string("'") + ast::compare_operator_symbol(op) + "' not supported between instances of '" +
                               type_name(left) + "' and '" + type_name(right) + "'");
+}
+
+}  // namespace
+
+Value Evaluator::compare(CmpOp op, const Value& left, const Value& right) {
+  if (left.is_int() && right.is_int() && !left.has_hooks() && !right.has_hooks()) {
+    std::int64_t a = left.as_int(), b = right.as_int();
+    switch (op) {
+      case CmpOp::eq: return Value::boolean(a == b);
+      case CmpOp::not_eq_: return Value::boolean(a != b);
+      case CmpOp::lt: return Value::boolean(a < b);
+      case CmpOp::lt_e: return Value::boolean(a <= b);
+      case CmpOp::gt: return Value::boolean(a > b);
+      case CmpOp::gt_e: return Value::boolean(a >= b);
+      default: break;
+    }
+  }
+  return general_compare(*this, op, left, right);
 }
 
 bool Evaluator::compare_bool(CmpOp op, const Value& left, const Value& right) { return truthy(compare(op, left, right)); }

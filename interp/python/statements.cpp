@@ -236,6 +236,17 @@ void Evaluator::delete_target(const ast::Expr& target, Frame& frame) {
 
 // ------------------------------------------------------------ statements
 
+std::optional<Value>* Evaluator::local_slot(const ast::Expr& target, Frame& frame) const {
+  const auto* name = std::get_if<ast::Name>(&target.node);
+  if (name == nullptr || observer != nullptr || frame.scope == nullptr) return nullptr;
+  const NameRef ref = name_ref(*name);
+  return ref.kind == NameRef::Kind::fast ? &frame.fast[ref.index] : nullptr;
+}
+
+std::optional<Value>* Evaluator::local_slot(const ast::ExprList& targets, Frame& frame) const {
+  return targets.size() == 1 ? local_slot(*targets.front(), frame) : nullptr;
+}
+
 Evaluator::Flow Evaluator::exec_body(const ast::Body& body, Frame& frame) {
   for (const auto& stmt : body) {
     Flow flow = exec(*stmt, frame);
@@ -262,11 +273,18 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
               (**frame.globals)["_"] = std::move(value);
             }
           } else if constexpr (std::is_same_v<T, ast::Assign>) {
+            if (std::optional<Value>* slot = local_slot(node.targets, frame)) {
+              *slot = eval(*node.value, frame);
+              return Flow::normal;
+            }
             Value value = eval(*node.value, frame);
             for (const auto& target : node.targets) assign(*target, value, frame);
           } else if constexpr (std::is_same_v<T, ast::AugAssign>) {
             const ast::Expr& target = *node.target;
-            if (auto* name = std::get_if<ast::Name>(&target.node)) {
+            if (std::optional<Value>* slot = local_slot(target, frame); slot != nullptr && slot->has_value()) {
+              Value operand = eval(*node.value, frame);
+              **slot = inplace(node.op, **slot, operand);
+            } else if (auto* name = std::get_if<ast::Name>(&target.node)) {
               Value current = load_name(*name, frame);
               Value operand = eval(*node.value, frame);
               Value result = inplace(node.op, current, operand);
@@ -382,6 +400,7 @@ Evaluator::Flow Evaluator::exec_for(const ast::For& node, Frame& frame) {
                              ? static_cast<const SequenceObject*>(object)
                              : nullptr;
   IteratorRef it = range || sequence ? nullptr : iterate(iterable);
+  std::optional<Value>* target_slot = local_slot(*node.target, frame);
   for (std::size_t i = 0;; ++i) {
     poll_interrupt();
     std::optional<Value> item;
@@ -393,7 +412,8 @@ Evaluator::Flow Evaluator::exec_for(const ast::For& node, Frame& frame) {
       item = it->next(*this);
     }
     if (!item) return exec_body(node.orelse, frame);
-    assign(*node.target, std::move(*item), frame);
+    if (target_slot != nullptr) *target_slot = std::move(*item);
+    else assign(*node.target, std::move(*item), frame);
     Flow flow = exec_body(node.body, frame);
     if (flow == Flow::break_) return Flow::normal;
     if (flow == Flow::return_) return flow;
