@@ -162,6 +162,23 @@ float* scratch(int which, std::int64_t size, std::vector<float>& own) {
   return buffer.data();
 }
 
+// Calls copy(local, place, count) for each run of the span's rows (or
+// columns) that lie consecutively in the shard and in the tile: `count` of
+// them from the shard's `local` at the tile's `place`.
+template <class Copy>
+void for_each_run(const GlobalGrid& grid, const Span& span, Copy copy) {
+  for (std::int64_t first = span.first; first < span.last;) {
+    std::int64_t end = first + 1;
+    while (end < span.last && grid.positions[end] == grid.positions[end - 1] + 1) ++end;
+    copy(first, grid.positions[first] - span.start, end - first);
+    first = end;
+  }
+}
+
+void copy_floats(const float* from, float* to, std::int64_t count) {
+  std::memcpy(to, from, static_cast<std::size_t>(count) * sizeof(float));
+}
+
 // c's rows x columns (the spans) as one sgemm of the spans' whole extents,
 // the shard's rows and columns at their global positions in it (rows or
 // columns the shard lacks are discarded). Called column-major
@@ -181,13 +198,10 @@ void span_sgemm(Operand a, Operand b, std::int64_t k, const GlobalGrid& rows_gri
   std::int64_t span_lda = lda;
   if (!rows.whole) {
     padded_a = scratch(0, rows.extent * k, own_a);
-    for (std::int64_t i = rows.first; i < rows.last; ++i) {
-      const std::int64_t row = rows_grid.positions[i] - rows.start;
-      for (std::int64_t p = 0; p < k; ++p) {
-        float value = a.transposed ? a.data[p * lda + i] : a.data[i * lda + p];
-        padded_a[static_cast<std::size_t>(a.transposed ? p * rows.extent + row : row * k + p)] = value;
-      }
-    }
+    for_each_run(rows_grid, rows, [&](std::int64_t i, std::int64_t row, std::int64_t count) {
+      if (!a.transposed) return copy_floats(a.data + i * lda, padded_a + row * k, count * k);
+      for (std::int64_t p = 0; p < k; ++p) copy_floats(a.data + p * lda + i, padded_a + p * rows.extent + row, count);
+    });
     span_a = padded_a;
     span_lda = a.transposed ? rows.extent : k;
   }
@@ -195,13 +209,10 @@ void span_sgemm(Operand a, Operand b, std::int64_t k, const GlobalGrid& rows_gri
   std::int64_t span_ldb = ldb;
   if (!columns.whole) {
     float* padded_b = scratch(1, k * columns.extent, own_b);
-    for (std::int64_t j = columns.first; j < columns.last; ++j) {
-      const std::int64_t column = columns_grid.positions[j] - columns.start;
-      for (std::int64_t p = 0; p < k; ++p) {
-        float value = b.transposed ? b.data[j * ldb + p] : b.data[p * ldb + j];
-        padded_b[static_cast<std::size_t>(b.transposed ? column * k + p : p * columns.extent + column)] = value;
-      }
-    }
+    for_each_run(columns_grid, columns, [&](std::int64_t j, std::int64_t column, std::int64_t count) {
+      if (b.transposed) return copy_floats(b.data + j * ldb, padded_b + column * k, count * k);
+      for (std::int64_t p = 0; p < k; ++p) copy_floats(b.data + p * ldb + j, padded_b + p * columns.extent + column, count);
+    });
     span_b = padded_b;
     span_ldb = b.transposed ? k : columns.extent;
   }
@@ -218,7 +229,9 @@ void span_sgemm(Operand a, Operand b, std::int64_t k, const GlobalGrid& rows_gri
   if (padded_c) {
     for (std::int64_t i = rows.first; i < rows.last; ++i) {
       const float* from = padded_c + (rows_grid.positions[i] - rows.start) * columns.extent;
-      for (std::int64_t j = columns.first; j < columns.last; ++j) c[i * n + j] = from[columns_grid.positions[j] - columns.start];
+      for_each_run(columns_grid, columns, [&](std::int64_t j, std::int64_t column, std::int64_t count) {
+        copy_floats(from + column, c + i * n + j, count);
+      });
     }
   }
 }
