@@ -38,6 +38,11 @@ std::vector<int> DeviceMesh::coordinates(int position) const {
   return coords;
 }
 
+int DeviceMesh::coordinate(int position, std::size_t axis) const {
+  for (std::size_t i = shape.size(); --i > axis;) position /= shape[i];
+  return position % shape[axis];
+}
+
 namespace {
 int axis_position(const DeviceMesh& mesh, const std::string& name) {
   auto index = mesh.abstract->index_of(name);
@@ -52,11 +57,10 @@ std::int64_t Layout::block_count(std::size_t dim) const {
 }
 
 std::int64_t Layout::block_index(std::size_t dim, int position) const {
-  auto coords = mesh->coordinates(position);
   std::int64_t index = 0;
   for (const auto& axis : dims[dim]) {
     int a = axis_position(*mesh, axis);
-    index = index * mesh->shape[a] + coords[a];
+    index = index * mesh->shape[a] + mesh->coordinate(position, static_cast<std::size_t>(a));
   }
   return index;
 }

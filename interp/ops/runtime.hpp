@@ -38,6 +38,8 @@ struct DeviceMesh {
   bool same_devices(const DeviceMesh& other) const;
   // The mesh coordinates of position k.
   std::vector<int> coordinates(int position) const;
+  // Position k's coordinate along mesh axis `axis` (coordinates(k)[axis]).
+  int coordinate(int position, std::size_t axis) const;
 };
 using DeviceMeshRef = std::shared_ptr<const DeviceMesh>;
 
