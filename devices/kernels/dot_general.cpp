@@ -60,19 +60,18 @@ Matrices<D> matrices(const LocalArray& operand, const std::vector<int>& order, s
                      std::size_t row_axes) {
   Matrices<D> view;
   if (operand.dtype() == D) {
-    std::vector<int> swapped(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(batch_axes));
-    swapped.insert(swapped.end(), order.begin() + static_cast<std::ptrdiff_t>(batch_axes + row_axes), order.end());
-    swapped.insert(swapped.end(), order.begin() + static_cast<std::ptrdiff_t>(batch_axes),
-                   order.begin() + static_cast<std::ptrdiff_t>(batch_axes + row_axes));
-    auto in_place = [](const std::vector<int>& axes) {
-      for (std::size_t i = 0; i < axes.size(); ++i) {
-        if (axes[i] != static_cast<int>(i)) return false;
-      }
-      return true;
-    };
+    // In place: order is the identity; transposed: it is the batch axes,
+    // then the row axes after the column axes, each group consecutive.
+    const std::size_t column_axes = order.size() - batch_axes - row_axes;
+    bool in_place = true, transposed = true;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      in_place = in_place && order[i] == static_cast<int>(i);
+      const std::size_t stored = i < batch_axes ? i : i < batch_axes + row_axes ? i + column_axes : i - row_axes;
+      transposed = transposed && order[i] == static_cast<int>(stored);
+    }
     view.data = operand.buffer->elements<D>().data();
-    if (in_place(order)) return view;
-    view.transposed = in_place(swapped);
+    if (in_place) return view;
+    view.transposed = transposed;
     if (view.transposed) return view;
   }
   view.gathered.resize(static_cast<std::size_t>(element_count(operand.shape)));
@@ -268,15 +267,24 @@ Expected<std::vector<std::int64_t>> block_positions(std::span<const std::int64_t
                                                     std::span<const std::int64_t> totals) {
   if (origins.size() != extents.size() || totals.size() != extents.size())
     return invalid("dot_general: the placement names one origin and total per free axis");
-  std::vector<std::int64_t> positions{0};
   for (std::size_t axis = 0; axis < extents.size(); ++axis) {
     if (origins[axis] < 0 || origins[axis] + extents[axis] > totals[axis])
       return invalid("dot_general: the shard lies outside the placement's whole product");
-    std::vector<std::int64_t> next;
-    next.reserve(positions.size() * static_cast<std::size_t>(extents[axis]));
-    for (std::int64_t outer : positions)
-      for (std::int64_t i = 0; i < extents[axis]; ++i) next.push_back(outer * totals[axis] + origins[axis] + i);
-    positions = std::move(next);
+  }
+  // The block's elements in row-major order, the last axis fastest: an
+  // odometer over the block, each step's position from the indices.
+  std::vector<std::int64_t> positions(static_cast<std::size_t>(element_count(extents)));
+  if (positions.empty()) return positions;
+  std::vector<std::int64_t> index(extents.size(), 0);
+  const std::size_t last = extents.size();
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    std::int64_t position = 0;
+    for (std::size_t axis = 0; axis < last; ++axis) position = position * totals[axis] + origins[axis] + index[axis];
+    positions[i] = position;
+    for (std::size_t axis = last; axis-- > 0;) {
+      if (++index[axis] < extents[axis]) break;
+      index[axis] = 0;
+    }
   }
   return positions;
 }
@@ -332,6 +340,11 @@ Expected<DotArrangement> arrange_dot(const LocalArray& lhs, const LocalArray& rh
     return invalid("dot_general: lhs and rhs name different numbers of batch or contracting axes");
   }
   DotArrangement dot;
+  dot.lhs_order.reserve(lhs.shape.size());
+  dot.rhs_order.reserve(rhs.shape.size());
+  dot.lhs_free_shape.reserve(lhs.shape.size());
+  dot.rhs_free_shape.reserve(rhs.shape.size());
+  dot.result_shape.reserve(lhs.shape.size() + rhs.shape.size());
   for (std::size_t i = 0; i < dimensions.lhs_batch.size(); ++i) {
     std::int64_t extent = lhs.shape[static_cast<std::size_t>(dimensions.lhs_batch[i])];
     if (extent != rhs.shape[static_cast<std::size_t>(dimensions.rhs_batch[i])]) {
@@ -349,8 +362,8 @@ Expected<DotArrangement> arrange_dot(const LocalArray& lhs, const LocalArray& rh
     dot.k *= extent;
   }
   // Operands as [batch, free, contracting] and [batch, contracting, free].
-  dot.lhs_order = dimensions.lhs_batch;
-  dot.rhs_order = dimensions.rhs_batch;
+  dot.lhs_order.assign(dimensions.lhs_batch.begin(), dimensions.lhs_batch.end());
+  dot.rhs_order.assign(dimensions.rhs_batch.begin(), dimensions.rhs_batch.end());
   for (std::size_t axis = 0; axis < lhs.shape.size(); ++axis) {
     if (!lhs_used[axis]) {
       dot.lhs_free_shape.push_back(lhs.shape[axis]);
