@@ -91,19 +91,25 @@ void run_blocks(const FusedLoop& loop, std::span<const LocalArray> inputs, const
   // of the same lengths, without a whole block's scratch to clear).
   const std::int64_t block = std::min(block_elements, std::max<std::int64_t>(total, 1));
   const std::size_t values = loop.inputs + loop.operations.size();
-  std::vector<float> scratch(values * static_cast<std::size_t>(block));
+  // Kept per thread between loops: every element a block reads is written
+  // first (inputs copied or gathered, each operation's result).
+  thread_local std::vector<float> scratch;
+  if (scratch.size() < values * static_cast<std::size_t>(block)) scratch.resize(values * static_cast<std::size_t>(block));
   auto block_of = [&](std::size_t value) { return scratch.data() + value * static_cast<std::size_t>(block); };
   std::vector<Source<D>> sources;
+  sources.reserve(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     sources.push_back(source_of<D>(inputs[i], shape));
     if (sources.back().kind == Source<D>::Kind::scalar)
       std::fill_n(block_of(i), block, load<D>(sources.back().data[0]));
   }
   // A constant right operand: a block of it (lax.integer_pow's exponent).
-  std::vector<std::vector<float>> constants(loop.operations.size());
-  for (std::size_t k = 0; k < loop.operations.size(); ++k)
-    if (loop.operations[k].binary && loop.operations[k].rhs < 0)
-      constants[k].assign(static_cast<std::size_t>(block), loop.operations[k].constant);
+  std::vector<std::vector<float>> constants;
+  for (std::size_t k = 0; k < loop.operations.size(); ++k) {
+    if (!loop.operations[k].binary || loop.operations[k].rhs >= 0) continue;
+    constants.resize(loop.operations.size());
+    constants[k].assign(static_cast<std::size_t>(block), loop.operations[k].constant);
+  }
 
   storage_t<D>* output = result.buffer->elements<D>().data();
   std::vector<const float*> value(values);
