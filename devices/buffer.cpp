@@ -9,6 +9,7 @@
 #include <mutex>
 #include <new>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -20,21 +21,26 @@ constexpr std::align_val_t buffer_alignment{64};
 // Small blocks a thread freed, by power-of-two size class, kept for its own
 // next allocations without a lock: malloc's 64-byte-aligned path and the
 // free after it cost more than the kernel of a small shard (an eager op on
-// 1,024 elements over 8 devices allocates 8 such shards). Up to
-// blocks_per_class per class: at most 4 MiB a thread.
+// 1,024 elements over 8 devices allocates 8 such shards). A class keeps up
+// to 1 MiB of blocks, and at least 64: a jitted step of small arrays on 8
+// devices frees a few hundred shards (and their Buffer objects) of one class
+// at once and asks for as many again at its next call. At most 11 MiB a
+// thread.
 struct SmallBlocks {
   static constexpr std::size_t smallest_class = 64;
   static constexpr std::size_t largest_class = std::size_t{1} << 15;
-  static constexpr std::size_t blocks_per_class = 64;
   static constexpr std::size_t classes = 10;  // 64 B .. 32 KiB
+  static constexpr std::size_t bytes_per_class = std::size_t{1} << 20;
 
   // The class of a small size: 64 << index bytes is the least that holds it.
   static std::size_t class_index(std::size_t size) {
     return static_cast<std::size_t>(std::bit_width(std::max(size, smallest_class) - 1)) - 6;
   }
+  static constexpr std::size_t blocks_per_class(std::size_t index) {
+    return std::max<std::size_t>(64, bytes_per_class / (smallest_class << index));
+  }
 
-  std::array<std::array<void*, blocks_per_class>, classes> blocks;
-  std::array<std::size_t, classes> counts{};
+  std::array<std::vector<void*>, classes> blocks;
 };
 
 // This thread's small blocks: null before first use and after the thread's
@@ -46,8 +52,8 @@ struct SmallBlocksOwner {
   SmallBlocks kept;
   SmallBlocksOwner() { this_thread_blocks = &kept; }
   ~SmallBlocksOwner() {
-    for (std::size_t c = 0; c < SmallBlocks::classes; ++c)
-      for (std::size_t i = 0; i < kept.counts[c]; ++i) ::operator delete(kept.blocks[c][i], buffer_alignment);
+    for (const std::vector<void*>& blocks : kept.blocks)
+      for (void* block : blocks) ::operator delete(block, buffer_alignment);
     this_thread_blocks = nullptr;
     this_thread_exiting = true;
   }
@@ -79,8 +85,11 @@ class BlockCache {
   void* allocate(std::size_t size) {
     if (size <= SmallBlocks::largest_class) {
       const std::size_t index = SmallBlocks::class_index(size);
-      if (SmallBlocks* small = thread_small_blocks(); small && small->counts[index] > 0)
-        return small->blocks[index][--small->counts[index]];
+      if (SmallBlocks* small = thread_small_blocks(); small && !small->blocks[index].empty()) {
+        void* block = small->blocks[index].back();
+        small->blocks[index].pop_back();
+        return block;
+      }
       return ::operator new(SmallBlocks::smallest_class << index, buffer_alignment, std::nothrow);
     }
     if (size >= smallest_block) {
@@ -101,9 +110,13 @@ class BlockCache {
   void give(void* block, std::size_t size) {
     if (size <= SmallBlocks::largest_class) {
       const std::size_t index = SmallBlocks::class_index(size);
-      if (SmallBlocks* small = thread_small_blocks(); small && small->counts[index] < SmallBlocks::blocks_per_class) {
-        small->blocks[index][small->counts[index]++] = block;
-        return;
+      if (SmallBlocks* small = thread_small_blocks();
+          small && small->blocks[index].size() < SmallBlocks::blocks_per_class(index)) {
+        try {
+          small->blocks[index].push_back(block);
+          return;
+        } catch (const std::bad_alloc&) {  // no room to keep it: freed below
+        }
       }
     } else if (size >= smallest_block && size <= limit_ / 2) {
       std::lock_guard<std::mutex> lock(mutex_);
