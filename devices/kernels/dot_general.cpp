@@ -48,16 +48,20 @@ std::vector<T> gather_converted(const LocalArray& operand, const std::vector<int
 // The elements of a float operand as dtype D (f32 or bf16), laid out as
 // [batch, rows, columns]: in place when the operand is of dtype D with its
 // axes already so (or as [batch, columns, rows]: transposed), else gathered.
+// Gathered elements lie in `own`, or, up to kept_gathered_elements, in a
+// buffer this thread keeps for the operand (which: 0 lhs, 1 rhs) until its
+// next product.
 template <DType D>
 struct Matrices {
-  std::vector<storage_t<D>> gathered;
+  std::vector<storage_t<D>> own;
   const storage_t<D>* data = nullptr;
   bool transposed = false;
 };
+inline constexpr std::size_t kept_gathered_elements = std::size_t{1} << 18;
 
 template <DType D>
 Matrices<D> matrices(const LocalArray& operand, const std::vector<int>& order, std::size_t batch_axes,
-                     std::size_t row_axes) {
+                     std::size_t row_axes, int which) {
   Matrices<D> view;
   if (operand.dtype() == D) {
     // In place: order is the identity; transposed: it is the batch axes,
@@ -74,17 +78,20 @@ Matrices<D> matrices(const LocalArray& operand, const std::vector<int>& order, s
     view.transposed = transposed;
     if (view.transposed) return view;
   }
-  view.gathered.resize(static_cast<std::size_t>(element_count(operand.shape)));
+  thread_local std::vector<storage_t<D>> kept[2];
+  const auto count = static_cast<std::size_t>(element_count(operand.shape));
+  std::vector<storage_t<D>>& gathered = count <= kept_gathered_elements ? kept[which] : view.own;
+  if (gathered.size() < count) gathered.resize(count);
   dispatch(operand.dtype(), [&]<DType S>() {
     if constexpr (is_float(S)) {
       auto source = operand.buffer->elements<S>();
       walk_permuted(operand, order, [&](std::size_t from, std::size_t to) {
-        if constexpr (S == D) view.gathered[to] = source[from];
-        else view.gathered[to] = store<D>(load<S>(source[from]));
+        if constexpr (S == D) gathered[to] = source[from];
+        else gathered[to] = store<D>(load<S>(source[from]));
       });
     }
   });
-  view.data = view.gathered.data();
+  view.data = gathered.data();
   return view;
 }
 
@@ -135,16 +142,15 @@ std::vector<Span> grid_spans(const GlobalGrid& grid, bool merge) {
   return spans;
 }
 
-// The span's tiles, one span each.
-std::vector<Span> tiles_of(const Span& span) {
-  if (!span.whole) return {span};
-  std::vector<Span> tiles;
+// Calls visit(tile) for each of the span's tiles, one span each.
+template <class Visit>
+void for_each_tile(const Span& span, Visit visit) {
+  if (!span.whole) return visit(span);
   for (std::int64_t start = span.start; start < span.start + span.extent; start += dot_tile_extent) {
     const std::int64_t extent = std::min(dot_tile_extent, span.start + span.extent - start);
     const std::int64_t first = span.first + (start - span.start);
-    tiles.push_back({first, first + extent, start, extent, extent, true});
+    visit(Span{first, first + extent, start, extent, extent, true});
   }
-  return tiles;
 }
 
 // Room for one of span_sgemm's padded matrices: a small one is kept per
@@ -254,8 +260,11 @@ void tiled_sgemm(Operand a, Operand b, std::int64_t k, const GlobalGrid& rows, c
         span_sgemm(a, b, k, rows, columns, row_span, column_span, c);
         continue;
       }
-      for (const Span& row_tile : tiles_of(row_span))
-        for (const Span& column_tile : tiles_of(column_span)) span_sgemm(a, b, k, rows, columns, row_tile, column_tile, c);
+      for_each_tile(row_span, [&](const Span& row_tile) {
+        for_each_tile(column_span, [&](const Span& column_tile) {
+          span_sgemm(a, b, k, rows, columns, row_tile, column_tile, c);
+        });
+      });
     }
   }
 }
@@ -409,15 +418,15 @@ Status float_dot(const LocalArray& lhs, const LocalArray& rhs, const DotDimensio
     std::fill(c, c + batch * m * n, 0.0f);
   } else if (lhs.dtype() == DType::bfloat16 && has_bf16_dot_units()) {
     // The order of the sums depends on k alone: no grid needed.
-    Matrices<DType::bfloat16> a = matrices<DType::bfloat16>(lhs, lhs_order, batch_axes, lhs_rows);
-    Matrices<DType::bfloat16> b = matrices<DType::bfloat16>(rhs, rhs_order, batch_axes, contracting_axes);
+    Matrices<DType::bfloat16> a = matrices<DType::bfloat16>(lhs, lhs_order, batch_axes, lhs_rows, 0);
+    Matrices<DType::bfloat16> b = matrices<DType::bfloat16>(rhs, rhs_order, batch_axes, contracting_axes, 1);
     for (std::int64_t index = 0; index < batch; ++index) {
       bf16_matmul({a.data + index * m * k, a.transposed ? m : k, a.transposed},
                   {b.data + index * k * n, b.transposed ? k : n, b.transposed}, m, n, k, c + index * m * n, n);
     }
   } else {
-    Matrices<DType::float32> a = matrices<DType::float32>(lhs, lhs_order, batch_axes, lhs_rows);
-    Matrices<DType::float32> b = matrices<DType::float32>(rhs, rhs_order, batch_axes, contracting_axes);
+    Matrices<DType::float32> a = matrices<DType::float32>(lhs, lhs_order, batch_axes, lhs_rows, 0);
+    Matrices<DType::float32> b = matrices<DType::float32>(rhs, rhs_order, batch_axes, contracting_axes, 1);
     auto total = [](std::span<const std::int64_t> totals, std::int64_t flattened, std::int64_t extent) {
       return !totals.empty() ? element_count(totals) : flattened > 0 ? flattened : extent;
     };

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -134,7 +135,11 @@ void walk(std::span<const std::int64_t> shape, std::span<const std::int64_t> str
     visit(base_a, base_b);
     return;
   }
-  std::vector<std::int64_t> index(rank, 0);
+  // The outer axes' indices: on the stack for the usual ranks.
+  std::array<std::int64_t, 8> inline_index{};
+  std::vector<std::int64_t> heap_index;
+  if (rank > inline_index.size()) heap_index.assign(rank, 0);
+  std::int64_t* index = rank > inline_index.size() ? heap_index.data() : inline_index.data();
   std::int64_t inner = shape[rank - 1];
   std::int64_t inner_a = strides_a[rank - 1];
   std::int64_t inner_b = strides_b[rank - 1];
