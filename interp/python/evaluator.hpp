@@ -355,11 +355,17 @@ class Evaluator {
   // Check mode's module body: one statement at a time, past those it cannot follow.
   void exec_module_checking(const std::shared_ptr<const Program>& program, Frame& frame);
   Flow exec(const lang::ast::Stmt& stmt, Frame& frame);
-  // A bound local is read here, at the caller; every other expression in
-  // eval_expression, out of line.
+  // A bound local and a literal number are read here, at the caller (they
+  // need neither the stack check nor the dispatch on node kinds); every
+  // other expression in eval_expression, out of line.
   Value eval(const lang::ast::Expr& expr, Frame& frame) {
-    if (!observer)
+    if (!observer) {
       if (const Value* local = bound_local(expr, frame)) return *local;
+      if (const auto* constant = std::get_if<lang::ast::Constant>(&expr.node)) {
+        if (const auto* i = std::get_if<std::int64_t>(&constant->value)) return Value::integer(*i);
+        if (const auto* d = std::get_if<double>(&constant->value)) return Value::floating(*d);
+      }
+    }
     return eval_expression(expr, frame);
   }
   Value eval_expression(const lang::ast::Expr& expr, Frame& frame);

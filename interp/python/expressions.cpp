@@ -14,23 +14,7 @@ namespace interp {
 
 namespace ast = lang::ast;
 
-namespace {
-// The value of a literal None, bool, int or float, which needs neither the
-// stack check nor the dispatch on node kinds; nullopt for any other node.
-std::optional<Value> number_literal(const ast::Expr& expr) {
-  const auto* constant = std::get_if<ast::Constant>(&expr.node);
-  if (constant == nullptr) return std::nullopt;
-  if (const auto* i = std::get_if<std::int64_t>(&constant->value)) return Value::integer(*i);
-  if (const auto* d = std::get_if<double>(&constant->value)) return Value::floating(*d);
-  if (const auto* b = std::get_if<bool>(&constant->value)) return Value::boolean(*b);
-  if (std::holds_alternative<ast::NoneLiteral>(constant->value)) return Value::none();
-  return std::nullopt;
-}
-}  // namespace
-
 Value Evaluator::eval_expression(const ast::Expr& expr, Frame& frame) {
-  if (!observer)
-    if (std::optional<Value> literal = number_literal(expr)) return *literal;
   guard_stack();
   try {
     if (!observer) return eval_node(expr, frame);
