@@ -27,6 +27,12 @@ namespace {
 
 constexpr const char* unbound_local_message = "' where it is not associated with a value";
 
+// Whether an `if` or `while` condition holds: a plain bool (what a comparison
+// gives) is read here; any other value asks truthy().
+bool condition_holds(Evaluator& evaluator, const Value& condition) {
+  return condition.is_bool() && !condition.has_hooks() ? condition.as_bool() : evaluator.truthy(condition);
+}
+
 std::string format_time(double seconds) {
   // IPython's _format_time(timespan, precision=3).
   if (seconds >= 60.0) {
@@ -336,11 +342,11 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
             frame.return_value = node.value ? eval(*node.value, frame) : Value::none();
             return Flow::return_;
           } else if constexpr (std::is_same_v<T, ast::If>) {
-            return exec_body(truthy(eval(*node.test, frame)) ? node.body : node.orelse, frame);
+            return exec_body(condition_holds(*this, eval(*node.test, frame)) ? node.body : node.orelse, frame);
           } else if constexpr (std::is_same_v<T, ast::While>) {
             while (true) {
               poll_interrupt();
-              if (!truthy(eval(*node.test, frame))) return exec_body(node.orelse, frame);
+              if (!condition_holds(*this, eval(*node.test, frame))) return exec_body(node.orelse, frame);
               Flow flow = exec_body(node.body, frame);
               if (flow == Flow::break_) break;
               if (flow == Flow::return_) return flow;
