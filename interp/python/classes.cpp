@@ -16,17 +16,8 @@ namespace ast = lang::ast;
 // ------------------------------------------------------------ attribute lists
 
 Value* find_attribute_in(AttributeList& list, const std::string& name) {
-  // Attribute names are short and those of one length mostly differ in
-  // their first characters: compared here, without a call of memcmp.
-  const std::size_t size = name.size();
-  const char* text = name.data();
-  for (auto& [key, value] : list) {
-    if (key.size() != size) continue;
-    const char* other = key.data();
-    std::size_t i = 0;
-    while (i < size && other[i] == text[i]) ++i;
-    if (i == size) return &value;
-  }
+  for (auto& [key, value] : list)
+    if (same_name(key, name)) return &value;
   return nullptr;
 }
 

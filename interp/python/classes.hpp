@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,29 @@
 #include "interp/python/value.hpp"
 
 namespace interp {
+
+// Whether two attribute or method names are the same text: compared here,
+// eight bytes at a time where they are that long, without a call of memcmp
+// (names are short, and a lookup mostly compares equal ones).
+inline bool same_name(const std::string& a, const std::string& b) {
+  const std::size_t size = a.size();
+  if (size != b.size()) return false;
+  const char* x = a.data();
+  const char* y = b.data();
+  if (size < 8) {
+    for (std::size_t i = 0; i < size; ++i)
+      if (x[i] != y[i]) return false;
+    return true;
+  }
+  auto word = [](const char* text) {
+    std::uint64_t bytes;
+    std::memcpy(&bytes, text, sizeof bytes);
+    return bytes;
+  };
+  for (std::size_t i = 0; i + 8 <= size; i += 8)
+    if (word(x + i) != word(y + i)) return false;
+  return word(x + size - 8) == word(y + size - 8);  // the last bytes, overlapping the words before
+}
 
 // Attributes in definition order (a class namespace, an instance's __dict__).
 using AttributeList = std::vector<std::pair<std::string, Value>>;

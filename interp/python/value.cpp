@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "interp/python/builtin_types.hpp"
+#include "interp/python/classes.hpp"
 #include "interp/python/evaluator.hpp"
 #include "interp/python/exceptions.hpp"
 #include "interp/python/objects.hpp"
@@ -383,19 +384,13 @@ const TypeRef& AttributeDescriptor::type() const {
 }
 
 namespace {
-// std::string's < and ==, compared here without a call of memcmp: method
-// names are short and differ early.
+// std::string's <, compared here without a call of memcmp: method names are
+// short and differ early.
 bool name_less(const std::string& a, const std::string& b) {
   const std::size_t size = std::min(a.size(), b.size());
   for (std::size_t i = 0; i < size; ++i)
     if (a[i] != b[i]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
   return a.size() < b.size();
-}
-bool name_equal(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (a[i] != b[i]) return false;
-  return true;
 }
 }  // namespace
 
@@ -416,11 +411,11 @@ const ObjectRef* TypeObject::find_method(const std::string& name) const {
   const auto* first = methods_.data();
   const std::less<> before;
   if (slot.type == this && slot.name == &name && !before(slot.entry, first) &&
-      before(slot.entry, first + methods_.size()) && name_equal(slot.entry->first, name))
+      before(slot.entry, first + methods_.size()) && same_name(slot.entry->first, name))
     return &slot.entry->second;
   auto at = std::lower_bound(methods_.begin(), methods_.end(), name,
                              [](const auto& entry, const std::string& n) { return name_less(entry.first, n); });
-  if (at == methods_.end() || !name_equal(at->first, name)) return nullptr;
+  if (at == methods_.end() || !same_name(at->first, name)) return nullptr;
   slot = Found{this, &name, &*at};
   return &at->second;
 }
