@@ -3,6 +3,7 @@
 #include "interp/python/builtin_types.hpp"
 
 #include <algorithm>
+#include <functional>
 
 namespace interp {
 
@@ -76,9 +77,25 @@ KeyKind key_kind(const std::vector<std::pair<Value, Value>>& decorated) {
   if (std::all_of(decorated.begin(), decorated.end(), exact_str)) return KeyKind::strings;
   return KeyKind::other;
 }
+
+// Items that all are plain ints (not bools: True and 1 are equal but tell
+// apart) sorted as numbers; equal ones cannot be told apart, so stability
+// needs no care. False: some other item, nothing done.
+bool sort_plain_ints(std::vector<Value>& items, bool reverse) {
+  auto plain_int = [](const Value& item) { return item.is_int() && !item.has_hooks(); };
+  if (!std::all_of(items.begin(), items.end(), plain_int)) return false;
+  std::vector<std::int64_t> numbers;
+  numbers.reserve(items.size());
+  for (const Value& item : items) numbers.push_back(item.as_int());
+  if (reverse) std::sort(numbers.begin(), numbers.end(), std::greater<>());
+  else std::sort(numbers.begin(), numbers.end());
+  for (std::size_t i = 0; i < items.size(); ++i) items[i] = Value::integer(numbers[i]);
+  return true;
+}
 }  // namespace
 
 void sort_values(Evaluator& evaluator, std::vector<Value>& items, const Value& key, bool reverse) {
+  if (key.is_none() && sort_plain_ints(items, reverse)) return;
   std::vector<std::pair<Value, Value>> decorated;
   decorated.reserve(items.size());
   for (auto& item : items) decorated.emplace_back(key.is_none() ? item : evaluator.call(key, {item}), item);

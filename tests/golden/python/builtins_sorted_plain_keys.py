@@ -36,3 +36,6 @@ try:
     sorted(["a", 1])
 except TypeError as error:
     print("TypeError:", error)
+print(sorted([5, -2, 5, 0, 2**62, -2**62], reverse=True))
+print(sorted([1, True, 1, False, 0]), sorted([1, True, 1, False, 0], reverse=True))
+print(sorted(list(range(30, 0, -3)) + list(range(10))))
