@@ -84,16 +84,24 @@ struct Frame {
   std::map<std::string, std::int64_t> shape_variables;
 };
 
+// The index in its frame's slots (Frame::fast) of the local variable that
+// `expr` names, or nullopt when `expr` is no such name.
+inline std::optional<std::uint32_t> fast_local_index(const lang::ast::Expr& expr, const Frame& frame) {
+  const auto* name = std::get_if<lang::ast::Name>(&expr.node);
+  if (name == nullptr || frame.scope == nullptr || name->resolved_kind == 0 ||
+      name_ref(*name).kind != NameRef::Kind::fast)
+    return std::nullopt;
+  return name->resolved_index;
+}
+
 // The value in its frame's slot of the local variable that `expr` names, or
 // null when `expr` is no such name or the variable is unbound. Reading it
 // there spares a copy: nothing but the frame's own code writes its slots,
 // so the value stays while an operation on it runs.
 inline const Value* bound_local(const lang::ast::Expr& expr, const Frame& frame) {
-  const auto* name = std::get_if<lang::ast::Name>(&expr.node);
-  if (name == nullptr || frame.scope == nullptr || name->resolved_kind == 0 ||
-      name_ref(*name).kind != NameRef::Kind::fast)
-    return nullptr;
-  const std::optional<Value>& slot = frame.fast[name->resolved_index];
+  std::optional<std::uint32_t> index = fast_local_index(expr, frame);
+  if (!index) return nullptr;
+  const std::optional<Value>& slot = frame.fast[*index];
   return slot ? &*slot : nullptr;
 }
 
@@ -261,7 +269,19 @@ class Evaluator {
   Value call(const Value& callee, std::vector<Value> positional);
   std::string repr(const Value& value);
   std::string str(const Value& value);
-  bool truthy(const Value& value);
+  // A plain None, bool, int or float is judged here, at the caller (an `if`
+  // condition is mostly a comparison's bool); an object in object_truthy.
+  bool truthy(const Value& value) {
+    if (!value.has_hooks()) switch (value.kind()) {
+        case Value::Kind::none: return false;
+        case Value::Kind::boolean:
+        case Value::Kind::integer: return value.as_int() != 0;
+        case Value::Kind::floating: return value.as_float() != 0;
+        case Value::Kind::object: break;
+      }
+    return object_truthy(value);
+  }
+  bool object_truthy(const Value& value);
   Value binary(lang::ast::BinaryOperator op, const Value& left, const Value& right);
   Value inplace(lang::ast::BinaryOperator op, const Value& left, const Value& right);
   Value unary(lang::ast::UnaryOperator op, const Value& operand);

@@ -209,14 +209,7 @@ std::string Evaluator::str(const Value& value) {
   return repr(value);
 }
 
-bool Evaluator::truthy(const Value& value) {
-  if (!value.has_hooks()) switch (value.kind()) {
-      case Value::Kind::none: return false;
-      case Value::Kind::boolean:
-      case Value::Kind::integer: return value.as_int() != 0;
-      case Value::Kind::floating: return value.as_float() != 0;
-      case Value::Kind::object: break;
-    }
+bool Evaluator::object_truthy(const Value& value) {
   if (mode == Mode::check) {
     auto* array = value.as<ArrayObject>();
     if (array && array->abstract() && devices::element_count(array->aval.shape) == 1) stop_checking(*this);

@@ -27,12 +27,6 @@ namespace {
 
 constexpr const char* unbound_local_message = "' where it is not associated with a value";
 
-// Whether an `if` or `while` condition holds: a plain bool (what a comparison
-// gives) is read here; any other value asks truthy().
-bool condition_holds(Evaluator& evaluator, const Value& condition) {
-  return condition.is_bool() && !condition.has_hooks() ? condition.as_bool() : evaluator.truthy(condition);
-}
-
 std::string format_time(double seconds) {
   // IPython's _format_time(timespan, precision=3).
   if (seconds >= 60.0) {
@@ -243,10 +237,9 @@ void Evaluator::delete_target(const ast::Expr& target, Frame& frame) {
 // ------------------------------------------------------------ statements
 
 std::optional<Value>* Evaluator::local_slot(const ast::Expr& target, Frame& frame) const {
-  const auto* name = std::get_if<ast::Name>(&target.node);
-  if (name == nullptr || observer != nullptr || frame.scope == nullptr) return nullptr;
-  const NameRef ref = name_ref(*name);
-  return ref.kind == NameRef::Kind::fast ? &frame.fast[ref.index] : nullptr;
+  if (observer != nullptr) return nullptr;
+  std::optional<std::uint32_t> index = fast_local_index(target, frame);
+  return index ? &frame.fast[*index] : nullptr;
 }
 
 std::optional<Value>* Evaluator::local_slot(const ast::ExprList& targets, Frame& frame) const {
@@ -342,11 +335,11 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
             frame.return_value = node.value ? eval(*node.value, frame) : Value::none();
             return Flow::return_;
           } else if constexpr (std::is_same_v<T, ast::If>) {
-            return exec_body(condition_holds(*this, eval(*node.test, frame)) ? node.body : node.orelse, frame);
+            return exec_body(truthy(eval(*node.test, frame)) ? node.body : node.orelse, frame);
           } else if constexpr (std::is_same_v<T, ast::While>) {
             while (true) {
               poll_interrupt();
-              if (!condition_holds(*this, eval(*node.test, frame))) return exec_body(node.orelse, frame);
+              if (!truthy(eval(*node.test, frame))) return exec_body(node.orelse, frame);
               Flow flow = exec_body(node.body, frame);
               if (flow == Flow::break_) break;
               if (flow == Flow::return_) return flow;
