@@ -24,7 +24,7 @@ Value Evaluator::eval_comprehension(const ast::Expr& expr, Frame& frame) {
   inner.globals = frame.globals;
   inner.program = frame.program;
   inner.resolution = frame.resolution;
-  inner.fast.resize(scope.fast_names.size());
+  inner.fast.make(scope.fast_names.size());
   for (std::size_t i = 0; i < scope.own_cells; ++i) inner.cells.push_back(new_cell());
   for (std::uint32_t source : scope.free_sources) inner.cells.push_back(frame.cells.at(source));
 

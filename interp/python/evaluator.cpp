@@ -292,7 +292,7 @@ void Evaluator::enter_frame(FunctionObject& function, Frame& frame) {
   frame.globals = &function.globals;
   frame.program = &function.program;
   frame.resolution = &function.program->resolution;
-  frame.fast.resize(scope.fast_names.size());
+  frame.fast.make(scope.fast_names.size());
   frame.cells.reserve(scope.cell_names.size());
   for (std::size_t i = 0; i < scope.own_cells; ++i) frame.cells.push_back(new_cell());
   for (const auto& cell : function.closure) frame.cells.push_back(cell);

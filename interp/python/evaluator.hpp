@@ -10,16 +10,17 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <new>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <boost/container/small_vector.hpp>
 
 #include "interp/python/exceptions.hpp"
 #include "interp/python/objects.hpp"
@@ -64,6 +65,64 @@ struct Cell {
 };
 using CellRef = std::shared_ptr<Cell>;
 
+// A frame's local variables by slot, each unbound until assigned. Most
+// functions have few: up to six live in the frame itself, without an
+// allocation. (boost's small_vector did the same, but its resize was a fifth
+// of what setting up a call cost.)
+class LocalSlots {
+ public:
+  using Slot = std::optional<Value>;
+  LocalSlots() = default;
+  LocalSlots(LocalSlots&& other) noexcept { take(other); }
+  LocalSlots& operator=(LocalSlots&& other) noexcept {
+    if (this != &other) {
+      clear();
+      take(other);
+    }
+    return *this;
+  }
+  ~LocalSlots() { clear(); }
+
+  // Makes n unbound slots, in place of the ones there were.
+  void make(std::size_t n) {
+    clear();
+    void* storage = n <= inline_count ? static_cast<void*>(inline_) : ::operator new(n * sizeof(Slot));
+    slots_ = static_cast<Slot*>(storage);
+    for (std::size_t i = 0; i < n; ++i) new (&slots_[i]) Slot();
+    size_ = n;
+  }
+  Slot& operator[](std::size_t i) { return slots_[i]; }
+  const Slot& operator[](std::size_t i) const { return slots_[i]; }
+  std::size_t size() const { return size_; }
+
+ private:
+  static constexpr std::size_t inline_count = 6;
+  bool is_inline() const { return static_cast<const void*>(slots_) == static_cast<const void*>(inline_); }
+  void clear() {
+    for (std::size_t i = 0; i < size_; ++i) slots_[i].~Slot();
+    if (slots_ != nullptr && !is_inline()) ::operator delete(slots_);
+    slots_ = nullptr;
+    size_ = 0;
+  }
+  // Takes other's slots, leaving it none: a heap array changes owner; inline
+  // slots are moved into this one's.
+  void take(LocalSlots& other) {
+    if (other.slots_ != nullptr && other.is_inline()) {
+      slots_ = reinterpret_cast<Slot*>(inline_);
+      for (std::size_t i = 0; i < other.size_; ++i) new (&slots_[i]) Slot(std::move(other.slots_[i]));
+      size_ = other.size_;
+      other.clear();
+      return;
+    }
+    slots_ = std::exchange(other.slots_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+
+  Slot* slots_ = nullptr;
+  std::size_t size_ = 0;
+  alignas(Slot) std::byte inline_[inline_count * sizeof(Slot)];
+};
+
 // The activation of a function, lambda or comprehension; the module level
 // has scope == nullptr. `globals` is the namespace of the module whose code
 // runs here (owned by the module, a function or a generator expression).
@@ -76,8 +135,7 @@ struct Frame {
   class ClassBehaviour* class_behaviour = nullptr;  // of the class being made (its bases'), or null
   const std::shared_ptr<const Program>* program = nullptr;  // owner of the code running here
   const Resolution* resolution = nullptr;
-  // The locals by slot; most functions have few, kept without an allocation.
-  boost::container::small_vector<std::optional<Value>, 6> fast;
+  LocalSlots fast;  // the local variables by slot
   std::vector<CellRef> cells;
   Value return_value;
   // Shape variables of array-type annotations, bound at first use (annotations.hpp).

@@ -191,7 +191,8 @@ Value Evaluator::call_with_arguments(const ast::Expr& expression, const ast::Cal
 
 Value Evaluator::eval_call(const ast::Expr& expression, const ast::Call& call, Frame& frame) {
   Value result;
-  if (call_method(expression, call, frame, result)) return result;
+  if (std::holds_alternative<ast::Attribute>(call.func->node) && call_method(expression, call, frame, result))
+    return result;
   Value callee = eval(*call.func, frame);
   if (call.keywords.empty())
     if (FunctionObject* function = callee.is_object() ? callee.object()->as_function() : nullptr)
