@@ -48,7 +48,14 @@ struct LocalArray {
   typecheck::DType dtype() const { return buffer->dtype(); }
 };
 
-std::int64_t element_count(std::span<const std::int64_t> shape);
+// Inline: every kernel and most of the interpreter's bookkeeping count elements.
+inline std::int64_t element_count(std::span<const std::int64_t> shape) {
+  // An empty array may have other extents whose product overflows: (2**62, 16, 0).
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
+  std::int64_t count = 1;
+  for (std::int64_t extent : shape) count *= extent;
+  return count;
+}
 
 // A new LocalArray of `shape` on the host ledger `ledger`, zero-filled.
 Expected<LocalArray> make_local_array(const std::shared_ptr<MemoryLedger>& ledger, typecheck::DType dtype,

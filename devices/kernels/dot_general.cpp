@@ -5,6 +5,8 @@
 
 #include <cblas.h>
 
+#include <boost/container/small_vector.hpp>
+
 #include "devices/blas.hpp"
 #include "devices/kernels/bf16_matmul.hpp"
 #include "devices/vector_math.hpp"
@@ -18,25 +20,41 @@ namespace {
 
 // ---- dot_general ----
 
+// Axis orders and extents of the usual ranks, on the stack.
+using AxisOrder = boost::container::small_vector<int, 8>;
+using Extents = boost::container::small_vector<std::int64_t, 8>;
+
+// A small vector's elements as a span (its iterators are not contiguous ones to std::span).
+template <class T, std::size_t N>
+std::span<const T> view(const boost::container::small_vector<T, N>& values) {
+  return {values.data(), values.size()};
+}
+template <class T, std::size_t N>
+std::span<T> view(boost::container::small_vector<T, N>& values) {
+  return {values.data(), values.size()};
+}
+
 // Calls visit(from, to) for each element of the operand: its index in the
 // operand and in the operand's axes permuted to `axes`.
 template <class Visit>
-void walk_permuted(const LocalArray& operand, const std::vector<int>& axes, Visit visit) {
-  std::vector<std::int64_t> strides = row_major_strides(operand.shape);
-  Shape permuted_shape;
-  std::vector<std::int64_t> permuted_strides;
+void walk_permuted(const LocalArray& operand, std::span<const int> axes, Visit visit) {
+  // An empty operand's extents may overflow as strides: it has no element to visit.
+  if (element_count(operand.shape) == 0) return;
+  Extents strides(operand.shape.size(), 1), permuted_shape, permuted_strides, to_strides(axes.size(), 1);
+  for (std::size_t axis = operand.shape.size(); axis-- > 1;) strides[axis - 1] = strides[axis] * operand.shape[axis];
   for (int axis : axes) {
     permuted_shape.push_back(operand.shape[static_cast<std::size_t>(axis)]);
     permuted_strides.push_back(strides[static_cast<std::size_t>(axis)]);
   }
-  walk(permuted_shape, permuted_strides, 0, row_major_strides(permuted_shape), 0,
+  for (std::size_t axis = axes.size(); axis-- > 1;) to_strides[axis - 1] = to_strides[axis] * permuted_shape[axis];
+  walk(view(permuted_shape), view(permuted_strides), 0, view(to_strides), 0,
        [&](std::int64_t from, std::int64_t to) { visit(static_cast<std::size_t>(from), static_cast<std::size_t>(to)); });
 }
 
 // The operand's elements, converted to T, in the order of `axes` (a
 // permutation of its axes).
 template <class T>
-std::vector<T> gather_converted(const LocalArray& operand, const std::vector<int>& axes) {
+std::vector<T> gather_converted(const LocalArray& operand, std::span<const int> axes) {
   std::vector<T> values(static_cast<std::size_t>(element_count(operand.shape)));
   dispatch(operand.dtype(), [&]<DType D>() {
     auto source = operand.buffer->elements<D>();
@@ -60,7 +78,7 @@ struct Matrices {
 inline constexpr std::size_t kept_gathered_elements = std::size_t{1} << 18;
 
 template <DType D>
-Matrices<D> matrices(const LocalArray& operand, const std::vector<int>& order, std::size_t batch_axes,
+Matrices<D> matrices(const LocalArray& operand, std::span<const int> order, std::size_t batch_axes,
                      std::size_t row_axes, int which) {
   Matrices<D> view;
   if (operand.dtype() == D) {
@@ -121,8 +139,10 @@ struct Span {
 
 // The shard's spans along one axis of the grid of dot_tile_extent: one per
 // tile, or, with `merge`, runs of consecutive whole tiles as one span.
-std::vector<Span> grid_spans(const GlobalGrid& grid, bool merge) {
-  std::vector<Span> spans;
+using Spans = boost::container::small_vector<Span, 4>;
+
+Spans grid_spans(const GlobalGrid& grid, bool merge) {
+  Spans spans;
   for (std::int64_t next = 0; next < grid.extent;) {
     const std::int64_t start = grid.positions[next] / dot_tile_extent * dot_tile_extent;
     const std::int64_t extent = std::min(dot_tile_extent, grid.total - start);
@@ -167,17 +187,25 @@ float* scratch(int which, std::int64_t size, std::vector<float>& own) {
   return buffer.data();
 }
 
-// Calls copy(local, place, count) for each run of the span's rows (or
-// columns) that lie consecutively in the shard and in the tile: `count` of
-// them from the shard's `local` at the tile's `place`.
-template <class Copy>
-void for_each_run(const GlobalGrid& grid, const Span& span, Copy copy) {
+// A run of a span's rows (or columns) that lie consecutively in the shard
+// and in the tile: `count` of them from the shard's `local` at the tile's
+// `place`.
+struct Run {
+  std::int64_t local, place, count;
+};
+using Runs = boost::container::small_vector<Run, 4>;
+
+Runs runs_of(const GlobalGrid& grid, const Span& span) {
+  Runs runs;
+  const std::int64_t* positions = grid.positions;
   for (std::int64_t first = span.first; first < span.last;) {
-    std::int64_t end = first + 1;
-    while (end < span.last && grid.positions[end] == grid.positions[end - 1] + 1) ++end;
-    copy(first, grid.positions[first] - span.start, end - first);
+    // Positions increase: the rest is one run when its ends are as far apart as its rows.
+    std::int64_t end = positions[span.last - 1] - positions[first] == span.last - 1 - first ? span.last : first + 1;
+    while (end < span.last && positions[end] == positions[end - 1] + 1) ++end;
+    runs.push_back({first, positions[first] - span.start, end - first});
     first = end;
   }
+  return runs;
 }
 
 void copy_floats(const float* from, float* to, std::int64_t count) {
@@ -197,16 +225,20 @@ void span_sgemm(Operand a, Operand b, std::int64_t k, const GlobalGrid& rows_gri
   const std::int64_t lda = a.transposed ? m : k;
   const std::int64_t ldb = b.transposed ? k : n;
   std::vector<float> own_a, own_b, own_c;
+  const Runs row_runs = runs_of(rows_grid, rows), column_runs = runs_of(columns_grid, columns);
   float* padded_a = nullptr;
   float* padded_c = nullptr;
   const float* span_a = a.transposed ? a.data + rows.first : a.data + rows.first * lda;
   std::int64_t span_lda = lda;
   if (!rows.whole) {
     padded_a = scratch(0, rows.extent * k, own_a);
-    for_each_run(rows_grid, rows, [&](std::int64_t i, std::int64_t row, std::int64_t count) {
-      if (!a.transposed) return copy_floats(a.data + i * lda, padded_a + row * k, count * k);
+    for (const auto& [i, row, count] : row_runs) {
+      if (!a.transposed) {
+        copy_floats(a.data + i * lda, padded_a + row * k, count * k);
+        continue;
+      }
       for (std::int64_t p = 0; p < k; ++p) copy_floats(a.data + p * lda + i, padded_a + p * rows.extent + row, count);
-    });
+    }
     span_a = padded_a;
     span_lda = a.transposed ? rows.extent : k;
   }
@@ -214,10 +246,13 @@ void span_sgemm(Operand a, Operand b, std::int64_t k, const GlobalGrid& rows_gri
   std::int64_t span_ldb = ldb;
   if (!columns.whole) {
     float* padded_b = scratch(1, k * columns.extent, own_b);
-    for_each_run(columns_grid, columns, [&](std::int64_t j, std::int64_t column, std::int64_t count) {
-      if (b.transposed) return copy_floats(b.data + j * ldb, padded_b + column * k, count * k);
+    for (const auto& [j, column, count] : column_runs) {
+      if (b.transposed) {
+        copy_floats(b.data + j * ldb, padded_b + column * k, count * k);
+        continue;
+      }
       for (std::int64_t p = 0; p < k; ++p) copy_floats(b.data + p * ldb + j, padded_b + p * columns.extent + column, count);
-    });
+    }
     span_b = padded_b;
     span_ldb = b.transposed ? k : columns.extent;
   }
@@ -234,9 +269,7 @@ void span_sgemm(Operand a, Operand b, std::int64_t k, const GlobalGrid& rows_gri
   if (padded_c) {
     for (std::int64_t i = rows.first; i < rows.last; ++i) {
       const float* from = padded_c + (rows_grid.positions[i] - rows.start) * columns.extent;
-      for_each_run(columns_grid, columns, [&](std::int64_t j, std::int64_t column, std::int64_t count) {
-        copy_floats(from + column, c + i * n + j, count);
-      });
+      for (const auto& [j, column, count] : column_runs) copy_floats(from + column, c + i * n + j, count);
     }
   }
 }
@@ -250,8 +283,8 @@ void span_sgemm(Operand a, Operand b, std::int64_t k, const GlobalGrid& rows_gri
 // one call: one packing of the operands instead of one per tile, same bits.
 void tiled_sgemm(Operand a, Operand b, std::int64_t k, const GlobalGrid& rows, const GlobalGrid& columns, float* c) {
   const bool merge = blas::order_fixed_by_depth();
-  const std::vector<Span> row_spans = grid_spans(rows, merge);
-  const std::vector<Span> column_spans = grid_spans(columns, merge);
+  const Spans row_spans = grid_spans(rows, merge);
+  const Spans column_spans = grid_spans(columns, merge);
   for (const Span& row_span : row_spans) {
     for (const Span& column_span : column_spans) {
       const double smallest_tile = static_cast<double>(row_span.smallest) * static_cast<double>(column_span.smallest) *
@@ -269,47 +302,58 @@ void tiled_sgemm(Operand a, Operand b, std::int64_t k, const GlobalGrid& rows, c
   }
 }
 
-// Where each element of a block lies in the whole, flattened row-major: the
-// block has `extents` and starts at `origins` of `totals` per axis.
-Expected<std::vector<std::int64_t>> block_positions(std::span<const std::int64_t> extents,
-                                                    std::span<const std::int64_t> origins,
-                                                    std::span<const std::int64_t> totals) {
+// Where each element of a block lies in the whole, flattened row-major, into
+// `positions`: the block has `extents` and starts at `origins` of `totals`
+// per axis.
+Status block_positions(std::span<const std::int64_t> extents, std::span<const std::int64_t> origins,
+                       std::span<const std::int64_t> totals, std::vector<std::int64_t>& positions) {
   if (origins.size() != extents.size() || totals.size() != extents.size())
     return invalid("dot_general: the placement names one origin and total per free axis");
   for (std::size_t axis = 0; axis < extents.size(); ++axis) {
     if (origins[axis] < 0 || origins[axis] + extents[axis] > totals[axis])
       return invalid("dot_general: the shard lies outside the placement's whole product");
   }
-  // The block's elements in row-major order, the last axis fastest: an
-  // odometer over the block, each step's position from the indices.
-  std::vector<std::int64_t> positions(static_cast<std::size_t>(element_count(extents)));
-  if (positions.empty()) return positions;
-  std::vector<std::int64_t> index(extents.size(), 0);
-  const std::size_t last = extents.size();
-  for (std::size_t i = 0; i < positions.size(); ++i) {
-    std::int64_t position = 0;
-    for (std::size_t axis = 0; axis < last; ++axis) position = position * totals[axis] + origins[axis] + index[axis];
-    positions[i] = position;
+  positions.resize(static_cast<std::size_t>(element_count(extents)));
+  if (positions.empty()) return {};
+  if (extents.empty()) {
+    positions[0] = 0;
+    return {};
+  }
+  // The block's elements in row-major order: an odometer over the outer
+  // axes, each row of the last axis consecutive in the whole.
+  Extents index(extents.size(), 0);
+  const std::size_t last = extents.size() - 1;
+  for (std::size_t i = 0; i < positions.size();) {
+    std::int64_t base = 0;
+    for (std::size_t axis = 0; axis <= last; ++axis) base = base * totals[axis] + origins[axis] + index[axis];
+    for (std::int64_t j = 0; j < extents[last]; ++j) positions[i++] = base + j;
     for (std::size_t axis = last; axis-- > 0;) {
       if (++index[axis] < extents[axis]) break;
       index[axis] = 0;
     }
   }
-  return positions;
+  return {};
 }
 
 // The global positions of the shard's `count` rows (or columns) of free
-// `extents`: per axis, flattened from `origin` of `total`, or the whole.
-Expected<std::vector<std::int64_t>> grid_positions(std::span<const std::int64_t> extents, std::int64_t count,
-                                                   std::span<const std::int64_t> origins,
-                                                   std::span<const std::int64_t> totals, std::int64_t origin,
-                                                   std::int64_t total) {
-  if (!totals.empty()) return block_positions(extents, origins, totals);
+// `extents`, into `positions`: per axis, flattened from `origin` of `total`,
+// or the whole.
+Status grid_positions(std::span<const std::int64_t> extents, std::int64_t count, std::span<const std::int64_t> origins,
+                      std::span<const std::int64_t> totals, std::int64_t origin, std::int64_t total,
+                      std::vector<std::int64_t>& positions) {
+  if (!totals.empty()) return block_positions(extents, origins, totals, positions);
   if (total > 0 && (origin < 0 || origin + count > total))
     return invalid("dot_general: the shard lies outside the placement's whole product");
-  std::vector<std::int64_t> positions(static_cast<std::size_t>(count));
+  positions.resize(static_cast<std::size_t>(count));
   for (std::int64_t i = 0; i < count; ++i) positions[static_cast<std::size_t>(i)] = (total > 0 ? origin : 0) + i;
-  return positions;
+  return {};
+}
+
+// Room for a product's grid positions (which: 0 rows, 1 columns): kept by
+// the thread between calls, as gathered operands are, or `own` when large.
+std::vector<std::int64_t>& positions_room(int which, std::int64_t count, std::vector<std::int64_t>& own) {
+  thread_local std::vector<std::int64_t> kept[2];
+  return static_cast<std::size_t>(count) <= kept_gathered_elements ? kept[which] : own;
 }
 
 // The operands of a dot_general as matrices: lhs gathered in lhs_order is
@@ -321,10 +365,10 @@ struct DotArrangement {
   std::int64_t m = 1;
   std::int64_t n = 1;
   std::int64_t k = 1;
-  std::vector<int> lhs_order;
-  std::vector<int> rhs_order;
-  Shape lhs_free_shape;
-  Shape rhs_free_shape;
+  AxisOrder lhs_order;
+  AxisOrder rhs_order;
+  Extents lhs_free_shape;
+  Extents rhs_free_shape;
   Shape result_shape;
 };
 
@@ -336,12 +380,11 @@ Expected<DotArrangement> arrange_dot(const LocalArray& lhs, const LocalArray& rh
     return invalid(fmt::format("dot_general operands of different dtypes: {} and {}",
                                typecheck::long_name(lhs.dtype()), typecheck::long_name(rhs.dtype())));
   }
-  std::vector<char> lhs_used(lhs.shape.size(), 0);
-  std::vector<char> rhs_used(rhs.shape.size(), 0);
-  for (Status status : {check_axes(dimensions.lhs_batch, lhs.shape.size(), "dot_general lhs batch", lhs_used),
-                        check_axes(dimensions.lhs_contracting, lhs.shape.size(), "dot_general lhs contracting", lhs_used),
-                        check_axes(dimensions.rhs_batch, rhs.shape.size(), "dot_general rhs batch", rhs_used),
-                        check_axes(dimensions.rhs_contracting, rhs.shape.size(), "dot_general rhs contracting", rhs_used)}) {
+  boost::container::small_vector<char, 8> lhs_used(lhs.shape.size(), 0), rhs_used(rhs.shape.size(), 0);
+  for (Status status : {check_axes(dimensions.lhs_batch, lhs.shape.size(), "dot_general lhs batch", view(lhs_used)),
+                        check_axes(dimensions.lhs_contracting, lhs.shape.size(), "dot_general lhs contracting", view(lhs_used)),
+                        check_axes(dimensions.rhs_batch, rhs.shape.size(), "dot_general rhs batch", view(rhs_used)),
+                        check_axes(dimensions.rhs_contracting, rhs.shape.size(), "dot_general rhs contracting", view(rhs_used))}) {
     if (!status) return status.error();
   }
   if (dimensions.lhs_batch.size() != dimensions.rhs_batch.size() ||
@@ -349,10 +392,6 @@ Expected<DotArrangement> arrange_dot(const LocalArray& lhs, const LocalArray& rh
     return invalid("dot_general: lhs and rhs name different numbers of batch or contracting axes");
   }
   DotArrangement dot;
-  dot.lhs_order.reserve(lhs.shape.size());
-  dot.rhs_order.reserve(rhs.shape.size());
-  dot.lhs_free_shape.reserve(lhs.shape.size());
-  dot.rhs_free_shape.reserve(rhs.shape.size());
   dot.result_shape.reserve(lhs.shape.size() + rhs.shape.size());
   for (std::size_t i = 0; i < dimensions.lhs_batch.size(); ++i) {
     std::int64_t extent = lhs.shape[static_cast<std::size_t>(dimensions.lhs_batch[i])];
@@ -400,38 +439,42 @@ Status float_dot(const LocalArray& lhs, const LocalArray& rhs, const DotDimensio
                  const DotArrangement& dot, LocalArray& result) {
   const std::int64_t batch = dot.batch, m = dot.m, n = dot.n, k = dot.k;
   const std::size_t batch_axes = dimensions.lhs_batch.size(), contracting_axes = dimensions.lhs_contracting.size();
-  const std::vector<int>& lhs_order = dot.lhs_order;
-  const std::vector<int>& rhs_order = dot.rhs_order;
+  const AxisOrder& lhs_order = dot.lhs_order;
+  const AxisOrder& rhs_order = dot.rhs_order;
   const DotPlacement& placement = dimensions.placement;
   const bool f32 = result.dtype() == DType::float32;
   std::vector<float> rounded_later(f32 ? 0 : static_cast<std::size_t>(batch * m * n), 0.0f);
   float* c = f32 ? result.buffer->elements<DType::float32>().data() : rounded_later.data();
-  Expected<std::vector<std::int64_t>> row_positions = grid_positions(
-      dot.lhs_free_shape, m, placement.lhs_free_origins, placement.lhs_free_totals, placement.row_origin, placement.rows_total);
-  if (!row_positions) return row_positions.error();
-  Expected<std::vector<std::int64_t>> column_positions =
-      grid_positions(dot.rhs_free_shape, n, placement.rhs_free_origins, placement.rhs_free_totals, placement.column_origin,
-                     placement.columns_total);
-  if (!column_positions) return column_positions.error();
+  std::vector<std::int64_t> own_rows, own_columns;
+  std::vector<std::int64_t>& row_positions = positions_room(0, m, own_rows);
+  std::vector<std::int64_t>& column_positions = positions_room(1, n, own_columns);
+  if (Status status = grid_positions(view(dot.lhs_free_shape), m, placement.lhs_free_origins, placement.lhs_free_totals,
+                                     placement.row_origin, placement.rows_total, row_positions);
+      !status)
+    return status;
+  if (Status status = grid_positions(view(dot.rhs_free_shape), n, placement.rhs_free_origins, placement.rhs_free_totals,
+                                     placement.column_origin, placement.columns_total, column_positions);
+      !status)
+    return status;
   const std::size_t lhs_rows = lhs_order.size() - batch_axes - contracting_axes;
   if (m == 0 || n == 0 || k == 0) {
     std::fill(c, c + batch * m * n, 0.0f);
   } else if (lhs.dtype() == DType::bfloat16 && has_bf16_dot_units()) {
     // The order of the sums depends on k alone: no grid needed.
-    Matrices<DType::bfloat16> a = matrices<DType::bfloat16>(lhs, lhs_order, batch_axes, lhs_rows, 0);
-    Matrices<DType::bfloat16> b = matrices<DType::bfloat16>(rhs, rhs_order, batch_axes, contracting_axes, 1);
+    Matrices<DType::bfloat16> a = matrices<DType::bfloat16>(lhs, view(lhs_order), batch_axes, lhs_rows, 0);
+    Matrices<DType::bfloat16> b = matrices<DType::bfloat16>(rhs, view(rhs_order), batch_axes, contracting_axes, 1);
     for (std::int64_t index = 0; index < batch; ++index) {
       bf16_matmul({a.data + index * m * k, a.transposed ? m : k, a.transposed},
                   {b.data + index * k * n, b.transposed ? k : n, b.transposed}, m, n, k, c + index * m * n, n);
     }
   } else {
-    Matrices<DType::float32> a = matrices<DType::float32>(lhs, lhs_order, batch_axes, lhs_rows, 0);
-    Matrices<DType::float32> b = matrices<DType::float32>(rhs, rhs_order, batch_axes, contracting_axes, 1);
+    Matrices<DType::float32> a = matrices<DType::float32>(lhs, view(lhs_order), batch_axes, lhs_rows, 0);
+    Matrices<DType::float32> b = matrices<DType::float32>(rhs, view(rhs_order), batch_axes, contracting_axes, 1);
     auto total = [](std::span<const std::int64_t> totals, std::int64_t flattened, std::int64_t extent) {
       return !totals.empty() ? element_count(totals) : flattened > 0 ? flattened : extent;
     };
-    GlobalGrid rows{row_positions->data(), total(placement.lhs_free_totals, placement.rows_total, m), m};
-    GlobalGrid columns{column_positions->data(), total(placement.rhs_free_totals, placement.columns_total, n), n};
+    GlobalGrid rows{row_positions.data(), total(placement.lhs_free_totals, placement.rows_total, m), m};
+    GlobalGrid columns{column_positions.data(), total(placement.rhs_free_totals, placement.columns_total, n), n};
     for (std::int64_t index = 0; index < batch; ++index) {
       tiled_sgemm({a.data + index * m * k, a.transposed}, {b.data + index * k * n, b.transposed}, k, rows, columns,
                   c + index * m * n);
@@ -455,8 +498,8 @@ void integer_dot(const LocalArray& lhs, const LocalArray& rhs, const DotArrangem
   const bool logical = lhs.dtype() == DType::bool_;
   const bool narrow = !logical && (is_int(result_dtype) || (lhs.dtype() == DType::int8 && k < (std::int64_t{1} << 17)));
   auto sums = [&]<class T>() {
-    std::vector<T> a = gather_converted<T>(lhs, dot.lhs_order);
-    std::vector<T> b = gather_converted<T>(rhs, dot.rhs_order);
+    std::vector<T> a = gather_converted<T>(lhs, view(dot.lhs_order));
+    std::vector<T> b = gather_converted<T>(rhs, view(dot.rhs_order));
     std::vector<T> c(static_cast<std::size_t>(batch * m * n), 0);
     for (std::int64_t index = 0; index < batch; ++index) {
       const T* a_block = a.data() + index * m * k;

@@ -7,14 +7,6 @@ namespace devices {
 using namespace kernel_support;
 using typecheck::DType;
 
-std::int64_t element_count(std::span<const std::int64_t> shape) {
-  // An empty array may have other extents whose product overflows: (2**62, 16, 0).
-  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
-  std::int64_t count = 1;
-  for (std::int64_t extent : shape) count *= extent;
-  return count;
-}
-
 Expected<LocalArray> make_local_array(const std::shared_ptr<MemoryLedger>& ledger, DType dtype, Shape shape) {
   for (std::int64_t extent : shape) {
     if (extent < 0) return invalid(fmt::format("negative extent in shape {}", shape_text(shape)));

@@ -223,7 +223,7 @@ inline T wrap(std::uint64_t value) {
 }
 
 // Checks that `axes` are distinct axes of a rank-`rank` array, marking them in `used`.
-inline Status check_axes(std::span<const int> axes, std::size_t rank, std::string_view what, std::vector<char>& used) {
+inline Status check_axes(std::span<const int> axes, std::size_t rank, std::string_view what, std::span<char> used) {
   for (int axis : axes) {
     if (axis < 0 || static_cast<std::size_t>(axis) >= rank) {
       return invalid(fmt::format("{}: axis {} out of range for rank {}", what, axis, rank));
