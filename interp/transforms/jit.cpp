@@ -85,6 +85,44 @@ std::string leaf_key(const ArrayObject& array, std::map<const DeviceMesh*, std::
   return key + found->second + typecheck::PartitionSpec::from_entries(array.layout.dims).repr();
 }
 
+// The parts of the cache keys lately made, by their place in the key: a key
+// formats each argument's tree structure and each leaf's type and layout,
+// which the calls of a loop repeat unchanged. A part is reused where its
+// tree is equal (as JAX compares treedefs) or its leaf the same type on the
+// same mesh object and split.
+class KeyParts {
+ public:
+  const std::string& tree(Evaluator& evaluator, std::size_t place, const TreeDef& def) {
+    if (place >= trees_.size()) trees_.resize(place + 1);
+    auto& [kept, text] = trees_[place];
+    if (text.empty() || !(kept == def)) {
+      kept = def;
+      text = def.str(evaluator);
+    }
+    return text;
+  }
+  const std::string& leaf(std::size_t place, const ArrayObject& array, std::map<const DeviceMesh*, std::string>& meshes) {
+    if (place >= leaves_.size()) leaves_.resize(place + 1);
+    Leaf& kept = leaves_[place];
+    if (kept.text.empty() || kept.committed != array.committed || kept.mesh != array.layout.mesh ||
+        kept.dims != array.layout.dims || !(kept.aval == array.aval)) {
+      kept = {array.aval, array.committed, array.layout.mesh, array.layout.dims, leaf_key(array, meshes)};
+    }
+    return kept.text;
+  }
+
+ private:
+  struct Leaf {
+    typecheck::ArrayType aval;
+    bool committed = false;
+    DeviceMeshRef mesh;
+    std::vector<typecheck::SpecEntry> dims;
+    std::string text;
+  };
+  std::vector<std::pair<TreeDef, std::string>> trees_;
+  std::vector<Leaf> leaves_;
+};
+
 // `shardings` applied to the leaves of `tree` by device_put: one sharding
 // for every leaf, or a pytree prefix of `tree` (a tuple with one per
 // argument or output, a registered dataclass of shardings, ...), as JAX's
@@ -202,6 +240,7 @@ class JitFunctionObject : public Object {
   Value function;
   JitOptions options;
   std::map<std::string, TracedCall> cache;
+  mutable KeyParts key_parts;  // of the keys of this function's calls
   // Check mode's calls, by the same key: the programs their bodies recorded.
   std::map<std::string, TracedCall> checked;
 };
@@ -272,6 +311,7 @@ JitFunctionObject::Signature JitFunctionObject::signature(Evaluator& evaluator, 
   // Each dynamic argument's leaves as arrays (or Refs): the tree is rebuilt
   // only where a leaf was not an array already (a Python number).
   std::vector<std::vector<Value>> positional_leaves(dynamic.positional.size()), keyword_leaves(dynamic.keywords.size());
+  std::size_t tree_parts = 0, leaf_parts = 0;  // the key's parts so far (key_parts)
   auto prepare = [&](Value& value, std::size_t position, const std::string* keyword, std::vector<Value>& items) {
     if (is_static(view, position, keyword)) {
       // Static arguments are keyed as JAX keys them: by hash, then equality (find).
@@ -288,7 +328,7 @@ JitFunctionObject::Signature JitFunctionObject::signature(Evaluator& evaluator, 
       converted = true;
     }
     if (converted) value = tree_unflatten(evaluator, def, items);
-    key += def.str(evaluator) + ";";
+    key += key_parts.tree(evaluator, tree_parts++, def) + ";";
   };
   for (std::size_t i = 0; i < dynamic.positional.size(); ++i)
     prepare(dynamic.positional[i], i, nullptr, positional_leaves[i]);
@@ -318,7 +358,7 @@ JitFunctionObject::Signature JitFunctionObject::signature(Evaluator& evaluator, 
       out.leaves.push_back(array);
       out.refs.push_back(ref);
       out.donated.push_back(donate || ref);  // a Ref's final value takes its buffer
-      key += std::string(ref ? "ref|" : "") + leaf_key(*array, meshes) + ";";
+      key += std::string(ref ? "ref|" : "") + key_parts.leaf(leaf_parts++, *array, meshes) + ";";
     }
   };
   for (std::size_t i = 0; i < dynamic.positional.size(); ++i)
