@@ -1,6 +1,7 @@
 #include "devices/redistribute.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -182,6 +183,35 @@ Plan plan_for(const Placement& from, const Placement& to, Replicas replicas, int
   return plan;
 }
 
+bool same_placement(const Placement& a, const Placement& b) {
+  return a.block_shape == b.block_shape &&
+         std::equal(a.positions.begin(), a.positions.end(), b.positions.begin(), b.positions.end(),
+                    [](const Placement::Position& x, const Placement::Position& y) {
+                      return x.process == y.process && x.origin == y.origin;
+                    });
+}
+
+// plan_for's plan, from the few this thread made last: a program's moves
+// repeat with each of its calls.
+std::shared_ptr<const Plan> kept_plan(const Placement& from, const Placement& to, Replicas replicas, int me, int count) {
+  struct Kept {
+    Placement from, to;
+    Replicas replicas = Replicas::equal;
+    int me = 0, count = 0;
+    std::shared_ptr<const Plan> plan;
+  };
+  thread_local std::array<Kept, 16> kept;
+  thread_local std::size_t next = 0;
+  for (const Kept& entry : kept)
+    if (entry.plan && entry.replicas == replicas && entry.me == me && entry.count == count &&
+        same_placement(entry.from, from) && same_placement(entry.to, to))
+      return entry.plan;
+  auto plan = std::make_shared<const Plan>(plan_for(from, to, replicas, me, count));
+  kept[next] = {from, to, replicas, me, count, plan};
+  next = (next + 1) % kept.size();
+  return plan;
+}
+
 // This process's shard of a source block (null when it holds none).
 std::shared_ptr<Buffer> shard_here(const Shards& shards, const Block& block) {
   for (int position : block.positions) {
@@ -206,13 +236,14 @@ Expected<Shards> redistribute(const Shards& shards, const Placement& from, const
       return Error{ErrorKind::invalid_argument,
                    "the shard of position " + std::to_string(p) + " is missing on the process that holds it"};
   }
-  Plan plan = plan_for(from, to, replicas, me, processes.count());
+  const std::shared_ptr<const Plan> kept = kept_plan(from, to, replicas, me, processes.count());
+  const Plan& plan = *kept;
   std::size_t element = static_cast<std::size_t>(typecheck::byte_size(dtype));
   std::int64_t block_count = count_of(to.block_shape);
 
   // The target blocks this process holds.
   std::map<std::size_t, std::shared_ptr<Buffer>> built;
-  for (auto& [t, recipe] : plan.mine) {
+  for (const auto& [t, recipe] : plan.mine) {
     const Block& target = plan.targets[t];
     if (recipe.covering) {
       const Block& source = plan.sources[*recipe.covering];
@@ -232,14 +263,16 @@ Expected<Shards> redistribute(const Shards& shards, const Placement& from, const
         built[t] = *view;
         continue;
       }
-      recipe.local_pieces.emplace_back(*recipe.covering, target.box);
     }
     Expected<std::shared_ptr<Buffer>> made = Buffer::allocate(ledger, dtype, block_count, Fill::uninitialized);
     if (!made) return made.error();
     built[t] = *made;
-    for (const auto& [s, piece] : recipe.local_pieces)
+    auto copy_piece = [&](std::size_t s, const Box& piece) {
       copy_box(shard_here(shards, plan.sources[s])->bytes().data(), plan.sources[s].box.origin, from.block_shape,
                (*made)->bytes().data(), target.box.origin, to.block_shape, piece, element);
+    };
+    if (recipe.covering) copy_piece(*recipe.covering, target.box);
+    for (const auto& [s, piece] : recipe.local_pieces) copy_piece(s, piece);
   }
 
   // What crosses processes: straight from and into the blocks when the
