@@ -174,8 +174,16 @@ ArrayRef dot_kernel(Evaluator& evaluator, const Primitive&, const Placement& pla
   };
   auto shards = run_per_position(evaluator, placement.computed.mesh, {lhs, rhs},
                                  [&](const std::vector<devices::LocalArray>& in, std::size_t p) {
-    devices::DotDimensions dims{numbers.lhs_batch, numbers.rhs_batch, numbers.lhs_contracting, numbers.rhs_contracting};
+    // The thread's, refilled for each device: its vectors keep their room.
+    thread_local devices::DotDimensions dims;
+    dims.lhs_batch.assign(numbers.lhs_batch.begin(), numbers.lhs_batch.end());
+    dims.rhs_batch.assign(numbers.rhs_batch.begin(), numbers.rhs_batch.end());
+    dims.lhs_contracting.assign(numbers.lhs_contracting.begin(), numbers.lhs_contracting.end());
+    dims.rhs_contracting.assign(numbers.rhs_contracting.begin(), numbers.rhs_contracting.end());
     dims.result_dtype = placement.type.dtype;
+    for (auto* axes : {&dims.placement.lhs_free_origins, &dims.placement.lhs_free_totals,
+                       &dims.placement.rhs_free_origins, &dims.placement.rhs_free_totals})
+      axes->clear();
     free_placement(lhs, in[0], numbers.lhs_contracting, numbers.lhs_batch, static_cast<int>(p),
                    dims.placement.lhs_free_origins, dims.placement.lhs_free_totals);
     free_placement(rhs, in[1], numbers.rhs_contracting, numbers.rhs_batch, static_cast<int>(p),
