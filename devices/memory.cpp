@@ -139,7 +139,7 @@ Expected<MemoryHold> MemoryLedger::allocate(DeviceSet set, std::int64_t bytes, c
     return error;
   }
   std::uint64_t id = next_id_++;
-  live_.emplace(id, Live{set, bytes, owner});
+  live_.emplace_hint(live_.end(), id, Live{set, bytes, owner});  // ids increase: the newest goes last
   for (int g : groups) {
     DeviceStats& stats = groups_[static_cast<std::size_t>(g)].stats;
     stats.bytes_in_use += bytes;

@@ -130,10 +130,12 @@ devices::Placement placement_of(Evaluator& evaluator, const Layout& layout, cons
   Runtime& runtime = runtime_of(evaluator);
   devices::Placement placement;
   placement.block_shape = layout.shard_shape(shape);
-  for (std::size_t p = 0; p < layout.position_count(); ++p) {
-    devices::Placement::Position& position = placement.positions.emplace_back();
+  placement.positions.resize(layout.position_count());
+  for (std::size_t p = 0; p < placement.positions.size(); ++p) {
+    devices::Placement::Position& position = placement.positions[p];
+    position.origin.resize(shape.size());
     for (std::size_t d = 0; d < shape.size(); ++d)
-      position.origin.push_back(layout.block_index(d, static_cast<int>(p)) * placement.block_shape[d]);
+      position.origin[d] = layout.block_index(d, static_cast<int>(p)) * placement.block_shape[d];
     position.process = runtime.holder(*layout.mesh, p);
   }
   return placement;
