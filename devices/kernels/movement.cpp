@@ -76,8 +76,8 @@ Expected<LocalArray> slice(const LocalArray& operand, std::span<const std::int64
     return invalid("slice: one start, limit and stride per axis");
   }
   std::vector<std::int64_t> own = row_major_strides(operand.shape);
-  Shape shape;
-  std::vector<std::int64_t> steps;
+  Shape shape(rank);
+  std::vector<std::int64_t> steps(rank);
   std::int64_t base = 0;
   for (std::size_t axis = 0; axis < rank; ++axis) {
     std::int64_t step = strides.empty() ? 1 : strides[axis];
@@ -85,8 +85,8 @@ Expected<LocalArray> slice(const LocalArray& operand, std::span<const std::int64
       return invalid(fmt::format("slice: [{}:{}:{}] does not fit axis {} of extent {}", start[axis], limit[axis], step,
                                  axis, operand.shape[axis]));
     }
-    shape.push_back((limit[axis] - start[axis] + step - 1) / step);
-    steps.push_back(own[axis] * step);
+    shape[axis] = (limit[axis] - start[axis] + step - 1) / step;
+    steps[axis] = own[axis] * step;
     base += start[axis] * own[axis];
   }
   return strided_copy(operand, std::move(shape), steps, base);

@@ -411,10 +411,12 @@ ArrayRef static_slice_implementation(Evaluator& evaluator, const Primitive&, con
   if (!execute || operand->abstract()) return make_abstract_array(type, out_layout, operand->committed);
   ArrayRef input = relayout(evaluator, operand, needed);
   typecheck::Shape local_shape = computed.shard_shape(shape);
+  // Every position's shard has the one shape: one window for all.
+  const typecheck::Shape input_shape = needed.shard_shape(operand->aval.shape);
+  std::vector<std::int64_t> local_start = start, local_limit = limit;
+  for (std::size_t d = 0; d < rank; ++d)
+    if (untouched(d)) local_start[d] = 0, local_limit[d] = input_shape[d];
   auto shards = run_per_position(evaluator, mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
-    std::vector<std::int64_t> local_start = start, local_limit = limit;
-    for (std::size_t d = 0; d < rank; ++d)
-      if (untouched(d)) local_start[d] = 0, local_limit[d] = in[0].shape[d];
     auto window = devices::slice(in[0], local_start, local_limit, strides);
     if (!window) return window;
     return devices::reshape(*window, local_shape);
