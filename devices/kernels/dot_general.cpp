@@ -372,26 +372,29 @@ struct DotArrangement {
   Shape result_shape;
 };
 
-// Checks the operands against `dimensions` and arranges them.
-Expected<DotArrangement> arrange_dot(const LocalArray& lhs, const LocalArray& rhs, const DotDimensions& dimensions) {
-  if (Status status = check_array(lhs, "dot_general"); !status) return status.error();
-  if (Status status = check_array(rhs, "dot_general"); !status) return status.error();
+// Checks the operands against `dimensions` and arranges them into `dot`.
+Status arrange_dot(const LocalArray& lhs, const LocalArray& rhs, const DotDimensions& dimensions, DotArrangement& dot) {
+  if (Status status = check_array(lhs, "dot_general"); !status) return status;
+  if (Status status = check_array(rhs, "dot_general"); !status) return status;
   if (lhs.dtype() != rhs.dtype()) {
     return invalid(fmt::format("dot_general operands of different dtypes: {} and {}",
                                typecheck::long_name(lhs.dtype()), typecheck::long_name(rhs.dtype())));
   }
   boost::container::small_vector<char, 8> lhs_used(lhs.shape.size(), 0), rhs_used(rhs.shape.size(), 0);
-  for (Status status : {check_axes(dimensions.lhs_batch, lhs.shape.size(), "dot_general lhs batch", view(lhs_used)),
-                        check_axes(dimensions.lhs_contracting, lhs.shape.size(), "dot_general lhs contracting", view(lhs_used)),
-                        check_axes(dimensions.rhs_batch, rhs.shape.size(), "dot_general rhs batch", view(rhs_used)),
-                        check_axes(dimensions.rhs_contracting, rhs.shape.size(), "dot_general rhs contracting", view(rhs_used))}) {
-    if (!status) return status.error();
-  }
+  if (Status status = check_axes(dimensions.lhs_batch, lhs.shape.size(), "dot_general lhs batch", view(lhs_used)); !status)
+    return status;
+  if (Status status = check_axes(dimensions.lhs_contracting, lhs.shape.size(), "dot_general lhs contracting", view(lhs_used));
+      !status)
+    return status;
+  if (Status status = check_axes(dimensions.rhs_batch, rhs.shape.size(), "dot_general rhs batch", view(rhs_used)); !status)
+    return status;
+  if (Status status = check_axes(dimensions.rhs_contracting, rhs.shape.size(), "dot_general rhs contracting", view(rhs_used));
+      !status)
+    return status;
   if (dimensions.lhs_batch.size() != dimensions.rhs_batch.size() ||
       dimensions.lhs_contracting.size() != dimensions.rhs_contracting.size()) {
     return invalid("dot_general: lhs and rhs name different numbers of batch or contracting axes");
   }
-  DotArrangement dot;
   dot.result_shape.reserve(lhs.shape.size() + rhs.shape.size());
   for (std::size_t i = 0; i < dimensions.lhs_batch.size(); ++i) {
     std::int64_t extent = lhs.shape[static_cast<std::size_t>(dimensions.lhs_batch[i])];
@@ -430,7 +433,7 @@ Expected<DotArrangement> arrange_dot(const LocalArray& lhs, const LocalArray& rh
     }
   }
   dot.lhs_order.insert(dot.lhs_order.end(), dimensions.lhs_contracting.begin(), dimensions.lhs_contracting.end());
-  return dot;
+  return {};
 }
 
 // Float operands: f32 sums (on the bf16 units for bf16 operands where the
@@ -539,15 +542,15 @@ void integer_dot(const LocalArray& lhs, const LocalArray& rhs, const DotArrangem
 }  // namespace
 
 Expected<LocalArray> dot_general(const LocalArray& lhs, const LocalArray& rhs, const DotDimensions& dimensions) {
-  Expected<DotArrangement> dot = arrange_dot(lhs, rhs, dimensions);
-  if (!dot) return dot.error();
+  DotArrangement dot;
+  if (Status status = arrange_dot(lhs, rhs, dimensions, dot); !status) return status.error();
   const DType result_dtype = dimensions.result_dtype.value_or(lhs.dtype());
-  Expected<LocalArray> result = allocate(lhs.buffer->ledger(), result_dtype, std::move(dot->result_shape));
+  Expected<LocalArray> result = allocate(lhs.buffer->ledger(), result_dtype, std::move(dot.result_shape));
   if (!result) return result;
   if (is_float(lhs.dtype())) {
-    if (Status status = float_dot(lhs, rhs, dimensions, *dot, *result); !status) return status.error();
+    if (Status status = float_dot(lhs, rhs, dimensions, dot, *result); !status) return status.error();
   } else {
-    integer_dot(lhs, rhs, *dot, *result);
+    integer_dot(lhs, rhs, dot, *result);
   }
   return result;
 }

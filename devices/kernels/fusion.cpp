@@ -1,6 +1,8 @@
 // The fused loop (kernels/fusion.hpp).
 #include "devices/kernels/fusion.hpp"
 
+#include <boost/container/small_vector.hpp>
+
 #include "devices/kernels/support.hpp"
 
 namespace devices {
@@ -96,8 +98,8 @@ void run_blocks(const FusedLoop& loop, std::span<const LocalArray> inputs, const
   thread_local std::vector<float> scratch;
   if (scratch.size() < values * static_cast<std::size_t>(block)) scratch.resize(values * static_cast<std::size_t>(block));
   auto block_of = [&](std::size_t value) { return scratch.data() + value * static_cast<std::size_t>(block); };
-  std::vector<Source<D>> sources;
-  sources.reserve(inputs.size());
+  // Inline for the usual chains: a small loop is mostly this bookkeeping.
+  boost::container::small_vector<Source<D>, 8> sources;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     sources.push_back(source_of<D>(inputs[i], shape));
     if (sources.back().kind == Source<D>::Kind::scalar)
@@ -112,7 +114,7 @@ void run_blocks(const FusedLoop& loop, std::span<const LocalArray> inputs, const
   }
 
   storage_t<D>* output = result.buffer->elements<D>().data();
-  std::vector<const float*> value(values);
+  boost::container::small_vector<const float*, 16> value(values);
   for (std::int64_t start = 0; start < total; start += block) {
     const std::int64_t count = std::min(block, total - start);
     const auto n = static_cast<std::size_t>(count);
