@@ -133,7 +133,14 @@ struct Call {
   std::vector<Keyword> keywords;
 };
 
-struct Attribute { ExprPtr value; std::string attr; Span attr_span; };
+struct Attribute {
+  ExprPtr value;
+  std::string attr;
+  Span attr_span;
+  // The position of this site's entry in the interpreter's cache of what
+  // the last lookup found (interp/python/scope.hpp); opaque here.
+  mutable std::uint32_t site = 0;
+};
 
 // x[i], x[a:b], x[:, None], x[..., 0]: `slice` is a Slice, a Tuple of
 // indices/Slices, or any expression.

@@ -25,13 +25,15 @@ const Value* find_attribute_in(const AttributeList& list, const std::string& nam
   return find_attribute_in(const_cast<AttributeList&>(list), name);
 }
 
-void set_attribute_in(AttributeList& list, const std::string& name, Value value) {
-  if (Value* existing = find_attribute_in(list, name)) {
-    *existing = std::move(value);
-    return;
-  }
+std::size_t set_attribute_in(AttributeList& list, const std::string& name, Value value) {
+  for (std::size_t i = 0; i < list.size(); ++i)
+    if (same_name(list[i].first, name)) {
+      list[i].second = std::move(value);
+      return i;
+    }
   if (list.empty()) list.reserve(4);  // an instance's first attribute: room for the next few
   list.emplace_back(name, std::move(value));
+  return list.size() - 1;
 }
 
 namespace {
@@ -321,6 +323,18 @@ void set_instance_attribute(Evaluator& evaluator, const Value& self, AttributeLi
   set_attribute_in(attributes, name, value);
 }
 
+void learn_instance_name(const ClassObject& cls, const std::string& name, AttributeSiteCache& entry) {
+  const ClassMembers& members = cls.members();
+  const Value* member = find_class_member(cls, name);
+  // As own_instance_attribute and set_own_instance_attribute judge.
+  const bool property = member != nullptr && member->is_object() && member->object()->type() == property_type();
+  entry.cls = &cls;
+  entry.version = members.version;  // 0 while an edit is open or for a process-wide class
+  entry.own_wins = !property;
+  entry.plain_store = !members.setattr && !(members.has_property && member && member->as<PropertyObject>());
+  entry.method = class_function(cls, name);
+}
+
 // ------------------------------------------------------------ classes
 
 ClassObject::ClassObject(std::string name, std::string qualname, std::vector<TypeRef> bases,
@@ -329,6 +343,8 @@ ClassObject::ClassObject(std::string name, std::string qualname, std::vector<Typ
       qualname_(std::move(qualname)),
       bases_(std::move(bases)),
       namespace_(std::move(namespace_entries)) {
+  // What attribute sites remember of a freed class at this address no longer holds.
+  class_namespaces_counter.fetch_add(1, std::memory_order_relaxed);
   makes_exceptions_ = is_subclass_of(*exc::BaseException());
   for (const TypeObject* type : this->ancestors())
     if (const ClassObject* user = user_class(type); user && user->behaviour) {

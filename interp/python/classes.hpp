@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "interp/python/scope.hpp"
 #include "interp/python/value.hpp"
 
 namespace interp {
@@ -44,7 +45,8 @@ inline bool same_name(const std::string& a, const std::string& b) {
 using AttributeList = std::vector<std::pair<std::string, Value>>;
 Value* find_attribute_in(AttributeList& list, const std::string& name);
 const Value* find_attribute_in(const AttributeList& list, const std::string& name);
-void set_attribute_in(AttributeList& list, const std::string& name, Value value);
+// Stores `name`, in place or last; its position.
+std::size_t set_attribute_in(AttributeList& list, const std::string& name, Value value);
 
 class ClassObject;
 
@@ -214,6 +216,7 @@ class InstanceObject : public Object {
   std::optional<Value> descriptor_get(Evaluator& evaluator, const Value& instance, const Value& owner) override;
   InstanceObject* as_instance() override { return this; }
   AttributeList* instance_dict() override { return &attributes; }
+  const TypeObject* class_pointer() const { return cls_.get(); }  // type(), without a virtual call
 
   AttributeList attributes;  // the instance's __dict__
 
@@ -223,6 +226,50 @@ class InstanceObject : public Object {
   // made the instance runs its __hash__ and __eq__.
   Evaluator* evaluator_;
 };
+
+// What an attribute site remembers about `name` on the instances of `cls`
+// (scope.hpp's AttributeSiteCache): learnt into `entry`, with version 0
+// when nothing may be remembered now (a namespace edit is open).
+void learn_instance_name(const ClassObject& cls, const std::string& name, AttributeSiteCache& entry);
+// The common cases of instance attribute access (own_instance_attribute,
+// set_own_instance_attribute, class_function) through a site's entry (null:
+// the site has none). Inline, the uses the entry answers at once (its class
+// and version hold, the attribute where it was last); out of line, the
+// rest, keeping the entry current.
+const Value* find_own_attribute(AttributeSiteCache* entry, InstanceObject& instance, const std::string& name);
+bool store_own_attribute(AttributeSiteCache* entry, InstanceObject& instance, const std::string& name,
+                         const Value& value);
+FunctionObject* find_class_function(AttributeSiteCache* entry, InstanceObject& instance, const std::string& name);
+
+inline bool site_holds(const AttributeSiteCache& entry, const InstanceObject& instance) {
+  return entry.cls == instance.class_pointer() && entry.version == class_namespaces_version();
+}
+// The attribute at the entry's hint in `attributes`, or null.
+inline Value* hinted_attribute(const AttributeSiteCache& entry, AttributeList& attributes, const std::string& name) {
+  if (entry.index < attributes.size() && same_name(attributes[entry.index].first, name))
+    return &attributes[entry.index].second;
+  return nullptr;
+}
+inline const Value* site_own_attribute(AttributeSiteCache* entry, InstanceObject& instance, const std::string& name) {
+  if (entry != nullptr && site_holds(*entry, instance)) {
+    if (!entry->own_wins) return nullptr;
+    if (const Value* own = hinted_attribute(*entry, instance.attributes, name)) return own;
+  }
+  return find_own_attribute(entry, instance, name);
+}
+inline bool site_store_attribute(AttributeSiteCache* entry, InstanceObject& instance, const std::string& name,
+                                 const Value& value) {
+  if (entry != nullptr && site_holds(*entry, instance) && entry->plain_store)
+    if (Value* own = hinted_attribute(*entry, instance.attributes, name)) {
+      *own = value;
+      return true;
+    }
+  return store_own_attribute(entry, instance, name, value);
+}
+inline FunctionObject* site_method(AttributeSiteCache* entry, InstanceObject& instance, const std::string& name) {
+  if (entry != nullptr && site_holds(*entry, instance)) return entry->method;
+  return find_class_function(entry, instance, name);
+}
 
 // Python's object.__getattribute__ and __getattr__ for an instance of a
 // user class (`self` is an InstanceObject or ExceptionObject with these

@@ -163,6 +163,14 @@ inline const Value* bound_local(const lang::ast::Expr& expr, const Frame& frame)
   return slot ? &*slot : nullptr;
 }
 
+// The entry of an attribute expression's site in the cache of the program
+// running in `frame`, or null when the site is not that program's.
+inline AttributeSiteCache* attribute_site(const lang::ast::Attribute& node, const Frame& frame) {
+  if (frame.resolution == nullptr || node.site >= frame.resolution->attribute_sites.size()) return nullptr;
+  AttributeSiteCache& entry = frame.resolution->attribute_sites[node.site];
+  return entry.site == &node ? &entry : nullptr;
+}
+
 // A function defined by `def` or `lambda`.
 class FunctionObject : public Object {
  public:

@@ -152,7 +152,7 @@ bool Evaluator::call_method(const ast::Expr& expression, const ast::Call& call, 
     return true;
   }
   InstanceObject* instance = object.is_object() ? object.object()->as_instance() : nullptr;
-  FunctionObject* function = instance ? class_function(*instance->type(), attribute->attr) : nullptr;
+  FunctionObject* function = instance ? site_method(attribute_site(*attribute, frame), *instance, attribute->attr) : nullptr;
   if (!function || find_attribute_in(instance->attributes, attribute->attr)) {
     // Python's attribute lookup, then the call, as for any callee.
     Value callee;
@@ -337,7 +337,7 @@ Value Evaluator::eval_node(const ast::Expr& expr, Frame& frame) {
           const Value& object = eval_operand(*node.value, frame, held);
           // The common case first: an instance's own attribute (self.x).
           if (InstanceObject* instance = object.is_object() ? object.object()->as_instance() : nullptr)
-            if (const Value* own = own_instance_attribute(*instance->type(), instance->attributes, node.attr)) return *own;
+            if (const Value* own = site_own_attribute(attribute_site(node, frame), *instance, node.attr)) return *own;
           return get_attribute(object, node.attr);
         } else if constexpr (std::is_same_v<T, ast::Subscript>) {
           Value held;

@@ -232,6 +232,47 @@ bool InstanceObject::set_attribute(Evaluator& evaluator, const std::string& name
   return true;
 }
 
+namespace {
+// Whether `entry` holds for the instances of `instance`'s class, learnt again if not.
+bool current(AttributeSiteCache& entry, const InstanceObject& instance, const std::string& name) {
+  if (site_holds(entry, instance)) return true;
+  const ClassObject* user = instance.type()->as_class();
+  if (user == nullptr) return false;
+  learn_instance_name(*user, name, entry);
+  return entry.version != 0;
+}
+
+// The own attribute `name`, found wherever it is and kept as the entry's hint; null when absent.
+Value* scan_attributes(AttributeSiteCache& entry, AttributeList& attributes, const std::string& name) {
+  for (std::size_t i = 0; i < attributes.size(); ++i)
+    if (same_name(attributes[i].first, name)) {
+      entry.index = static_cast<std::uint32_t>(i);
+      return &attributes[i].second;
+    }
+  return nullptr;
+}
+}  // namespace
+
+const Value* find_own_attribute(AttributeSiteCache* entry, InstanceObject& instance, const std::string& name) {
+  if (entry == nullptr || !current(*entry, instance, name))
+    return own_instance_attribute(*instance.type(), instance.attributes, name);
+  return entry->own_wins ? scan_attributes(*entry, instance.attributes, name) : nullptr;
+}
+
+bool store_own_attribute(AttributeSiteCache* entry, InstanceObject& instance, const std::string& name,
+                         const Value& value) {
+  if (entry == nullptr || !current(*entry, instance, name))
+    return set_own_instance_attribute(*instance.type(), instance.attributes, name, value);
+  if (!entry->plain_store) return false;
+  entry->index = static_cast<std::uint32_t>(set_attribute_in(instance.attributes, name, value));
+  return true;
+}
+
+FunctionObject* find_class_function(AttributeSiteCache* entry, InstanceObject& instance, const std::string& name) {
+  if (entry == nullptr || !current(*entry, instance, name)) return class_function(*instance.type(), name);
+  return entry->method;
+}
+
 std::vector<std::string> InstanceObject::attribute_names() const {
   std::vector<std::string> names = cls_->attribute_names();
   for (const auto& [name, value] : attributes) names.push_back(name);

@@ -43,6 +43,7 @@ class Analyzer {
 
   // The Name expressions among the sites, whose nodes carry their resolution.
   std::unordered_map<const void*, const ast::Name*> name_nodes;
+  std::vector<const ast::Attribute*> attribute_nodes;
   // The module names each top-level statement binds (Resolution::module_bindings).
   std::unordered_map<const void*, std::vector<std::string>> module_bindings;
 
@@ -298,6 +299,7 @@ class Analyzer {
             for (const auto& e : node.args) visit(*e, scope);
             for (const auto& k : node.keywords) visit(*k.value, scope);
           } else if constexpr (std::is_same_v<T, ast::Attribute>) {
+            attribute_nodes.push_back(&node);
             visit(*node.value, scope);
           } else if constexpr (std::is_same_v<T, ast::Subscript>) {
             visit(*node.value, scope);
@@ -448,6 +450,10 @@ Resolution Resolution::analyze(const ast::Module& module, std::vector<lang::Diag
       node->resolved_index = static_cast<std::uint32_t>(resolution.global_sites.size());
       resolution.global_sites.push_back(GlobalSiteCache{node});
     }
+  }
+  for (const ast::Attribute* node : analyzer.attribute_nodes) {
+    node->site = static_cast<std::uint32_t>(resolution.attribute_sites.size());
+    resolution.attribute_sites.push_back(AttributeSiteCache{node});
   }
   return resolution;
 }

@@ -31,7 +31,9 @@ inline NameRef name_ref(const lang::ast::Name& name) {
   return NameRef{static_cast<NameRef::Kind>(name.resolved_kind - 1), name.resolved_index};
 }
 
-class Value;  // value.hpp
+class Value;           // value.hpp
+class TypeObject;      // value.hpp
+class FunctionObject;  // evaluator.hpp
 
 // Where a use of a global name (a Name resolved global or class_body; its
 // resolved_index is the entry's position) last found its value: in the
@@ -42,6 +44,23 @@ struct GlobalSiteCache {
   std::uint64_t globals_version = 0;
   std::uint64_t builtins_version = 0;
   const Value* value = nullptr;
+};
+
+// What an attribute site (obj.name read, stored, or called as a method; its
+// Attribute's `site` is the entry's position) knows about `name` on the
+// instances of the user class `cls`, valid while no class namespace changes
+// (class_namespaces_version(), which also moves when a class is made, so a
+// class at a freed one's address is never taken for it). `index` is where
+// the instance's own attribute was last found in its __dict__ (a hint,
+// checked on use). `site` is the Attribute the entry belongs to.
+struct AttributeSiteCache {
+  const lang::ast::Attribute* site = nullptr;
+  const TypeObject* cls = nullptr;
+  std::uint64_t version = 0;  // 0: nothing known
+  std::uint32_t index = 0;
+  bool own_wins = false;      // an own attribute is what a read gives (no property `name`)
+  bool plain_store = false;   // a store goes in the __dict__ (no __setattr__, no property `name`)
+  FunctionObject* method = nullptr;  // the class's `def name` that a call finds, or null
 };
 
 // One function, lambda, comprehension or class-body scope.
@@ -80,6 +99,8 @@ class Resolution {
   std::unordered_map<const void*, std::vector<std::string>> module_bindings;
   // One entry per use of a global name, filled as the program runs.
   mutable std::vector<GlobalSiteCache> global_sites;
+  // One entry per attribute expression, filled as the program runs.
+  mutable std::vector<AttributeSiteCache> attribute_sites;
 };
 
 // A parsed module with its resolution; function values keep it alive.

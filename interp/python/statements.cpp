@@ -150,6 +150,8 @@ void Evaluator::assign(const ast::Expr& target, Value value, Frame& frame) {
   if (auto* attribute = std::get_if<ast::Attribute>(&target.node)) {
     Value held;
     const Value& object = eval_operand(*attribute->value, frame, held);
+    if (InstanceObject* instance = object.is_object() ? object.object()->as_instance() : nullptr)
+      if (site_store_attribute(attribute_site(*attribute, frame), *instance, attribute->attr, value)) return;
     if (object.has_hooks() && object.object()->set_attribute(*this, attribute->attr, value)) return;
     raise(exc::AttributeError(), "'" + type_name(object) + "' object has no attribute '" + attribute->attr + "'");
   }
@@ -292,9 +294,13 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
             } else if (auto* attribute = std::get_if<ast::Attribute>(&target.node)) {
               Value held;
               const Value& object = eval_operand(*attribute->value, frame, held);
-              Value current = get_attribute(object, attribute->attr);
+              InstanceObject* instance = object.is_object() ? object.object()->as_instance() : nullptr;
+              AttributeSiteCache* site = instance ? attribute_site(*attribute, frame) : nullptr;
+              const Value* own = instance ? site_own_attribute(site, *instance, attribute->attr) : nullptr;
+              Value current = own ? *own : get_attribute(object, attribute->attr);
               Value operand = eval(*node.value, frame);
               Value result = inplace(node.op, current, operand);
+              if (instance && site_store_attribute(site, *instance, attribute->attr, result)) return Flow::normal;
               if (!object.has_hooks() || !object.object()->set_attribute(*this, attribute->attr, result))
                 raise(exc::AttributeError(), "'" + type_name(object) + "' object has no attribute '" + attribute->attr + "'");
             } else if (auto* subscript = std::get_if<ast::Subscript>(&target.node)) {
