@@ -168,10 +168,9 @@ bool bind_positional(const std::vector<Parameter>& params, CallArgs& args, Argum
                           : p.kind != Parameter::Kind::varargs && p.kind != Parameter::Kind::kwargs && !p.required;
     if (!fits) return false;
   }
-  bound.values.resize(params.size());
-  for (std::size_t i = 0; i < given; ++i) bound.values[i] = std::move(args.positional[i]);
-  for (std::size_t i = given; i < params.size(); ++i)
-    if (params[i].default_value) bound.values[i] = *params[i].default_value;
+  // Appended one by one: within the inline capacity, cheaper than a resize.
+  for (std::size_t i = 0; i < given; ++i) bound.values.emplace_back(std::move(args.positional[i]));
+  for (std::size_t i = given; i < params.size(); ++i) bound.values.push_back(params[i].default_value);
   return true;
 }
 }  // namespace
