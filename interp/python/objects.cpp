@@ -218,7 +218,14 @@ std::optional<bool> StrObject::contains(Evaluator&, const Value& item) {
   return value_.find(*s) != std::string::npos;
 }
 
-std::optional<std::size_t> StrObject::hash() const { return std::hash<std::string>()(value_); }
+std::optional<std::size_t> StrObject::hash() const {
+  std::size_t hash = hash_.load(std::memory_order_relaxed);
+  if (hash == 0) {
+    hash = std::hash<std::string>()(value_);
+    hash_.store(hash, std::memory_order_relaxed);
+  }
+  return hash;
+}
 
 bool StrObject::equals(const Value& other) const {
   const std::string* s = string_of(other);
@@ -405,13 +412,44 @@ bool ListObject::delete_item(Evaluator& evaluator, const Value& key) {
 
 // ------------------------------------------------------------ ValueTable
 
-std::optional<std::size_t> ValueTable::locate(const Value& key, std::size_t hash) const {
-  auto [first, last] = index_.equal_range(hash);
-  for (auto it = first; it != last; ++it) {
-    const Entry& e = entries_[it->second];
-    if (e.live && (e.key.is_same(key) || values_equal(e.key, key))) return it->second;
+namespace {
+// The probe sequence of CPython's dicts: every slot is reached, and the
+// hash's high bits matter as well as its low ones.
+struct Probe {
+  std::size_t mask, slot, perturb;
+  Probe(std::size_t hash, std::size_t size) : mask(size - 1), slot(hash & mask), perturb(hash) {}
+  void next() {
+    perturb >>= 5;
+    slot = (slot * 5 + perturb + 1) & mask;
   }
-  return std::nullopt;
+};
+}  // namespace
+
+std::optional<std::size_t> ValueTable::locate_slot(const Value& key, std::size_t hash) const {
+  if (slots_.empty()) return std::nullopt;
+  const std::uint64_t changes = changes_;
+  for (Probe probe(hash, slots_.size());; probe.next()) {
+    const std::uint32_t position = slots_[probe.slot];
+    if (position == empty_slot) return std::nullopt;
+    if (position == dead_slot) continue;
+    const Entry& e = entries_[position];
+    if (e.hash == hash && (e.key.is_same(key) || values_equal(e.key, key))) return probe.slot;
+    if (changes != changes_) return locate_slot(key, hash);
+  }
+}
+
+void ValueTable::place(std::size_t hash, std::uint32_t position) {
+  Probe probe(hash, slots_.size());
+  while (slots_[probe.slot] < dead_slot) probe.next();
+  slots_[probe.slot] = position;
+}
+
+void ValueTable::rebuild_slots(std::size_t count) {
+  std::size_t size = 8;
+  while (size * 2 < count * 3) size *= 2;
+  slots_.assign(size, empty_slot);
+  for (std::size_t i = 0; i < entries_.size(); ++i)
+    if (entries_[i].live) place(entries_[i].hash, static_cast<std::uint32_t>(i));
 }
 
 Value* ValueTable::find(const Value& key) {
@@ -430,44 +468,43 @@ void ValueTable::insert(const Value& key, Value value) {
     entries_[*at].value = std::move(value);
     return;
   }
-  index_.emplace(h, entries_.size());
+  ++changes_;
+  // Room for twice the live entries, so a table grows by doubling.
+  if ((entries_.size() + 1) * 3 > slots_.size() * 2)
+    rebuild_slots(std::max(2 * (live_count_ + 1), entries_.size() + 1));
+  place(h, static_cast<std::uint32_t>(entries_.size()));
   entries_.push_back(Entry{key, std::move(value), h, true});
   ++live_count_;
 }
 
 bool ValueTable::erase(const Value& key) {
-  std::size_t h = hash_value(key);
-  auto [first, last] = index_.equal_range(h);
-  for (auto it = first; it != last; ++it) {
-    Entry& e = entries_[it->second];
-    if (e.live && (e.key.is_same(key) || values_equal(e.key, key))) {
-      e.live = false;
-      e.key = Value();
-      e.value = Value();
-      index_.erase(it);
-      --live_count_;
-      if (entries_.size() > 16 && live_count_ < entries_.size() / 2) compact();
-      return true;
-    }
-  }
-  return false;
+  std::optional<std::size_t> slot = locate_slot(key, hash_value(key));
+  if (!slot) return false;
+  Entry& e = entries_[slots_[*slot]];
+  e.live = false;
+  e.key = Value();
+  e.value = Value();
+  slots_[*slot] = dead_slot;
+  ++changes_;
+  --live_count_;
+  if (entries_.size() > 16 && live_count_ < entries_.size() / 2) compact();
+  return true;
 }
 
 void ValueTable::clear() {
   entries_.clear();
-  index_.clear();
+  slots_.clear();
   live_count_ = 0;
+  ++changes_;
 }
 
 void ValueTable::compact() {
   std::vector<Entry> kept;
-  index_.clear();
-  for (auto& e : entries_) {
-    if (!e.live) continue;
-    index_.emplace(e.hash, kept.size());
-    kept.push_back(std::move(e));
-  }
+  kept.reserve(live_count_);
+  for (auto& e : entries_)
+    if (e.live) kept.push_back(std::move(e));
   entries_ = std::move(kept);
+  rebuild_slots(2 * live_count_);
 }
 
 namespace {

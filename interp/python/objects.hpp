@@ -2,6 +2,7 @@
 // set, range, slice, Ellipsis, modules, iterators.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <unordered_map>
@@ -41,6 +42,8 @@ class StrObject : public Object {
  private:
   std::string value_;
   bool ascii_;
+  // The hash, found at first use (0: not yet); atomic as a str may be shared between threads.
+  mutable std::atomic<std::size_t> hash_{0};
 };
 
 Value make_str(std::string value);
@@ -115,12 +118,27 @@ class ValueTable {
   const std::vector<Entry>& entries() const { return entries_; }
 
  private:
-  std::optional<std::size_t> locate(const Value& key, std::size_t hash) const;
+  // Open addressing, probed as CPython's dicts are: each slot is an entry's
+  // position, empty, or dead (its entry erased); the slots are a power of
+  // two, at most two thirds used (entries_ bounds the used ones).
+  static constexpr std::uint32_t empty_slot = UINT32_MAX;
+  static constexpr std::uint32_t dead_slot = UINT32_MAX - 1;
+  // The slot holding `key`'s entry, or nullopt.
+  std::optional<std::size_t> locate_slot(const Value& key, std::size_t hash) const;
+  std::optional<std::size_t> locate(const Value& key, std::size_t hash) const {
+    auto slot = locate_slot(key, hash);
+    return slot ? std::optional<std::size_t>(slots_[*slot]) : std::nullopt;
+  }
+  void place(std::size_t hash, std::uint32_t position);  // in the first free slot of hash's probe
+  void rebuild_slots(std::size_t count);
   void compact();
 
   std::vector<Entry> entries_;
-  std::unordered_multimap<std::size_t, std::size_t> index_;  // hash -> entry position
+  std::vector<std::uint32_t> slots_;
   std::size_t live_count_ = 0;
+  // Moves when entries are added or erased: a lookup whose == ran Python
+  // code that changed the table starts again (as CPython's does).
+  std::uint64_t changes_ = 0;
 };
 
 class DictObject : public Object {
