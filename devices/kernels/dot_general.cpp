@@ -34,21 +34,50 @@ std::span<T> view(boost::container::small_vector<T, N>& values) {
   return {values.data(), values.size()};
 }
 
+// A walk over the operand's elements in the order of `axes` (a permutation
+// of its axes): the permuted shape and each of its axes' strides in the
+// operand and in the permuted array.
+struct PermutedWalk {
+  Extents shape, from_strides, to_strides;
+};
+
+PermutedWalk permuted_walk(const LocalArray& operand, std::span<const int> axes) {
+  Extents strides(operand.shape.size(), 1);
+  PermutedWalk out{{}, {}, Extents(axes.size(), 1)};
+  for (std::size_t axis = operand.shape.size(); axis-- > 1;) strides[axis - 1] = strides[axis] * operand.shape[axis];
+  for (int axis : axes) {
+    out.shape.push_back(operand.shape[static_cast<std::size_t>(axis)]);
+    out.from_strides.push_back(strides[static_cast<std::size_t>(axis)]);
+  }
+  for (std::size_t axis = axes.size(); axis-- > 1;) out.to_strides[axis - 1] = out.to_strides[axis] * out.shape[axis];
+  return out;
+}
+
 // Calls visit(from, to) for each element of the operand: its index in the
 // operand and in the operand's axes permuted to `axes`.
 template <class Visit>
 void walk_permuted(const LocalArray& operand, std::span<const int> axes, Visit visit) {
   // An empty operand's extents may overflow as strides: it has no element to visit.
   if (element_count(operand.shape) == 0) return;
-  Extents strides(operand.shape.size(), 1), permuted_shape, permuted_strides, to_strides(axes.size(), 1);
-  for (std::size_t axis = operand.shape.size(); axis-- > 1;) strides[axis - 1] = strides[axis] * operand.shape[axis];
-  for (int axis : axes) {
-    permuted_shape.push_back(operand.shape[static_cast<std::size_t>(axis)]);
-    permuted_strides.push_back(strides[static_cast<std::size_t>(axis)]);
-  }
-  for (std::size_t axis = axes.size(); axis-- > 1;) to_strides[axis - 1] = to_strides[axis] * permuted_shape[axis];
-  walk(view(permuted_shape), view(permuted_strides), 0, view(to_strides), 0,
+  const PermutedWalk permuted = permuted_walk(operand, axes);
+  walk(view(permuted.shape), view(permuted.from_strides), 0, view(permuted.to_strides), 0,
        [&](std::int64_t from, std::int64_t to) { visit(static_cast<std::size_t>(from), static_cast<std::size_t>(to)); });
+}
+
+// The operand's elements `from` in the order of `axes` into `to`: a run
+// along the last axis at a time where that axis stays last.
+template <class T>
+void copy_permuted(const LocalArray& operand, std::span<const int> axes, const T* from, T* to) {
+  if (element_count(operand.shape) == 0) return;
+  if (axes.empty() || axes.back() != static_cast<int>(axes.size()) - 1)
+    return walk_permuted(operand, axes, [&](std::size_t f, std::size_t t) { to[t] = from[f]; });
+  PermutedWalk outer = permuted_walk(operand, axes);
+  const std::int64_t run = outer.shape.back();
+  outer.shape.pop_back();
+  outer.from_strides.pop_back();
+  outer.to_strides.pop_back();
+  walk(view(outer.shape), view(outer.from_strides), 0, view(outer.to_strides), 0,
+       [&](std::int64_t f, std::int64_t t) { std::copy_n(from + f, run, to + t); });
 }
 
 // The operand's elements, converted to T, in the order of `axes` (a
@@ -103,10 +132,12 @@ Matrices<D> matrices(const LocalArray& operand, std::span<const int> order, std:
   dispatch(operand.dtype(), [&]<DType S>() {
     if constexpr (is_float(S)) {
       auto source = operand.buffer->elements<S>();
-      walk_permuted(operand, order, [&](std::size_t from, std::size_t to) {
-        if constexpr (S == D) gathered[to] = source[from];
-        else gathered[to] = store<D>(load<S>(source[from]));
-      });
+      if constexpr (S == D) {
+        copy_permuted(operand, order, source.data(), gathered.data());
+      } else {
+        walk_permuted(operand, order,
+                      [&](std::size_t from, std::size_t to) { gathered[to] = store<D>(load<S>(source[from])); });
+      }
     }
   });
   view.data = gathered.data();
