@@ -7,6 +7,7 @@
 
 #include "interp/python/annotations.hpp"
 #include "interp/python/builtins.hpp"
+#include "interp/python/compiled.hpp"
 #include "interp/python/format.hpp"
 #include "interp/python/generators.hpp"
 #include "interp/python/imports.hpp"
@@ -240,13 +241,6 @@ Value Evaluator::call(const Value& callee, std::vector<Value> positional) {
 }
 
 namespace {
-// Binds parameter i of the function running in `frame` to `value`.
-void bind_parameter(Frame& frame, std::size_t i, std::optional<Value> value) {
-  const NameRef& ref = frame.scope->parameters[i];
-  if (ref.kind == NameRef::Kind::fast) frame.fast[ref.index] = std::move(value);
-  else if (ref.kind == NameRef::Kind::cell) frame.cells[ref.index]->value = std::move(value);
-}
-
 // Python's parameter binding straight into the frame's slots, for the
 // common call: every argument positional, one per parameter, and no *, **
 // or keyword-only parameters.
@@ -254,7 +248,7 @@ bool bind_directly(const FunctionObject& function, CallArgs& args, Frame& frame)
   const ScopeInfo& scope = *function.scope;
   if (!function.plain_parameters || !args.keywords.empty() || args.positional.size() != scope.parameters.size())
     return false;
-  for (std::size_t i = 0; i < scope.parameters.size(); ++i) bind_parameter(frame, i, std::move(args.positional[i]));
+  for (std::size_t i = 0; i < scope.parameters.size(); ++i) frame.bind_parameter(i, std::move(args.positional[i]));
   return true;
 }
 
@@ -307,34 +301,24 @@ Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
   if (!bind_directly(function, args, frame)) {
     Arguments bound = bind_arguments(*this, function.signature, args);
     for (std::size_t i = 0; i < scope.parameters.size() && i < bound.values.size(); ++i)
-      bind_parameter(frame, i, std::move(bound.values[i]));
+      frame.bind_parameter(i, std::move(bound.values[i]));
   }
   if (function.annotated) check_parameter_annotations(function, frame);
-  if (scope.is_generator)
+  return start_function(function, frame);
+}
+
+Value Evaluator::start_function(FunctionObject& function, Frame& frame) {
+  if (function.scope->is_generator)
     return Value(std::make_shared<Generator>(std::static_pointer_cast<FunctionObject>(function.self()), std::move(frame), *this));
   return run_function(function, frame);
 }
 
 bool Evaluator::call_function_directly(FunctionObject& function, const Value* self, const ast::ExprList& arguments,
                                        Frame& caller, Value& result) {
-  const ScopeInfo& scope = *function.scope;
-  std::size_t offset = self != nullptr ? 1 : 0;
-  if (!function.plain_parameters || function.annotated || arguments.size() + offset != scope.parameters.size())
-    return false;
   for (const auto& argument : arguments)
     if (std::holds_alternative<ast::Starred>(argument->node)) return false;
-  Frame frame;
-  enter_frame(function, frame);
-  if (self != nullptr) bind_parameter(frame, 0, *self);
-  for (std::size_t i = 0; i < arguments.size(); ++i) bind_parameter(frame, i + offset, eval(*arguments[i], caller));
-  // As call_function checks, once the arguments are evaluated.
-  if (depth_ >= recursion_limit) raise_recursion();
-  guard_stack();
-  if (scope.is_generator)
-    result = Value(std::make_shared<Generator>(std::static_pointer_cast<FunctionObject>(function.self()), std::move(frame), *this));
-  else
-    result = run_function(function, frame);
-  return true;
+  return call_with_positional(
+      function, self, arguments.size(), [&](std::size_t i) { return eval(*arguments[i], caller); }, result);
 }
 
 Value Evaluator::run_function(FunctionObject& function, Frame& frame) {
@@ -354,7 +338,10 @@ Value Evaluator::run_function(FunctionObject& function, Frame& frame) {
     if (function.lambda_body) {
       result = eval(*function.lambda_body, frame);
     } else {
-      exec_body(*function.body, frame);
+      // A def's body compiled once (compiled.hpp) runs but where the AST
+      // walk's hooks are needed: check mode and an observer.
+      if (scope.compiled && !observer && mode == Mode::run) scope.compiled->run(*this, frame);
+      else exec_body(*function.body, frame);
       result = std::move(frame.return_value);
       if (function.returns) {
         try {

@@ -140,6 +140,13 @@ struct Frame {
   Value return_value;
   // Shape variables of array-type annotations, bound at first use (annotations.hpp).
   std::map<std::string, std::int64_t> shape_variables;
+
+  // Binds parameter i of the function running here to `value`.
+  void bind_parameter(std::size_t i, std::optional<Value> value) {
+    const NameRef& ref = scope->parameters[i];
+    if (ref.kind == NameRef::Kind::fast) fast[ref.index] = std::move(value);
+    else if (ref.kind == NameRef::Kind::cell) cells[ref.index]->value = std::move(value);
+  }
 };
 
 // The index in its frame's slots (Frame::fast) of the local variable that
@@ -435,6 +442,7 @@ class Evaluator {
   int& call_depth() { return depth_; }
 
  private:
+  friend struct Compiled;  // compiled.cpp: function bodies compiled once run with the evaluator's parts
   enum class Flow { normal, break_, continue_, return_ };
 
   Flow exec_body(const lang::ast::Body& body, Frame& frame);
@@ -483,6 +491,28 @@ class Evaluator {
   // call_function's parts: a frame for a call of `function`, and running its body in it.
   void enter_frame(FunctionObject& function, Frame& frame);
   Value run_function(FunctionObject& function, Frame& frame);
+  // A call of `function` with `count` positional arguments (after `self`,
+  // when not null), each argument(i) evaluated in the caller and bound
+  // straight into the new frame's slot. False, having evaluated nothing,
+  // when the call needs Python's full binding (call_function).
+  template <class Argument>
+  bool call_with_positional(FunctionObject& function, const Value* self, std::size_t count, Argument&& argument,
+                            Value& result) {
+    std::size_t offset = self != nullptr ? 1 : 0;
+    if (!function.plain_parameters || function.annotated || count + offset != function.scope->parameters.size())
+      return false;
+    Frame frame;
+    enter_frame(function, frame);
+    if (self != nullptr) frame.bind_parameter(0, *self);
+    for (std::size_t i = 0; i < count; ++i) frame.bind_parameter(i + offset, argument(i));
+    // As call_function checks, once the arguments are evaluated.
+    if (depth_ >= recursion_limit) raise_recursion();
+    guard_stack();
+    result = start_function(function, frame);
+    return true;
+  }
+  // The bound frame's function run (run_function), or its generator made.
+  Value start_function(FunctionObject& function, Frame& frame);
   void eval_arguments(const lang::ast::Call& call, const Value& callee, Frame& frame, CallArgs& args);
   // obj.method(...) where obj is an instance and method a `def` of its class:
   // called without making the bound method. False when that is not the case.

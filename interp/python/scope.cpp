@@ -4,6 +4,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "interp/python/compiled.hpp"
 #include "interp/python/stack.hpp"
 
 namespace interp {
@@ -16,6 +17,7 @@ namespace {
 // slots (pass 3).
 struct ScopeData {
   const void* node = nullptr;
+  const ast::Body* body = nullptr;  // a def's
   ScopeData* parent = nullptr;
   bool is_function = false;  // false for the module and class bodies
   bool is_class = false;
@@ -340,6 +342,7 @@ class Analyzer {
           } else if constexpr (std::is_same_v<T, ast::FunctionDef>) {
             for (const auto& d : node.decorators) visit(*d, scope);
             ScopeData& inner = open_scope(scope, &stmt, node.name.name);
+            inner.body = &node.body;
             visit_parameters(node.params, scope, inner);
             int enclosing_loops = loop_depth_;
             loop_depth_ = 0;  // a loop around the def does not contain its body
@@ -433,6 +436,12 @@ class Analyzer {
   std::vector<std::string>* recording_ = nullptr;  // the top-level statement's module_bindings
 };
 
+// Compiles the body of every def in `scope` and below, now that their names are resolved.
+void compile_bodies(const ScopeData& scope, Resolution& resolution) {
+  if (scope.body != nullptr) resolution.scopes.at(scope.node).compiled = std::make_shared<const CompiledBody>(*scope.body);
+  for (const auto& child : scope.children) compile_bodies(*child, resolution);
+}
+
 }  // namespace
 
 Resolution Resolution::analyze(const ast::Module& module, std::vector<lang::Diagnostic>& errors) {
@@ -455,6 +464,7 @@ Resolution Resolution::analyze(const ast::Module& module, std::vector<lang::Diag
     node->site = static_cast<std::uint32_t>(resolution.attribute_sites.size());
     resolution.attribute_sites.push_back(AttributeSiteCache{node});
   }
+  compile_bodies(*root, resolution);
   return resolution;
 }
 

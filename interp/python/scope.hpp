@@ -34,6 +34,7 @@ inline NameRef name_ref(const lang::ast::Name& name) {
 class Value;           // value.hpp
 class TypeObject;      // value.hpp
 class FunctionObject;  // evaluator.hpp
+class CompiledBody;    // compiled.hpp
 
 // Where a use of a global name (a Name resolved global or class_body; its
 // resolved_index is the entry's position) last found its value: in the
@@ -77,6 +78,9 @@ struct ScopeInfo {
   std::vector<NameRef> parameters;
   bool is_generator = false;  // a function whose body yields
   bool is_class = false;      // a class body: its names live in the class namespace
+  // A def's body compiled once its names are resolved (compiled.hpp); null
+  // for lambdas, comprehensions and class bodies.
+  std::shared_ptr<const CompiledBody> compiled;
 };
 
 // The resolution of one parsed module. Sites are keyed by node address: a

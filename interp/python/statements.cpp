@@ -10,13 +10,13 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <typeinfo>
 
 #include <sys/resource.h>
 
 #include "interp/python/annotations.hpp"
 #include "interp/python/classes.hpp"
 #include "interp/python/imports.hpp"
+#include "interp/python/loop_items.hpp"
 #include "interp/transforms/check_mode.hpp"
 
 namespace interp {
@@ -396,26 +396,11 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
 
 Evaluator::Flow Evaluator::exec_for(const ast::For& node, Frame& frame) {
   Value iterable = eval(*node.iter, frame);
-  // The iterator of a range, list or tuple is invisible to the program: its
-  // items are taken by position, as that iterator would.
-  const Object* object = iterable.is_object() ? iterable.object().get() : nullptr;
-  const std::type_info* type = object ? &typeid(*object) : nullptr;
-  const auto* range = type && *type == typeid(RangeObject) ? static_cast<const RangeObject*>(object) : nullptr;
-  const auto* sequence = type && (*type == typeid(ListObject) || *type == typeid(TupleObject))
-                             ? static_cast<const SequenceObject*>(object)
-                             : nullptr;
-  IteratorRef it = range || sequence ? nullptr : iterate(iterable);
+  LoopItems items(*this, iterable);
   std::optional<Value>* target_slot = local_slot(*node.target, frame);
-  for (std::size_t i = 0;; ++i) {
+  while (true) {
     poll_interrupt();
-    std::optional<Value> item;
-    if (range) {
-      if (i < static_cast<std::size_t>(range->size())) item = Value::integer(range->at(static_cast<std::int64_t>(i)));
-    } else if (sequence) {
-      if (i < sequence->items.size()) item = sequence->items[i];
-    } else {
-      item = it->next(*this);
-    }
+    std::optional<Value> item = items.next();
     if (!item) return exec_body(node.orelse, frame);
     if (target_slot != nullptr) *target_slot = std::move(*item);
     else assign(*node.target, std::move(*item), frame);

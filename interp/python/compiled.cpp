@@ -1,0 +1,315 @@
+// Compiled function bodies (compiled.hpp). Each node does what the AST walk
+// does for its kind of node (statements.cpp, expressions.cpp), with the same
+// evaluator calls in the same order, so that values, errors and the places
+// they are reported at stay the same; the walk's code is the reference.
+
+#include "interp/python/compiled.hpp"
+
+#include <vector>
+
+#include "interp/python/evaluator.hpp"
+#include "interp/python/loop_items.hpp"
+
+namespace interp {
+
+namespace ast = lang::ast;
+
+struct Compiled {
+  using Flow = Evaluator::Flow;
+
+  struct Expr {
+    explicit Expr(const ast::Expr& node) : node(node) {}
+    virtual ~Expr() = default;
+    virtual Value eval(Evaluator& ev, Frame& frame) const = 0;
+    const ast::Expr& node;
+  };
+  using ExprPtr = std::unique_ptr<Expr>;
+
+  struct Stmt {
+    explicit Stmt(const ast::Stmt& node, bool walked = false) : node(node), walked(walked) {}
+    virtual ~Stmt() = default;
+    // The statement's own work; run_statement does what Evaluator::exec does around it.
+    virtual Flow exec(Evaluator& ev, Frame& frame) const = 0;
+    const ast::Stmt& node;
+    bool walked;  // a statement the compiler does not know: Evaluator::exec runs it whole
+  };
+  using StmtPtr = std::unique_ptr<Stmt>;
+  using Body = std::vector<StmtPtr>;
+
+  // As eval_expression and exec do: an error is located at the innermost
+  // expression or statement it passes that has not located it yet.
+  static void locate(PyError& error, const lang::Span& span) {
+    ExceptionObject& exception = *error.exception;
+    if (!exception.frame_span_set) {
+      exception.frame_span = span;
+      exception.frame_span_set = true;
+    }
+  }
+
+  // ---------------------------------------------------------------- expressions
+
+  // Any expression the compiler does not know: the AST walk evaluates it.
+  struct WalkedExpr : Expr {
+    using Expr::Expr;
+    Value eval(Evaluator& ev, Frame& frame) const override { return ev.eval(node, frame); }
+  };
+  struct Local : Expr {
+    Local(const ast::Expr& node, std::uint32_t slot) : Expr(node), slot(slot) {}
+    Value eval(Evaluator& ev, Frame& frame) const override {
+      if (const auto& value = frame.fast[slot]) return *value;
+      return ev.eval(node, frame);  // unbound: the walk raises UnboundLocalError
+    }
+    std::uint32_t slot;
+  };
+  struct Global : Expr {
+    Global(const ast::Expr& node, const ast::Name& name) : Expr(node), name(name) {}
+    Value eval(Evaluator& ev, Frame& frame) const override {
+      if (const Value* value = ev.load_global(name, frame)) return *value;
+      return ev.eval(node, frame);  // unbound: the walk raises NameError
+    }
+    const ast::Name& name;
+  };
+  struct Literal : Expr {
+    Literal(const ast::Expr& node, Value value) : Expr(node), value(std::move(value)) {}
+    Value eval(Evaluator&, Frame&) const override { return value; }
+    Value value;
+  };
+  // a + b, a < b: both operands, then the operation (a comparison: of one
+  // operator; a chain is walked).
+  template <class Operator, Value (Evaluator::*operation)(Operator, const Value&, const Value&)>
+  struct Operation : Expr {
+    Operation(const ast::Expr& node, Operator op, ExprPtr left, ExprPtr right)
+        : Expr(node), op(op), left(std::move(left)), right(std::move(right)) {}
+    Value eval(Evaluator& ev, Frame& frame) const override {
+      Value a = left->eval(ev, frame);
+      Value b = right->eval(ev, frame);
+      try {
+        return (ev.*operation)(op, a, b);
+      } catch (PyError& error) {
+        locate(error, node.span);
+        throw;
+      }
+    }
+    Operator op;
+    ExprPtr left, right;
+  };
+  using Binary = Operation<ast::BinaryOperator, &Evaluator::binary>;
+  using Comparison = Operation<ast::CompareOperator, &Evaluator::compare>;
+
+  // f(a, b): positional arguments only, the callee no attribute (methods
+  // are walked: call_method).
+  struct Call : Expr {
+    Call(const ast::Expr& node, const ast::Call& call, ExprPtr callee, std::vector<ExprPtr> arguments)
+        : Expr(node), call(call), callee(std::move(callee)), arguments(std::move(arguments)) {}
+    Value eval(Evaluator& ev, Frame& frame) const override {
+      try {
+        Value function = callee->eval(ev, frame);
+        Value result;
+        if (FunctionObject* plain = function.is_object() ? function.object()->as_function() : nullptr)
+          if (ev.call_with_positional(
+                  *plain, nullptr, arguments.size(), [&](std::size_t i) { return arguments[i]->eval(ev, frame); },
+                  result))
+            return result;
+        return ev.call_with_arguments(node, call, std::move(function), frame);
+      } catch (PyError& error) {
+        locate(error, node.span);
+        throw;
+      }
+    }
+    const ast::Call& call;
+    ExprPtr callee;
+    std::vector<ExprPtr> arguments;
+  };
+
+  static ExprPtr compile(const ast::Expr& expr) {
+    if (const auto* name = std::get_if<ast::Name>(&expr.node)) {
+      if (name->resolved_kind != 0) {
+        NameRef ref = name_ref(*name);
+        if (ref.kind == NameRef::Kind::fast) return std::make_unique<Local>(expr, ref.index);
+        if (ref.kind == NameRef::Kind::global) return std::make_unique<Global>(expr, *name);
+      }
+    } else if (const auto* constant = std::get_if<ast::Constant>(&expr.node)) {
+      if (const auto* i = std::get_if<std::int64_t>(&constant->value)) return std::make_unique<Literal>(expr, Value::integer(*i));
+      if (const auto* d = std::get_if<double>(&constant->value)) return std::make_unique<Literal>(expr, Value::floating(*d));
+      if (const auto* b = std::get_if<bool>(&constant->value)) return std::make_unique<Literal>(expr, Value::boolean(*b));
+      if (std::holds_alternative<ast::NoneLiteral>(constant->value)) return std::make_unique<Literal>(expr, Value::none());
+    } else if (const auto* binary = std::get_if<ast::BinOp>(&expr.node)) {
+      return std::make_unique<Binary>(expr, binary->op, compile(*binary->left), compile(*binary->right));
+    } else if (const auto* comparison = std::get_if<ast::Compare>(&expr.node)) {
+      if (comparison->ops.size() == 1)
+        return std::make_unique<Comparison>(expr, comparison->ops[0], compile(*comparison->left),
+                                            compile(*comparison->comparators[0]));
+    } else if (const auto* call = std::get_if<ast::Call>(&expr.node)) {
+      bool positional = call->keywords.empty() && !std::holds_alternative<ast::Attribute>(call->func->node);
+      for (const auto& argument : call->args) positional = positional && !std::holds_alternative<ast::Starred>(argument->node);
+      if (positional) {
+        std::vector<ExprPtr> arguments;
+        for (const auto& argument : call->args) arguments.push_back(compile(*argument));
+        return std::make_unique<Call>(expr, *call, compile(*call->func), std::move(arguments));
+      }
+    }
+    return std::make_unique<WalkedExpr>(expr);
+  }
+
+  // ---------------------------------------------------------------- statements
+
+  // What Evaluator::exec does around every statement.
+  static Flow run_statement(Evaluator& ev, const Stmt& stmt, Frame& frame) {
+    ev.guard_stack();
+    ev.poll_interrupt();
+    RestoreOnExit restore_span(ev.statement_span);
+    RestoreOnExit restore_statement(ev.statement);
+    ev.statement_span = stmt.node.span;
+    ev.statement = &stmt.node;
+    try {
+      return stmt.exec(ev, frame);
+    } catch (PyError& error) {
+      locate(error, stmt.node.span);
+      throw;
+    }
+  }
+  static Flow run_body(Evaluator& ev, const Body& body, Frame& frame) {
+    for (const auto& stmt : body) {
+      Flow flow = stmt->walked ? ev.exec(stmt->node, frame) : run_statement(ev, *stmt, frame);
+      if (flow != Flow::normal) return flow;
+    }
+    return Flow::normal;
+  }
+
+  struct WalkedStatement : Stmt {
+    explicit WalkedStatement(const ast::Stmt& node) : Stmt(node, true) {}
+    Flow exec(Evaluator& ev, Frame& frame) const override { return ev.exec(node, frame); }
+  };
+  struct ExprStmt : Stmt {
+    ExprStmt(const ast::Stmt& node, ExprPtr value) : Stmt(node), value(std::move(value)) {}
+    Flow exec(Evaluator& ev, Frame& frame) const override {
+      value->eval(ev, frame);  // a function's expression statements are not echoed
+      return Flow::normal;
+    }
+    ExprPtr value;
+  };
+  struct AssignLocal : Stmt {
+    AssignLocal(const ast::Stmt& node, std::uint32_t slot, ExprPtr value) : Stmt(node), slot(slot), value(std::move(value)) {}
+    Flow exec(Evaluator& ev, Frame& frame) const override {
+      frame.fast[slot] = value->eval(ev, frame);
+      return Flow::normal;
+    }
+    std::uint32_t slot;
+    ExprPtr value;
+  };
+  struct AugmentLocal : Stmt {
+    AugmentLocal(const ast::Stmt& node, const ast::Name& name, ast::BinaryOperator op, ExprPtr value)
+        : Stmt(node), name(name), op(op), value(std::move(value)) {}
+    Flow exec(Evaluator& ev, Frame& frame) const override {
+      auto& slot = frame.fast[name.resolved_index];
+      if (!slot) ev.load_name(name, frame);  // raises UnboundLocalError
+      Value operand = value->eval(ev, frame);
+      *slot = ev.inplace(op, *slot, operand);
+      return Flow::normal;
+    }
+    const ast::Name& name;
+    ast::BinaryOperator op;
+    ExprPtr value;
+  };
+  struct Return : Stmt {
+    Return(const ast::Stmt& node, ExprPtr value) : Stmt(node), value(std::move(value)) {}
+    Flow exec(Evaluator& ev, Frame& frame) const override {
+      frame.return_value = value ? value->eval(ev, frame) : Value::none();
+      return Flow::return_;
+    }
+    ExprPtr value;
+  };
+  struct If : Stmt {
+    If(const ast::Stmt& node, ExprPtr test, Body body, Body orelse)
+        : Stmt(node), test(std::move(test)), body(std::move(body)), orelse(std::move(orelse)) {}
+    Flow exec(Evaluator& ev, Frame& frame) const override {
+      return run_body(ev, ev.truthy(test->eval(ev, frame)) ? body : orelse, frame);
+    }
+    ExprPtr test;
+    Body body, orelse;
+  };
+  struct While : Stmt {
+    While(const ast::Stmt& node, ExprPtr test, Body body, Body orelse)
+        : Stmt(node), test(std::move(test)), body(std::move(body)), orelse(std::move(orelse)) {}
+    Flow exec(Evaluator& ev, Frame& frame) const override {
+      while (true) {
+        ev.poll_interrupt();
+        if (!ev.truthy(test->eval(ev, frame))) return run_body(ev, orelse, frame);
+        Flow flow = run_body(ev, body, frame);
+        if (flow == Flow::break_) return Flow::normal;
+        if (flow == Flow::return_) return flow;
+      }
+    }
+    ExprPtr test;
+    Body body, orelse;
+  };
+  // `for x in ...` with a local x.
+  struct ForLocal : Stmt {
+    ForLocal(const ast::Stmt& node, std::uint32_t slot, ExprPtr iterable, Body body, Body orelse)
+        : Stmt(node), slot(slot), iterable(std::move(iterable)), body(std::move(body)), orelse(std::move(orelse)) {}
+    Flow exec(Evaluator& ev, Frame& frame) const override {
+      Value values = iterable->eval(ev, frame);
+      LoopItems items(ev, values);
+      while (true) {
+        ev.poll_interrupt();
+        std::optional<Value> item = items.next();
+        if (!item) return run_body(ev, orelse, frame);
+        frame.fast[slot] = std::move(*item);
+        Flow flow = run_body(ev, body, frame);
+        if (flow == Flow::break_) return Flow::normal;
+        if (flow == Flow::return_) return flow;
+      }
+    }
+    std::uint32_t slot;
+    ExprPtr iterable;
+    Body body, orelse;
+  };
+
+  // The local variable (a fast slot) that `expr` names, or null.
+  static const ast::Name* local_name(const ast::Expr& expr) {
+    const auto* name = std::get_if<ast::Name>(&expr.node);
+    if (name == nullptr || name->resolved_kind == 0 || name_ref(*name).kind != NameRef::Kind::fast) return nullptr;
+    return name;
+  }
+
+  static Body compile_body(const ast::Body& body) {
+    Body out;
+    out.reserve(body.size());
+    for (const auto& stmt : body) out.push_back(compile_statement(*stmt));
+    return out;
+  }
+
+  static StmtPtr compile_statement(const ast::Stmt& stmt) {
+    if (const auto* e = std::get_if<ast::ExprStmt>(&stmt.node)) return std::make_unique<ExprStmt>(stmt, compile(*e->value));
+    if (const auto* a = std::get_if<ast::Assign>(&stmt.node))
+      if (const ast::Name* target = a->targets.size() == 1 ? local_name(*a->targets[0]) : nullptr)
+        return std::make_unique<AssignLocal>(stmt, target->resolved_index, compile(*a->value));
+    if (const auto* a = std::get_if<ast::AugAssign>(&stmt.node))
+      if (const ast::Name* target = local_name(*a->target))
+        return std::make_unique<AugmentLocal>(stmt, *target, a->op, compile(*a->value));
+    if (const auto* r = std::get_if<ast::Return>(&stmt.node))
+      return std::make_unique<Return>(stmt, r->value ? compile(*r->value) : nullptr);
+    if (const auto* i = std::get_if<ast::If>(&stmt.node))
+      return std::make_unique<If>(stmt, compile(*i->test), compile_body(i->body), compile_body(i->orelse));
+    if (const auto* w = std::get_if<ast::While>(&stmt.node))
+      return std::make_unique<While>(stmt, compile(*w->test), compile_body(w->body), compile_body(w->orelse));
+    if (const auto* f = std::get_if<ast::For>(&stmt.node))
+      if (const ast::Name* target = local_name(*f->target))
+        return std::make_unique<ForLocal>(stmt, target->resolved_index, compile(*f->iter), compile_body(f->body),
+                                          compile_body(f->orelse));
+    return std::make_unique<WalkedStatement>(stmt);
+  }
+};
+
+struct CompiledBody::Statements {
+  Compiled::Body body;
+};
+
+CompiledBody::CompiledBody(const ast::Body& body)
+    : statements_(std::make_unique<Statements>(Statements{Compiled::compile_body(body)})) {}
+
+CompiledBody::~CompiledBody() = default;
+
+void CompiledBody::run(Evaluator& evaluator, Frame& frame) const { Compiled::run_body(evaluator, statements_->body, frame); }
+
+}  // namespace interp

@@ -1,0 +1,7 @@
+def divide(a, b):
+    return a // b
+
+
+def middle(a):
+    value = divide(10, a)
+    return value

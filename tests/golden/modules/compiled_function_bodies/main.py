@@ -1,0 +1,105 @@
+# Function bodies run compiled once (interp/python/compiled.cpp): each kind of
+# statement and expression it compiles, with their errors, and a traceback
+# through compiled frames in two files, all as CPython runs them.
+from arith import middle
+
+
+def fib(n):
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+
+
+def loops(n):
+    total = 0
+    for i in range(n):
+        if i % 3 == 0:
+            continue
+        total += i
+        if total > 50:
+            break
+    else:
+        total = -1
+    k = 0
+    while k < 5:
+        k += 1
+    else:
+        k *= 10
+    for x in [1, 2, 3]:
+        total += x
+    for c in "ab":
+        total += len(c)
+    return total, k
+
+
+def early(items):
+    for item in items:
+        if item == "stop":
+            return "stopped"
+    return None
+
+
+def compare(a):
+    return 0 < a < 10, a == 3, a is None, a in [1, 2, 3], not a
+
+
+def unbound(flag):
+    if flag:
+        x = 1
+    x += 1
+    return x
+
+
+def deleted():
+    y = 1
+    del y
+    return y
+
+
+def no_such_global():
+    return missing_name + 1
+
+
+def bad_operands(a):
+    return a + "text"
+
+
+def deep(n):
+    return deep(n + 1)
+
+
+def outer(a):
+    total = middle(a) + 1
+    return total
+
+
+print(fib(15))
+print(loops(20), loops(3))
+print(early(["a", "stop", "b"]), early([]))
+print(compare(3), compare(11))
+for function, arguments in [(unbound, (False,)), (deleted, ()), (no_such_global, ()), (bad_operands, (1,))]:
+    try:
+        function(*arguments)
+    except Exception as error:
+        print(type(error).__name__, error)
+try:
+    deep(0)
+except RecursionError:
+    print("RecursionError")
+print(outer(5))
+print(outer(0))
+# expect: 610
+# expect: (69, 50) (7, 50)
+# expect: stopped None
+# expect: (True, True, False, True, False) (False, False, False, False, False)
+# expect: UnboundLocalError cannot access local variable 'x' where it is not associated with a value
+# expect: UnboundLocalError cannot access local variable 'y' where it is not associated with a value
+# expect: NameError name 'missing_name' is not defined
+# expect: TypeError unsupported operand type(s) for +: 'int' and 'str'
+# expect: RecursionError
+# expect: 3
+# expect-error-at: arith.py:2: ZeroDivisionError: integer division or modulo by zero
+# expect-stderr: File "main.py", line 90, in <module>
+# expect-stderr: File "main.py", line 72, in outer
+# expect-stderr: File "arith.py", line 6, in middle
+# expect-stderr: File "arith.py", line 2, in divide
