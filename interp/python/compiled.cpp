@@ -265,6 +265,8 @@ struct Compiled {
     Body body, orelse;
   };
 
+  static void exec_body(Evaluator& ev, const ast::Body& body, Frame& frame) { ev.exec_body(body, frame); }
+
   // The local variable (a fast slot) that `expr` names, or null.
   static const ast::Name* local_name(const ast::Expr& expr) {
     const auto* name = std::get_if<ast::Name>(&expr.node);
@@ -311,5 +313,11 @@ CompiledBody::CompiledBody(const ast::Body& body)
 CompiledBody::~CompiledBody() = default;
 
 void CompiledBody::run(Evaluator& evaluator, Frame& frame) const { Compiled::run_body(evaluator, statements_->body, frame); }
+
+void run_function_body(Evaluator& evaluator, const FunctionObject& function, Frame& frame) {
+  const CompiledBody* compiled = function.scope->compiled.get();
+  if (compiled && !evaluator.observer && evaluator.mode == Evaluator::Mode::run) compiled->run(evaluator, frame);
+  else Compiled::exec_body(evaluator, *function.body, frame);
+}
 
 }  // namespace interp

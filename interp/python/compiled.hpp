@@ -14,6 +14,7 @@
 namespace interp {
 
 class Evaluator;
+class FunctionObject;
 struct Frame;
 
 class CompiledBody {
@@ -31,5 +32,10 @@ class CompiledBody {
   struct Statements;
   std::unique_ptr<Statements> statements_;
 };
+
+// Runs the body of a def (a plain function's or a generator's) in its bound
+// frame: compiled, except where the AST walk's hooks are needed (check mode,
+// an observer).
+void run_function_body(Evaluator& evaluator, const FunctionObject& function, Frame& frame);
 
 }  // namespace interp

@@ -338,10 +338,7 @@ Value Evaluator::run_function(FunctionObject& function, Frame& frame) {
     if (function.lambda_body) {
       result = eval(*function.lambda_body, frame);
     } else {
-      // A def's body compiled once (compiled.hpp) runs but where the AST
-      // walk's hooks are needed: check mode and an observer.
-      if (scope.compiled && !observer && mode == Mode::run) scope.compiled->run(*this, frame);
-      else exec_body(*function.body, frame);
+      run_function_body(*this, function, frame);
       result = std::move(frame.return_value);
       if (function.returns) {
         try {

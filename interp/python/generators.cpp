@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "interp/python/compiled.hpp"
+
 namespace interp {
 
 namespace ast = lang::ast;
@@ -292,7 +294,7 @@ Value Evaluator::run_generator_body(FunctionObject& function, Frame& frame) {
   Generator* self = running_generator;
   current_frame_ = &frame;
   try {
-    exec_body(*function.body, frame);
+    run_function_body(*this, function, frame);
     current_frame_ = self->resumer_frame;
     return std::move(frame.return_value);
   } catch (PyError& error) {

@@ -68,6 +68,17 @@ def deep(n):
     return deep(n + 1)
 
 
+def countdown(n):
+    while n > 0:
+        yield n
+        n -= 1
+
+
+def failing(n):
+    for i in range(n):
+        yield 10 // (n - 1 - i)
+
+
 def outer(a):
     total = middle(a) + 1
     return total
@@ -86,6 +97,11 @@ try:
     deep(0)
 except RecursionError:
     print("RecursionError")
+print(list(countdown(3)))
+try:
+    print(list(failing(3)))
+except ZeroDivisionError as error:
+    print("ZeroDivisionError", error)
 print(outer(5))
 print(outer(0))
 # expect: 610
@@ -97,9 +113,11 @@ print(outer(0))
 # expect: NameError name 'missing_name' is not defined
 # expect: TypeError unsupported operand type(s) for +: 'int' and 'str'
 # expect: RecursionError
+# expect: [3, 2, 1]
+# expect: ZeroDivisionError integer division or modulo by zero
 # expect: 3
 # expect-error-at: arith.py:2: ZeroDivisionError: integer division or modulo by zero
-# expect-stderr: File "main.py", line 90, in <module>
-# expect-stderr: File "main.py", line 72, in outer
+# expect-stderr: File "main.py", line 106, in <module>
+# expect-stderr: File "main.py", line 83, in outer
 # expect-stderr: File "arith.py", line 6, in middle
 # expect-stderr: File "arith.py", line 2, in divide
