@@ -106,6 +106,9 @@ def main():
         term.expect(r">>> ", "the prompt after the echo")
 
         term.send("abandoned = (1,")
+        # Ctrl-C once readline has echoed the half-typed entry: sent sooner,
+        # it can reach the terminal before readline has taken it over.
+        term.expect(r"abandoned = \(1,", "the half-typed entry echoed")
         term.send("\x03")  # Ctrl-C
         term.expect(r"KeyboardInterrupt", "KeyboardInterrupt after Ctrl-C")
         term.expect(r">>> ", "a fresh prompt after Ctrl-C")
