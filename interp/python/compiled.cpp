@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "interp/python/classes.hpp"
 #include "interp/python/evaluator.hpp"
 #include "interp/python/loop_items.hpp"
 
@@ -21,8 +22,17 @@ struct Compiled {
     explicit Expr(const ast::Expr& node) : node(node) {}
     virtual ~Expr() = default;
     virtual Value eval(Evaluator& ev, Frame& frame) const = 0;
+    // The value in its slot, for an operation that only reads it (as
+    // Evaluator::eval_operand): a bound local's; null for the rest.
+    virtual const Value* bound(Frame&) const { return nullptr; }
     const ast::Expr& node;
   };
+  // The value of `expr` where it is only read: in its slot, or evaluated into `held`.
+  static const Value& operand(const Expr& expr, Evaluator& ev, Frame& frame, Value& held) {
+    if (const Value* value = expr.bound(frame)) return *value;
+    held = expr.eval(ev, frame);
+    return held;
+  }
   using ExprPtr = std::unique_ptr<Expr>;
 
   struct Stmt {
@@ -58,6 +68,10 @@ struct Compiled {
     Value eval(Evaluator& ev, Frame& frame) const override {
       if (const auto& value = frame.fast[slot]) return *value;
       return ev.eval(node, frame);  // unbound: the walk raises UnboundLocalError
+    }
+    const Value* bound(Frame& frame) const override {
+      const auto& value = frame.fast[slot];
+      return value ? &*value : nullptr;
     }
     std::uint32_t slot;
   };
@@ -95,6 +109,76 @@ struct Compiled {
   };
   using Binary = Operation<ast::BinaryOperator, &Evaluator::binary>;
   using Comparison = Operation<ast::CompareOperator, &Evaluator::compare>;
+
+  // obj.name, read: as the walk reads it, an instance's own attribute first
+  // through the site's cache entry.
+  struct AttributeRead : Expr {
+    AttributeRead(const ast::Expr& node, const ast::Attribute& attribute, ExprPtr object)
+        : Expr(node), attribute(attribute), object(std::move(object)) {}
+    Value eval(Evaluator& ev, Frame& frame) const override {
+      try {
+        Value held;
+        const Value& value = operand(*object, ev, frame, held);
+        if (InstanceObject* instance = value.is_object() ? value.object()->as_instance() : nullptr)
+          if (const Value* own = site_own_attribute(attribute_site(attribute, frame), *instance, attribute.attr))
+            return *own;
+        return ev.get_attribute(value, attribute.attr);
+      } catch (PyError& error) {
+        locate(error, node.span);
+        throw;
+      }
+    }
+    const ast::Attribute& attribute;
+    ExprPtr object;
+  };
+  struct Unary : Expr {
+    Unary(const ast::Expr& node, ast::UnaryOperator op, ExprPtr operand) : Expr(node), op(op), operand(std::move(operand)) {}
+    Value eval(Evaluator& ev, Frame& frame) const override {
+      Value value = operand->eval(ev, frame);
+      try {
+        return ev.unary(op, value);
+      } catch (PyError& error) {
+        locate(error, node.span);
+        throw;
+      }
+    }
+    ast::UnaryOperator op;
+    ExprPtr operand;
+  };
+  // a and b and c, a or b: the first value that decides.
+  struct Boolean : Expr {
+    Boolean(const ast::Expr& node, ast::BooleanOperator op, std::vector<ExprPtr> values)
+        : Expr(node), op(op), values(std::move(values)) {}
+    Value eval(Evaluator& ev, Frame& frame) const override {
+      try {
+        Value result;
+        for (const auto& e : values) {
+          result = e->eval(ev, frame);
+          bool t = ev.truthy(result);
+          if (op == ast::BooleanOperator::and_ ? !t : t) return result;
+        }
+        return result;
+      } catch (PyError& error) {
+        locate(error, node.span);
+        throw;
+      }
+    }
+    ast::BooleanOperator op;
+    std::vector<ExprPtr> values;
+  };
+  struct Conditional : Expr {
+    Conditional(const ast::Expr& node, ExprPtr test, ExprPtr body, ExprPtr orelse)
+        : Expr(node), test(std::move(test)), body(std::move(body)), orelse(std::move(orelse)) {}
+    Value eval(Evaluator& ev, Frame& frame) const override {
+      try {
+        return ev.truthy(test->eval(ev, frame)) ? body->eval(ev, frame) : orelse->eval(ev, frame);
+      } catch (PyError& error) {
+        locate(error, node.span);
+        throw;
+      }
+    }
+    ExprPtr test, body, orelse;
+  };
 
   // f(a, b): positional arguments only, the callee no attribute (methods
   // are walked: call_method).
@@ -139,6 +223,17 @@ struct Compiled {
       if (comparison->ops.size() == 1)
         return std::make_unique<Comparison>(expr, comparison->ops[0], compile(*comparison->left),
                                             compile(*comparison->comparators[0]));
+    } else if (const auto* attribute = std::get_if<ast::Attribute>(&expr.node)) {
+      return std::make_unique<AttributeRead>(expr, *attribute, compile(*attribute->value));
+    } else if (const auto* unary = std::get_if<ast::UnaryOp>(&expr.node)) {
+      return std::make_unique<Unary>(expr, unary->op, compile(*unary->operand));
+    } else if (const auto* boolean = std::get_if<ast::BoolOp>(&expr.node)) {
+      std::vector<ExprPtr> values;
+      for (const auto& value : boolean->values) values.push_back(compile(*value));
+      return std::make_unique<Boolean>(expr, boolean->op, std::move(values));
+    } else if (const auto* conditional = std::get_if<ast::IfExp>(&expr.node)) {
+      return std::make_unique<Conditional>(expr, compile(*conditional->test), compile(*conditional->body),
+                                           compile(*conditional->orelse));
     } else if (const auto* call = std::get_if<ast::Call>(&expr.node)) {
       bool positional = call->keywords.empty() && !std::holds_alternative<ast::Attribute>(call->func->node);
       for (const auto& argument : call->args) positional = positional && !std::holds_alternative<ast::Starred>(argument->node);

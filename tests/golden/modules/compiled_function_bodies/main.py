@@ -64,6 +64,32 @@ def bad_operands(a):
     return a + "text"
 
 
+class Point:
+    def __init__(self, x):
+        self.x = x
+
+    def scaled(self, k):
+        return self.x * k if k else -self.x
+
+
+class Undecided:
+    def __bool__(self):
+        raise ValueError("no truth value")
+
+
+def reads(point, flag):
+    return point.x, point.scaled(2), point.scaled(0), not flag, flag and point.x, flag or point.x
+
+
+def bad_reads(which):
+    point = Point(1)
+    if which == 0:
+        return point.y
+    if which == 1:
+        return -"text"
+    return Undecided() and 1
+
+
 def deep(n):
     return deep(n + 1)
 
@@ -88,7 +114,9 @@ print(fib(15))
 print(loops(20), loops(3))
 print(early(["a", "stop", "b"]), early([]))
 print(compare(3), compare(11))
-for function, arguments in [(unbound, (False,)), (deleted, ()), (no_such_global, ()), (bad_operands, (1,))]:
+print(reads(Point(3), True), reads(Point(4), False))
+for function, arguments in [(unbound, (False,)), (deleted, ()), (no_such_global, ()), (bad_operands, (1,)),
+                            (bad_reads, (0,)), (bad_reads, (1,)), (bad_reads, (2,))]:
     try:
         function(*arguments)
     except Exception as error:
@@ -108,16 +136,20 @@ print(outer(0))
 # expect: (69, 50) (7, 50)
 # expect: stopped None
 # expect: (True, True, False, True, False) (False, False, False, False, False)
+# expect: (3, 6, -3, False, 3, True) (4, 8, -4, True, False, 4)
 # expect: UnboundLocalError cannot access local variable 'x' where it is not associated with a value
 # expect: UnboundLocalError cannot access local variable 'y' where it is not associated with a value
 # expect: NameError name 'missing_name' is not defined
 # expect: TypeError unsupported operand type(s) for +: 'int' and 'str'
+# expect: AttributeError 'Point' object has no attribute 'y'
+# expect: TypeError bad operand type for unary -: 'str'
+# expect: ValueError no truth value
 # expect: RecursionError
 # expect: [3, 2, 1]
 # expect: ZeroDivisionError integer division or modulo by zero
 # expect: 3
 # expect-error-at: arith.py:2: ZeroDivisionError: integer division or modulo by zero
-# expect-stderr: File "main.py", line 106, in <module>
-# expect-stderr: File "main.py", line 83, in outer
+# expect-stderr: File "main.py", line 134, in <module>
+# expect-stderr: File "main.py", line 109, in outer
 # expect-stderr: File "arith.py", line 6, in middle
 # expect-stderr: File "arith.py", line 2, in divide
