@@ -131,6 +131,24 @@ struct Compiled {
     const ast::Attribute& attribute;
     ExprPtr object;
   };
+  // obj[key], read (a slice or a tuple of them is a key the walk makes).
+  struct Item : Expr {
+    Item(const ast::Expr& node, const ast::Subscript& subscript, ExprPtr object)
+        : Expr(node), subscript(subscript), object(std::move(object)) {}
+    Value eval(Evaluator& ev, Frame& frame) const override {
+      try {
+        Value held;
+        const Value& value = operand(*object, ev, frame, held);
+        Value key = ev.eval_subscript_key(*subscript.slice, frame);
+        return ev.get_item(value, key);
+      } catch (PyError& error) {
+        locate(error, node.span);
+        throw;
+      }
+    }
+    const ast::Subscript& subscript;
+    ExprPtr object;
+  };
   struct Unary : Expr {
     Unary(const ast::Expr& node, ast::UnaryOperator op, ExprPtr operand) : Expr(node), op(op), operand(std::move(operand)) {}
     Value eval(Evaluator& ev, Frame& frame) const override {
@@ -225,6 +243,8 @@ struct Compiled {
                                             compile(*comparison->comparators[0]));
     } else if (const auto* attribute = std::get_if<ast::Attribute>(&expr.node)) {
       return std::make_unique<AttributeRead>(expr, *attribute, compile(*attribute->value));
+    } else if (const auto* subscript = std::get_if<ast::Subscript>(&expr.node)) {
+      return std::make_unique<Item>(expr, *subscript, compile(*subscript->value));
     } else if (const auto* unary = std::get_if<ast::UnaryOp>(&expr.node)) {
       return std::make_unique<Unary>(expr, unary->op, compile(*unary->operand));
     } else if (const auto* boolean = std::get_if<ast::BoolOp>(&expr.node)) {

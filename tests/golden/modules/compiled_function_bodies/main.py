@@ -87,7 +87,15 @@ def bad_reads(which):
         return point.y
     if which == 1:
         return -"text"
+    if which == 2:
+        return [1, 2][5]
+    if which == 3:
+        return {"a": 1}["b"]
     return Undecided() and 1
+
+
+def items(rows, table):
+    return rows[1], rows[-1][0], rows[1:], table["k"], (rows, 2)[1]
 
 
 def deep(n):
@@ -115,8 +123,10 @@ print(loops(20), loops(3))
 print(early(["a", "stop", "b"]), early([]))
 print(compare(3), compare(11))
 print(reads(Point(3), True), reads(Point(4), False))
+print(items([[7], [8, 9]], {"k": "v"}))
 for function, arguments in [(unbound, (False,)), (deleted, ()), (no_such_global, ()), (bad_operands, (1,)),
-                            (bad_reads, (0,)), (bad_reads, (1,)), (bad_reads, (2,))]:
+                            (bad_reads, (0,)), (bad_reads, (1,)), (bad_reads, (2,)), (bad_reads, (3,)),
+                            (bad_reads, (4,))]:
     try:
         function(*arguments)
     except Exception as error:
@@ -137,19 +147,22 @@ print(outer(0))
 # expect: stopped None
 # expect: (True, True, False, True, False) (False, False, False, False, False)
 # expect: (3, 6, -3, False, 3, True) (4, 8, -4, True, False, 4)
+# expect: ([8, 9], 8, [[8, 9]], 'v', 2)
 # expect: UnboundLocalError cannot access local variable 'x' where it is not associated with a value
 # expect: UnboundLocalError cannot access local variable 'y' where it is not associated with a value
 # expect: NameError name 'missing_name' is not defined
 # expect: TypeError unsupported operand type(s) for +: 'int' and 'str'
 # expect: AttributeError 'Point' object has no attribute 'y'
 # expect: TypeError bad operand type for unary -: 'str'
+# expect: IndexError list index out of range
+# expect: KeyError 'b'
 # expect: ValueError no truth value
 # expect: RecursionError
 # expect: [3, 2, 1]
 # expect: ZeroDivisionError integer division or modulo by zero
 # expect: 3
 # expect-error-at: arith.py:2: ZeroDivisionError: integer division or modulo by zero
-# expect-stderr: File "main.py", line 134, in <module>
-# expect-stderr: File "main.py", line 109, in outer
+# expect-stderr: File "main.py", line 144, in <module>
+# expect-stderr: File "main.py", line 117, in outer
 # expect-stderr: File "arith.py", line 6, in middle
 # expect-stderr: File "arith.py", line 2, in divide
