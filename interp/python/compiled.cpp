@@ -224,12 +224,11 @@ struct Compiled {
   };
 
   static ExprPtr compile(const ast::Expr& expr) {
-    if (const auto* name = std::get_if<ast::Name>(&expr.node)) {
-      if (name->resolved_kind != 0) {
-        NameRef ref = name_ref(*name);
-        if (ref.kind == NameRef::Kind::fast) return std::make_unique<Local>(expr, ref.index);
-        if (ref.kind == NameRef::Kind::global) return std::make_unique<Global>(expr, *name);
-      }
+    if (const ast::Name* local = fast_local_name(expr)) {
+      return std::make_unique<Local>(expr, local->resolved_index);
+    } else if (const auto* name = std::get_if<ast::Name>(&expr.node)) {
+      if (name->resolved_kind != 0 && name_ref(*name).kind == NameRef::Kind::global)
+        return std::make_unique<Global>(expr, *name);
     } else if (const auto* constant = std::get_if<ast::Constant>(&expr.node)) {
       if (const auto* i = std::get_if<std::int64_t>(&constant->value)) return std::make_unique<Literal>(expr, Value::integer(*i));
       if (const auto* d = std::get_if<double>(&constant->value)) return std::make_unique<Literal>(expr, Value::floating(*d));
@@ -382,13 +381,6 @@ struct Compiled {
 
   static void exec_body(Evaluator& ev, const ast::Body& body, Frame& frame) { ev.exec_body(body, frame); }
 
-  // The local variable (a fast slot) that `expr` names, or null.
-  static const ast::Name* local_name(const ast::Expr& expr) {
-    const auto* name = std::get_if<ast::Name>(&expr.node);
-    if (name == nullptr || name->resolved_kind == 0 || name_ref(*name).kind != NameRef::Kind::fast) return nullptr;
-    return name;
-  }
-
   static Body compile_body(const ast::Body& body) {
     Body out;
     out.reserve(body.size());
@@ -399,10 +391,10 @@ struct Compiled {
   static StmtPtr compile_statement(const ast::Stmt& stmt) {
     if (const auto* e = std::get_if<ast::ExprStmt>(&stmt.node)) return std::make_unique<ExprStmt>(stmt, compile(*e->value));
     if (const auto* a = std::get_if<ast::Assign>(&stmt.node))
-      if (const ast::Name* target = a->targets.size() == 1 ? local_name(*a->targets[0]) : nullptr)
+      if (const ast::Name* target = a->targets.size() == 1 ? fast_local_name(*a->targets[0]) : nullptr)
         return std::make_unique<AssignLocal>(stmt, target->resolved_index, compile(*a->value));
     if (const auto* a = std::get_if<ast::AugAssign>(&stmt.node))
-      if (const ast::Name* target = local_name(*a->target))
+      if (const ast::Name* target = fast_local_name(*a->target))
         return std::make_unique<AugmentLocal>(stmt, *target, a->op, compile(*a->value));
     if (const auto* r = std::get_if<ast::Return>(&stmt.node))
       return std::make_unique<Return>(stmt, r->value ? compile(*r->value) : nullptr);
@@ -411,7 +403,7 @@ struct Compiled {
     if (const auto* w = std::get_if<ast::While>(&stmt.node))
       return std::make_unique<While>(stmt, compile(*w->test), compile_body(w->body), compile_body(w->orelse));
     if (const auto* f = std::get_if<ast::For>(&stmt.node))
-      if (const ast::Name* target = local_name(*f->target))
+      if (const ast::Name* target = fast_local_name(*f->target))
         return std::make_unique<ForLocal>(stmt, target->resolved_index, compile(*f->iter), compile_body(f->body),
                                           compile_body(f->orelse));
     return std::make_unique<WalkedStatement>(stmt);

@@ -149,13 +149,19 @@ struct Frame {
   }
 };
 
+// The Name that `expr` is when it names a function's local variable (one
+// of Frame::fast's slots, its resolved_index), or null.
+inline const lang::ast::Name* fast_local_name(const lang::ast::Expr& expr) {
+  const auto* name = std::get_if<lang::ast::Name>(&expr.node);
+  if (name == nullptr || name->resolved_kind == 0 || name_ref(*name).kind != NameRef::Kind::fast) return nullptr;
+  return name;
+}
+
 // The index in its frame's slots (Frame::fast) of the local variable that
 // `expr` names, or nullopt when `expr` is no such name.
 inline std::optional<std::uint32_t> fast_local_index(const lang::ast::Expr& expr, const Frame& frame) {
-  const auto* name = std::get_if<lang::ast::Name>(&expr.node);
-  if (name == nullptr || frame.scope == nullptr || name->resolved_kind == 0 ||
-      name_ref(*name).kind != NameRef::Kind::fast)
-    return std::nullopt;
+  const lang::ast::Name* name = frame.scope != nullptr ? fast_local_name(expr) : nullptr;
+  if (name == nullptr) return std::nullopt;
   return name->resolved_index;
 }
 
