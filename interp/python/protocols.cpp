@@ -221,6 +221,14 @@ namespace {
 // A binary operation past the fast paths of Evaluator::binary: any numbers,
 // then the operands' hooks with Python's reflected protocol. Kept out of
 // line so that the fast paths need no stack frame of their own.
+// "str", "list" or "tuple" when `value` is one, whose + takes only its own kind.
+const char* concatenated_type(const Value& value) {
+  if (value.as<StrObject>()) return "str";
+  if (value.as<ListObject>()) return "list";
+  if (value.as<TupleObject>()) return "tuple";
+  return nullptr;
+}
+
 [[gnu::noinline]] Value general_binary(Evaluator& evaluator, BinOpKind op, const Value& left, const Value& right) {
   if (left.is_number() && right.is_number() && !left.has_hooks() && !right.has_hooks()) {
     if (auto r = numeric_binary(op, left, right)) return *r;
@@ -232,6 +240,9 @@ namespace {
     if (auto r = left.object()->binary_op(evaluator, op, right, false)) return *r;
   if (right.has_hooks() && !right_first)
     if (auto r = right.object()->binary_op(evaluator, op, left, true)) return *r;
+  if (const char* sequence = op == BinOpKind::add ? concatenated_type(left) : nullptr)
+    raise(exc::TypeError(), std::string("can only concatenate ") + sequence + " (not \"" + type_name(right) + "\") to " +
+                                sequence);
   raise(exc::TypeError(), std::string("unsupported operand type(s) for ") + operator_text(op) + ": '" +
                               type_name(left) + "' and '" + type_name(right) + "'");
 }
