@@ -5,11 +5,13 @@
 
 #include "interp/python/compiled.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "interp/python/classes.hpp"
 #include "interp/python/evaluator.hpp"
 #include "interp/python/loop_items.hpp"
+#include "interp/python/paused_body.hpp"
 
 namespace interp {
 
@@ -40,8 +42,14 @@ struct Compiled {
     virtual ~Stmt() = default;
     // The statement's own work; run_statement does what Evaluator::exec does around it.
     virtual Flow exec(Evaluator& ev, Frame& frame) const = 0;
+    // exec in a generator body run on its caller's stack, which pauses at a
+    // yield statement inside and goes back to it (`paused`'s levels from
+    // `level` on). Only the statements with such yields inside differ.
+    virtual Flow resume(Evaluator& ev, Frame& frame, PausedBody&, std::size_t) const { return exec(ev, frame); }
     const ast::Stmt& node;
-    bool walked;  // a statement the compiler does not know: Evaluator::exec runs it whole
+    bool walked;             // a statement the compiler does not know: Evaluator::exec runs it whole
+    std::size_t yields = 0;  // the yield statements in it, itself included
+    std::size_t depth = 0;   // the levels of PausedBody that resume uses below its own
   };
   using StmtPtr = std::unique_ptr<Stmt>;
   using Body = std::vector<StmtPtr>;
@@ -267,8 +275,9 @@ struct Compiled {
 
   // ---------------------------------------------------------------- statements
 
-  // What Evaluator::exec does around every statement.
-  static Flow run_statement(Evaluator& ev, const Stmt& stmt, Frame& frame) {
+  // What Evaluator::exec does around every statement, with `work` the statement's own.
+  template <class Work>
+  static Flow run_statement(Evaluator& ev, const Stmt& stmt, Work&& work) {
     ev.guard_stack();
     ev.poll_interrupt();
     RestoreOnExit restore_span(ev.statement_span);
@@ -276,11 +285,14 @@ struct Compiled {
     ev.statement_span = stmt.node.span;
     ev.statement = &stmt.node;
     try {
-      return stmt.exec(ev, frame);
+      return work();
     } catch (PyError& error) {
       locate(error, stmt.node.span);
       throw;
     }
+  }
+  static Flow run_statement(Evaluator& ev, const Stmt& stmt, Frame& frame) {
+    return run_statement(ev, stmt, [&] { return stmt.exec(ev, frame); });
   }
   static Flow run_body(Evaluator& ev, const Body& body, Frame& frame) {
     for (const auto& stmt : body) {
@@ -288,6 +300,42 @@ struct Compiled {
       if (flow != Flow::normal) return flow;
     }
     return Flow::normal;
+  }
+  // run_body in a generator body run on its caller's stack, its statements
+  // at `level` of `paused`. A yield inside pauses the run: it returns
+  // Flow::return_ with paused.paused set. Resuming, the run starts again at
+  // the statement it paused in, and goes down to the yield.
+  static Flow resume_body(Evaluator& ev, const Body& body, Frame& frame, PausedBody& paused, std::size_t level) {
+    PausedBody::Level& here = paused.levels[level];
+    for (std::size_t i = paused.resuming ? here.index : 0; i < body.size(); ++i) {
+      const Stmt& stmt = *body[i];
+      Flow flow;
+      if (stmt.yields != 0) {
+        here.index = static_cast<std::uint32_t>(i);
+        flow = run_statement(ev, stmt, [&] { return stmt.resume(ev, frame, paused, level); });
+      } else {
+        flow = stmt.walked ? ev.exec(stmt.node, frame) : run_statement(ev, stmt, frame);
+      }
+      if (flow != Flow::normal) return flow;
+    }
+    return Flow::normal;
+  }
+  static std::size_t yields_in(const Body& body) {
+    std::size_t count = 0;
+    for (const auto& stmt : body) count += stmt->yields;
+    return count;
+  }
+  // The levels of PausedBody a resumed body uses: its own and its statements'.
+  static std::size_t levels_of(const Body& body) {
+    std::size_t deepest = 0;
+    for (const auto& stmt : body)
+      if (stmt->yields != 0) deepest = std::max(deepest, stmt->depth);
+    return 1 + deepest;
+  }
+  // Sets a compound statement's yields and depth from its bodies'.
+  static void count_yields(Stmt& stmt, const Body& body, const Body& orelse) {
+    stmt.yields = yields_in(body) + yields_in(orelse);
+    stmt.depth = std::max(levels_of(body), levels_of(orelse));
   }
 
   struct WalkedStatement : Stmt {
@@ -300,6 +348,35 @@ struct Compiled {
       value->eval(ev, frame);  // a function's expression statements are not echoed
       return Flow::normal;
     }
+    ExprPtr value;
+  };
+  // `yield value` as a statement. Walked, where the body runs on a stack of
+  // its own; resumed, it pauses the run with the value, and going on from
+  // it raises what throw() passed (what send() passed is dropped).
+  struct YieldStmt : Stmt {
+    YieldStmt(const ast::Stmt& node, const ast::Expr& expression, ExprPtr value)
+        : Stmt(node), expression(expression), value(std::move(value)) {
+      yields = 1;
+    }
+    Flow exec(Evaluator& ev, Frame& frame) const override {
+      ev.eval(expression, frame);
+      return Flow::normal;
+    }
+    Flow resume(Evaluator& ev, Frame& frame, PausedBody& paused, std::size_t) const override {
+      if (paused.resuming) {
+        paused.resuming = false;
+        if (paused.thrown) {
+          PyError error{std::exchange(paused.thrown, nullptr)};
+          locate(error, expression.span);
+          throw error;
+        }
+        return Flow::normal;
+      }
+      paused.yielded = value ? value->eval(ev, frame) : Value::none();
+      paused.paused = true;
+      return Flow::return_;
+    }
+    const ast::Expr& expression;
     ExprPtr value;
   };
   struct AssignLocal : Stmt {
@@ -335,21 +412,43 @@ struct Compiled {
   };
   struct If : Stmt {
     If(const ast::Stmt& node, ExprPtr test, Body body, Body orelse)
-        : Stmt(node), test(std::move(test)), body(std::move(body)), orelse(std::move(orelse)) {}
+        : Stmt(node), test(std::move(test)), body(std::move(body)), orelse(std::move(orelse)) {
+      count_yields(*this, this->body, this->orelse);
+    }
     Flow exec(Evaluator& ev, Frame& frame) const override {
       return run_body(ev, ev.truthy(test->eval(ev, frame)) ? body : orelse, frame);
+    }
+    Flow resume(Evaluator& ev, Frame& frame, PausedBody& paused, std::size_t level) const override {
+      if (!paused.resuming) paused.levels[level].orelse = !ev.truthy(test->eval(ev, frame));
+      return resume_body(ev, paused.levels[level].orelse ? orelse : body, frame, paused, level + 1);
     }
     ExprPtr test;
     Body body, orelse;
   };
   struct While : Stmt {
     While(const ast::Stmt& node, ExprPtr test, Body body, Body orelse)
-        : Stmt(node), test(std::move(test)), body(std::move(body)), orelse(std::move(orelse)) {}
+        : Stmt(node), test(std::move(test)), body(std::move(body)), orelse(std::move(orelse)) {
+      count_yields(*this, this->body, this->orelse);
+    }
     Flow exec(Evaluator& ev, Frame& frame) const override {
       while (true) {
         ev.poll_interrupt();
         if (!ev.truthy(test->eval(ev, frame))) return run_body(ev, orelse, frame);
         Flow flow = run_body(ev, body, frame);
+        if (flow == Flow::break_) return Flow::normal;
+        if (flow == Flow::return_) return flow;
+      }
+    }
+    Flow resume(Evaluator& ev, Frame& frame, PausedBody& paused, std::size_t level) const override {
+      PausedBody::Level& here = paused.levels[level];
+      if (paused.resuming && here.orelse) return resume_body(ev, orelse, frame, paused, level + 1);
+      while (true) {
+        if (!paused.resuming) {
+          ev.poll_interrupt();
+          here.orelse = !ev.truthy(test->eval(ev, frame));
+          if (here.orelse) return resume_body(ev, orelse, frame, paused, level + 1);
+        }
+        Flow flow = resume_body(ev, body, frame, paused, level + 1);
         if (flow == Flow::break_) return Flow::normal;
         if (flow == Flow::return_) return flow;
       }
@@ -360,7 +459,9 @@ struct Compiled {
   // `for x in ...` with a local x.
   struct ForLocal : Stmt {
     ForLocal(const ast::Stmt& node, std::uint32_t slot, ExprPtr iterable, Body body, Body orelse)
-        : Stmt(node), slot(slot), iterable(std::move(iterable)), body(std::move(body)), orelse(std::move(orelse)) {}
+        : Stmt(node), slot(slot), iterable(std::move(iterable)), body(std::move(body)), orelse(std::move(orelse)) {
+      count_yields(*this, this->body, this->orelse);
+    }
     Flow exec(Evaluator& ev, Frame& frame) const override {
       Value values = iterable->eval(ev, frame);
       LoopItems items(ev, values);
@@ -374,12 +475,59 @@ struct Compiled {
         if (flow == Flow::return_) return flow;
       }
     }
+    // The loop's items are kept in its level, to go on with when resumed.
+    Flow resume(Evaluator& ev, Frame& frame, PausedBody& paused, std::size_t level) const override {
+      PausedBody::Level& here = paused.levels[level];
+      if (paused.resuming && here.orelse) return resume_body(ev, orelse, frame, paused, level + 1);
+      if (!paused.resuming) {
+        here.iterable = iterable->eval(ev, frame);
+        here.items.emplace(ev, here.iterable);
+      }
+      while (true) {
+        if (!paused.resuming) {
+          ev.poll_interrupt();
+          std::optional<Value> item = here.items->next();
+          here.orelse = !item;
+          if (here.orelse) {
+            finish(here);
+            return resume_body(ev, orelse, frame, paused, level + 1);
+          }
+          frame.fast[slot] = std::move(*item);
+        }
+        Flow flow = resume_body(ev, body, frame, paused, level + 1);
+        if (flow == Flow::break_ || (flow == Flow::return_ && !paused.paused)) finish(here);
+        if (flow == Flow::break_) return Flow::normal;
+        if (flow == Flow::return_) return flow;
+      }
+    }
+    // The loop is done with its items: they and the iterable go.
+    static void finish(PausedBody::Level& level) {
+      level.items.reset();
+      level.iterable = Value();
+    }
     std::uint32_t slot;
     ExprPtr iterable;
     Body body, orelse;
   };
 
   static void exec_body(Evaluator& ev, const ast::Body& body, Frame& frame) { ev.exec_body(body, frame); }
+
+  // A generator's body on its caller's stack, from where it paused, as
+  // Evaluator::run_generator_body runs one on a stack of its own.
+  static bool resume_generator(Evaluator& ev, const FunctionObject& function, const Body& body, Frame& frame,
+                               PausedBody& paused) {
+    RestoreOnExit restore_frame(ev.current_frame_);
+    ev.current_frame_ = &frame;
+    paused.paused = false;
+    try {
+      resume_body(ev, body, frame, paused, 0);
+    } catch (PyError& error) {
+      error.exception->traceback.push_back(TracebackEntry{error.exception->frame_span, function.scope->name});
+      error.exception->frame_span_set = false;
+      throw;
+    }
+    return paused.paused;
+  }
 
   static Body compile_body(const ast::Body& body) {
     Body out;
@@ -389,7 +537,11 @@ struct Compiled {
   }
 
   static StmtPtr compile_statement(const ast::Stmt& stmt) {
-    if (const auto* e = std::get_if<ast::ExprStmt>(&stmt.node)) return std::make_unique<ExprStmt>(stmt, compile(*e->value));
+    if (const auto* e = std::get_if<ast::ExprStmt>(&stmt.node)) {
+      if (const auto* yield = std::get_if<ast::Yield>(&e->value->node))
+        return std::make_unique<YieldStmt>(stmt, *e->value, yield->value ? compile(*yield->value) : nullptr);
+      return std::make_unique<ExprStmt>(stmt, compile(*e->value));
+    }
     if (const auto* a = std::get_if<ast::Assign>(&stmt.node))
       if (const ast::Name* target = a->targets.size() == 1 ? fast_local_name(*a->targets[0]) : nullptr)
         return std::make_unique<AssignLocal>(stmt, target->resolved_index, compile(*a->value));
@@ -414,8 +566,10 @@ struct CompiledBody::Statements {
   Compiled::Body body;
 };
 
-CompiledBody::CompiledBody(const ast::Body& body)
-    : statements_(std::make_unique<Statements>(Statements{Compiled::compile_body(body)})) {}
+CompiledBody::CompiledBody(const ast::Body& body, std::size_t yields)
+    : statements_(std::make_unique<Statements>(Statements{Compiled::compile_body(body)})),
+      resumable_(yields != 0 && Compiled::yields_in(statements_->body) == yields),
+      paused_levels_(Compiled::levels_of(statements_->body)) {}
 
 CompiledBody::~CompiledBody() = default;
 
@@ -425,6 +579,15 @@ void run_function_body(Evaluator& evaluator, const FunctionObject& function, Fra
   const CompiledBody* compiled = function.scope->compiled.get();
   if (compiled && !evaluator.observer && evaluator.mode == Evaluator::Mode::run) compiled->run(evaluator, frame);
   else Compiled::exec_body(evaluator, *function.body, frame);
+}
+
+bool runs_on_callers_stack(const Evaluator& evaluator, const FunctionObject& function) {
+  const CompiledBody* compiled = function.scope->compiled.get();
+  return compiled && compiled->resumable() && !evaluator.observer && evaluator.mode == Evaluator::Mode::run;
+}
+
+bool resume_generator_body(Evaluator& evaluator, const FunctionObject& function, Frame& frame, PausedBody& paused) {
+  return Compiled::resume_generator(evaluator, function, function.scope->compiled->statements_->body, frame, paused);
 }
 
 }  // namespace interp

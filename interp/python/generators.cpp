@@ -91,13 +91,29 @@ std::shared_ptr<ExceptionObject> new_exception(const TypeRef& cls) {
   return std::make_shared<ExceptionObject>(cls, std::vector<Value>{});
 }
 
+// What throw(cls, value) raises, as Python makes it: `value` itself when it
+// is an instance of cls, else cls called with it (a tuple: its items).
+Value instantiate_thrown(Evaluator& evaluator, const Value& cls, const Value& value) {
+  if (auto* instance = value.as<ExceptionObject>(); instance && instance->type()->is_subclass_of(*cls.as<TypeObject>()))
+    return value;
+  std::vector<Value> arguments;
+  if (auto* tuple = value.as<TupleObject>()) arguments = tuple->items;
+  else if (!value.is_none()) arguments.push_back(value);
+  return evaluator.call(cls, std::move(arguments));
+}
+
 }  // namespace
 
 Generator::Generator(std::shared_ptr<FunctionObject> function, Frame frame, Evaluator& evaluator)
-    : function_(std::move(function)), frame_(std::move(frame)), evaluator_(&evaluator) {}
+    : function_(std::move(function)), frame_(std::move(frame)), evaluator_(&evaluator) {
+  if (runs_on_callers_stack(evaluator, *function_)) {
+    paused_body_ = std::make_unique<PausedBody>();
+    paused_body_->levels.resize(function_->scope->compiled->paused_levels());
+  }
+}
 
 Generator::~Generator() {
-  if (state_ == State::suspended) {
+  if (state_ == State::suspended && !paused_body_) {
     // Unwind the paused body's C++ frames so the values they hold are freed.
     abandoned_ = true;
     try {
@@ -128,6 +144,29 @@ void Generator::entry(void* argument) {
   generator->state_ = State::finished;
   // Returning ends the coroutine: back to the last resumer.
   starting_switch(nullptr, generator->caller_stack_bottom_, generator->caller_stack_size_);
+}
+
+// switch_in for a body run on the resumer's stack: nothing to unwind when it
+// is dropped paused, and its end leaves the state as entry() would.
+void Generator::run_in_place(Evaluator& evaluator) {
+  PausedBody& paused = *paused_body_;
+  paused.resuming = state_ == State::suspended;
+  paused.thrown = std::exchange(thrown_, nullptr);
+  state_ = State::running;
+  try {
+    if (resume_generator_body(evaluator, *function_, frame_, paused)) {
+      state_ = State::suspended;
+      transfer_ = std::exchange(paused.yielded, Value());
+      return;
+    }
+    return_value_ = std::move(frame_.return_value);
+  } catch (PyError& error) {
+    error_ = error;
+  } catch (...) {
+    foreign_error_ = std::current_exception();
+  }
+  state_ = State::finished;
+  paused_body_.reset();  // the loops' items go with it
 }
 
 // Runs the body from where it paused until it pauses again or ends, with
@@ -172,7 +211,8 @@ std::optional<Value> Generator::resume(Evaluator& evaluator, const Value& sent,
   transfer_ = sent;
   thrown_ = std::move(thrown);
   ++evaluator.call_depth();
-  switch_in(evaluator);
+  if (paused_body_) run_in_place(evaluator);
+  else switch_in(evaluator);
   --evaluator.call_depth();
   if (state_ == State::finished) {
     if (foreign_error_) std::rethrow_exception(std::exchange(foreign_error_, nullptr));
@@ -228,10 +268,10 @@ std::optional<Value> Generator::get_attribute(Evaluator& evaluator, const std::s
       return stop(*self_ref);
     }));
   if (name == "throw")
-    return Value(native("throw(exception, /)", [self_ref, stop](Evaluator& ev, Arguments& a) -> Value {
+    return Value(native("throw(exception, value=None, traceback=None, /)", [self_ref, stop](Evaluator& ev, Arguments& a) -> Value {
       Value exception = a[0];
       if (auto* cls = exception.as<TypeObject>(); cls && cls->is_subclass_of(*exc::BaseException()))
-        exception = ev.call(exception, std::vector<Value>{});
+        exception = instantiate_thrown(ev, exception, a[1]);
       if (!exception.as<ExceptionObject>()) raise(exc::TypeError(), "exceptions must derive from BaseException");
       auto thrown = std::static_pointer_cast<ExceptionObject>(exception.object());
       if (auto item = self_ref->resume(ev, Value::none(), thrown)) return *item;

@@ -2,6 +2,9 @@
 // body then runs on a stack of its own (a Coroutine, coroutine.hpp),
 // suspended at each `yield` and resumed by next(), send(),
 // throw() and close(), with Python's StopIteration and GeneratorExit rules.
+// A body that yields only in statements of their own (compiled.hpp's
+// resumable) runs on its resumer's stack instead, its place kept as data
+// (a PausedBody): no switch of stacks, which costs more than the body.
 #pragma once
 
 #include <exception>
@@ -10,6 +13,7 @@
 
 #include "interp/python/coroutine.hpp"
 #include "interp/python/evaluator.hpp"
+#include "interp/python/paused_body.hpp"
 
 namespace interp {
 
@@ -41,6 +45,7 @@ class Generator : public Iterator {
   enum class State { created, suspended, running, finished };
   static void entry(void* generator);
   void switch_in(Evaluator& evaluator);
+  void run_in_place(Evaluator& evaluator);
 
   std::shared_ptr<FunctionObject> function_;
   Frame frame_;
@@ -58,6 +63,7 @@ class Generator : public Iterator {
   std::exception_ptr foreign_error_;            // any other C++ exception leaving the body
   bool abandoned_ = false;                      // being destroyed while paused: unwind, run nothing
   Value return_value_;
+  std::unique_ptr<PausedBody> paused_body_;  // a body run on its resumer's stack: where it paused
 };
 
 }  // namespace interp

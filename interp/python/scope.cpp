@@ -22,6 +22,7 @@ struct ScopeData {
   bool is_function = false;  // false for the module and class bodies
   bool is_class = false;
   bool is_generator = false;
+  std::size_t yields = 0;  // its yield and yield from expressions
   std::string name, qualname;
   std::vector<std::string> parameters;
   std::set<std::string> assigned, globals, nonlocals;
@@ -318,6 +319,7 @@ class Analyzer {
             if (node.value) visit(*node.value, scope);
             if (!scope.is_function) syntax_error(expr.span, "'yield' outside function");
             scope.is_generator = true;
+            ++scope.yields;
           }
         },
         expr.node);
@@ -438,7 +440,7 @@ class Analyzer {
 
 // Compiles the body of every def in `scope` and below, now that their names are resolved.
 void compile_bodies(const ScopeData& scope, Resolution& resolution) {
-  if (scope.body != nullptr) resolution.scopes.at(scope.node).compiled = std::make_shared<const CompiledBody>(*scope.body);
+  if (scope.body != nullptr) resolution.scopes.at(scope.node).compiled = std::make_shared<const CompiledBody>(*scope.body, scope.yields);
   for (const auto& child : scope.children) compile_bodies(*child, resolution);
 }
 
