@@ -10,6 +10,7 @@
 
 #include "interp/python/classes.hpp"
 #include "interp/python/evaluator.hpp"
+#include "interp/python/fast_arithmetic.hpp"
 #include "interp/python/loop_items.hpp"
 #include "interp/python/paused_body.hpp"
 
@@ -27,11 +28,20 @@ struct Compiled {
     // The value in its slot, for an operation that only reads it (as
     // Evaluator::eval_operand): a bound local's; null for the rest.
     virtual const Value* bound(Frame&) const { return nullptr; }
+    // Whether nothing but reading a slot or a constant evaluates it: no side
+    // effect can come between it and what is evaluated after it.
+    bool simple() const { return local_slot >= 0 || constant != nullptr; }
     const ast::Expr& node;
+    // Set for a local's read (its slot) and a literal (its value), which
+    // operand() then reads without a virtual call.
+    std::int64_t local_slot = -1;
+    const Value* constant = nullptr;
   };
   // The value of `expr` where it is only read: in its slot, or evaluated into `held`.
   static const Value& operand(const Expr& expr, Evaluator& ev, Frame& frame, Value& held) {
-    if (const Value* value = expr.bound(frame)) return *value;
+    if (expr.constant != nullptr) return *expr.constant;
+    if (expr.local_slot >= 0)
+      if (const auto& value = frame.fast[static_cast<std::size_t>(expr.local_slot)]) return *value;
     held = expr.eval(ev, frame);
     return held;
   }
@@ -72,7 +82,7 @@ struct Compiled {
     Value eval(Evaluator& ev, Frame& frame) const override { return ev.eval(node, frame); }
   };
   struct Local : Expr {
-    Local(const ast::Expr& node, std::uint32_t slot) : Expr(node), slot(slot) {}
+    Local(const ast::Expr& node, std::uint32_t slot) : Expr(node), slot(slot) { local_slot = slot; }
     Value eval(Evaluator& ev, Frame& frame) const override {
       if (const auto& value = frame.fast[slot]) return *value;
       return ev.eval(node, frame);  // unbound: the walk raises UnboundLocalError
@@ -92,19 +102,26 @@ struct Compiled {
     const ast::Name& name;
   };
   struct Literal : Expr {
-    Literal(const ast::Expr& node, Value value) : Expr(node), value(std::move(value)) {}
+    Literal(const ast::Expr& node, Value value) : Expr(node), value(std::move(value)) { constant = &this->value; }
     Value eval(Evaluator&, Frame&) const override { return value; }
     Value value;
   };
   // a + b, a < b: both operands, then the operation (a comparison: of one
-  // operator; a chain is walked).
-  template <class Operator, Value (Evaluator::*operation)(Operator, const Value&, const Value&)>
+  // operator; a chain is walked). The commonest on ints and floats are done
+  // here (`quick`), the rest by the evaluator's.
+  template <class Operator, bool (*quick)(Operator, const Value&, const Value&, Value&),
+            Value (Evaluator::*operation)(Operator, const Value&, const Value&)>
   struct Operation : Expr {
     Operation(const ast::Expr& node, Operator op, ExprPtr left, ExprPtr right)
         : Expr(node), op(op), left(std::move(left)), right(std::move(right)) {}
     Value eval(Evaluator& ev, Frame& frame) const override {
-      Value a = left->eval(ev, frame);
-      Value b = right->eval(ev, frame);
+      // The left operand is read in place only when evaluating the right
+      // one cannot rebind it (as `x + (x := 5)` would).
+      Value held_left, held_right;
+      const Value& a = right->simple() ? operand(*left, ev, frame, held_left) : (held_left = left->eval(ev, frame));
+      const Value& b = operand(*right, ev, frame, held_right);
+      Value result;
+      if (quick(op, a, b, result)) return result;
       try {
         return (ev.*operation)(op, a, b);
       } catch (PyError& error) {
@@ -115,8 +132,8 @@ struct Compiled {
     Operator op;
     ExprPtr left, right;
   };
-  using Binary = Operation<ast::BinaryOperator, &Evaluator::binary>;
-  using Comparison = Operation<ast::CompareOperator, &Evaluator::compare>;
+  using Binary = Operation<ast::BinaryOperator, quick_binary, &Evaluator::binary>;
+  using Comparison = Operation<ast::CompareOperator, quick_compare, &Evaluator::compare>;
 
   // obj.name, read: as the walk reads it, an instance's own attribute first
   // through the site's cache entry.

@@ -269,7 +269,7 @@ void check_parameter_annotations(const FunctionObject& function, Frame& frame) {
   auto check = [&](const ast::Parameter* p) {
     if (i < scope.parameters.size() && p && p->annotation)
       if (const Value* value = parameter_value(scope, i, frame))
-        check_annotation(p->annotation.get(), *value, frame.shape_variables,
+        check_annotation(p->annotation.get(), *value, frame.shape_variables(),
                          "argument '" + p->name.name + "' of " + scope.qualname + "()");
     ++i;
   };
@@ -278,19 +278,6 @@ void check_parameter_annotations(const FunctionObject& function, Frame& frame) {
   for (const auto& p : parameters.keyword_only) check(&p);
 }
 }  // namespace
-
-void Evaluator::enter_frame(FunctionObject& function, Frame& frame) {
-  const ScopeInfo& scope = *function.scope;
-  frame.scope = &scope;
-  frame.function = &function;
-  frame.globals = &function.globals;
-  frame.program = &function.program;
-  frame.resolution = &function.program->resolution;
-  frame.fast.make(scope.fast_names.size());
-  frame.cells.reserve(scope.cell_names.size());
-  for (std::size_t i = 0; i < scope.own_cells; ++i) frame.cells.push_back(new_cell());
-  for (const auto& cell : function.closure) frame.cells.push_back(cell);
-}
 
 Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
   if (depth_ >= recursion_limit) raise_recursion();
@@ -307,10 +294,8 @@ Value Evaluator::call_function(FunctionObject& function, CallArgs& args) {
   return start_function(function, frame);
 }
 
-Value Evaluator::start_function(FunctionObject& function, Frame& frame) {
-  if (function.scope->is_generator)
-    return Value(std::make_shared<Generator>(std::static_pointer_cast<FunctionObject>(function.self()), std::move(frame), *this));
-  return run_function(function, frame);
+Value Evaluator::make_generator(FunctionObject& function, Frame& frame) {
+  return Value(std::make_shared<Generator>(std::static_pointer_cast<FunctionObject>(function.self()), std::move(frame), *this));
 }
 
 bool Evaluator::call_function_directly(FunctionObject& function, const Value* self, const ast::ExprList& arguments,
@@ -342,7 +327,7 @@ Value Evaluator::run_function(FunctionObject& function, Frame& frame) {
       result = std::move(frame.return_value);
       if (function.returns) {
         try {
-          check_annotation(function.returns, result, frame.shape_variables,
+          check_annotation(function.returns, result, frame.shape_variables(),
                            "the return value of " + scope.qualname + "()");
         } catch (PyError& mismatch) {
           // Located at the return annotation, inside the function's frame.

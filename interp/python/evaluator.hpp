@@ -138,8 +138,13 @@ struct Frame {
   LocalSlots fast;  // the local variables by slot
   std::vector<CellRef> cells;
   Value return_value;
-  // Shape variables of array-type annotations, bound at first use (annotations.hpp).
-  std::map<std::string, std::int64_t> shape_variables;
+  // Shape variables of array-type annotations, bound at first use
+  // (annotations.hpp); the map is made when a first one is.
+  std::map<std::string, std::int64_t>& shape_variables() {
+    if (!shape_variable_map) shape_variable_map = std::make_unique<std::map<std::string, std::int64_t>>();
+    return *shape_variable_map;
+  }
+  std::unique_ptr<std::map<std::string, std::int64_t>> shape_variable_map;
 
   // Binds parameter i of the function running here to `value`.
   void bind_parameter(std::size_t i, std::optional<Value> value) {
@@ -495,7 +500,20 @@ class Evaluator {
 
   Value eval_call(const lang::ast::Expr& expression, const lang::ast::Call& call, Frame& frame);
   // call_function's parts: a frame for a call of `function`, and running its body in it.
-  void enter_frame(FunctionObject& function, Frame& frame);
+  // Sets up `frame` for a call of `function`: its scope, its unbound slots, its cells.
+  void enter_frame(FunctionObject& function, Frame& frame) {
+    const ScopeInfo& scope = *function.scope;
+    frame.scope = &scope;
+    frame.function = &function;
+    frame.globals = &function.globals;
+    frame.program = &function.program;
+    frame.resolution = &function.program->resolution;
+    frame.fast.make(scope.fast_names.size());
+    if (scope.own_cells == 0 && function.closure.empty()) return;
+    frame.cells.reserve(scope.cell_names.size());
+    for (std::size_t i = 0; i < scope.own_cells; ++i) frame.cells.push_back(new_cell());
+    for (const auto& cell : function.closure) frame.cells.push_back(cell);
+  }
   Value run_function(FunctionObject& function, Frame& frame);
   // A call of `function` with `count` positional arguments (after `self`,
   // when not null), each argument(i) evaluated in the caller and bound
@@ -518,7 +536,11 @@ class Evaluator {
     return true;
   }
   // The bound frame's function run (run_function), or its generator made.
-  Value start_function(FunctionObject& function, Frame& frame);
+  Value start_function(FunctionObject& function, Frame& frame) {
+    if (function.scope->is_generator) return make_generator(function, frame);
+    return run_function(function, frame);
+  }
+  Value make_generator(FunctionObject& function, Frame& frame);
   void eval_arguments(const lang::ast::Call& call, const Value& callee, Frame& frame, CallArgs& args);
   // obj.method(...) where obj is an instance and method a `def` of its class:
   // called without making the bound method. False when that is not the case.

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "interp/python/classes.hpp"
+#include "interp/python/fast_arithmetic.hpp"
 #include "interp/python/format.hpp"
 #include "interp/transforms/check_mode.hpp"
 
@@ -249,42 +250,8 @@ const char* concatenated_type(const Value& value) {
 }  // namespace
 
 Value Evaluator::binary(BinOpKind op, const Value& left, const Value& right) {
-  // The commonest operations on two plain ints or two floats first; an
-  // overflow, a zero divisor and the rest take the general way.
-  if (!left.has_hooks() && !right.has_hooks()) {
-    if (left.is_int() && right.is_int()) {
-      std::int64_t x = left.as_int(), y = right.as_int(), r = 0;
-      switch (op) {
-        case BinOpKind::add:
-          if (!__builtin_add_overflow(x, y, &r)) return Value::integer(r);
-          break;
-        case BinOpKind::sub:
-          if (!__builtin_sub_overflow(x, y, &r)) return Value::integer(r);
-          break;
-        case BinOpKind::mult:
-          if (!__builtin_mul_overflow(x, y, &r)) return Value::integer(r);
-          break;
-        case BinOpKind::floordiv:
-          if (y > 0) return Value::integer(floor_div(x, y));
-          break;
-        case BinOpKind::mod:
-          if (y > 0) return Value::integer(floor_mod(x, y));
-          break;
-        case BinOpKind::bitand_: return Value::integer(x & y);
-        case BinOpKind::bitor_: return Value::integer(x | y);
-        case BinOpKind::bitxor: return Value::integer(x ^ y);
-        default: break;
-      }
-    } else if (left.is_float() && right.is_float()) {
-      double x = left.as_float(), y = right.as_float();
-      switch (op) {
-        case BinOpKind::add: return Value::floating(x + y);
-        case BinOpKind::sub: return Value::floating(x - y);
-        case BinOpKind::mult: return Value::floating(x * y);
-        default: break;
-      }
-    }
-  }
+  Value result;
+  if (quick_binary(op, left, right, result)) return result;
   return general_binary(*this, op, left, right);
 }
 
@@ -367,18 +334,8 @@ namespace {
 }  // namespace
 
 Value Evaluator::compare(CmpOp op, const Value& left, const Value& right) {
-  if (left.is_int() && right.is_int() && !left.has_hooks() && !right.has_hooks()) {
-    std::int64_t a = left.as_int(), b = right.as_int();
-    switch (op) {
-      case CmpOp::eq: return Value::boolean(a == b);
-      case CmpOp::not_eq_: return Value::boolean(a != b);
-      case CmpOp::lt: return Value::boolean(a < b);
-      case CmpOp::lt_e: return Value::boolean(a <= b);
-      case CmpOp::gt: return Value::boolean(a > b);
-      case CmpOp::gt_e: return Value::boolean(a >= b);
-      default: break;
-    }
-  }
+  Value result;
+  if (quick_compare(op, left, right, result)) return result;
   return general_compare(*this, op, left, right);
 }
 

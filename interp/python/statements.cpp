@@ -321,7 +321,7 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& stmt, Frame& frame) {
             if (node.value) {
               Value value = eval(*node.value, frame);
               if (const auto* name = std::get_if<ast::Name>(&node.target->node))
-                check_annotation(node.annotation.get(), value, frame.shape_variables, "variable '" + name->id + "'");
+                check_annotation(node.annotation.get(), value, frame.shape_variables(), "variable '" + name->id + "'");
               assign(*node.target, std::move(value), frame);
             }
           } else if constexpr (std::is_same_v<T, ast::FunctionDef>) {
