@@ -188,6 +188,23 @@ Word* words(Buffer& buffer) {
   return reinterpret_cast<Word*>(buffer.bytes().data());
 }
 
+// Copies each element of `shape` from source[base_a + sum(index * strides_a)]
+// to destination[base_b + sum(index * strides_b)]: a row of the last axis
+// consecutive in both (and not short) by one memcpy.
+template <class Word>
+void copy_words(const Word* source, std::span<const std::int64_t> strides_a, std::int64_t base_a, Word* destination,
+                std::span<const std::int64_t> strides_b, std::int64_t base_b, std::span<const std::int64_t> shape) {
+  constexpr std::int64_t shortest_copied_row = 8;
+  const std::size_t rank = shape.size();
+  if (rank > 0 && strides_a[rank - 1] == 1 && strides_b[rank - 1] == 1 && shape[rank - 1] >= shortest_copied_row) {
+    const auto row_bytes = static_cast<std::size_t>(shape[rank - 1]) * sizeof(Word);
+    walk(shape.first(rank - 1), strides_a.first(rank - 1), base_a, strides_b.first(rank - 1), base_b,
+         [&](std::int64_t from, std::int64_t to) { std::memcpy(destination + to, source + from, row_bytes); });
+    return;
+  }
+  walk(shape, strides_a, base_a, strides_b, base_b, [&](std::int64_t from, std::int64_t to) { destination[to] = source[from]; });
+}
+
 // A new array of `shape` whose element at each index is the operand's
 // element at base + sum(index * strides).
 inline Expected<LocalArray> strided_copy(const LocalArray& operand, Shape shape, std::span<const std::int64_t> strides,
@@ -198,8 +215,7 @@ inline Expected<LocalArray> strided_copy(const LocalArray& operand, Shape shape,
   dispatch_word(typecheck::byte_size(operand.dtype()), [&]<class Word>() {
     const Word* source = words<Word>(*operand.buffer);
     Word* destination = words<Word>(*result->buffer);
-    walk(result->shape, strides, base, output_strides, 0,
-         [&](std::int64_t from, std::int64_t to) { destination[to] = source[from]; });
+    copy_words(source, strides, base, destination, output_strides, 0, result->shape);
   });
   return result;
 }
@@ -211,8 +227,7 @@ inline void strided_write(Buffer& target, std::span<const std::int64_t> strides,
   dispatch_word(typecheck::byte_size(update.dtype()), [&]<class Word>() {
     const Word* source = words<Word>(*update.buffer);
     Word* destination = words<Word>(target);
-    walk(update.shape, update_strides, 0, strides, base,
-         [&](std::int64_t from, std::int64_t to) { destination[to] = source[from]; });
+    copy_words(source, update_strides, 0, destination, strides, base, update.shape);
   });
 }
 
