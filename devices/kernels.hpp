@@ -181,6 +181,10 @@ Expected<LocalArray> dynamic_update_slice(const LocalArray& operand, const Local
 Expected<LocalArray> rev(const LocalArray& operand, std::span<const int> dimensions);
 // Operands of one dtype, equal but on `dimension`.
 Expected<LocalArray> concatenate(std::span<const LocalArray> operands, int dimension);
+// The array of `shape` whose block at origins[i] is blocks[i] (blocks of one
+// dtype and shape that cover it, as a sharded array's distinct shards do).
+Expected<LocalArray> assemble(std::span<const LocalArray> blocks, std::span<const std::vector<std::int64_t>> origins,
+                              Shape shape);
 // lax.iota: the index along `dimension`, converted to `dtype`.
 Expected<LocalArray> iota(const std::shared_ptr<MemoryLedger>& ledger, typecheck::DType dtype, Shape shape,
                           int dimension);

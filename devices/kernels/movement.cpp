@@ -178,6 +178,30 @@ Expected<LocalArray> concatenate(std::span<const LocalArray> operands, int dimen
   return result;
 }
 
+Expected<LocalArray> assemble(std::span<const LocalArray> blocks, std::span<const std::vector<std::int64_t>> origins,
+                              Shape shape) {
+  if (blocks.empty() || origins.size() != blocks.size()) return invalid("assemble: one origin per block, at least one");
+  const LocalArray& first = blocks.front();
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const LocalArray& block = blocks[i];
+    if (Status status = check_array(block, "assemble"); !status) return status.error();
+    bool fits = block.dtype() == first.dtype() && block.shape == first.shape && block.shape.size() == shape.size() &&
+                origins[i].size() == shape.size();
+    for (std::size_t axis = 0; fits && axis < shape.size(); ++axis)
+      fits = origins[i][axis] >= 0 && origins[i][axis] + block.shape[axis] <= shape[axis];
+    if (!fits) return invalid(fmt::format("assemble: a block of {} does not fit {}", shape_text(block.shape), shape_text(shape)));
+  }
+  Expected<LocalArray> result = allocate(first.buffer->ledger(), first.dtype(), std::move(shape));
+  if (!result) return result;
+  std::vector<std::int64_t> strides = row_major_strides(result->shape);
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    std::int64_t base = 0;
+    for (std::size_t axis = 0; axis < strides.size(); ++axis) base += origins[i][axis] * strides[axis];
+    strided_write(*result->buffer, strides, base, blocks[i]);
+  }
+  return result;
+}
+
 Expected<LocalArray> iota(const std::shared_ptr<MemoryLedger>& ledger, DType dtype, Shape shape, int dimension) {
   if (dimension < 0 || static_cast<std::size_t>(dimension) >= shape.size()) return invalid("iota: axis out of range");
   Expected<LocalArray> result = make_local_array(ledger, dtype, std::move(shape));

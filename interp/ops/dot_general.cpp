@@ -152,11 +152,105 @@ Placement place_dot(Evaluator& evaluator, const Primitive&, const std::vector<Ar
   return placement;
 }
 
+// Products of at most this many multiply-adds whose shards share tiles are
+// computed once (shared_product).
+inline constexpr double shared_product_limit = 1 << 20;
+
+// Whether the product is best computed once for all devices: small, summed
+// by no collective, over several distinct shards all in this process, of
+// operands that hold one value each (no partial sums, no per-device values).
+bool computed_once(Evaluator& evaluator, const Placement& placement, const ArrayRef& lhs, const ArrayRef& rhs,
+                   const typecheck::DotDimensionNumbers& numbers) {
+  const DeviceMeshRef& mesh = placement.computed.mesh;
+  if (!mesh || mesh->devices.size() < 2 || placement.computed.fully_replicated() || !placement.summed.empty()) return false;
+  if (lhs->abstract() || rhs->abstract() || on_manual_mesh(*lhs) || on_manual_mesh(*rhs)) return false;
+  if (!lhs->aval.sharding.unreduced.empty() || !rhs->aval.sharding.unreduced.empty() ||
+      !placement.type.sharding.unreduced.empty())
+    return false;
+  double work = 1;
+  for (std::int64_t extent : placement.type.shape) work *= static_cast<double>(extent);
+  for (int axis : numbers.lhs_contracting) work *= static_cast<double>(lhs->aval.shape[static_cast<std::size_t>(axis)]);
+  if (work > shared_product_limit) return false;
+  Runtime& runtime = runtime_of(evaluator);
+  for (std::size_t p = 0; p < mesh->devices.size(); ++p)
+    if (!runtime.holds(*mesh, p)) return false;
+  return true;
+}
+
+// Where each position's block (of shape `block`) of an array in `layout` starts.
+std::vector<std::vector<std::int64_t>> block_origins(const Layout& layout, const typecheck::Shape& block) {
+  const DeviceMesh& mesh = *layout.mesh;
+  std::vector<std::vector<std::int64_t>> origins(layout.position_count(), std::vector<std::int64_t>(block.size(), 0));
+  for (std::size_t d = 0; d < block.size() && d < layout.dims.size(); ++d) {
+    if (layout.dims[d].empty()) continue;
+    const std::vector<int> axes = mesh_axes(mesh, layout.dims[d]);
+    for (std::size_t p = 0; p < origins.size(); ++p) {
+      std::int64_t index = 0;
+      for (int a : axes) {
+        const auto axis = static_cast<std::size_t>(a);
+        index = index * mesh.shape[axis] + mesh.coordinate(static_cast<int>(p), axis);
+      }
+      origins[p][d] = index * block[d];
+    }
+  }
+  return origins;
+}
+
+// The whole value of `array`, every shard of which this process holds: its
+// distinct blocks put together (the one block of a replicated array as it is).
+devices::LocalArray whole_value(const ArrayObject& array) {
+  const typecheck::Shape block = array.layout.shard_shape(array.aval.shape);
+  const std::vector<std::vector<std::int64_t>> all = block_origins(array.layout, block);
+  std::vector<devices::LocalArray> blocks;
+  std::vector<std::vector<std::int64_t>> origins;
+  for (std::size_t p = 0; p < all.size(); ++p) {
+    if (std::find(origins.begin(), origins.end(), all[p]) != origins.end()) continue;
+    blocks.push_back({array.shards[p].shared_buffer(), block});
+    origins.push_back(all[p]);
+  }
+  if (blocks.size() == 1) return blocks.front();
+  return value_or_raise(devices::assemble(blocks, origins, array.aval.shape));
+}
+
+// dot_general computes every tile of its grid a shard touches whole (so
+// that a shard sums each element as the unsharded product does): devices
+// whose shards share a tile each compute all of it. A small product is
+// instead computed once, from the operands' whole values, and split into
+// the result's shards: the values the devices' own products give, bit for
+// bit, without the repeats.
+ArrayRef shared_product(Evaluator& evaluator, const Placement& placement, const ArrayRef& lhs, const ArrayRef& rhs,
+                        const typecheck::DotDimensionNumbers& numbers) {
+  devices::DotDimensions dims;
+  dims.lhs_batch.assign(numbers.lhs_batch.begin(), numbers.lhs_batch.end());
+  dims.rhs_batch.assign(numbers.rhs_batch.begin(), numbers.rhs_batch.end());
+  dims.lhs_contracting.assign(numbers.lhs_contracting.begin(), numbers.lhs_contracting.end());
+  dims.rhs_contracting.assign(numbers.rhs_contracting.begin(), numbers.rhs_contracting.end());
+  dims.result_dtype = placement.type.dtype;
+  const devices::LocalArray whole = value_or_raise(devices::dot_general(whole_value(*lhs), whole_value(*rhs), dims));
+  const Layout& layout = placement.computed;
+  const typecheck::Shape block = layout.shard_shape(placement.type.shape);
+  const std::vector<std::vector<std::int64_t>> origins = block_origins(layout, block);
+  std::vector<std::shared_ptr<devices::Buffer>> shards(origins.size());
+  std::vector<std::int64_t> limit(block.size());
+  for (std::size_t p = 0; p < shards.size(); ++p) {
+    // Positions holding the same block share its buffer.
+    const auto same = static_cast<std::size_t>(std::find(origins.begin(), origins.end(), origins[p]) - origins.begin());
+    if (same < p) {
+      shards[p] = shards[same];
+      continue;
+    }
+    for (std::size_t d = 0; d < block.size(); ++d) limit[d] = origins[p][d] + block[d];
+    shards[p] = value_or_raise(devices::slice(whole, origins[p], limit)).buffer;
+  }
+  return make_array(evaluator, placement.type, layout, std::move(shards), placement.committed);
+}
+
 ArrayRef dot_kernel(Evaluator& evaluator, const Primitive&, const Placement& placement,
                     const std::vector<ArrayRef>& operands, const Params& params) {
   ArrayRef lhs = astype(evaluator, operands[0], placement.compute);
   ArrayRef rhs = astype(evaluator, operands[1], placement.compute);
   const typecheck::DotDimensionNumbers numbers = dot_dimension_numbers(params, lhs->aval.ndim());
+  if (computed_once(evaluator, placement, lhs, rhs, numbers)) return shared_product(evaluator, placement, lhs, rhs, numbers);
   auto is_free = [](const std::vector<int>& contracting, const std::vector<int>& batch, std::size_t d) {
     auto has = [&](const std::vector<int>& dims) { return std::find(dims.begin(), dims.end(), static_cast<int>(d)) != dims.end(); };
     return !has(contracting) && !has(batch);

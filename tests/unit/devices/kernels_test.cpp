@@ -506,6 +506,29 @@ TEST(Kernels, SlicesAndUpdates) {
   EXPECT_EQ(values_of(x)[3], 3);  // the operand is unchanged
 }
 
+// A sharded array's distinct blocks put together: rows of at least eight
+// elements copied whole, shorter ones an element at a time, any block order.
+TEST(Kernels, AssemblePutsEachBlockAtItsOrigin) {
+  std::vector<double> first(20), second(20);
+  for (int i = 0; i < 20; ++i) first[static_cast<std::size_t>(i)] = i, second[static_cast<std::size_t>(i)] = 100 + i;
+  std::vector<LocalArray> rows = {array(DType::float32, {2, 10}, second), array(DType::float32, {2, 10}, first)};
+  std::vector<std::vector<std::int64_t>> row_origins = {{2, 0}, {0, 0}};
+  LocalArray tall = ok(assemble(rows, row_origins, {4, 10}));
+  EXPECT_EQ(tall.shape, (Shape{4, 10}));
+  std::vector<double> expected = first;
+  expected.insert(expected.end(), second.begin(), second.end());
+  expect_values(tall, expected);
+
+  std::vector<LocalArray> quarters = {array(DType::int32, {1, 2}, {1, 2}), array(DType::int32, {1, 2}, {3, 4}),
+                                      array(DType::int32, {1, 2}, {5, 6}), array(DType::int32, {1, 2}, {7, 8})};
+  std::vector<std::vector<std::int64_t>> quarter_origins = {{0, 0}, {0, 2}, {1, 0}, {1, 2}};
+  expect_values(ok(assemble(quarters, quarter_origins, {2, 4})), {1, 2, 3, 4, 5, 6, 7, 8});
+
+  std::vector<std::vector<std::int64_t>> outside = {{0, 0}, {0, 3}, {1, 0}, {1, 2}};
+  EXPECT_FALSE(assemble(quarters, outside, {2, 4}).ok());
+  EXPECT_FALSE(assemble(quarters, std::span(quarter_origins).first(3), {2, 4}).ok());
+}
+
 TEST(Kernels, ConcatenateIotaPad) {
   std::vector<LocalArray> parts = {array(DType::int32, {2, 1}, {1, 2}), array(DType::int32, {2, 2}, {3, 4, 5, 6})};
   LocalArray joined = ok(concatenate(parts, 1));
