@@ -156,13 +156,19 @@ Placement place_dot(Evaluator& evaluator, const Primitive&, const std::vector<Ar
 // computed once (shared_product).
 inline constexpr double shared_product_limit = 1 << 20;
 
-// Whether the product is best computed once for all devices: small, summed
-// by no collective, over several distinct shards all in this process, of
-// operands that hold one value each (no partial sums, no per-device values).
+// Whether the product is best computed once for all devices: small, its
+// result split along a free dimension (the devices' shards share tiles;
+// split along batch dimensions only, each computes its own), summed by no
+// collective, all its devices in this process, of operands that hold one
+// value each (no partial sums, no per-device values).
 bool computed_once(Evaluator& evaluator, const Placement& placement, const ArrayRef& lhs, const ArrayRef& rhs,
                    const typecheck::DotDimensionNumbers& numbers) {
   const DeviceMeshRef& mesh = placement.computed.mesh;
-  if (!mesh || mesh->devices.size() < 2 || placement.computed.fully_replicated() || !placement.summed.empty()) return false;
+  const auto& result_dims = placement.computed.dims;
+  if (!mesh || !placement.summed.empty() ||
+      std::all_of(result_dims.begin() + static_cast<long>(std::min(numbers.lhs_batch.size(), result_dims.size())),
+                  result_dims.end(), [](const typecheck::SpecEntry& entry) { return entry.empty(); }))
+    return false;
   if (lhs->abstract() || rhs->abstract() || on_manual_mesh(*lhs) || on_manual_mesh(*rhs)) return false;
   if (!lhs->aval.sharding.unreduced.empty() || !rhs->aval.sharding.unreduced.empty() ||
       !placement.type.sharding.unreduced.empty())
