@@ -158,16 +158,15 @@ inline constexpr double shared_product_limit = 1 << 20;
 
 // Whether the product is best computed once for all devices: small, its
 // result split along a free dimension (the devices' shards share tiles;
-// split along batch dimensions only, each computes its own), summed by no
-// collective, all its devices in this process, of operands that hold one
-// value each (no partial sums, no per-device values).
+// split along batch dimensions only, each computes its own), all its devices
+// in this process, of operands that hold one value each (no unreduced
+// partial sums, no per-device values).
 bool computed_once(Evaluator& evaluator, const Placement& placement, const ArrayRef& lhs, const ArrayRef& rhs,
                    const typecheck::DotDimensionNumbers& numbers) {
   const DeviceMeshRef& mesh = placement.computed.mesh;
   const auto& result_dims = placement.computed.dims;
-  if (!mesh || !placement.summed.empty() ||
-      std::all_of(result_dims.begin() + static_cast<long>(std::min(numbers.lhs_batch.size(), result_dims.size())),
-                  result_dims.end(), [](const typecheck::SpecEntry& entry) { return entry.empty(); }))
+  if (!mesh || std::all_of(result_dims.begin() + static_cast<long>(std::min(numbers.lhs_batch.size(), result_dims.size())),
+                           result_dims.end(), [](const typecheck::SpecEntry& entry) { return entry.empty(); }))
     return false;
   if (lhs->abstract() || rhs->abstract() || on_manual_mesh(*lhs) || on_manual_mesh(*rhs)) return false;
   if (!lhs->aval.sharding.unreduced.empty() || !rhs->aval.sharding.unreduced.empty() ||
@@ -183,47 +182,68 @@ bool computed_once(Evaluator& evaluator, const Placement& placement, const Array
   return true;
 }
 
-// Where each position's block (of shape `block`) of an array in `layout` starts.
-std::vector<std::vector<std::int64_t>> block_origins(const Layout& layout, const typecheck::Shape& block) {
+// Each position's block of an array: its shape and where each position's
+// starts (rank entries per position, flat).
+struct Blocks {
+  typecheck::Shape shape;
+  std::vector<std::int64_t> origins;
+  std::span<const std::int64_t> at(std::size_t p) const { return {origins.data() + p * shape.size(), shape.size()}; }
+};
+
+Blocks blocks_of(const Layout& layout, const typecheck::Shape& whole) {
+  Blocks blocks{layout.shard_shape(whole), {}};
+  const std::size_t rank = blocks.shape.size();
   const DeviceMesh& mesh = *layout.mesh;
-  std::vector<std::vector<std::int64_t>> origins(layout.position_count(), std::vector<std::int64_t>(block.size(), 0));
-  for (std::size_t d = 0; d < block.size() && d < layout.dims.size(); ++d) {
+  blocks.origins.assign(layout.position_count() * rank, 0);
+  for (std::size_t d = 0; d < rank && d < layout.dims.size(); ++d) {
     if (layout.dims[d].empty()) continue;
     const std::vector<int> axes = mesh_axes(mesh, layout.dims[d]);
-    for (std::size_t p = 0; p < origins.size(); ++p) {
+    for (std::size_t p = 0; p < layout.position_count(); ++p) {
       std::int64_t index = 0;
       for (int a : axes) {
         const auto axis = static_cast<std::size_t>(a);
         index = index * mesh.shape[axis] + mesh.coordinate(static_cast<int>(p), axis);
       }
-      origins[p][d] = index * block[d];
+      blocks.origins[p * rank + d] = index * blocks.shape[d];
     }
   }
-  return origins;
+  return blocks;
 }
 
-// The whole value of `array`, every shard of which this process holds: its
-// distinct blocks put together (the one block of a replicated array as it is).
-devices::LocalArray whole_value(const ArrayObject& array) {
-  const typecheck::Shape block = array.layout.shard_shape(array.aval.shape);
-  const std::vector<std::vector<std::int64_t>> all = block_origins(array.layout, block);
-  std::vector<devices::LocalArray> blocks;
+bool same_origin(const Blocks& blocks, std::size_t p, std::size_t q) {
+  return std::ranges::equal(blocks.at(p), blocks.at(q));
+}
+
+// What the positions `group` hold of `array` together: whole along every
+// dimension but the contracting ones, which keep the group's one block. None
+// when the group lacks a block.
+std::optional<devices::LocalArray> group_value(const ArrayObject& array, const Blocks& blocks,
+                                               std::span<const std::size_t> group, const std::vector<int>& contracting) {
+  typecheck::Shape shape = array.aval.shape;
+  for (int d : contracting) shape[static_cast<std::size_t>(d)] = blocks.shape[static_cast<std::size_t>(d)];
+  std::vector<devices::LocalArray> parts;
   std::vector<std::vector<std::int64_t>> origins;
-  for (std::size_t p = 0; p < all.size(); ++p) {
-    if (std::find(origins.begin(), origins.end(), all[p]) != origins.end()) continue;
-    blocks.push_back({array.shards[p].shared_buffer(), block});
-    origins.push_back(all[p]);
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    const std::size_t p = group[i];
+    if (std::any_of(group.begin(), group.begin() + static_cast<long>(i), [&](std::size_t q) { return same_origin(blocks, p, q); }))
+      continue;
+    parts.push_back({array.shards[p].shared_buffer(), blocks.shape});
+    origins.emplace_back(blocks.at(p).begin(), blocks.at(p).end());
+    for (int d : contracting) origins.back()[static_cast<std::size_t>(d)] = 0;
   }
-  if (blocks.size() == 1) return blocks.front();
-  return value_or_raise(devices::assemble(blocks, origins, array.aval.shape));
+  if (static_cast<std::int64_t>(parts.size()) * devices::element_count(blocks.shape) != devices::element_count(shape))
+    return std::nullopt;
+  if (parts.size() == 1) return parts.front();
+  return value_or_raise(devices::assemble(parts, origins, std::move(shape)));
 }
 
 // dot_general computes every tile of its grid a shard touches whole (so
 // that a shard sums each element as the unsharded product does): devices
 // whose shards share a tile each compute all of it. A small product is
-// instead computed once, from the operands' whole values, and split into
-// the result's shards: the values the devices' own products give, bit for
-// bit, without the repeats.
+// instead computed once per block of the contraction (once, when it is not
+// split), from what the devices holding that block hold together, and split
+// into their shards: the values (or partial sums) the devices' own products
+// give, bit for bit, without the repeats. Null when a group lacks a block.
 ArrayRef shared_product(Evaluator& evaluator, const Placement& placement, const ArrayRef& lhs, const ArrayRef& rhs,
                         const typecheck::DotDimensionNumbers& numbers) {
   devices::DotDimensions dims;
@@ -232,23 +252,41 @@ ArrayRef shared_product(Evaluator& evaluator, const Placement& placement, const 
   dims.lhs_contracting.assign(numbers.lhs_contracting.begin(), numbers.lhs_contracting.end());
   dims.rhs_contracting.assign(numbers.rhs_contracting.begin(), numbers.rhs_contracting.end());
   dims.result_dtype = placement.type.dtype;
-  const devices::LocalArray whole = value_or_raise(devices::dot_general(whole_value(*lhs), whole_value(*rhs), dims));
-  const Layout& layout = placement.computed;
-  const typecheck::Shape block = layout.shard_shape(placement.type.shape);
-  const std::vector<std::vector<std::int64_t>> origins = block_origins(layout, block);
-  std::vector<std::shared_ptr<devices::Buffer>> shards(origins.size());
-  std::vector<std::int64_t> limit(block.size());
-  for (std::size_t p = 0; p < shards.size(); ++p) {
-    // Positions holding the same block share its buffer.
-    const auto same = static_cast<std::size_t>(std::find(origins.begin(), origins.end(), origins[p]) - origins.begin());
-    if (same < p) {
-      shards[p] = shards[same];
-      continue;
+  const Blocks lhs_blocks = blocks_of(lhs->layout, lhs->aval.shape), rhs_blocks = blocks_of(rhs->layout, rhs->aval.shape);
+  const Blocks result = blocks_of(placement.computed, placement.type.shape);
+  const std::size_t positions = placement.computed.position_count();
+  // Positions grouped by the block of the contraction they hold.
+  auto same_contraction = [&](std::size_t p, std::size_t q) {
+    return std::all_of(numbers.lhs_contracting.begin(), numbers.lhs_contracting.end(), [&](int d) {
+      return lhs_blocks.at(p)[static_cast<std::size_t>(d)] == lhs_blocks.at(q)[static_cast<std::size_t>(d)];
+    });
+  };
+  std::vector<std::shared_ptr<devices::Buffer>> shards(positions);
+  std::vector<std::int64_t> limit(result.shape.size());
+  std::vector<std::size_t> group;
+  for (std::size_t leader = 0; leader < positions; ++leader) {
+    if (shards[leader]) continue;
+    group.clear();
+    for (std::size_t p = leader; p < positions; ++p)
+      if (same_contraction(leader, p)) group.push_back(p);
+    std::optional<devices::LocalArray> a = group_value(*lhs, lhs_blocks, group, numbers.lhs_contracting);
+    std::optional<devices::LocalArray> b = group_value(*rhs, rhs_blocks, group, numbers.rhs_contracting);
+    if (!a || !b) return nullptr;
+    const devices::LocalArray product = value_or_raise(devices::dot_general(*a, *b, dims));
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      const std::size_t p = group[i];
+      // Positions of the group holding the same block share its buffer.
+      auto same = std::find_if(group.begin(), group.begin() + static_cast<long>(i),
+                               [&](std::size_t q) { return same_origin(result, p, q); });
+      if (same != group.begin() + static_cast<long>(i)) {
+        shards[p] = shards[*same];
+        continue;
+      }
+      for (std::size_t d = 0; d < limit.size(); ++d) limit[d] = result.at(p)[d] + result.shape[d];
+      shards[p] = value_or_raise(devices::slice(product, result.at(p), limit)).buffer;
     }
-    for (std::size_t d = 0; d < block.size(); ++d) limit[d] = origins[p][d] + block[d];
-    shards[p] = value_or_raise(devices::slice(whole, origins[p], limit)).buffer;
   }
-  return make_array(evaluator, placement.type, layout, std::move(shards), placement.committed);
+  return make_array(evaluator, placement.type, placement.computed, std::move(shards), placement.committed);
 }
 
 ArrayRef dot_kernel(Evaluator& evaluator, const Primitive&, const Placement& placement,
@@ -256,7 +294,8 @@ ArrayRef dot_kernel(Evaluator& evaluator, const Primitive&, const Placement& pla
   ArrayRef lhs = astype(evaluator, operands[0], placement.compute);
   ArrayRef rhs = astype(evaluator, operands[1], placement.compute);
   const typecheck::DotDimensionNumbers numbers = dot_dimension_numbers(params, lhs->aval.ndim());
-  if (computed_once(evaluator, placement, lhs, rhs, numbers)) return shared_product(evaluator, placement, lhs, rhs, numbers);
+  if (computed_once(evaluator, placement, lhs, rhs, numbers))
+    if (ArrayRef product = shared_product(evaluator, placement, lhs, rhs, numbers)) return product;
   auto is_free = [](const std::vector<int>& contracting, const std::vector<int>& batch, std::size_t d) {
     auto has = [&](const std::vector<int>& dims) { return std::find(dims.begin(), dims.end(), static_cast<int>(d)) != dims.end(); };
     return !has(contracting) && !has(batch);
