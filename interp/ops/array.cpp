@@ -131,11 +131,11 @@ devices::Placement placement_of(Evaluator& evaluator, const Layout& layout, cons
   devices::Placement placement;
   placement.block_shape = layout.shard_shape(shape);
   placement.positions.resize(layout.position_count());
+  const std::vector<std::int64_t> origins = layout.block_origins(placement.block_shape);
   for (std::size_t p = 0; p < placement.positions.size(); ++p) {
     devices::Placement::Position& position = placement.positions[p];
-    position.origin.resize(shape.size());
-    for (std::size_t d = 0; d < shape.size(); ++d)
-      position.origin[d] = layout.block_index(d, static_cast<int>(p)) * placement.block_shape[d];
+    const auto first = origins.begin() + static_cast<long>(p * shape.size());
+    position.origin.assign(first, first + static_cast<long>(shape.size()));
     position.process = runtime.holder(*layout.mesh, p);
   }
   return placement;

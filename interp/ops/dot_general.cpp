@@ -192,21 +192,7 @@ struct Blocks {
 
 Blocks blocks_of(const Layout& layout, const typecheck::Shape& whole) {
   Blocks blocks{layout.shard_shape(whole), {}};
-  const std::size_t rank = blocks.shape.size();
-  const DeviceMesh& mesh = *layout.mesh;
-  blocks.origins.assign(layout.position_count() * rank, 0);
-  for (std::size_t d = 0; d < rank && d < layout.dims.size(); ++d) {
-    if (layout.dims[d].empty()) continue;
-    const std::vector<int> axes = mesh_axes(mesh, layout.dims[d]);
-    for (std::size_t p = 0; p < layout.position_count(); ++p) {
-      std::int64_t index = 0;
-      for (int a : axes) {
-        const auto axis = static_cast<std::size_t>(a);
-        index = index * mesh.shape[axis] + mesh.coordinate(static_cast<int>(p), axis);
-      }
-      blocks.origins[p * rank + d] = index * blocks.shape[d];
-    }
-  }
+  blocks.origins = layout.block_origins(blocks.shape);
   return blocks;
 }
 

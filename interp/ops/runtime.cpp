@@ -5,6 +5,8 @@
 #include <limits>
 #include <numeric>
 
+#include <boost/container/small_vector.hpp>
+
 #include "devices/device_mesh.hpp"
 #include "interp/python/builtins.hpp"
 #include "interp/python/format.hpp"
@@ -63,6 +65,26 @@ std::int64_t Layout::block_index(std::size_t dim, int position) const {
     index = index * mesh->shape[a] + mesh->coordinate(position, static_cast<std::size_t>(a));
   }
   return index;
+}
+
+std::vector<std::int64_t> Layout::block_origins(const typecheck::Shape& block) const {
+  const std::size_t rank = block.size();
+  std::vector<std::int64_t> origins(position_count() * rank, 0);
+  boost::container::small_vector<int, 4> axes;
+  for (std::size_t d = 0; d < rank && d < dims.size(); ++d) {
+    if (dims[d].empty()) continue;
+    axes.clear();
+    for (const auto& axis : dims[d]) axes.push_back(axis_position(*mesh, axis));
+    for (std::size_t p = 0; p < position_count(); ++p) {
+      std::int64_t index = 0;
+      for (int a : axes) {
+        const auto axis = static_cast<std::size_t>(a);
+        index = index * mesh->shape[axis] + mesh->coordinate(static_cast<int>(p), axis);
+      }
+      origins[p * rank + d] = index * block[d];
+    }
+  }
+  return origins;
 }
 
 typecheck::Shape Layout::shard_shape(const typecheck::Shape& global) const {

@@ -55,6 +55,10 @@ struct Layout {
   std::int64_t block_count(std::size_t dim) const;
   // The block of dimension `dim` that mesh position `position` holds.
   std::int64_t block_index(std::size_t dim, int position) const;
+  // Where every position's block starts, `block` being the shard shape:
+  // block_index(d, p) * block[d] at p * block.size() + d (each mesh axis
+  // looked up once, not once per position).
+  std::vector<std::int64_t> block_origins(const typecheck::Shape& block) const;
   // The shape of every shard (dimensions must divide: checked by make_layout).
   typecheck::Shape shard_shape(const typecheck::Shape& global) const;
   bool fully_replicated() const;
