@@ -164,10 +164,11 @@ inline constexpr double shared_product_limit = 1 << 20;
 bool computed_once(Evaluator& evaluator, const Placement& placement, const ArrayRef& lhs, const ArrayRef& rhs,
                    const typecheck::DotDimensionNumbers& numbers) {
   const DeviceMeshRef& mesh = placement.computed.mesh;
-  const auto& result_dims = placement.computed.dims;
-  if (!mesh || std::all_of(result_dims.begin() + static_cast<long>(std::min(numbers.lhs_batch.size(), result_dims.size())),
-                           result_dims.end(), [](const typecheck::SpecEntry& entry) { return entry.empty(); }))
-    return false;
+  if (!mesh || mesh->devices.size() < 2) return false;
+  bool free_split = false;
+  for (std::size_t d = numbers.lhs_batch.size(); d < placement.computed.dims.size(); ++d)
+    free_split = free_split || placement.computed.block_count(d) > 1;
+  if (!free_split) return false;
   if (lhs->abstract() || rhs->abstract() || on_manual_mesh(*lhs) || on_manual_mesh(*rhs)) return false;
   if (!lhs->aval.sharding.unreduced.empty() || !rhs->aval.sharding.unreduced.empty() ||
       !placement.type.sharding.unreduced.empty())

@@ -70,6 +70,7 @@ std::int64_t Layout::block_index(std::size_t dim, int position) const {
 std::vector<std::int64_t> Layout::block_origins(const typecheck::Shape& block) const {
   const std::size_t rank = block.size();
   std::vector<std::int64_t> origins(position_count() * rank, 0);
+  if (position_count() == 1) return origins;
   boost::container::small_vector<int, 4> axes;
   for (std::size_t d = 0; d < rank && d < dims.size(); ++d) {
     if (dims[d].empty()) continue;
