@@ -158,22 +158,28 @@ struct Compiled {
   };
   // obj[key], read (a slice or a tuple of them is a key the walk makes).
   struct Item : Expr {
-    Item(const ast::Expr& node, const ast::Subscript& subscript, ExprPtr object)
-        : Expr(node), subscript(subscript), object(std::move(object)) {}
+    Item(const ast::Expr& node, ExprPtr object, ExprPtr key) : Expr(node), object(std::move(object)), key(std::move(key)) {}
     Value eval(Evaluator& ev, Frame& frame) const override {
       try {
-        Value held;
+        Value held, held_key;
         const Value& value = operand(*object, ev, frame, held);
-        Value key = ev.eval_subscript_key(*subscript.slice, frame);
-        return ev.get_item(value, key);
+        return ev.get_item(value, operand(*key, ev, frame, held_key));
       } catch (PyError& error) {
         locate(error, node.span);
         throw;
       }
     }
-    const ast::Subscript& subscript;
-    ExprPtr object;
+    ExprPtr object, key;
   };
+  // A subscript's key that is a tuple (x[i, j], x[1:2, k]): made as the walk makes it.
+  struct TupleKey : Expr {
+    using Expr::Expr;
+    Value eval(Evaluator& ev, Frame& frame) const override { return ev.eval_subscript_key(node, frame); }
+  };
+  static ExprPtr compile_key(const ast::Expr& slice) {
+    if (std::holds_alternative<ast::Tuple>(slice.node)) return std::make_unique<TupleKey>(slice);
+    return compile(slice);
+  }
   struct Unary : Expr {
     Unary(const ast::Expr& node, ast::UnaryOperator op, ExprPtr operand) : Expr(node), op(op), operand(std::move(operand)) {}
     Value eval(Evaluator& ev, Frame& frame) const override {
@@ -237,7 +243,7 @@ struct Compiled {
                   *plain, nullptr, arguments.size(), [&](std::size_t i) { return arguments[i]->eval(ev, frame); },
                   result))
             return result;
-        return ev.call_with_arguments(node, call, std::move(function), frame);
+        return call_with_values(ev, node, function, nullptr, arguments, frame);
       } catch (PyError& error) {
         locate(error, node.span);
         throw;
@@ -245,6 +251,104 @@ struct Compiled {
     }
     const ast::Call& call;
     ExprPtr callee;
+    std::vector<ExprPtr> arguments;
+  };
+
+  // A call of `callee` with `self` (when not null) and the values of
+  // `arguments`, as Evaluator::call_with_arguments makes it (a plain
+  // function's direct call was not possible): a built-in function's
+  // arguments bound straight to its parameters, a user class's instance made
+  // and its __init__ called without a bound method, any other callee called.
+  static Value call_with_values(Evaluator& ev, const ast::Expr& node, const Value& callee, const Value* self,
+                                const std::vector<ExprPtr>& arguments, Frame& frame) {
+    CallArgs args;
+    args.positional = ev.take_arguments();
+    args.positional.reserve(arguments.size() + 1);
+    if (self != nullptr) args.positional.push_back(*self);
+    for (const auto& argument : arguments) args.positional.push_back(argument->eval(ev, frame));
+    Object* object = callee.has_hooks() ? callee.object().get() : nullptr;
+    RestoreOnExit restore_call(ev.running_call);
+    ev.running_call = {&node, object};
+    Value result;
+    if (object == nullptr || !(call_native(ev, *object, args.positional, result) ||
+                               construct(ev, *object, args.positional, result)))
+      result = ev.call(callee, args);
+    ev.give_back_arguments(args.positional);
+    return result;
+  }
+  // A built-in function (exactly NativeFunction) whose parameters take
+  // `positional` as they are; false when it is not one.
+  static bool call_native(Evaluator& ev, Object& callee, std::vector<Value>& positional, Value& result) {
+    if (typeid(callee) != typeid(NativeFunction)) return false;
+    auto& function = static_cast<NativeFunction&>(callee);
+    Arguments bound;
+    if (!bind_positional(function.signature().parameters, positional, bound)) return false;
+    result = function.body()(ev, bound);
+    return true;
+  }
+  // A user class whose instances are plain objects made by object.__new__
+  // (no metaclass behaviour, __new__ or built-in base) and whose __init__ is
+  // a def that takes `positional` straight into its frame, as
+  // ClassObject::call makes and initialises one; false when it is not one.
+  static bool construct(Evaluator& ev, Object& callee, std::vector<Value>& positional, Value& result) {
+    const ClassObject* const_cls = callee.as_class();
+    if (const_cls == nullptr || const_cls->behaviour || const_cls->makes_exceptions()) return false;
+    auto& cls = const_cast<ClassObject&>(*const_cls);
+    const ClassMembers& members = cls.members();
+    if (members.new_ || members.builtin || !members.init) return false;
+    FunctionObject* init = members.init->is_object() ? members.init->object()->as_function() : nullptr;
+    if (init == nullptr || !init->takes_positional(positional.size() + 1)) return false;
+    Value keep_alive = *members.init;
+    CallArgs no_arguments;
+    result = new_instance(ev, cls, no_arguments);
+    Value returned;
+    ev.call_with_positional(
+        *init, &result, positional.size(), [&](std::size_t i) { return std::move(positional[i]); }, returned);
+    if (!returned.is_none())
+      raise(exc::TypeError(), "__init__() should return None, not '" + type_name(returned) + "'");
+    return true;
+  }
+
+  // obj.name(a, b): positional arguments only. A `def` of an instance's
+  // class is called without making the bound method, a built-in
+  // container's method without the attribute lookup, as the walk's
+  // Evaluator::call_method does; any other callee is looked up and called.
+  struct MethodCall : Expr {
+    MethodCall(const ast::Expr& node, const ast::Attribute& attribute, ExprPtr object, std::vector<ExprPtr> arguments)
+        : Expr(node), attribute(attribute), object(std::move(object)), arguments(std::move(arguments)) {}
+    Value eval(Evaluator& ev, Frame& frame) const override {
+      try {
+        Value held;
+        const Value& self = operand(*object, ev, frame, held);
+        if (InstanceObject* instance = self.is_object() ? self.object()->as_instance() : nullptr) {
+          FunctionObject* function = site_method(attribute_site(attribute, frame), *instance, attribute.attr);
+          if (function != nullptr && !find_attribute_in(instance->attributes, attribute.attr)) {
+            Value callee(function->self());  // the function stays alive through the call
+            Value result;
+            if (ev.call_with_positional(
+                    *function, &self, arguments.size(), [&](std::size_t i) { return arguments[i]->eval(ev, frame); },
+                    result))
+              return result;
+            return call_with_values(ev, node, callee, &self, arguments, frame);
+          }
+        } else if (const ObjectRef* method = container_method(self, attribute.attr)) {
+          return call_with_values(ev, node, Value(*method), &self, arguments, frame);
+        }
+        Value callee;
+        try {
+          callee = ev.get_attribute(self, attribute.attr);
+        } catch (PyError& error) {
+          locate(error, std::get<ast::Call>(node.node).func->span);
+          throw;
+        }
+        return call_with_values(ev, node, callee, nullptr, arguments, frame);
+      } catch (PyError& error) {
+        locate(error, node.span);
+        throw;
+      }
+    }
+    const ast::Attribute& attribute;
+    ExprPtr object;
     std::vector<ExprPtr> arguments;
   };
 
@@ -268,7 +372,7 @@ struct Compiled {
     } else if (const auto* attribute = std::get_if<ast::Attribute>(&expr.node)) {
       return std::make_unique<AttributeRead>(expr, *attribute, compile(*attribute->value));
     } else if (const auto* subscript = std::get_if<ast::Subscript>(&expr.node)) {
-      return std::make_unique<Item>(expr, *subscript, compile(*subscript->value));
+      return std::make_unique<Item>(expr, compile(*subscript->value), compile_key(*subscript->slice));
     } else if (const auto* unary = std::get_if<ast::UnaryOp>(&expr.node)) {
       return std::make_unique<Unary>(expr, unary->op, compile(*unary->operand));
     } else if (const auto* boolean = std::get_if<ast::BoolOp>(&expr.node)) {
@@ -279,11 +383,13 @@ struct Compiled {
       return std::make_unique<Conditional>(expr, compile(*conditional->test), compile(*conditional->body),
                                            compile(*conditional->orelse));
     } else if (const auto* call = std::get_if<ast::Call>(&expr.node)) {
-      bool positional = call->keywords.empty() && !std::holds_alternative<ast::Attribute>(call->func->node);
+      bool positional = call->keywords.empty();
       for (const auto& argument : call->args) positional = positional && !std::holds_alternative<ast::Starred>(argument->node);
       if (positional) {
         std::vector<ExprPtr> arguments;
         for (const auto& argument : call->args) arguments.push_back(compile(*argument));
+        if (const auto* method = std::get_if<ast::Attribute>(&call->func->node))
+          return std::make_unique<MethodCall>(expr, *method, compile(*method->value), std::move(arguments));
         return std::make_unique<Call>(expr, *call, compile(*call->func), std::move(arguments));
       }
     }
@@ -418,6 +524,67 @@ struct Compiled {
     const ast::Name& name;
     ast::BinaryOperator op;
     ExprPtr value;
+  };
+  // obj.name = value, obj[key] = value: the value first, then the target's parts.
+  struct AssignAttribute : Stmt {
+    AssignAttribute(const ast::Stmt& node, const ast::Attribute& attribute, ExprPtr object, ExprPtr value)
+        : Stmt(node), attribute(attribute), object(std::move(object)), value(std::move(value)) {}
+    Flow exec(Evaluator& ev, Frame& frame) const override {
+      Value stored = value->eval(ev, frame);
+      Value held;
+      ev.store_attribute(attribute, operand(*object, ev, frame, held), stored, frame);
+      return Flow::normal;
+    }
+    const ast::Attribute& attribute;
+    ExprPtr object, value;
+  };
+  struct AssignItem : Stmt {
+    AssignItem(const ast::Stmt& node, ExprPtr object, ExprPtr key, ExprPtr value)
+        : Stmt(node), object(std::move(object)), key(std::move(key)), value(std::move(value)) {}
+    Flow exec(Evaluator& ev, Frame& frame) const override {
+      Value stored = value->eval(ev, frame);
+      Value held, held_key;
+      const Value& container = operand(*object, ev, frame, held);
+      ev.set_item(container, operand(*key, ev, frame, held_key), stored);
+      return Flow::normal;
+    }
+    ExprPtr object, key, value;
+  };
+  // obj.name += value, as the walk's AugAssign: an instance's own attribute
+  // through the site's entry, else Python's lookup; the operand; the store.
+  struct AugmentAttribute : Stmt {
+    AugmentAttribute(const ast::Stmt& node, const ast::Attribute& attribute, ast::BinaryOperator op, ExprPtr object,
+                     ExprPtr value)
+        : Stmt(node), attribute(attribute), op(op), object(std::move(object)), value(std::move(value)) {}
+    Flow exec(Evaluator& ev, Frame& frame) const override {
+      Value held;
+      const Value& target = operand(*object, ev, frame, held);
+      InstanceObject* instance = target.is_object() ? target.object()->as_instance() : nullptr;
+      AttributeSiteCache* site = instance ? attribute_site(attribute, frame) : nullptr;
+      const Value* own = instance ? site_own_attribute(site, *instance, attribute.attr) : nullptr;
+      Value current = own ? *own : ev.get_attribute(target, attribute.attr);
+      Value operand = value->eval(ev, frame);
+      Value result = ev.inplace(op, current, operand);
+      ev.store_attribute(attribute, target, result, frame);
+      return Flow::normal;
+    }
+    const ast::Attribute& attribute;
+    ast::BinaryOperator op;
+    ExprPtr object, value;
+  };
+  struct AugmentItem : Stmt {
+    AugmentItem(const ast::Stmt& node, ast::BinaryOperator op, ExprPtr object, ExprPtr key, ExprPtr value)
+        : Stmt(node), op(op), object(std::move(object)), key(std::move(key)), value(std::move(value)) {}
+    Flow exec(Evaluator& ev, Frame& frame) const override {
+      Value container = object->eval(ev, frame);
+      Value index = key->eval(ev, frame);
+      Value current = ev.get_item(container, index);
+      Value operand = value->eval(ev, frame);
+      ev.set_item(container, index, ev.inplace(op, current, operand));
+      return Flow::normal;
+    }
+    ast::BinaryOperator op;
+    ExprPtr object, key, value;
   };
   struct Return : Stmt {
     Return(const ast::Stmt& node, ExprPtr value) : Stmt(node), value(std::move(value)) {}
@@ -559,12 +726,25 @@ struct Compiled {
         return std::make_unique<YieldStmt>(stmt, *e->value, yield->value ? compile(*yield->value) : nullptr);
       return std::make_unique<ExprStmt>(stmt, compile(*e->value));
     }
-    if (const auto* a = std::get_if<ast::Assign>(&stmt.node))
-      if (const ast::Name* target = a->targets.size() == 1 ? fast_local_name(*a->targets[0]) : nullptr)
-        return std::make_unique<AssignLocal>(stmt, target->resolved_index, compile(*a->value));
-    if (const auto* a = std::get_if<ast::AugAssign>(&stmt.node))
-      if (const ast::Name* target = fast_local_name(*a->target))
-        return std::make_unique<AugmentLocal>(stmt, *target, a->op, compile(*a->value));
+    if (const auto* a = std::get_if<ast::Assign>(&stmt.node); a != nullptr && a->targets.size() == 1) {
+      const ast::Expr& target = *a->targets[0];
+      if (const ast::Name* local = fast_local_name(target))
+        return std::make_unique<AssignLocal>(stmt, local->resolved_index, compile(*a->value));
+      if (const auto* attribute = std::get_if<ast::Attribute>(&target.node))
+        return std::make_unique<AssignAttribute>(stmt, *attribute, compile(*attribute->value), compile(*a->value));
+      if (const auto* subscript = std::get_if<ast::Subscript>(&target.node))
+        return std::make_unique<AssignItem>(stmt, compile(*subscript->value), compile_key(*subscript->slice),
+                                            compile(*a->value));
+    }
+    if (const auto* a = std::get_if<ast::AugAssign>(&stmt.node)) {
+      if (const ast::Name* local = fast_local_name(*a->target))
+        return std::make_unique<AugmentLocal>(stmt, *local, a->op, compile(*a->value));
+      if (const auto* attribute = std::get_if<ast::Attribute>(&a->target->node))
+        return std::make_unique<AugmentAttribute>(stmt, *attribute, a->op, compile(*attribute->value), compile(*a->value));
+      if (const auto* subscript = std::get_if<ast::Subscript>(&a->target->node))
+        return std::make_unique<AugmentItem>(stmt, a->op, compile(*subscript->value), compile_key(*subscript->slice),
+                                             compile(*a->value));
+    }
     if (const auto* r = std::get_if<ast::Return>(&stmt.node))
       return std::make_unique<Return>(stmt, r->value ? compile(*r->value) : nullptr);
     if (const auto* i = std::get_if<ast::If>(&stmt.node))

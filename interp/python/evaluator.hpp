@@ -189,6 +189,10 @@ inline AttributeSiteCache* attribute_site(const lang::ast::Attribute& node, cons
   return entry.site == &node ? &entry : nullptr;
 }
 
+// The method `name` of a str, list, tuple, dict or set (exactly those types,
+// whose attributes are their type's methods), or null.
+const ObjectRef* container_method(const Value& object, const std::string& name);
+
 // A function defined by `def` or `lambda`.
 class FunctionObject : public Object {
  public:
@@ -214,6 +218,11 @@ class FunctionObject : public Object {
   std::vector<CellRef> closure;                 // the free variables
   bool plain_parameters = false;  // positional-or-keyword parameters only (calls bind them directly)
   bool annotated = false;         // some parameter has an annotation
+  // Whether a call with `count` positional arguments binds them straight
+  // into the new frame's slots, one per parameter (call_with_positional).
+  bool takes_positional(std::size_t count) const {
+    return plain_parameters && !annotated && count == scope->parameters.size();
+  }
   std::weak_ptr<Object> owner_class;            // the class whose body defined it (super())
 };
 
@@ -496,6 +505,8 @@ class Evaluator {
   void store_name(const NameRef& ref, const std::string& id, Value value, Frame& frame);
   void delete_name(const lang::ast::Expr& expr, const std::string& id, Frame& frame);
   void assign(const lang::ast::Expr& target, Value value, Frame& frame);
+  // object.attr = value, `object` evaluated (assign's part for an attribute target).
+  void store_attribute(const lang::ast::Attribute& attribute, const Value& object, const Value& value, const Frame& frame);
   void delete_target(const lang::ast::Expr& target, Frame& frame);
 
   Value eval_call(const lang::ast::Expr& expression, const lang::ast::Call& call, Frame& frame);
@@ -523,8 +534,7 @@ class Evaluator {
   bool call_with_positional(FunctionObject& function, const Value* self, std::size_t count, Argument&& argument,
                             Value& result) {
     std::size_t offset = self != nullptr ? 1 : 0;
-    if (!function.plain_parameters || function.annotated || count + offset != function.scope->parameters.size())
-      return false;
+    if (!function.takes_positional(count + offset)) return false;
     Frame frame;
     enter_frame(function, frame);
     if (self != nullptr) frame.bind_parameter(0, *self);

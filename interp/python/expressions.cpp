@@ -110,8 +110,8 @@ const Value& literal_str(const std::string& text) {
   return slot.value;
 }
 
-// The method `name` of a str, list, tuple, dict or set (exactly those types,
-// whose attributes are their type's methods), or null.
+}  // namespace
+
 const ObjectRef* container_method(const Value& object, const std::string& name) {
   if (!object.is_object()) return nullptr;
   const Object& o = *object.object();
@@ -126,7 +126,6 @@ const ObjectRef* container_method(const Value& object, const std::string& name) 
     if (const ObjectRef* method = t->find_method(name)) return method;
   return nullptr;
 }
-}  // namespace
 
 bool Evaluator::call_method(const ast::Expr& expression, const ast::Call& call, Frame& frame, Value& result) {
   const auto* attribute = std::get_if<ast::Attribute>(&call.func->node);

@@ -149,11 +149,8 @@ void Evaluator::assign(const ast::Expr& target, Value value, Frame& frame) {
   }
   if (auto* attribute = std::get_if<ast::Attribute>(&target.node)) {
     Value held;
-    const Value& object = eval_operand(*attribute->value, frame, held);
-    if (InstanceObject* instance = object.is_object() ? object.object()->as_instance() : nullptr)
-      if (site_store_attribute(attribute_site(*attribute, frame), *instance, attribute->attr, value)) return;
-    if (object.has_hooks() && object.object()->set_attribute(*this, attribute->attr, value)) return;
-    raise(exc::AttributeError(), "'" + type_name(object) + "' object has no attribute '" + attribute->attr + "'");
+    store_attribute(*attribute, eval_operand(*attribute->value, frame, held), value, frame);
+    return;
   }
   if (auto* subscript = std::get_if<ast::Subscript>(&target.node)) {
     Value object = eval(*subscript->value, frame);
@@ -198,6 +195,14 @@ void Evaluator::assign(const ast::Expr& target, Value value, Frame& frame) {
                             items.end() - static_cast<std::ptrdiff_t>(after));
   assign(*std::get<ast::Starred>((*elements)[star]->node).value, make_list(std::move(middle)), frame);
   for (std::size_t i = 0; i < after; ++i) assign(*(*elements)[star + 1 + i], items[items.size() - after + i], frame);
+}
+
+void Evaluator::store_attribute(const ast::Attribute& attribute, const Value& object, const Value& value,
+                                const Frame& frame) {
+  if (InstanceObject* instance = object.is_object() ? object.object()->as_instance() : nullptr)
+    if (site_store_attribute(attribute_site(attribute, frame), *instance, attribute.attr, value)) return;
+  if (object.has_hooks() && object.object()->set_attribute(*this, attribute.attr, value)) return;
+  raise(exc::AttributeError(), "'" + type_name(object) + "' object has no attribute '" + attribute.attr + "'");
 }
 
 void Evaluator::delete_target(const ast::Expr& target, Frame& frame) {

@@ -155,13 +155,9 @@ Signature Signature::parse(std::string_view text) {
   return signature;
 }
 
-namespace {
-// The common call: positional arguments only, each to a parameter that takes
-// one, and the parameters after them all with a default or optional. False:
-// nothing bound.
-bool bind_positional(const std::vector<Parameter>& params, CallArgs& args, Arguments& bound) {
-  const std::size_t given = args.positional.size();
-  if (!args.keywords.empty() || given > params.size()) return false;
+bool bind_positional(const std::vector<Parameter>& params, std::vector<Value>& positional, Arguments& bound) {
+  const std::size_t given = positional.size();
+  if (given > params.size()) return false;
   for (std::size_t i = 0; i < params.size(); ++i) {
     const Parameter& p = params[i];
     bool fits = i < given ? p.kind == Parameter::Kind::positional_only || p.kind == Parameter::Kind::positional_or_keyword
@@ -169,16 +165,15 @@ bool bind_positional(const std::vector<Parameter>& params, CallArgs& args, Argum
     if (!fits) return false;
   }
   // Appended one by one: within the inline capacity, cheaper than a resize.
-  for (std::size_t i = 0; i < given; ++i) bound.values.emplace_back(std::move(args.positional[i]));
+  for (std::size_t i = 0; i < given; ++i) bound.values.emplace_back(std::move(positional[i]));
   for (std::size_t i = given; i < params.size(); ++i) bound.values.push_back(params[i].default_value);
   return true;
 }
-}  // namespace
 
 Arguments bind_arguments(Evaluator& evaluator, const Signature& signature, CallArgs& args) {
   const auto& params = signature.parameters;
   Arguments bound;
-  if (bind_positional(params, args, bound)) return bound;
+  if (args.keywords.empty() && bind_positional(params, args.positional, bound)) return bound;
   bound.values.resize(params.size());
   const std::string& fname = signature.name;
 

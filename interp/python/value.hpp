@@ -213,6 +213,10 @@ struct Arguments {
 
 // Binds call arguments to a signature with Python's rules and TypeErrors.
 Arguments bind_arguments(Evaluator& evaluator, const Signature& signature, CallArgs& args);
+// The common call, bound without a check that can fail: positional
+// arguments only, each to a parameter that takes one, and the parameters
+// after them all with a default or optional. False: nothing bound.
+bool bind_positional(const std::vector<Parameter>& params, std::vector<Value>& positional, Arguments& bound);
 
 using NativeFunctionBody = std::function<Value(Evaluator&, Arguments&)>;
 
