@@ -74,6 +74,10 @@ void define(Evaluator& evaluator, std::string_view signature, NativeFunctionBody
   ObjectRef function = native(signature, std::move(body));
   evaluator.builtins[static_cast<NativeFunction&>(*function).name()] = Value(function);
 }
+void define(Evaluator& evaluator, std::string_view signature, NativeFastBody fast) {
+  auto function = std::make_shared<NativeFunction>(Signature::parse(signature), fast);
+  evaluator.builtins[function->name()] = Value(function);
+}
 
 // print and the text forms of values: repr, ascii, format, ord, chr, hex, oct, bin.
 void define_text_functions(Evaluator& evaluator) {
@@ -333,7 +337,7 @@ void define_number_functions(Evaluator& evaluator) {
 // The functions on any object: len, isinstance, getattr, hasattr, setattr,
 // callable, id.
 void define_object_functions(Evaluator& evaluator) {
-  define(evaluator, "len(obj, /)", [](Evaluator& ev, Arguments& a) { return Value::integer(ev.length(a[0])); });
+  define(evaluator, "len(obj, /)", [](Evaluator& ev, const Value* a) { return Value::integer(ev.length(a[0])); });
   define(evaluator, "isinstance(obj, class_or_tuple, /)", [](Evaluator&, Arguments& a) {
     std::function<bool(const Value&)> check = [&](const Value& cls) -> bool {
       if (auto* t = cls.as<TypeObject>()) return type_of(a[0])->is_subclass_of(*t);

@@ -6,6 +6,8 @@
 #include "interp/python/compiled.hpp"
 
 #include <algorithm>
+#include <array>
+#include <typeinfo>
 #include <vector>
 
 #include "interp/python/classes.hpp"
@@ -44,6 +46,12 @@ struct Compiled {
       if (const auto& value = frame.fast[static_cast<std::size_t>(expr.local_slot)]) return *value;
     held = expr.eval(ev, frame);
     return held;
+  }
+  // The value of `first` where `then` is evaluated after it and then both
+  // used: read in place only when evaluating `then` cannot rebind it (as
+  // `x[(x := y)]` would).
+  static const Value& operand_before(const Expr& first, const Expr& then, Evaluator& ev, Frame& frame, Value& held) {
+    return then.simple() ? operand(first, ev, frame, held) : (held = first.eval(ev, frame));
   }
   using ExprPtr = std::unique_ptr<Expr>;
 
@@ -162,7 +170,7 @@ struct Compiled {
     Value eval(Evaluator& ev, Frame& frame) const override {
       try {
         Value held, held_key;
-        const Value& value = operand(*object, ev, frame, held);
+        const Value& value = operand_before(*object, *key, ev, frame, held);
         return ev.get_item(value, operand(*key, ev, frame, held_key));
       } catch (PyError& error) {
         locate(error, node.span);
@@ -257,34 +265,55 @@ struct Compiled {
   // A call of `callee` with `self` (when not null) and the values of
   // `arguments`, as Evaluator::call_with_arguments makes it (a plain
   // function's direct call was not possible): a built-in function's
-  // arguments bound straight to its parameters, a user class's instance made
-  // and its __init__ called without a bound method, any other callee called.
+  // arguments evaluated straight into its bound parameters, a user class's
+  // instance made and its __init__ called without a bound method, any other
+  // callee called.
   static Value call_with_values(Evaluator& ev, const ast::Expr& node, const Value& callee, const Value* self,
                                 const std::vector<ExprPtr>& arguments, Frame& frame) {
+    Object* object = callee.has_hooks() ? callee.object().get() : nullptr;
+    const std::size_t offset = self != nullptr ? 1 : 0;
+    // Exactly a NativeFunction or TypeObject (known by its type_info's name, as container_method does).
+    const char* type = object != nullptr ? typeid(*object).name() : nullptr;
+    if (type == typeid(NativeFunction).name()) {
+      auto& native = static_cast<NativeFunction&>(*object);
+      const std::vector<Parameter>& params = native.signature().parameters;
+      if (native.fast_takes(arguments.size() + offset)) {
+        std::array<Value, NativeFunction::fast_arity> values;
+        if (self != nullptr) values[0] = *self;
+        for (std::size_t i = 0; i < arguments.size(); ++i) values[i + offset] = arguments[i]->eval(ev, frame);
+        for (std::size_t i = arguments.size() + offset; i < params.size(); ++i) values[i] = *params[i].default_value;
+        RestoreOnExit restore_call(ev.running_call);
+        ev.running_call = {&node, object};
+        return native.fast_body()(ev, values.data());
+      }
+      if (binds_positionally(params, arguments.size() + offset)) {
+        Arguments bound;
+        bind_positionally(
+            params, arguments.size() + offset,
+            [&](std::size_t i) { return i < offset ? *self : arguments[i - offset]->eval(ev, frame); }, bound);
+        RestoreOnExit restore_call(ev.running_call);
+        ev.running_call = {&node, object};
+        return native.body()(ev, bound);
+      }
+    } else if (type == typeid(TypeObject).name() && self == nullptr && arguments.size() == 1) {
+      if (TypeObject::OneArgument make = static_cast<TypeObject&>(*object).one_argument()) {
+        Value argument = arguments[0]->eval(ev, frame);
+        RestoreOnExit restore_call(ev.running_call);
+        ev.running_call = {&node, object};
+        return make(ev, argument);
+      }
+    }
     CallArgs args;
     args.positional = ev.take_arguments();
-    args.positional.reserve(arguments.size() + 1);
+    args.positional.reserve(arguments.size() + offset);
     if (self != nullptr) args.positional.push_back(*self);
     for (const auto& argument : arguments) args.positional.push_back(argument->eval(ev, frame));
-    Object* object = callee.has_hooks() ? callee.object().get() : nullptr;
     RestoreOnExit restore_call(ev.running_call);
     ev.running_call = {&node, object};
     Value result;
-    if (object == nullptr || !(call_native(ev, *object, args.positional, result) ||
-                               construct(ev, *object, args.positional, result)))
-      result = ev.call(callee, args);
+    if (object == nullptr || !construct(ev, *object, args.positional, result)) result = ev.call(callee, args);
     ev.give_back_arguments(args.positional);
     return result;
-  }
-  // A built-in function (exactly NativeFunction) whose parameters take
-  // `positional` as they are; false when it is not one.
-  static bool call_native(Evaluator& ev, Object& callee, std::vector<Value>& positional, Value& result) {
-    if (typeid(callee) != typeid(NativeFunction)) return false;
-    auto& function = static_cast<NativeFunction&>(callee);
-    Arguments bound;
-    if (!bind_positional(function.signature().parameters, positional, bound)) return false;
-    result = function.body()(ev, bound);
-    return true;
   }
   // A user class whose instances are plain objects made by object.__new__
   // (no metaclass behaviour, __new__ or built-in base) and whose __init__ is
@@ -331,8 +360,9 @@ struct Compiled {
               return result;
             return call_with_values(ev, node, callee, &self, arguments, frame);
           }
-        } else if (const ObjectRef* method = container_method(self, attribute.attr)) {
-          return call_with_values(ev, node, Value(*method), &self, arguments, frame);
+        } else if (const Value* method = container_callee(self)) {
+          Value callee = *method;  // the cache may change while the arguments are evaluated
+          return call_with_values(ev, node, callee, &self, arguments, frame);
         }
         Value callee;
         try {
@@ -347,9 +377,24 @@ struct Compiled {
         throw;
       }
     }
+    // The method of a built-in container (container_method) that `self` is,
+    // kept for the type last seen here (known by its type_info's name: the
+    // built-in types do not change); null when `self` is none.
+    const Value* container_callee(const Value& self) const {
+      if (!self.is_object()) return nullptr;
+      const char* type = typeid(*self.object()).name();
+      if (type == container_type) return &container_method_found;
+      const ObjectRef* method = container_method(self, attribute.attr);
+      if (method == nullptr) return nullptr;
+      container_type = type;
+      container_method_found = Value(*method);
+      return &container_method_found;
+    }
     const ast::Attribute& attribute;
     ExprPtr object;
     std::vector<ExprPtr> arguments;
+    mutable const char* container_type = nullptr;
+    mutable Value container_method_found;
   };
 
   static ExprPtr compile(const ast::Expr& expr) {
@@ -544,7 +589,7 @@ struct Compiled {
     Flow exec(Evaluator& ev, Frame& frame) const override {
       Value stored = value->eval(ev, frame);
       Value held, held_key;
-      const Value& container = operand(*object, ev, frame, held);
+      const Value& container = operand_before(*object, *key, ev, frame, held);
       ev.set_item(container, operand(*key, ev, frame, held_key), stored);
       return Flow::normal;
     }
@@ -558,7 +603,7 @@ struct Compiled {
         : Stmt(node), attribute(attribute), op(op), object(std::move(object)), value(std::move(value)) {}
     Flow exec(Evaluator& ev, Frame& frame) const override {
       Value held;
-      const Value& target = operand(*object, ev, frame, held);
+      const Value& target = operand_before(*object, *value, ev, frame, held);
       InstanceObject* instance = target.is_object() ? target.object()->as_instance() : nullptr;
       AttributeSiteCache* site = instance ? attribute_site(attribute, frame) : nullptr;
       const Value* own = instance ? site_own_attribute(site, *instance, attribute.attr) : nullptr;

@@ -129,7 +129,7 @@ void install_list_type(TypeObject& type) {
     list_of(a[0]).items = std::move(items);
     return Value::none();
   });
-  type.add_method("append(self, object, /)", [](Evaluator& ev, Arguments& a) {
+  type.add_method("append(self, object, /)", [](Evaluator& ev, const Value* a) {
     ev.remember_store(list_of(a[0]), a[1]);
     list_of(a[0]).items.push_back(a[1]);
     return Value::none();
@@ -270,7 +270,7 @@ void install_dict_type(TypeObject& type) {
   type.add_method("keys(self, /)", [view](Evaluator&, Arguments& a) { return view(a[0], DictView::Kind::keys); });
   type.add_method("values(self, /)", [view](Evaluator&, Arguments& a) { return view(a[0], DictView::Kind::values); });
   type.add_method("items(self, /)", [view](Evaluator&, Arguments& a) { return view(a[0], DictView::Kind::items); });
-  type.add_method("get(self, key, default=None, /)", [](Evaluator&, Arguments& a) {
+  type.add_method("get(self, key, default=None, /)", [](Evaluator&, const Value* a) {
     const Value* v = dict_of(a[0]).table.find(a[1]);
     return v ? *v : a[2];
   });

@@ -131,6 +131,13 @@ StrObject::StrObject(std::string value) : value_(std::move(value)) {
 
 Value make_str(std::string value) { return Value(std::make_shared<StrObject>(std::move(value))); }
 
+Value concatenate(const StrObject& a, const StrObject& b) {
+  std::string out;
+  out.reserve(a.value().size() + b.value().size());
+  out.append(a.value()).append(b.value());
+  return Value(std::make_shared<StrObject>(std::move(out), a.ascii() && b.ascii()));
+}
+
 const std::string* string_of(const Value& value) {
   if (!value.is_object()) return nullptr;
   // Mostly a str itself: known by its type_info's name, without a dynamic_cast.
@@ -160,6 +167,7 @@ std::string StrObject::repr(Evaluator&) const { return string_repr(value_); }
 
 std::optional<Value> StrObject::binary_op(Evaluator& evaluator, ast::BinaryOperator op, const Value& other, bool reflected) {
   if (op == ast::BinaryOperator::add && !reflected) {
+    if (const StrObject* s = exact_str(other)) return concatenate(*this, *s);
     if (auto* s = string_of(other)) return make_str(value_ + *s);
   }
   if (op == ast::BinaryOperator::mod && !reflected) return make_str(percent_format(evaluator, value_, other));
@@ -319,6 +327,11 @@ std::optional<Value> TupleObject::binary_op(Evaluator&, ast::BinaryOperator op, 
 }
 
 std::optional<Value> TupleObject::get_item(Evaluator& evaluator, const Value& key) {
+  if (key.is_int() && !key.has_hooks()) {  // the common index first: a plain int within bounds
+    std::int64_t i = key.as_int(), n = static_cast<std::int64_t>(items.size());
+    if (i < 0) i += n;
+    if (i >= 0 && i < n) return items[static_cast<std::size_t>(i)];
+  }
   if (auto* slice = key.as<SliceObject>()) return make_tuple(slice_of(items, *slice));
   if (!is_index(evaluator, key)) bad_index_type("tuple", key);
   return items[static_cast<std::size_t>(checked_index(evaluator, key, static_cast<std::int64_t>(items.size()), "tuple"))];
@@ -359,6 +372,11 @@ std::optional<Value> ListObject::binary_inplace(Evaluator& evaluator, ast::Binar
 }
 
 std::optional<Value> ListObject::get_item(Evaluator& evaluator, const Value& key) {
+  if (key.is_int() && !key.has_hooks()) {  // the common index first: a plain int within bounds
+    std::int64_t i = key.as_int(), n = static_cast<std::int64_t>(items.size());
+    if (i < 0) i += n;
+    if (i >= 0 && i < n) return items[static_cast<std::size_t>(i)];
+  }
   if (auto* slice = key.as<SliceObject>()) return make_list(slice_of(items, *slice));
   if (!is_index(evaluator, key)) bad_index_type("list", key);
   return items[static_cast<std::size_t>(checked_index(evaluator, key, static_cast<std::int64_t>(items.size()), "list"))];

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <typeinfo>
 #include <unordered_map>
 
 #include "interp/python/value.hpp"
@@ -19,6 +20,8 @@ bool values_equal(const Value& a, const Value& b);
 class StrObject : public Object {
  public:
   explicit StrObject(std::string value);
+  // `value` whose characters are known to be ASCII or not (a concatenation's).
+  StrObject(std::string value, bool ascii) : value_(std::move(value)), ascii_(ascii) {}
   const TypeRef& type() const override { return types::str(); }
   std::string repr(Evaluator& evaluator) const override;
   std::string str(Evaluator&) const override { return value_; }
@@ -35,6 +38,7 @@ class StrObject : public Object {
   bool equals(const Value& other) const override;
 
   const std::string& value() const { return value_; }
+  bool ascii() const { return ascii_; }
   std::int64_t code_point_count() const;
   // The code points as separate UTF-8 strings (for indexing and iteration).
   std::vector<std::string> code_points() const;
@@ -47,6 +51,14 @@ class StrObject : public Object {
 };
 
 Value make_str(std::string value);
+// a + b of two str values.
+Value concatenate(const StrObject& a, const StrObject& b);
+// The StrObject that `value` is exactly (not a subclass's instance), or null.
+inline const StrObject* exact_str(const Value& value) {
+  // Known by its type_info's name, without a dynamic_cast.
+  if (!value.is_object() || typeid(*value.object()).name() != typeid(StrObject).name()) return nullptr;
+  return static_cast<const StrObject*>(value.object().get());
+}
 // The text of a str value, or null when it is not a str.
 const std::string* string_of(const Value& value);
 

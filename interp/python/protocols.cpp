@@ -252,6 +252,11 @@ const char* concatenated_type(const Value& value) {
 Value Evaluator::binary(BinOpKind op, const Value& left, const Value& right) {
   Value result;
   if (quick_binary(op, left, right, result)) return result;
+  if (op == BinOpKind::add) {
+    const StrObject* a = exact_str(left);
+    const StrObject* b = a != nullptr ? exact_str(right) : nullptr;
+    if (b != nullptr) return concatenate(*a, *b);
+  }
   return general_binary(*this, op, left, right);
 }
 

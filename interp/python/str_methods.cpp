@@ -149,9 +149,11 @@ Value all_chars(Arguments& a, int (*test)(int)) {
 }  // namespace
 
 void install_str_type(TypeObject& type) {
-  type.set_constructor(constructor("str(object='', /)", [](Evaluator& ev, Arguments& a) {
-    return string_of(a[0]) && type_of(a[0]) == types::str() ? a[0] : make_str(ev.str(a[0]));
-  }));
+  static constexpr TypeObject::OneArgument make = [](Evaluator& ev, const Value& object) {
+    return string_of(object) && type_of(object) == types::str() ? object : make_str(ev.str(object));
+  };
+  type.set_constructor(constructor("str(object='', /)", [](Evaluator& ev, Arguments& a) { return make(ev, a[0]); }));
+  type.set_one_argument(make);
   add_protocol_dunders<StrObject>(type, true, false);
   type.add_method("format(self, /, *args, **kwargs)", [](Evaluator& ev, Arguments& a) {
     CallArgs args;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <stdexcept>
 
 #include "interp/python/builtin_types.hpp"
 #include "interp/python/classes.hpp"
@@ -155,8 +156,7 @@ Signature Signature::parse(std::string_view text) {
   return signature;
 }
 
-bool bind_positional(const std::vector<Parameter>& params, std::vector<Value>& positional, Arguments& bound) {
-  const std::size_t given = positional.size();
+bool binds_positionally(const std::vector<Parameter>& params, std::size_t given) {
   if (given > params.size()) return false;
   for (std::size_t i = 0; i < params.size(); ++i) {
     const Parameter& p = params[i];
@@ -164,9 +164,12 @@ bool bind_positional(const std::vector<Parameter>& params, std::vector<Value>& p
                           : p.kind != Parameter::Kind::varargs && p.kind != Parameter::Kind::kwargs && !p.required;
     if (!fits) return false;
   }
-  // Appended one by one: within the inline capacity, cheaper than a resize.
-  for (std::size_t i = 0; i < given; ++i) bound.values.emplace_back(std::move(positional[i]));
-  for (std::size_t i = given; i < params.size(); ++i) bound.values.push_back(params[i].default_value);
+  return true;
+}
+
+bool bind_positional(const std::vector<Parameter>& params, std::vector<Value>& positional, Arguments& bound) {
+  if (!binds_positionally(params, positional.size())) return false;
+  bind_positionally(params, positional.size(), [&](std::size_t i) { return std::move(positional[i]); }, bound);
   return true;
 }
 
@@ -280,6 +283,22 @@ Arguments bind_arguments(Evaluator& evaluator, const Signature& signature, CallA
 
 // ------------------------------------------------------------ functions
 
+NativeFunction::NativeFunction(Signature signature, NativeFastBody fast, std::string module)
+    : signature_(std::move(signature)), module_(std::move(module)), fast_(fast) {
+  const std::vector<Parameter>& params = signature_.parameters;
+  for (const Parameter& p : params) {
+    bool positional = p.kind == Parameter::Kind::positional_only || p.kind == Parameter::Kind::positional_or_keyword;
+    if (!positional || params.size() > fast_arity || (!p.required && !p.default_value))
+      throw std::logic_error(signature_.name + ": a fast body takes positional parameters only, with defaults");
+    if (p.required) ++fast_required_;
+  }
+  body_ = [fast, count = params.size()](Evaluator& evaluator, Arguments& a) {
+    std::array<Value, fast_arity> values;
+    for (std::size_t i = 0; i < count; ++i) values[i] = std::move(*a.values[i]);
+    return fast(evaluator, values.data());
+  };
+}
+
 const TypeRef& NativeFunction::type() const { return types::builtin_function(); }
 
 std::string NativeFunction::repr(Evaluator&) const { return "<built-in function " + signature_.name + ">"; }
@@ -353,6 +372,12 @@ bool TypeObject::is_subclass_of(const TypeObject& other) const {
 
 void TypeObject::add_method(std::string_view signature, NativeFunctionBody body) {
   auto function = std::make_shared<NativeFunction>(Signature::parse(signature), std::move(body), name_);
+  std::string name = function->name();
+  insert_method(name, std::move(function));
+}
+
+void TypeObject::add_method(std::string_view signature, NativeFastBody fast) {
+  auto function = std::make_shared<NativeFunction>(Signature::parse(signature), fast, name_);
   std::string name = function->name();
   insert_method(name, std::move(function));
 }

@@ -215,15 +215,39 @@ struct Arguments {
 Arguments bind_arguments(Evaluator& evaluator, const Signature& signature, CallArgs& args);
 // The common call, bound without a check that can fail: positional
 // arguments only, each to a parameter that takes one, and the parameters
-// after them all with a default or optional. False: nothing bound.
+// after them all with a default or optional. binds_positionally: whether
+// `given` such arguments are one; bind_positionally binds them, argument(i)
+// each (in order: a caller may evaluate it then), then the defaults;
+// bind_positional does both, false when nothing was bound.
+bool binds_positionally(const std::vector<Parameter>& params, std::size_t given);
+template <class Argument>
+void bind_positionally(const std::vector<Parameter>& params, std::size_t given, Argument&& argument, Arguments& bound) {
+  // Appended one by one: within the inline capacity, cheaper than a resize.
+  for (std::size_t i = 0; i < given; ++i) bound.values.emplace_back(argument(i));
+  for (std::size_t i = given; i < params.size(); ++i) bound.values.push_back(params[i].default_value);
+}
 bool bind_positional(const std::vector<Parameter>& params, std::vector<Value>& positional, Arguments& bound);
 
 using NativeFunctionBody = std::function<Value(Evaluator&, Arguments&)>;
+// The body of a hot built-in (len, list.append, dict.get) over its
+// arguments as they are, one per parameter in order, defaults filled in:
+// what a call of positional arguments runs without an Arguments (CPython's
+// vectorcall), where the compiled bodies can make one.
+using NativeFastBody = Value (*)(Evaluator&, const Value* arguments);
 
 class NativeFunction : public Object {
  public:
   NativeFunction(Signature signature, NativeFunctionBody body, std::string module = {})
       : signature_(std::move(signature)), body_(std::move(body)), module_(std::move(module)) {}
+  // A built-in with a fast body, which `body` runs too: its parameters all
+  // positional, at most fast_arity, the optional ones with a default.
+  NativeFunction(Signature signature, NativeFastBody fast, std::string module = {});
+  static constexpr std::size_t fast_arity = 4;
+  NativeFastBody fast_body() const { return fast_; }
+  // Whether `given` positional arguments are a call the fast body takes.
+  bool fast_takes(std::size_t given) const {
+    return fast_ != nullptr && given >= fast_required_ && given <= signature_.parameters.size();
+  }
   const TypeRef& type() const override;
   std::string repr(Evaluator& evaluator) const override;
   bool callable() const override { return true; }
@@ -238,6 +262,8 @@ class NativeFunction : public Object {
   Signature signature_;
   NativeFunctionBody body_;
   std::string module_;
+  NativeFastBody fast_ = nullptr;
+  std::size_t fast_required_ = 0;  // the parameters without a default
 };
 
 // "len(obj, /)" + body: the one-line way to declare a built-in.
@@ -305,6 +331,7 @@ class TypeObject : public Object {
   const std::vector<TypeObject*>& ancestors() const { return ancestors_; }
   // Methods looked up on instances (and as unbound functions on the class).
   void add_method(std::string_view signature, NativeFunctionBody body);
+  void add_method(std::string_view signature, NativeFastBody fast);
   // A data attribute of the instances (an AttributeDescriptor among the methods).
   void add_attribute(const std::string& name, AttributeDescriptor::Getter getter);
   const ObjectRef* find_method(const std::string& name) const;
@@ -314,6 +341,11 @@ class TypeObject : public Object {
   void set_constructor(std::function<Value(Evaluator&, CallArgs&)> constructor) {
     constructor_ = std::move(constructor);
   }
+  // What calling the type with one positional argument makes (str(x)),
+  // where the constructor makes the same without binding its arguments; null: none.
+  using OneArgument = Value (*)(Evaluator&, const Value&);
+  OneArgument one_argument() const { return one_argument_; }
+  void set_one_argument(OneArgument make) { one_argument_ = make; }
   // A library type that user classes may derive from (collections.deque):
   // makes an empty instance of such a class (`cls`), which __init__ fills
   // (builtin_subclasses.hpp's SubclassInstance over the type's object).
@@ -331,6 +363,7 @@ class TypeObject : public Object {
   TypeRef base_;
   std::vector<TypeObject*> ancestors_;  // kept alive by the bases
   std::function<Value(Evaluator&, CallArgs&)> constructor_;
+  OneArgument one_argument_ = nullptr;
   SubclassMaker subclass_maker_;
   void insert_method(const std::string& name, ObjectRef method);
 

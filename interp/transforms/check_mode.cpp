@@ -69,7 +69,8 @@ Value unknown_value() {
   return unknown;
 }
 
-bool is_unknown(const Value& value) { return value.as<UnknownObject>() != nullptr; }
+// The one UnknownObject there is, compared by address (without a dynamic_cast).
+bool is_unknown(const Value& value) { return value.is_object() && value.object() == unknown_value().object(); }
 
 bool is_abstract_array(const Value& value) {
   auto* array = value.as<ArrayObject>();

@@ -219,6 +219,44 @@ def missing_method():
         print("TypeError:", error)
 
 
+class Text(str):
+    def __add__(self, other):
+        return "Text+" + other
+
+    def __radd__(self, other):
+        return "+Text"
+
+    def __str__(self):
+        return "as str"
+
+
+class Shown:
+    def __str__(self):
+        return "shown"
+
+
+def builtins_and_items():
+    words = ["a", "b", "c"]
+    counts = {"a": 1}
+    print(len(words), len(counts), len("héllo"), len(range(5)))
+    print(str(12), str(1.5), str(None), str(Shown()), str(Text("t")), type(str(Text("t"))).__name__, str())
+    print("x" + "y", "é" + "a", Text("t") + "u", "u" + Text("t"))
+    print(counts.get("a"), counts.get("b"), counts.get("b", 0), counts.get(*["a"]))
+    print(words[0], words[-1], words[True], (1, 2, 3)[-2], words[0:2])
+    try:
+        len(5)
+    except TypeError as error:
+        print("TypeError:", error)
+    try:
+        words[3]
+    except IndexError as error:
+        print("IndexError:", error)
+    length = len
+    len_calls = [length(w * 2) for w in words]
+    print(len_calls)
+
+
+builtins_and_items()
 shadowing()
 reassigned()
 descriptors()
