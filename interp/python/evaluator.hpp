@@ -499,8 +499,19 @@ class Evaluator {
   std::optional<Value>* local_slot(const lang::ast::Expr& target, Frame& frame) const;
   std::optional<Value>* local_slot(const lang::ast::ExprList& targets, Frame& frame) const;
   Value load_name(const lang::ast::Name& name, Frame& frame);
-  // A global or built-in name's value, through the name's GlobalSiteCache; null when unbound.
-  const Value* load_global(const lang::ast::Name& name, const Frame& frame);
+  // A global or built-in name's value, through the name's GlobalSiteCache
+  // while neither namespace has changed; null when unbound.
+  const Value* load_global(const lang::ast::Name& name, const Frame& frame) {
+    if (frame.resolution != nullptr && name.resolved_index < frame.resolution->global_sites.size()) {
+      const GlobalSiteCache& cache = frame.resolution->global_sites[name.resolved_index];
+      if (cache.site == &name && cache.globals_version == (*frame.globals)->version() &&
+          cache.builtins_version == builtins.version())
+        return cache.value;
+    }
+    return look_up_global(name, frame);
+  }
+  // load_global past its cache: looks the name up and fills the cache.
+  const Value* look_up_global(const lang::ast::Name& name, const Frame& frame);
   void store_name(const void* site, const std::string& id, Value value, Frame& frame);
   void store_name(const NameRef& ref, const std::string& id, Value value, Frame& frame);
   void delete_name(const lang::ast::Expr& expr, const std::string& id, Frame& frame);

@@ -14,7 +14,7 @@
 namespace interp {
 
 // left op right into `result`; false when the general way must do it.
-inline bool quick_binary(lang::ast::BinaryOperator op, const Value& left, const Value& right, Value& result) {
+[[gnu::always_inline]] inline bool quick_binary(lang::ast::BinaryOperator op, const Value& left, const Value& right, Value& result) {
   using Op = lang::ast::BinaryOperator;
   if (left.has_hooks() || right.has_hooks()) return false;
   if (left.is_int() && right.is_int()) {
@@ -59,7 +59,7 @@ inline bool quick_binary(lang::ast::BinaryOperator op, const Value& left, const 
 }
 
 // left op right, a comparison of two plain ints, into `result`; false for the rest.
-inline bool quick_compare(lang::ast::CompareOperator op, const Value& left, const Value& right, Value& result) {
+[[gnu::always_inline]] inline bool quick_compare(lang::ast::CompareOperator op, const Value& left, const Value& right, Value& result) {
   using Op = lang::ast::CompareOperator;
   if (!left.is_int() || !right.is_int() || left.has_hooks() || right.has_hooks()) return false;
   std::int64_t a = left.as_int(), b = right.as_int();

@@ -81,14 +81,12 @@ Value Evaluator::load_name(const ast::Name& name, Frame& frame) {
   raise(exc::NameError(), "name '" + id + "' is not defined");
 }
 
-const Value* Evaluator::load_global(const ast::Name& name, const Frame& frame) {
+const Value* Evaluator::look_up_global(const ast::Name& name, const Frame& frame) {
   const Namespace& names = **frame.globals;
   GlobalSiteCache* cache = nullptr;
   if (frame.resolution != nullptr && name.resolved_index < frame.resolution->global_sites.size()) {
     cache = &frame.resolution->global_sites[name.resolved_index];
     if (cache->site != &name) cache = nullptr;
-    else if (cache->globals_version == names.version() && cache->builtins_version == builtins.version())
-      return cache->value;
   }
   const Value* value = lookup_global(name.id, frame);
   if (cache != nullptr && value != nullptr) *cache = GlobalSiteCache{&name, names.version(), builtins.version(), value};
