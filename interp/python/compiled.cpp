@@ -475,7 +475,13 @@ struct Compiled {
   // the statement it paused in, and goes down to the yield.
   static Flow resume_body(Evaluator& ev, const Body& body, Frame& frame, PausedBody& paused, std::size_t level) {
     PausedBody::Level& here = paused.levels[level];
-    for (std::size_t i = paused.resuming ? here.index : 0; i < body.size(); ++i) {
+    std::size_t i = 0;
+    if (paused.resuming) {
+      i = here.index;
+      // The yield statement that paused (no levels below it): the run goes on after it.
+      if (body[i]->depth == 0) static_cast<const YieldStmt&>(*body[i++]).go_on(paused);
+    }
+    for (; i < body.size(); ++i) {
       const Stmt& stmt = *body[i];
       Flow flow;
       if (stmt.yields != 0) {
@@ -531,18 +537,18 @@ struct Compiled {
       return Flow::normal;
     }
     Flow resume(Evaluator& ev, Frame& frame, PausedBody& paused, std::size_t) const override {
-      if (paused.resuming) {
-        paused.resuming = false;
-        if (paused.thrown) {
-          PyError error{std::exchange(paused.thrown, nullptr)};
-          locate(error, expression.span);
-          throw error;
-        }
-        return Flow::normal;
-      }
       paused.yielded = value ? value->eval(ev, frame) : Value::none();
       paused.paused = true;
       return Flow::return_;
+    }
+    // Resumed here (resume_body): the yield expression is done.
+    void go_on(PausedBody& paused) const {
+      paused.resuming = false;
+      if (paused.thrown) {
+        PyError error{std::exchange(paused.thrown, nullptr)};
+        locate(error, expression.span);
+        throw error;
+      }
     }
     const ast::Expr& expression;
     ExprPtr value;
