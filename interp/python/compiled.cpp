@@ -568,8 +568,12 @@ struct Compiled {
     Flow exec(Evaluator& ev, Frame& frame) const override {
       auto& slot = frame.fast[name.resolved_index];
       if (!slot) ev.load_name(name, frame);  // raises UnboundLocalError
-      Value operand = value->eval(ev, frame);
-      *slot = ev.inplace(op, *slot, operand);
+      Value held;
+      const Value& right = operand(*value, ev, frame, held);
+      // Plain numbers have no in-place hooks: x += y is x + y for them.
+      Value result;
+      if (quick_binary(op, *slot, right, result)) *slot = std::move(result);
+      else *slot = ev.inplace(op, *slot, right);
       return Flow::normal;
     }
     const ast::Name& name;
