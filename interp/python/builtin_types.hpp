@@ -10,6 +10,7 @@
 #include <typeinfo>
 #include <vector>
 
+#include "interp/python/classes.hpp"
 #include "interp/python/evaluator.hpp"
 
 namespace interp {
@@ -47,17 +48,40 @@ inline ListObject& list_of(const Value& value) { return object_of<ListObject>(va
 inline DictObject& dict_of(const Value& value) { return object_of<DictObject>(value); }
 inline SetObject& set_of(const Value& value) { return object_of<SetObject>(value); }
 
+// `self` as the built-in type's object, for its dunder `method` (a slot
+// wrapper, in CPython's words).
+template <class T>
+auto dunder_receiver(const TypeObject& type) {
+  return [name = type.name()](const Value& self, const char* method) -> T& {
+    if (auto* object = self.as<T>()) return *object;
+    raise(exc::TypeError(), std::string("descriptor '") + method + "' requires a '" + name + "' object but received a '" +
+                                type_name(self) + "'");
+  };
+}
+
+// __eq__, __ne__, __lt__, __le__, __gt__ and __ge__ of a built-in type (str,
+// list, tuple, dict, set): its own comparison, whatever a subclass
+// overrides, and NotImplemented where it has none with the other operand.
+template <class T>
+void add_comparison_dunders(TypeObject& type) {
+  auto receiver = dunder_receiver<T>(type);
+  using Cmp = lang::ast::CompareOperator;
+  for (Cmp op : {Cmp::eq, Cmp::not_eq_, Cmp::lt, Cmp::lt_e, Cmp::gt, Cmp::gt_e}) {
+    const char* method = compare_dunder_name(op);
+    type.add_method(std::string(method) + "(self, value, /)", [receiver, op, method](Evaluator& ev, Arguments& a) {
+      return receiver(a[0], method).T::compare(ev, op, a[1], false).value_or(not_implemented());
+    });
+  }
+}
+
 // The dunders that a subclass's methods reach through super() or the type
 // (super().__getitem__(key), dict.__setitem__(self, k, v)): the built-in
 // type's own hooks, whatever the subclass overrides. `items`: __getitem__;
 // `mutable_items`: __setitem__ and __delitem__ too.
 template <class T>
 void add_protocol_dunders(TypeObject& type, bool items, bool mutable_items) {
-  auto receiver = [name = type.name()](const Value& self, const char* method) -> T& {
-    if (auto* object = self.as<T>()) return *object;
-    raise(exc::TypeError(), std::string("descriptor '") + method + "' for '" + name + "' objects doesn't apply to a '" +
-                                type_name(self) + "' object");
-  };
+  auto receiver = dunder_receiver<T>(type);
+  add_comparison_dunders<T>(type);
   type.add_method("__repr__(self, /)", [receiver](Evaluator& ev, Arguments& a) {
     return make_str(receiver(a[0], "__repr__").T::repr(ev));
   });

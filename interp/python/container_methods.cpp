@@ -223,6 +223,7 @@ void install_tuple_type(TypeObject& type) {
 }
 
 void install_dict_type(TypeObject& type) {
+  add_comparison_dunders<DictObject>(type);
   // `stores`: the target existed before the call (update), so what it is
   // given may lead back to it; a dict being built (the constructor) cannot.
   auto update = [](Evaluator& ev, DictObject& target, const Arguments& a, std::size_t other, std::size_t keywords,
@@ -314,6 +315,7 @@ void install_dict_type(TypeObject& type) {
 }
 
 void install_set_type(TypeObject& type, bool frozen) {
+  add_comparison_dunders<SetObject>(type);
   auto fill = [](Evaluator& ev, SetObject& s, const Value& iterable) {
     for (const auto& v : ev.to_vector(iterable)) s.table.insert(v, Value());
   };
