@@ -74,6 +74,16 @@ void add_comparison_dunders(TypeObject& type) {
   }
 }
 
+// __hash__ of a hashable built-in type (str, tuple, frozenset): hash() of
+// its value, whatever a subclass overrides.
+template <class T>
+void add_hash_dunder(TypeObject& type) {
+  auto receiver = dunder_receiver<T>(type);
+  type.add_method("__hash__(self, /)", [receiver](Evaluator&, Arguments& a) {
+    return Value::integer(static_cast<std::int64_t>(*receiver(a[0], "__hash__").T::hash() & 0x7fffffffffffffffULL));
+  });
+}
+
 // The dunders that a subclass's methods reach through super() or the type
 // (super().__getitem__(key), dict.__setitem__(self, k, v)): the built-in
 // type's own hooks, whatever the subclass overrides. `items`: __getitem__;

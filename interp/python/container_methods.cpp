@@ -207,6 +207,7 @@ void install_tuple_type(TypeObject& type) {
     return a.has(0) ? make_tuple(ev.to_vector(a[0])) : make_tuple({});
   }));
   add_protocol_dunders<TupleObject>(type, true, false);
+  add_hash_dunder<TupleObject>(type);
   type.add_method("index(self, value, /)", [](Evaluator& ev, Arguments& a) {
     const auto& items = a[0].as<TupleObject>()->items;
     for (std::size_t i = 0; i < items.size(); ++i)
@@ -316,6 +317,7 @@ void install_dict_type(TypeObject& type) {
 
 void install_set_type(TypeObject& type, bool frozen) {
   add_comparison_dunders<SetObject>(type);
+  if (frozen) add_hash_dunder<SetObject>(type);
   auto fill = [](Evaluator& ev, SetObject& s, const Value& iterable) {
     for (const auto& v : ev.to_vector(iterable)) s.table.insert(v, Value());
   };

@@ -155,6 +155,7 @@ void install_str_type(TypeObject& type) {
   type.set_constructor(constructor("str(object='', /)", [](Evaluator& ev, Arguments& a) { return make(ev, a[0]); }));
   type.set_one_argument(make);
   add_protocol_dunders<StrObject>(type, true, false);
+  add_hash_dunder<StrObject>(type);
   type.add_method("__str__(self, /)", [](Evaluator&, Arguments& a) { return make_str(text_of(a[0], "self")); });
   type.add_method("format(self, /, *args, **kwargs)", [](Evaluator& ev, Arguments& a) {
     CallArgs args;
