@@ -39,6 +39,15 @@ def best_time(command, runs):
     return best, output
 
 
+def interpreter_itself(python):
+    """The executable `python` runs: a launcher in front of it (pyenv's shim
+    is a shell script) would add its own start-up, tens of milliseconds
+    that vary from run to run, to every time measured."""
+    result = subprocess.run([python, "-c", "import sys; print(sys.executable)"], capture_output=True, text=True,
+                            check=True)
+    return result.stdout.strip() or python
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary", nargs="?")
@@ -46,7 +55,7 @@ def main():
     parser.add_argument("--python", default="python3")
     arguments = parser.parse_args()
     binary = shardlang_binary(arguments.binary)
-    interpreters = {"shardlang": [binary], "cpython": [arguments.python]}
+    interpreters = {"shardlang": [binary], "cpython": [interpreter_itself(arguments.python)]}
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as empty:
         empty.write("pass\n")
     try:
