@@ -581,6 +581,7 @@ constexpr std::string_view lax_name_of(std::string_view name) {
   for (const auto& [jnp_name, lax] : renamed)
     if (jnp_name == name) return lax;
   if (name == "true_divide") return "div";
+  if (name == "absolute") return "abs";
   return name;
 }
 constexpr Primitive unary(std::string_view name, UnaryOp op, R result, VjpRule vjp, JaxprParamsRule params = nullptr) {
@@ -606,6 +607,7 @@ constexpr Primitive reduction(std::string_view name, std::string_view api_name, 
 // Sorted by name.
 constexpr std::array primitive_table{
     unary("abs", UnaryOp::abs, R::promoted, vjp::abs_vjp),
+    unary("absolute", UnaryOp::abs, R::promoted, vjp::abs_vjp),  // jnp.absolute is jnp.abs
     binary("add", BinaryOp::add, R::promoted, vjp::add_vjp),
     Primitive{"all_gather", "all_gather", {"all_gather"}, all_gather_implementation, collective_cost, vjp::all_gather_vjp, batching::collective, &partitioning::replay, CollectiveKind::all_gather},
     Primitive{"all_to_all", "all_to_all", {"all_to_all"}, all_to_all_implementation, collective_cost, vjp::all_to_all_vjp, batching::collective, &partitioning::replay, CollectiveKind::all_to_all},
