@@ -761,8 +761,7 @@ struct Compiled {
     try {
       resume_body(ev, body, frame, paused, 0);
     } catch (PyError& error) {
-      error.exception->traceback.push_back(TracebackEntry{error.exception->frame_span, function.scope->name});
-      error.exception->frame_span_set = false;
+      error.exception->leave_frame(function.scope->name);
       throw;
     }
     return paused.paused;

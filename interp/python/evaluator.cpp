@@ -166,12 +166,6 @@ bool Evaluator::enter_repr(const Object* object) { return repr_in_progress_.inse
 void Evaluator::leave_repr(const Object* object) { repr_in_progress_.erase(object); }
 
 namespace {
-// Moves the position of the exception in the frame being left into its traceback.
-void leave_frame(ExceptionObject& exception, const std::string& function) {
-  exception.traceback.push_back(TracebackEntry{exception.frame_span, function});
-  exception.frame_span_set = false;
-}
-
 struct ProgramScope {
   ProgramScope(std::shared_ptr<const Program>& slot, const std::shared_ptr<const Program>& program)
       : slot_(slot), previous_(slot) {
@@ -201,7 +195,7 @@ void Evaluator::execute(const std::shared_ptr<const Program>& program, ModuleObj
     }
   } catch (PyError& error) {
     current_frame_ = caller_frame;
-    leave_frame(*error.exception, "<module>");
+    error.exception->leave_frame("<module>");
     throw;
   } catch (...) {
     current_frame_ = caller_frame;
@@ -343,7 +337,7 @@ Value Evaluator::run_function(FunctionObject& function, Frame& frame) {
     --depth_;
     // A branch on array data ends checking this function, not the program.
     if (is_check_stop(*error.exception)) return end_checking(*this, *error.exception);
-    leave_frame(*error.exception, scope.name);
+    error.exception->leave_frame(scope.name);
     throw;
   }
 }

@@ -44,6 +44,11 @@ class ExceptionObject : public Object {
   std::vector<TracebackEntry> traceback;
   lang::Span frame_span;
   bool frame_span_set = false;
+  // Leaving the frame of `function`: its position goes into the traceback.
+  void leave_frame(const std::string& function) {
+    traceback.push_back(TracebackEntry{frame_span, function});
+    frame_span_set = false;
+  }
 
   // shardlang's additions to the Python error (check_mode.hpp), shown in its
   // diagnostic: notes (an empty span: a note without a location) and a hint.

@@ -339,8 +339,7 @@ Value Evaluator::run_generator_body(FunctionObject& function, Frame& frame) {
     return std::move(frame.return_value);
   } catch (PyError& error) {
     current_frame_ = self->resumer_frame;
-    error.exception->traceback.push_back(TracebackEntry{error.exception->frame_span, function.scope->name});
-    error.exception->frame_span_set = false;
+    error.exception->leave_frame(function.scope->name);
     throw;
   } catch (...) {
     current_frame_ = self->resumer_frame;
