@@ -168,7 +168,8 @@ Expected<LocalArray> broadcast_in_dim(const LocalArray& operand, Shape shape,
                                       std::span<const int> broadcast_dimensions);
 // Same elements in a new shape: shares the operand's buffer.
 Expected<LocalArray> reshape(const LocalArray& operand, Shape shape);
-// lax.slice: [start, limit) with step `strides` (empty = all 1) per axis.
+// lax.slice: [start, limit) with step `strides` (empty = all 1) per axis;
+// all of the operand shares its buffer.
 Expected<LocalArray> slice(const LocalArray& operand, std::span<const std::int64_t> start,
                            std::span<const std::int64_t> limit, std::span<const std::int64_t> strides = {});
 // lax.dynamic_slice: starts are clamped so the slice fits, as XLA does.

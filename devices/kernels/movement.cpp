@@ -75,6 +75,11 @@ Expected<LocalArray> slice(const LocalArray& operand, std::span<const std::int64
   if (start.size() != rank || limit.size() != rank || (!strides.empty() && strides.size() != rank)) {
     return invalid("slice: one start, limit and stride per axis");
   }
+  // All of it: the operand's buffer, shared (buffers are not written once made).
+  bool whole = true;
+  for (std::size_t axis = 0; axis < rank && whole; ++axis)
+    whole = start[axis] == 0 && limit[axis] == operand.shape[axis] && (strides.empty() || strides[axis] == 1);
+  if (whole) return operand;
   std::vector<std::int64_t> own = row_major_strides(operand.shape);
   Shape shape(rank);
   std::vector<std::int64_t> steps(rank);

@@ -77,6 +77,11 @@ class ArrayObject : public Object {
   // (track_sharding_origin in check_mode.hpp); shared with the arrays
   // computed from it. Null: not known.
   std::shared_ptr<const ShardingOrigin> sharding_origin;
+  // Its whole value, assembled from its shards by a product computed once
+  // (dot_general.cpp) and kept while the array lives: a model's weights
+  // meet every step's activations whole. Shards are never written, so it
+  // stays their value. Null until then.
+  mutable std::shared_ptr<devices::Buffer> assembled;
 };
 using ArrayRef = std::shared_ptr<ArrayObject>;
 

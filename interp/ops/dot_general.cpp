@@ -201,6 +201,10 @@ bool same_origin(const Blocks& blocks, std::size_t p, std::size_t q) {
   return std::ranges::equal(blocks.at(p), blocks.at(q));
 }
 
+// Arrays of at most this many elements keep their whole value once
+// assembled (the host holds it twice while they live).
+inline constexpr std::int64_t kept_whole_limit = 1 << 16;
+
 // What the positions `group` hold of `array` together: whole along every
 // dimension but the contracting ones, which keep the group's one block. None
 // when the group lacks a block.
@@ -221,7 +225,12 @@ std::optional<devices::LocalArray> group_value(const ArrayObject& array, const B
   if (static_cast<std::int64_t>(parts.size()) * devices::element_count(blocks.shape) != devices::element_count(shape))
     return std::nullopt;
   if (parts.size() == 1) return parts.front();
-  return value_or_raise(devices::assemble(parts, origins, std::move(shape)));
+  // The whole array: assembled once while it lives (ArrayObject::assembled).
+  const bool whole = shape == array.aval.shape && devices::element_count(shape) <= kept_whole_limit;
+  if (whole && array.assembled) return devices::LocalArray{array.assembled, std::move(shape)};
+  devices::LocalArray value = value_or_raise(devices::assemble(parts, origins, std::move(shape)));
+  if (whole) array.assembled = value.buffer;
+  return value;
 }
 
 // dot_general computes every tile of its grid a shard touches whole (so
