@@ -416,11 +416,19 @@ ArrayRef static_slice_implementation(Evaluator& evaluator, const Primitive&, con
   std::vector<std::int64_t> local_start = start, local_limit = limit;
   for (std::size_t d = 0; d < rank; ++d)
     if (untouched(d)) local_start[d] = 0, local_limit[d] = input_shape[d];
-  auto shards = run_per_position(evaluator, mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
-    auto window = devices::slice(in[0], local_start, local_limit, strides);
-    if (!window) return window;
-    return devices::reshape(*window, local_shape);
-  });
+  std::vector<std::shared_ptr<devices::Buffer>> shards;
+  bool everything = true;
+  for (std::size_t d = 0; d < rank; ++d) everything = everything && untouched(d);
+  if (everything) {
+    // Nothing dropped (x[None]): each shard is the result's, reshaped.
+    for (const auto& shard : input->shards) shards.push_back(shard.shared_buffer());
+  } else {
+    shards = run_per_position(evaluator, mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
+      auto window = devices::slice(in[0], local_start, local_limit, strides);
+      if (!window) return window;
+      return devices::reshape(*window, local_shape);
+    });
+  }
   ArrayRef out = make_array(evaluator, type, computed, std::move(shards), operand->committed);
   if (out_layout == computed) return out;
   out = relayout(evaluator, out, out_layout);

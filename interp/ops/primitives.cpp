@@ -196,10 +196,11 @@ ArrayRef reshaped_per_block(Evaluator& evaluator, const ArrayRef& operand, const
                             const Layout& layout) {
   auto local = local_reshape_dims(*operand, type.shape);
   if (!local || operand->layout.mesh != layout.mesh || *local != layout.dims) return nullptr;
-  const typecheck::Shape block = layout.shard_shape(type.shape);
-  auto shards = run_per_position(evaluator, layout.mesh, {operand}, [&](const std::vector<devices::LocalArray>& in) {
-    return devices::reshape(in[0], block);
-  });
+  // A shard's elements in the block's shape: its buffer, shared (an array's
+  // layout gives its shards their shape).
+  std::vector<std::shared_ptr<devices::Buffer>> shards;
+  shards.reserve(operand->shards.size());
+  for (const auto& shard : operand->shards) shards.push_back(shard.shared_buffer());
   return make_array(evaluator, type, layout, std::move(shards), operand->committed);
 }
 
