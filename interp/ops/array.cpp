@@ -98,6 +98,13 @@ ArrayRef retyped_array(Evaluator& evaluator, const ArrayObject& array, typecheck
   return retyped;
 }
 
+std::vector<std::shared_ptr<devices::Buffer>> buffers_of(const ArrayObject& array) {
+  std::vector<std::shared_ptr<devices::Buffer>> out;
+  out.reserve(array.shards.size());
+  for (const auto& shard : array.shards) out.push_back(shard.shared_buffer());
+  return out;
+}
+
 bool on_manual_mesh(const ArrayObject& array) {
   const auto& mesh = array.layout.mesh;
   return mesh && mesh->abstract && mesh->abstract->has_axis_of_type(typecheck::AxisType::Manual);
@@ -166,12 +173,6 @@ bool has_axes(const DeviceMesh& mesh, const typecheck::AxisSet& axes) {
 // The whole array, on every process (a host value).
 devices::Placement whole_everywhere(const typecheck::Shape& shape) {
   return {shape, {{std::vector<std::int64_t>(shape.size(), 0), devices::every_process}}};
-}
-
-std::vector<std::shared_ptr<devices::Buffer>> buffers_of(const ArrayObject& array) {
-  std::vector<std::shared_ptr<devices::Buffer>> out;
-  for (const auto& shard : array.shards) out.push_back(shard.shared_buffer());
-  return out;
 }
 
 // A shard_map body's array holds each position's own values under a whole

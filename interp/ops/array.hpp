@@ -113,6 +113,9 @@ ArrayRef make_array(Evaluator& evaluator, typecheck::ArrayType aval, Layout layo
 // `array`'s shards (shared, not copied) under another type or commitment;
 // an abstract array stays abstract.
 ArrayRef retyped_array(Evaluator& evaluator, const ArrayObject& array, typecheck::ArrayType aval, bool committed);
+// `array`'s shard buffers, by mesh position (shared, not copied): another
+// array of the same blocks in another shape takes them as they are.
+std::vector<std::shared_ptr<devices::Buffer>> buffers_of(const ArrayObject& array);
 // Inside a shard_map body (a mesh with Manual axes) every device holds its
 // own value: on_manual_mesh says whether `array` is such a value, and
 // block_at is the one `position` of its mesh holds, as a one-device array

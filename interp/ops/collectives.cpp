@@ -420,8 +420,7 @@ ArrayRef static_slice_implementation(Evaluator& evaluator, const Primitive&, con
   bool everything = true;
   for (std::size_t d = 0; d < rank; ++d) everything = everything && untouched(d);
   if (everything) {
-    // Nothing dropped (x[None]): each shard is the result's, reshaped.
-    for (const auto& shard : input->shards) shards.push_back(shard.shared_buffer());
+    shards = buffers_of(*input);  // nothing dropped (x[None]): each shard is the result's, reshaped
   } else {
     shards = run_per_position(evaluator, mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
       auto window = devices::slice(in[0], local_start, local_limit, strides);

@@ -198,10 +198,7 @@ ArrayRef reshaped_per_block(Evaluator& evaluator, const ArrayRef& operand, const
   if (!local || operand->layout.mesh != layout.mesh || *local != layout.dims) return nullptr;
   // A shard's elements in the block's shape: its buffer, shared (an array's
   // layout gives its shards their shape).
-  std::vector<std::shared_ptr<devices::Buffer>> shards;
-  shards.reserve(operand->shards.size());
-  for (const auto& shard : operand->shards) shards.push_back(shard.shared_buffer());
-  return make_array(evaluator, type, layout, std::move(shards), operand->committed);
+  return make_array(evaluator, type, layout, buffers_of(*operand), operand->committed);
 }
 
 namespace {
