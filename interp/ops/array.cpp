@@ -254,6 +254,7 @@ std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
     const std::function<devices::Expected<devices::LocalArray>(const std::vector<devices::LocalArray>&, std::size_t)>&
         kernel) {
   std::vector<devices::Shape> shapes;
+  shapes.reserve(inputs.size());
   for (const auto& in : inputs) shapes.push_back(in->layout.shard_shape(in->aval.shape));
   return run_per_position(evaluator, mesh, inputs, std::move(shapes), kernel);
 }
@@ -290,6 +291,7 @@ std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
   }
   // Each input's shard as the kernel sees it: its shape is every position's.
   std::vector<devices::LocalArray> template_locals;
+  template_locals.reserve(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) template_locals.push_back({nullptr, std::move(shapes[i])});
   std::vector<std::shared_ptr<devices::Buffer>> results(positions);
   boost::container::small_vector<std::optional<devices::Error>, 16> errors(unique.size());

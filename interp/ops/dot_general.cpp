@@ -214,6 +214,8 @@ std::optional<devices::LocalArray> group_value(const ArrayObject& array, const B
   for (int d : contracting) shape[static_cast<std::size_t>(d)] = blocks.shape[static_cast<std::size_t>(d)];
   std::vector<devices::LocalArray> parts;
   std::vector<std::vector<std::int64_t>> origins;
+  parts.reserve(group.size());
+  origins.reserve(group.size());
   for (std::size_t i = 0; i < group.size(); ++i) {
     const std::size_t p = group[i];
     if (std::any_of(group.begin(), group.begin() + static_cast<long>(i), [&](std::size_t q) { return same_origin(blocks, p, q); }))
