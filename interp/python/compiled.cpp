@@ -30,6 +30,8 @@ struct Compiled {
     // The value in its slot, for an operation that only reads it (as
     // Evaluator::eval_operand): a bound local's; null for the rest.
     virtual const Value* bound(Frame&) const { return nullptr; }
+    // Its value's truth, as `if` and `while` test it.
+    virtual bool condition(Evaluator& ev, Frame& frame) const { return ev.truthy(eval(ev, frame)); }
     // Whether nothing but reading a slot or a constant evaluates it: no side
     // effect can come between it and what is evaluated after it.
     bool simple() const { return local_slot >= 0 || constant != nullptr; }
@@ -53,12 +55,20 @@ struct Compiled {
   static const Value& operand_before(const Expr& first, const Expr& then, Evaluator& ev, Frame& frame, Value& held) {
     return then.simple() ? operand(first, ev, frame, held) : (held = first.eval(ev, frame));
   }
+  // The value of a constant or a bound local, where it is: null for any
+  // other expression (or an unbound local).
+  static const Value* in_place(const Expr& expr, Frame& frame) {
+    if (expr.constant != nullptr) return expr.constant;
+    if (expr.local_slot < 0) return nullptr;
+    const auto& value = frame.fast[static_cast<std::size_t>(expr.local_slot)];
+    return value ? &*value : nullptr;
+  }
   using ExprPtr = std::unique_ptr<Expr>;
 
   struct Stmt {
     explicit Stmt(const ast::Stmt& node, bool walked = false) : node(node), walked(walked) {}
     virtual ~Stmt() = default;
-    // The statement's own work; run_statement does what Evaluator::exec does around it.
+    // The statement's own work; BodyRun does what Evaluator::exec does around it.
     virtual Flow exec(Evaluator& ev, Frame& frame) const = 0;
     // exec in a generator body run on its caller's stack, which pauses at a
     // yield statement inside and goes back to it (`paused`'s levels from
@@ -103,7 +113,8 @@ struct Compiled {
   };
   struct Global : Expr {
     Global(const ast::Expr& node, const ast::Name& name) : Expr(node), name(name) {}
-    Value eval(Evaluator& ev, Frame& frame) const override {
+    Value eval(Evaluator& ev, Frame& frame) const override { return read(ev, frame); }
+    Value read(Evaluator& ev, Frame& frame) const {
       if (const Value* value = ev.load_global(name, frame)) return *value;
       return ev.eval(node, frame);  // unbound: the walk raises NameError
     }
@@ -123,10 +134,28 @@ struct Compiled {
     Operation(const ast::Expr& node, Operator op, ExprPtr left, ExprPtr right)
         : Expr(node), op(op), left(std::move(left)), right(std::move(right)) {}
     Value eval(Evaluator& ev, Frame& frame) const override {
+      // Both operands in their slots or constants, and the operation a quick
+      // one: done with no operand copied (one return, so the result is made
+      // in place).
+      Value result;
+      const Value* a = in_place(*left, frame);
+      const Value* b = a != nullptr ? in_place(*right, frame) : nullptr;
+      if (b == nullptr || !quick(op, *a, *b, result)) result = evaluate(ev, frame);
+      return result;
+    }
+    bool condition(Evaluator& ev, Frame& frame) const override {
+      Value result;
+      const Value* a = in_place(*left, frame);
+      const Value* b = a != nullptr ? in_place(*right, frame) : nullptr;
+      if (b == nullptr || !quick(op, *a, *b, result)) result = evaluate(ev, frame);
+      return ev.truthy(result);
+    }
+    // The operands evaluated (each read in place where it can be), then the operation.
+    [[gnu::noinline]] Value evaluate(Evaluator& ev, Frame& frame) const {
       // The left operand is read in place only when evaluating the right
       // one cannot rebind it (as `x + (x := 5)` would).
       Value held_left, held_right;
-      const Value& a = right->simple() ? operand(*left, ev, frame, held_left) : (held_left = left->eval(ev, frame));
+      const Value& a = operand_before(*left, *right, ev, frame, held_left);
       const Value& b = operand(*right, ev, frame, held_right);
       Value result;
       if (quick(op, a, b, result)) return result;
@@ -228,7 +257,7 @@ struct Compiled {
         : Expr(node), test(std::move(test)), body(std::move(body)), orelse(std::move(orelse)) {}
     Value eval(Evaluator& ev, Frame& frame) const override {
       try {
-        return ev.truthy(test->eval(ev, frame)) ? body->eval(ev, frame) : orelse->eval(ev, frame);
+        return test->condition(ev, frame) ? body->eval(ev, frame) : orelse->eval(ev, frame);
       } catch (PyError& error) {
         locate(error, node.span);
         throw;
@@ -241,10 +270,14 @@ struct Compiled {
   // are walked: call_method).
   struct Call : Expr {
     Call(const ast::Expr& node, const ast::Call& call, ExprPtr callee, std::vector<ExprPtr> arguments)
-        : Expr(node), call(call), callee(std::move(callee)), arguments(std::move(arguments)) {}
+        : Expr(node),
+          call(call),
+          callee(std::move(callee)),
+          global_callee(dynamic_cast<const Global*>(this->callee.get())),
+          arguments(std::move(arguments)) {}
     Value eval(Evaluator& ev, Frame& frame) const override {
       try {
-        Value function = callee->eval(ev, frame);
+        Value function = global_callee != nullptr ? global_callee->read(ev, frame) : callee->eval(ev, frame);
         Value result;
         if (FunctionObject* plain = function.is_object() ? function.object()->as_function() : nullptr)
           if (ev.call_with_positional(
@@ -259,6 +292,7 @@ struct Compiled {
     }
     const ast::Call& call;
     ExprPtr callee;
+    const Global* global_callee;  // the callee when it is a global name (the commonest), read without a virtual call
     std::vector<ExprPtr> arguments;
   };
 
@@ -443,28 +477,57 @@ struct Compiled {
 
   // ---------------------------------------------------------------- statements
 
-  // What Evaluator::exec does around every statement, with `work` the statement's own.
-  template <class Work>
-  static Flow run_statement(Evaluator& ev, const Stmt& stmt, Work&& work) {
-    ev.guard_stack();
-    ev.poll_interrupt();
-    RestoreOnExit restore_span(ev.statement_span);
-    RestoreOnExit restore_statement(ev.statement);
-    ev.statement_span = stmt.node.span;
-    ev.statement = &stmt.node;
-    try {
-      return work();
-    } catch (PyError& error) {
-      locate(error, stmt.node.span);
-      throw;
+  // What Evaluator::exec does around each statement, for the statements of
+  // one body: the running statement set to each in turn and the body's
+  // enclosing one restored once, when the body ends (nothing reads it between
+  // two statements but a poll); an interrupt or budget polled, as exec polls
+  // it, with the enclosing statement running (a timeout in a loop is
+  // reported at its header line); an error located at its statement.
+  class BodyRun {
+   public:
+    explicit BodyRun(Evaluator& ev) : ev_(ev), span_(ev.statement_span), statement_(ev.statement) {}
+    ~BodyRun() { enclosing(); }
+    BodyRun(const BodyRun&) = delete;
+    BodyRun& operator=(const BodyRun&) = delete;
+    template <class Work>
+    Flow run(const Stmt& stmt, Work&& work) {
+      if (ev_.step_counted()) {
+        enclosing();
+        ev_.count_step();
+      }
+      ev_.statement_span = stmt.node.span;
+      ev_.statement = &stmt.node;
+      try {
+        return work();
+      } catch (PyError& error) {
+        locate(error, stmt.node.span);
+        throw;
+      }
     }
-  }
-  static Flow run_statement(Evaluator& ev, const Stmt& stmt, Frame& frame) {
-    return run_statement(ev, stmt, [&] { return stmt.exec(ev, frame); });
-  }
+    Flow run(const Stmt& stmt, Frame& frame) {
+      if (stmt.walked) {
+        enclosing();  // Evaluator::exec does it all, from the enclosing statement
+        return ev_.exec(stmt.node, frame);
+      }
+      return run(stmt, [&] { return stmt.exec(ev_, frame); });
+    }
+
+   private:
+    void enclosing() {
+      ev_.statement_span = span_;
+      ev_.statement = statement_;
+    }
+    Evaluator& ev_;
+    lang::Span span_;
+    const ast::Stmt* statement_;
+  };
   static Flow run_body(Evaluator& ev, const Body& body, Frame& frame) {
+    return body.empty() ? Flow::normal : run_statements(ev, body, frame);  // an absent `else`: nothing to do
+  }
+  static Flow run_statements(Evaluator& ev, const Body& body, Frame& frame) {
+    BodyRun run(ev);
     for (const auto& stmt : body) {
-      Flow flow = stmt->walked ? ev.exec(stmt->node, frame) : run_statement(ev, *stmt, frame);
+      Flow flow = run.run(*stmt, frame);
       if (flow != Flow::normal) return flow;
     }
     return Flow::normal;
@@ -481,14 +544,15 @@ struct Compiled {
       // The yield statement that paused (no levels below it): the run goes on after it.
       if (body[i]->depth == 0) static_cast<const YieldStmt&>(*body[i++]).go_on(paused);
     }
+    BodyRun run(ev);
     for (; i < body.size(); ++i) {
       const Stmt& stmt = *body[i];
       Flow flow;
       if (stmt.yields != 0) {
         here.index = static_cast<std::uint32_t>(i);
-        flow = run_statement(ev, stmt, [&] { return stmt.resume(ev, frame, paused, level); });
+        flow = run.run(stmt, [&] { return stmt.resume(ev, frame, paused, level); });
       } else {
-        flow = stmt.walked ? ev.exec(stmt.node, frame) : run_statement(ev, stmt, frame);
+        flow = run.run(stmt, frame);
       }
       if (flow != Flow::normal) return flow;
     }
@@ -655,10 +719,10 @@ struct Compiled {
       count_yields(*this, this->body, this->orelse);
     }
     Flow exec(Evaluator& ev, Frame& frame) const override {
-      return run_body(ev, ev.truthy(test->eval(ev, frame)) ? body : orelse, frame);
+      return run_body(ev, test->condition(ev, frame) ? body : orelse, frame);
     }
     Flow resume(Evaluator& ev, Frame& frame, PausedBody& paused, std::size_t level) const override {
-      if (!paused.resuming) paused.levels[level].orelse = !ev.truthy(test->eval(ev, frame));
+      if (!paused.resuming) paused.levels[level].orelse = !test->condition(ev, frame);
       return resume_body(ev, paused.levels[level].orelse ? orelse : body, frame, paused, level + 1);
     }
     ExprPtr test;
@@ -672,7 +736,7 @@ struct Compiled {
     Flow exec(Evaluator& ev, Frame& frame) const override {
       while (true) {
         ev.poll_interrupt();
-        if (!ev.truthy(test->eval(ev, frame))) return run_body(ev, orelse, frame);
+        if (!test->condition(ev, frame)) return run_body(ev, orelse, frame);
         Flow flow = run_body(ev, body, frame);
         if (flow == Flow::break_) return Flow::normal;
         if (flow == Flow::return_) return flow;
@@ -684,7 +748,7 @@ struct Compiled {
       while (true) {
         if (!paused.resuming) {
           ev.poll_interrupt();
-          here.orelse = !ev.truthy(test->eval(ev, frame));
+          here.orelse = !test->condition(ev, frame);
           if (here.orelse) return resume_body(ev, orelse, frame, paused, level + 1);
         }
         Flow flow = resume_body(ev, body, frame, paused, level + 1);

@@ -395,8 +395,11 @@ class Evaluator {
   // Raises KeyboardInterrupt when Ctrl-C was requested, TimeoutError past
   // the budget. Called at every statement and loop iteration: one step.
   void poll_interrupt() {
-    if (interrupt_requested.load(std::memory_order_relaxed) || budget.max_steps != 0 || budget.seconds > 0)
-      count_step();
+    if (step_counted()) count_step();
+  }
+  // Whether poll_interrupt has work: an interrupt requested or a budget set.
+  bool step_counted() const {
+    return interrupt_requested.load(std::memory_order_relaxed) || budget.max_steps != 0 || budget.seconds > 0;
   }
   // Raises RecursionError when the C++ stack is nearly used up.
   // Measures the stack of the calling thread: call first on each thread
@@ -523,7 +526,7 @@ class Evaluator {
   Value eval_call(const lang::ast::Expr& expression, const lang::ast::Call& call, Frame& frame);
   // call_function's parts: a frame for a call of `function`, and running its body in it.
   // Sets up `frame` for a call of `function`: its scope, its unbound slots, its cells.
-  void enter_frame(FunctionObject& function, Frame& frame) {
+  [[gnu::always_inline]] void enter_frame(FunctionObject& function, Frame& frame) {
     const ScopeInfo& scope = *function.scope;
     frame.scope = &scope;
     frame.function = &function;

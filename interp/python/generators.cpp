@@ -149,6 +149,7 @@ void Generator::entry(void* argument) {
 // switch_in for a body run on the resumer's stack: nothing to unwind when it
 // is dropped paused, and its end leaves the state as entry() would.
 void Generator::run_in_place(Evaluator& evaluator) {
+  evaluator.guard_stack();  // the statements run do not check it (compiled.cpp)
   PausedBody& paused = *paused_body_;
   paused.resuming = state_ == State::suspended;
   paused.thrown = std::exchange(thrown_, nullptr);
@@ -332,6 +333,7 @@ Value Evaluator::eval_yield_from(const ast::Expr& iterable, Frame& frame) {
 
 Value Evaluator::run_generator_body(FunctionObject& function, Frame& frame) {
   Generator* self = running_generator;
+  guard_stack();  // the statements run do not check it (compiled.cpp)
   current_frame_ = &frame;
   try {
     run_function_body(*this, function, frame);
