@@ -537,6 +537,10 @@ struct Compiled {
   // Flow::return_ with paused.paused set. Resuming, the run starts again at
   // the statement it paused in, and goes down to the yield.
   static Flow resume_body(Evaluator& ev, const Body& body, Frame& frame, PausedBody& paused, std::size_t level) {
+    // An absent `else`: nothing to run (nor to resume: no yield paused in it).
+    return body.empty() ? Flow::normal : resume_statements(ev, body, frame, paused, level);
+  }
+  static Flow resume_statements(Evaluator& ev, const Body& body, Frame& frame, PausedBody& paused, std::size_t level) {
     PausedBody::Level& here = paused.levels[level];
     std::size_t i = 0;
     if (paused.resuming) {

@@ -300,46 +300,27 @@ bool Evaluator::call_function_directly(FunctionObject& function, const Value* se
       function, self, arguments.size(), [&](std::size_t i) { return eval(*arguments[i], caller); }, result);
 }
 
-Value Evaluator::run_function(FunctionObject& function, Frame& frame) {
-  const ScopeInfo& scope = *function.scope;
-  RestoreOnExit restore_call(running_call);
-  running_call = {};
-  ++depth_;
-  Frame* caller_frame = current_frame_;
-  current_frame_ = &frame;
-  struct Restore {
-    Frame*& current;
-    Frame* saved;
-    ~Restore() { current = saved; }
-  } restore{current_frame_, caller_frame};
+Value Evaluator::special_function_result(FunctionObject& function, Frame& frame) {
+  if (function.lambda_body) return eval(*function.lambda_body, frame);
+  run_function_body(*this, function, frame);
+  Value result = std::move(frame.return_value);
   try {
-    Value result;
-    if (function.lambda_body) {
-      result = eval(*function.lambda_body, frame);
-    } else {
-      run_function_body(*this, function, frame);
-      result = std::move(frame.return_value);
-      if (function.returns) {
-        try {
-          check_annotation(function.returns, result, frame.shape_variables(),
-                           "the return value of " + scope.qualname + "()");
-        } catch (PyError& mismatch) {
-          // Located at the return annotation, inside the function's frame.
-          mismatch.exception->frame_span = function.returns->span;
-          mismatch.exception->frame_span_set = true;
-          throw;
-        }
-      }
-    }
-    --depth_;
-    return result;
-  } catch (PyError& error) {
-    --depth_;
-    // A branch on array data ends checking this function, not the program.
-    if (is_check_stop(*error.exception)) return end_checking(*this, *error.exception);
-    error.exception->leave_frame(scope.name);
+    check_annotation(function.returns, result, frame.shape_variables(),
+                     "the return value of " + function.scope->qualname + "()");
+  } catch (PyError& mismatch) {
+    // Located at the return annotation, inside the function's frame.
+    mismatch.exception->frame_span = function.returns->span;
+    mismatch.exception->frame_span_set = true;
     throw;
   }
+  return result;
+}
+
+Value Evaluator::function_failed(FunctionObject& function, PyError& error) {
+  // A branch on array data ends checking this function, not the program.
+  if (is_check_stop(*error.exception)) return end_checking(*this, *error.exception);
+  error.exception->leave_frame(function.scope->name);
+  throw;
 }
 
 }  // namespace interp

@@ -246,6 +246,24 @@ class GeneratorObject : public Iterator {
 // What Evaluator::show displays: an interactive entry's value, or a picture.
 enum class Shown { value, picture };
 
+// Puts a variable back as it was when the scope ends: the evaluator's
+// statement and running call while a statement or call runs.
+template <class T>
+class RestoreOnExit {
+ public:
+  explicit RestoreOnExit(T& slot) : slot_(slot), saved_(slot) {}
+  ~RestoreOnExit() { slot_ = saved_; }
+  RestoreOnExit(const RestoreOnExit&) = delete;
+  RestoreOnExit& operator=(const RestoreOnExit&) = delete;
+
+ private:
+  T& slot_;
+  T saved_;
+};
+
+// Runs a function's body in its bound frame (compiled.hpp).
+void run_function_body(Evaluator& evaluator, const FunctionObject& function, Frame& frame);
+
 class Evaluator {
  public:
   // run: execute everything. check: the program runs for its host-level
@@ -539,7 +557,35 @@ class Evaluator {
     for (std::size_t i = 0; i < scope.own_cells; ++i) frame.cells.push_back(new_cell());
     for (const auto& cell : function.closure) frame.cells.push_back(cell);
   }
-  Value run_function(FunctionObject& function, Frame& frame);
+  // Runs the bound frame's function: its return value.
+  Value run_function(FunctionObject& function, Frame& frame) {
+    RestoreOnExit restore_call(running_call);
+    running_call = {};
+    RestoreOnExit restore_frame(current_frame_);
+    current_frame_ = &frame;
+    ++depth_;
+    try {
+      Value result;
+      if (function.lambda_body || function.returns) {
+        result = special_function_result(function, frame);
+      } else {
+        run_function_body(*this, function, frame);
+        result = std::move(frame.return_value);
+      }
+      --depth_;
+      return result;
+    } catch (PyError& error) {
+      --depth_;
+      return function_failed(function, error);
+    }
+  }
+  // run_function's result of a lambda (its expression's value) or of a
+  // function with a return annotation (the value checked against it).
+  Value special_function_result(FunctionObject& function, Frame& frame);
+  // run_function's end when `error` leaves the function: checking's end of
+  // it where the error is a check stop, else the error rethrown with the
+  // function's frame left in its traceback.
+  Value function_failed(FunctionObject& function, PyError& error);
   // A call of `function` with `count` positional arguments (after `self`,
   // when not null), each argument(i) evaluated in the caller and bound
   // straight into the new frame's slot. False, having evaluated nothing,
@@ -625,20 +671,5 @@ class Evaluator {
 
 // Formats a function's name for errors and repr: its qualified name.
 std::string qualified_name(const Value& callable);
-
-// Puts a variable back as it was when the scope ends: the evaluator's
-// statement and running call while a statement or call runs.
-template <class T>
-class RestoreOnExit {
- public:
-  explicit RestoreOnExit(T& slot) : slot_(slot), saved_(slot) {}
-  ~RestoreOnExit() { slot_ = saved_; }
-  RestoreOnExit(const RestoreOnExit&) = delete;
-  RestoreOnExit& operator=(const RestoreOnExit&) = delete;
-
- private:
-  T& slot_;
-  T saved_;
-};
 
 }  // namespace interp
