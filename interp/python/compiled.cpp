@@ -6,7 +6,8 @@
 #include "interp/python/compiled.hpp"
 
 #include <algorithm>
-#include <array>
+#include <cstddef>
+#include <new>
 #include <typeinfo>
 #include <vector>
 
@@ -296,6 +297,24 @@ struct Compiled {
     std::vector<ExprPtr> arguments;
   };
 
+  // A built-in's fast-body arguments (NativeFastBody): only as many values
+  // made as the call has, not all fast_arity.
+  class FastArguments {
+   public:
+    FastArguments() = default;
+    ~FastArguments() {
+      for (std::size_t i = 0; i < count_; ++i) data()[i].~Value();
+    }
+    FastArguments(const FastArguments&) = delete;
+    FastArguments& operator=(const FastArguments&) = delete;
+    void push(Value value) { new (&storage_[count_++ * sizeof(Value)]) Value(std::move(value)); }
+    Value* data() { return std::launder(reinterpret_cast<Value*>(storage_)); }
+
+   private:
+    alignas(Value) std::byte storage_[NativeFunction::fast_arity * sizeof(Value)];
+    std::size_t count_ = 0;
+  };
+
   // A call of `callee` with `self` (when not null) and the values of
   // `arguments`, as Evaluator::call_with_arguments makes it (a plain
   // function's direct call was not possible): a built-in function's
@@ -312,10 +331,10 @@ struct Compiled {
       auto& native = static_cast<NativeFunction&>(*object);
       const std::vector<Parameter>& params = native.signature().parameters;
       if (native.fast_takes(arguments.size() + offset)) {
-        std::array<Value, NativeFunction::fast_arity> values;
-        if (self != nullptr) values[0] = *self;
-        for (std::size_t i = 0; i < arguments.size(); ++i) values[i + offset] = arguments[i]->eval(ev, frame);
-        for (std::size_t i = arguments.size() + offset; i < params.size(); ++i) values[i] = *params[i].default_value;
+        FastArguments values;
+        if (self != nullptr) values.push(*self);
+        for (const auto& argument : arguments) values.push(argument->eval(ev, frame));
+        for (std::size_t i = arguments.size() + offset; i < params.size(); ++i) values.push(*params[i].default_value);
         RestoreOnExit restore_call(ev.running_call);
         ev.running_call = {&node, object};
         return native.fast_body()(ev, values.data());
