@@ -110,15 +110,19 @@ std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<Ar
     const PartitionedEquation& pe = program_->equations[k];
     const Equation& e = *pe.equation;
     if (timeline) timeline->memory_step_starts(static_cast<int>(k));
+    // The operands as the equation's charge reads them and a replayed
+    // implementation takes them (a placed or fused one reads the values).
+    const bool charging = charging_costs(evaluator);
     operands.clear();
-    for (int input : e.inputs) operands.push_back(values[input]);
+    if (charging || (pe.fusion < 0 && !pe.placement))
+      for (int input : e.inputs) operands.push_back(values[input]);
     ArrayRef& result = values[e.output];
     if (pe.fusion >= 0) {
       // A fusion runs at its first equation; its members are charged as
       // equations of their own.
       const Fusion& fusion = program_->fusions[static_cast<std::size_t>(pe.fusion)];
       if (fusion.equations.front() == k) values[fusion.output] = run_fusion(evaluator, program, fusion, values);
-      if (charging_costs(evaluator)) {
+      if (charging) {
         if (!result) result = make_abstract_array(program.variable_types[static_cast<std::size_t>(e.output)],
                                                   *program.variable_layouts[static_cast<std::size_t>(e.output)],
                                                   program.variable_committed[static_cast<std::size_t>(e.output)]);
@@ -129,7 +133,7 @@ std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<Ar
     }
     if (pe.placement) {
       result = run_steps(evaluator, pe, values);
-      charge_partitioned(evaluator, pe, operands, result);
+      if (charging) charge_partitioned(evaluator, pe, operands, result);
       continue;
     }
     // Replayed: the eager implementation, under the context mesh it was traced under.
