@@ -139,7 +139,7 @@ Expected<MemoryHold> MemoryLedger::allocate(DeviceSet set, std::int64_t bytes, c
     return error;
   }
   std::uint64_t id = next_id_++;
-  live_.emplace_hint(live_.end(), id, Live{set, bytes, owner});  // ids increase: the newest goes last
+  live_.push_back(Live{id, set, bytes, owner});  // ids increase: the newest goes last
   for (int g : groups) {
     DeviceStats& stats = groups_[static_cast<std::size_t>(g)].stats;
     stats.bytes_in_use += bytes;
@@ -162,8 +162,8 @@ void MemoryLedger::note_peak(int g, const MemoryOwner* owner) {
   peak_.type = owner ? owner->memory_type() : std::string();
   peak_.source = owner ? owner->memory_source() : std::string();
   std::vector<const Live*> here;
-  for (const auto& [id, live] : live_)
-    if (set_holds(live.set, g)) here.push_back(&live);
+  for (const Live& live : live_)
+    if (!live.freed && set_holds(live.set, g)) here.push_back(&live);
   std::size_t count = std::min<std::size_t>(here.size(), 5);
   std::partial_sort(here.begin(), here.begin() + static_cast<std::ptrdiff_t>(count), here.end(),
                     [](const Live* a, const Live* b) { return a->bytes > b->bytes; });
@@ -175,14 +175,18 @@ void MemoryLedger::note_peak(int g, const MemoryOwner* owner) {
 
 void MemoryLedger::free(std::uint64_t id) {
   std::lock_guard lock(mutex_);
-  auto found = live_.find(id);
-  if (found == live_.end()) return;
-  for (int g : set_groups_[static_cast<std::size_t>(found->second.set)]) {
+  auto found = std::lower_bound(live_.begin(), live_.end(), id, [](const Live& live, std::uint64_t key) { return live.id < key; });
+  if (found == live_.end() || found->id != id || found->freed) return;
+  for (int g : set_groups_[static_cast<std::size_t>(found->set)]) {
     DeviceStats& stats = groups_[static_cast<std::size_t>(g)].stats;
-    stats.bytes_in_use -= found->second.bytes;
+    stats.bytes_in_use -= found->bytes;
     if (listener_) listener_(groups_[static_cast<std::size_t>(g)].devices, stats.bytes_in_use);
   }
-  live_.erase(found);
+  found->freed = true;
+  if (++freed_ * 2 > live_.size()) {
+    std::erase_if(live_, [](const Live& live) { return live.freed; });
+    freed_ = 0;
+  }
 }
 
 std::vector<MemoryLedger::LiveBuffer> MemoryLedger::largest_live(int device_id, std::size_t count) const {
@@ -190,8 +194,8 @@ std::vector<MemoryLedger::LiveBuffer> MemoryLedger::largest_live(int device_id, 
   std::vector<LiveBuffer> here;
   if (device_id < 0 || device_id >= device_count()) return here;
   int g = group_of_[static_cast<std::size_t>(device_id)];
-  for (const auto& [id, live] : live_)
-    if (set_holds(live.set, g)) here.push_back({live.bytes, live.owner});
+  for (const Live& live : live_)
+    if (!live.freed && set_holds(live.set, g)) here.push_back({live.bytes, live.owner});
   std::stable_sort(here.begin(), here.end(), [](const LiveBuffer& a, const LiveBuffer& b) { return a.bytes > b.bytes; });
   if (here.size() > count) here.resize(count);
   return here;
@@ -200,7 +204,8 @@ std::vector<MemoryLedger::LiveBuffer> MemoryLedger::largest_live(int device_id, 
 std::vector<const MemoryOwner*> MemoryLedger::live_owners() const {
   std::lock_guard lock(mutex_);
   std::vector<const MemoryOwner*> owners;
-  for (const auto& [id, live] : live_) owners.push_back(live.owner);
+  for (const Live& live : live_)
+    if (!live.freed) owners.push_back(live.owner);
   return owners;
 }
 

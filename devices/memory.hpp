@@ -169,9 +169,11 @@ class MemoryLedger : public std::enable_shared_from_this<MemoryLedger> {
     DeviceStats stats;
   };
   struct Live {
+    std::uint64_t id;
     DeviceSet set;
     std::int64_t bytes;
     const MemoryOwner* owner;
+    bool freed = false;
   };
   void split(std::size_t group, const std::vector<int>& inside);
   bool set_holds(DeviceSet set, int group) const;
@@ -183,7 +185,11 @@ class MemoryLedger : public std::enable_shared_from_this<MemoryLedger> {
   std::vector<Group> groups_;
   std::vector<std::vector<int>> set_groups_;         // per set: its groups
   std::map<std::vector<int>, DeviceSet> set_ids_;  // sorted device ids -> set
-  std::map<std::uint64_t, Live> live_;             // by id: oldest first
+  // By id, oldest first (ids increase: a new one goes last). A freed one is
+  // marked, and the marked are dropped once they are half the entries: no
+  // node to allocate per buffer, as a map's.
+  std::vector<Live> live_;
+  std::size_t freed_ = 0;
   std::uint64_t next_id_ = 1;
   bool snapshots_ = false;
   PeakMoment peak_;
