@@ -479,10 +479,11 @@ const ObjectRef* builtin_method(const TypeObject& type, const std::string& name)
 }  // namespace
 
 Value new_instance(Evaluator& evaluator, ClassObject& cls, CallArgs& args) {
-  Value instance;
-  if (cls.makes_exceptions()) instance = Value(std::make_shared<ExceptionObject>(std::static_pointer_cast<TypeObject>(cls.self()), args.positional));
-  else if (cls.members().builtin) instance = *make_builtin_subclass_instance(evaluator, cls, args);
-  else instance = Value(std::make_shared<InstanceObject>(std::static_pointer_cast<TypeObject>(cls.self()), evaluator));
+  // A plain instance is remembered when it first holds an object (InstanceObject::note_store).
+  if (!cls.makes_exceptions() && !cls.members().builtin)
+    return Value(std::make_shared<InstanceObject>(std::static_pointer_cast<TypeObject>(cls.self()), evaluator));
+  Value instance = cls.makes_exceptions() ? Value(std::make_shared<ExceptionObject>(std::static_pointer_cast<TypeObject>(cls.self()), args.positional))
+                                          : *make_builtin_subclass_instance(evaluator, cls, args);
   evaluator.remember_attribute_owner(instance.object());
   return instance;
 }

@@ -215,16 +215,30 @@ class InstanceObject : public Object {
   bool exit(Evaluator& evaluator, const Value* pending) override;
   std::optional<Value> descriptor_get(Evaluator& evaluator, const Value& instance, const Value& owner) override;
   InstanceObject* as_instance() override { return this; }
-  AttributeList* instance_dict() override { return &attributes; }
+  // The __dict__ for any use, which may store objects in it: see note_store.
+  AttributeList* instance_dict() override {
+    remember();
+    return &attributes;
+  }
   const TypeObject* class_pointer() const { return cls_.get(); }  // type(), without a virtual call
+  // What stores `value` in `attributes` calls first. An instance joins its
+  // evaluator's cycle candidates (Evaluator::remember_attribute_owner) when
+  // it first holds an object, through which alone it can sit in a reference
+  // cycle: the many that hold only numbers are freed without a trace.
+  void note_store(const Value& value) {
+    if (!remembered_for_teardown_ && value.has_hooks()) remember();
+  }
 
   AttributeList attributes;  // the instance's __dict__
 
  private:
+  void remember();
+
   TypeRef cls_;
   // Dict keys hash and compare without an evaluator in hand: the one that
   // made the instance runs its __hash__ and __eq__.
   Evaluator* evaluator_;
+  bool remembered_for_teardown_ = false;
 };
 
 // What an attribute site remembers about `name` on the instances of `cls`
@@ -261,6 +275,7 @@ inline bool site_store_attribute(AttributeSiteCache* entry, InstanceObject& inst
                                  const Value& value) {
   if (entry != nullptr && site_holds(*entry, instance) && entry->plain_store)
     if (Value* own = hinted_attribute(*entry, instance.attributes, name)) {
+      instance.note_store(value);
       *own = value;
       return true;
     }

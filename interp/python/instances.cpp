@@ -226,7 +226,14 @@ std::optional<Value> InstanceObject::get_attribute(Evaluator& evaluator, const s
   return instance_attribute(evaluator, Value(self()), attributes, name);
 }
 
+void InstanceObject::remember() {
+  if (remembered_for_teardown_) return;
+  remembered_for_teardown_ = true;
+  evaluator_->remember_attribute_owner(self());
+}
+
 bool InstanceObject::set_attribute(Evaluator& evaluator, const std::string& name, const Value& value) {
+  note_store(value);
   if (!set_own_instance_attribute(*cls_, attributes, name, value))
     set_instance_attribute(evaluator, Value(self()), attributes, name, value);
   return true;
@@ -261,6 +268,7 @@ const Value* find_own_attribute(AttributeSiteCache* entry, InstanceObject& insta
 
 bool store_own_attribute(AttributeSiteCache* entry, InstanceObject& instance, const std::string& name,
                          const Value& value) {
+  instance.note_store(value);
   if (entry == nullptr || !current(*entry, instance, name))
     return set_own_instance_attribute(*instance.type(), instance.attributes, name, value);
   if (!entry->plain_store) return false;

@@ -242,6 +242,33 @@ TEST(Interpreter, UnreachableSelfHoldingContainersAreFreedAtTheEnd) {
   for (const auto& sentinel : sentinels) EXPECT_EQ(sentinel.use_count(), 1);
 }
 
+// An instance that holds itself is freed at the end too, however its
+// attributes came to hold it: an instance is remembered for the sweep when
+// it first holds an object, over a number or not, in a method (a store the
+// site's cache answers), by object.__setattr__ or setattr().
+TEST(Interpreter, UnreachableSelfHoldingInstancesAreFreedAtTheEnd) {
+  std::vector<std::shared_ptr<int>> sentinels{std::make_shared<int>(), std::make_shared<int>(),
+                                              std::make_shared<int>(), std::make_shared<int>()};
+  {
+    Session s;
+    for (std::size_t i = 0; i < sentinels.size(); ++i)
+      s.interpreter.def("held" + std::to_string(i), [held = sentinels[i]](const shardlang::Args&) -> shardlang::HostResult {
+        return shardlang::Value::none();
+      });
+    s.run(
+        "class C:\n"
+        "    def __init__(self):\n        self.me = 0\n"
+        "    def hold(self, value):\n        self.me = value\n"
+        "a = C()\na.me = (a, held0)\n"
+        "b = C()\nb.hold(1)\nb.hold(2)\nb.hold((b, held1))\n"
+        "c = C()\nobject.__setattr__(c, 'me', (c, held2))\n"
+        "d = C()\nsetattr(d, 'other', [d, held3])\n"
+        "a = b = c = d = None\ndel held0, held1, held2, held3\n");
+    EXPECT_TRUE(s.last.ok());
+  }
+  for (const auto& sentinel : sentinels) EXPECT_EQ(sentinel.use_count(), 1);
+}
+
 TEST(Interpreter, CompletionNames) {
   Session s;
   s.run("import jax\nimport jax.numpy as jnp\nimport functools\nitems = [1]\n");
