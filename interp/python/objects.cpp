@@ -18,6 +18,7 @@ namespace ast = lang::ast;
 // ------------------------------------------------------------ hashing, equality
 
 std::size_t hash_value(const Value& value) {
+  if (const StrObject* text = exact_str(value)) return text->text_hash();  // the commonest key
   if (value.is_number_instance()) {
     auto h = value.object()->hash();
     if (!h) raise(exc::TypeError(), "unhashable type: '" + type_name(value) + "'");
@@ -226,12 +227,9 @@ std::optional<bool> StrObject::contains(Evaluator&, const Value& item) {
   return value_.find(*s) != std::string::npos;
 }
 
-std::optional<std::size_t> StrObject::hash() const {
-  std::size_t hash = hash_.load(std::memory_order_relaxed);
-  if (hash == 0) {
-    hash = std::hash<std::string>()(value_);
-    hash_.store(hash, std::memory_order_relaxed);
-  }
+std::size_t StrObject::first_hash() const {
+  const std::size_t hash = std::hash<std::string>()(value_);
+  hash_.store(hash, std::memory_order_relaxed);
   return hash;
 }
 
@@ -443,6 +441,20 @@ struct Probe {
 };
 }  // namespace
 
+namespace {
+// Whether an entry's `stored` key is `key`: the same value, or an equal one
+// (Python's ==, which may run an __eq__). Two str, a table's commonest keys,
+// are compared here without a virtual call.
+bool same_key(const Value& stored, const Value& key) {
+  if (!stored.is_object() || !key.is_object()) return stored.is_same(key) || values_equal(stored, key);
+  if (stored.object() == key.object()) return true;
+  const StrObject* a = exact_str(stored);
+  const StrObject* b = a != nullptr ? exact_str(key) : nullptr;
+  if (b != nullptr) return a->value() == b->value();
+  return values_equal(stored, key);
+}
+}  // namespace
+
 std::optional<std::size_t> ValueTable::locate_slot(const Value& key, std::size_t hash) const {
   if (slots_.empty()) return std::nullopt;
   const std::uint64_t changes = changes_;
@@ -451,7 +463,7 @@ std::optional<std::size_t> ValueTable::locate_slot(const Value& key, std::size_t
     if (position == empty_slot) return std::nullopt;
     if (position == dead_slot) continue;
     const Entry& e = entries_[position];
-    if (e.hash == hash && (e.key.is_same(key) || values_equal(e.key, key))) return probe.slot;
+    if (e.hash == hash && same_key(e.key, key)) return probe.slot;
     if (changes != changes_) return locate_slot(key, hash);
   }
 }

@@ -34,8 +34,13 @@ class StrObject : public Object {
   std::optional<std::int64_t> length(Evaluator&) const override { return code_point_count(); }
   std::optional<bool> contains(Evaluator& evaluator, const Value& item) override;
   bool truthy(Evaluator&) const override { return !value_.empty(); }
-  std::optional<std::size_t> hash() const override;
+  std::optional<std::size_t> hash() const override { return text_hash(); }
   bool equals(const Value& other) const override;
+  // hash() without the virtual call: kept from its first use.
+  std::size_t text_hash() const {
+    const std::size_t hash = hash_.load(std::memory_order_relaxed);
+    return hash != 0 ? hash : first_hash();
+  }
 
   const std::string& value() const { return value_; }
   bool ascii() const { return ascii_; }
@@ -44,6 +49,8 @@ class StrObject : public Object {
   std::vector<std::string> code_points() const;
 
  private:
+  std::size_t first_hash() const;
+
   std::string value_;
   bool ascii_;
   // The hash, found at first use (0: not yet); atomic as a str may be shared between threads.
