@@ -150,6 +150,9 @@ Value all_chars(Arguments& a, int (*test)(int)) {
 
 void install_str_type(TypeObject& type) {
   static constexpr TypeObject::OneArgument make = [](Evaluator& ev, const Value& object) {
+    // A plain int's digits (the commonest str(x)), known to be ASCII.
+    if (object.is_int() && !object.has_hooks())
+      return Value(std::make_shared<StrObject>(std::to_string(object.as_int()), true));
     return string_of(object) && type_of(object) == types::str() ? object : make_str(ev.str(object));
   };
   type.set_constructor(constructor("str(object='', /)", [](Evaluator& ev, Arguments& a) { return make(ev, a[0]); }));
