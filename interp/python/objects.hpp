@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <string_view>
 #include <typeinfo>
 #include <unordered_map>
 
@@ -22,6 +23,11 @@ class StrObject : public Object {
   explicit StrObject(std::string value);
   // `value` whose characters are known to be ASCII or not (a concatenation's).
   StrObject(std::string value, bool ascii) : value_(std::move(value)), ascii_(ascii) {}
+  // a + b, made in place.
+  StrObject(std::string_view a, std::string_view b, bool ascii) : ascii_(ascii) {
+    value_.reserve(a.size() + b.size());
+    value_.append(a).append(b);
+  }
   const TypeRef& type() const override { return types::str(); }
   std::string repr(Evaluator& evaluator) const override;
   std::string str(Evaluator&) const override { return value_; }
