@@ -220,26 +220,35 @@ TEST(Interpreter, ProcessWideClassesOutliveAnInterpreter) {
   EXPECT_EQ(second.run(program), "re error\n");
 }
 
+// Runs `program` with host functions held0, held1, ... (`count` of them),
+// each holding an object of the test's: once the interpreter has ended, an
+// object nothing but the test holds (use_count 1) shows that its function,
+// and what held it, was freed.
+void expect_freed_at_the_end(std::size_t count, const std::string& program) {
+  std::vector<std::shared_ptr<int>> sentinels;
+  for (std::size_t i = 0; i < count; ++i) sentinels.push_back(std::make_shared<int>());
+  {
+    Session s;
+    for (std::size_t i = 0; i < count; ++i)
+      s.interpreter.def("held" + std::to_string(i), [held = sentinels[i]](const shardlang::Args&) -> shardlang::HostResult {
+        return shardlang::Value::none();
+      });
+    s.run(program);
+    EXPECT_TRUE(s.last.ok());
+  }
+  for (const auto& sentinel : sentinels) EXPECT_EQ(sentinel.use_count(), 1);
+}
+
 // A dict, list or function that holds itself and that no name reaches any
 // more is freed when its interpreter ends. There is no cycle collector: the
 // teardown sweep empties what the store that made the cycle remembered.
 // Each cycle also holds a host function whose capture shows whether it was.
 TEST(Interpreter, UnreachableSelfHoldingContainersAreFreedAtTheEnd) {
-  std::vector<std::shared_ptr<int>> sentinels{std::make_shared<int>(), std::make_shared<int>(), std::make_shared<int>()};
-  {
-    Session s;
-    for (std::size_t i = 0; i < sentinels.size(); ++i)
-      s.interpreter.def("held" + std::to_string(i), [held = sentinels[i]](const shardlang::Args&) -> shardlang::HostResult {
-        return shardlang::Value::none();
-      });
-    s.run(
-        "d = {'f': held0}\nd['c'] = d\n"
-        "items = [held1]\nitems.append(items)\n"
-        "def g(): pass\ng.f = held2\ng.me = g\n"
-        "d = items = g = None\ndel held0, held1, held2\n");
-    EXPECT_TRUE(s.last.ok());
-  }
-  for (const auto& sentinel : sentinels) EXPECT_EQ(sentinel.use_count(), 1);
+  expect_freed_at_the_end(3,
+                          "d = {'f': held0}\nd['c'] = d\n"
+                          "items = [held1]\nitems.append(items)\n"
+                          "def g(): pass\ng.f = held2\ng.me = g\n"
+                          "d = items = g = None\ndel held0, held1, held2\n");
 }
 
 // An instance that holds itself is freed at the end too, however its
@@ -247,26 +256,15 @@ TEST(Interpreter, UnreachableSelfHoldingContainersAreFreedAtTheEnd) {
 // it first holds an object, over a number or not, in a method (a store the
 // site's cache answers), by object.__setattr__ or setattr().
 TEST(Interpreter, UnreachableSelfHoldingInstancesAreFreedAtTheEnd) {
-  std::vector<std::shared_ptr<int>> sentinels{std::make_shared<int>(), std::make_shared<int>(),
-                                              std::make_shared<int>(), std::make_shared<int>()};
-  {
-    Session s;
-    for (std::size_t i = 0; i < sentinels.size(); ++i)
-      s.interpreter.def("held" + std::to_string(i), [held = sentinels[i]](const shardlang::Args&) -> shardlang::HostResult {
-        return shardlang::Value::none();
-      });
-    s.run(
-        "class C:\n"
-        "    def __init__(self):\n        self.me = 0\n"
-        "    def hold(self, value):\n        self.me = value\n"
-        "a = C()\na.me = (a, held0)\n"
-        "b = C()\nb.hold(1)\nb.hold(2)\nb.hold((b, held1))\n"
-        "c = C()\nobject.__setattr__(c, 'me', (c, held2))\n"
-        "d = C()\nsetattr(d, 'other', [d, held3])\n"
-        "a = b = c = d = None\ndel held0, held1, held2, held3\n");
-    EXPECT_TRUE(s.last.ok());
-  }
-  for (const auto& sentinel : sentinels) EXPECT_EQ(sentinel.use_count(), 1);
+  expect_freed_at_the_end(4,
+                          "class C:\n"
+                          "    def __init__(self):\n        self.me = 0\n"
+                          "    def hold(self, value):\n        self.me = value\n"
+                          "a = C()\na.me = (a, held0)\n"
+                          "b = C()\nb.hold(1)\nb.hold(2)\nb.hold((b, held1))\n"
+                          "c = C()\nobject.__setattr__(c, 'me', (c, held2))\n"
+                          "d = C()\nsetattr(d, 'other', [d, held3])\n"
+                          "a = b = c = d = None\ndel held0, held1, held2, held3\n");
 }
 
 TEST(Interpreter, CompletionNames) {
