@@ -135,21 +135,21 @@ struct Compiled {
     Operation(const ast::Expr& node, Operator op, ExprPtr left, ExprPtr right)
         : Expr(node), op(op), left(std::move(left)), right(std::move(right)) {}
     Value eval(Evaluator& ev, Frame& frame) const override {
-      // Both operands in their slots or constants, and the operation a quick
-      // one: done with no operand copied (one return, so the result is made
-      // in place).
-      Value result;
-      const Value* a = in_place(*left, frame);
-      const Value* b = a != nullptr ? in_place(*right, frame) : nullptr;
-      if (b == nullptr || !quick(op, *a, *b, result)) result = evaluate(ev, frame);
+      Value result;  // one return, so the result is made in place
+      compute(ev, frame, result);
       return result;
     }
     bool condition(Evaluator& ev, Frame& frame) const override {
       Value result;
+      compute(ev, frame, result);
+      return ev.truthy(result);
+    }
+    // Both operands in their slots or constants, and the operation a quick
+    // one: done with no operand copied; else evaluate's general way.
+    [[gnu::always_inline]] void compute(Evaluator& ev, Frame& frame, Value& result) const {
       const Value* a = in_place(*left, frame);
       const Value* b = a != nullptr ? in_place(*right, frame) : nullptr;
       if (b == nullptr || !quick(op, *a, *b, result)) result = evaluate(ev, frame);
-      return ev.truthy(result);
     }
     // The operands evaluated (each read in place where it can be), then the operation.
     [[gnu::noinline]] Value evaluate(Evaluator& ev, Frame& frame) const {
