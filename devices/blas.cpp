@@ -15,6 +15,11 @@ extern "C" void gotoblas_dynamic_init(void) __attribute__((weak));
 extern "C" void gotoblas_dynamic_quit(void) __attribute__((weak));
 // Stops OpenBLAS's worker threads (pthread builds, as Debian's).
 extern "C" int blas_thread_shutdown_(void) __attribute__((weak));
+// The thread counts OpenBLAS's pthread builds start their workers from, when
+// it initialises, unless they are set already (memory.c's gotoblas_init and
+// blas_get_cpu_number); exported by Debian's.
+extern "C" int blas_num_threads __attribute__((weak));
+extern "C" int blas_cpu_number __attribute__((weak));
 
 namespace devices::blas {
 namespace {
@@ -92,6 +97,15 @@ bool set_up() {
 [[maybe_unused]] const bool is_set_up = set_up();
 
 }  // namespace
+
+void before_openblas_loads() {
+  // Not the environment (OPENBLAS_NUM_THREADS): the C library resets it to
+  // the process's initial one when it initialises, after this.
+  if (&blas_num_threads != nullptr && &blas_cpu_number != nullptr) {
+    blas_num_threads = 1;
+    blas_cpu_number = 1;
+  }
+}
 
 std::string kernel_name() {
   const char* name = openblas_get_corename();

@@ -10,13 +10,22 @@
 //   while the process starts (static initialisation: one thread, no BLAS
 //   call yet).
 // - One BLAS thread: the thread pool runs one kernel per device, and BLAS
-//   threads on top of it would oversubscribe the host.
+//   threads on top of it would oversubscribe the host. The shardlang
+//   executable also keeps OpenBLAS from starting its worker threads while it
+//   loads (before_openblas_loads): a process that has never started a thread
+//   counts std::shared_ptr references without atomic instructions, which
+//   makes the host language's every value copy cheaper.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 namespace devices::blas {
+
+// Run before any shared library initialises (an executable's
+// .preinit_array, repl/main.cpp): OpenBLAS, initialising, starts a worker
+// thread per core unless its thread count is 1 by then; sets it to 1.
+void before_openblas_loads();
 
 // The OpenBLAS core type sgemm runs ("SkylakeX", "Haswell", ...).
 std::string kernel_name();

@@ -1,14 +1,13 @@
 #include "lang/parser.hpp"
 
-#include <pthread.h>
-
 #include <algorithm>
 #include <cctype>
+#include <exception>
 #include <iterator>
 #include <string>
-#include <exception>
 
 #include "lang/grammar.hpp"
+#include "lang/large_stack.hpp"
 #include "lang/scanner.hpp"
 
 namespace lang {
@@ -61,29 +60,9 @@ void parse_scanned(const std::shared_ptr<const SourceFile>& source, const Scanne
 }
 
 // The grammar recurses once per nesting level (bounded by the scanner's and
-// the grammar's limits); running it on a thread with a large stack keeps
-// those limits far from the host thread's stack size.
+// the grammar's limits); a large stack keeps those limits far from the
+// calling thread's stack size.
 constexpr std::size_t parser_stack_bytes = std::size_t{256} << 20;
-
-template <class Work>
-void run_with_large_stack(Work& work) {
-  pthread_attr_t attributes;
-  pthread_t thread;
-  bool started = pthread_attr_init(&attributes) == 0 &&
-                 pthread_attr_setstacksize(&attributes, parser_stack_bytes) == 0 &&
-                 pthread_create(
-                     &thread, &attributes,
-                     [](void* argument) -> void* {
-                       (*static_cast<Work*>(argument))();
-                       return nullptr;
-                     },
-                     &work) == 0;
-  pthread_attr_destroy(&attributes);
-  if (started)
-    pthread_join(thread, nullptr);
-  else
-    work();  // no thread to be had: parse here, within the same limits
-}
 
 }  // namespace
 
@@ -96,7 +75,7 @@ ParseResult parse(std::shared_ptr<const SourceFile> source) {
     return result;
   }
   auto work = [&] { parse_scanned(source, scanned, result); };
-  run_with_large_stack(work);
+  run_on_large_stack(parser_stack_bytes, work);
   return result;
 }
 

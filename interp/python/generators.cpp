@@ -7,7 +7,6 @@
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
-#include <sanitizer/common_interface_defs.h>
 #endif
 
 #include <cstdint>
@@ -22,22 +21,14 @@ namespace ast = lang::ast;
 
 namespace {
 
-// AddressSanitizer must be told of every switch between a caller's stack and
-// a body's, or an exception thrown on a body's stack looks to it like a
-// stack overflow (its fiber annotations); in other builds these do nothing.
+using lang::finished_switch;
+using lang::starting_switch;
+
 #if defined(__SANITIZE_ADDRESS__)
-void starting_switch(void** fake_stack, const void* bottom, std::size_t size) {
-  __sanitizer_start_switch_fiber(fake_stack, bottom, size);
-}
-void finished_switch(void* fake_stack, const void** previous_bottom, std::size_t* previous_size) {
-  __sanitizer_finish_switch_fiber(fake_stack, previous_bottom, previous_size);
-}
 // Frames that never returned (a generator dropped mid-body) leave their
 // redzones poisoned on its stack: cleared before the stack is reused.
 void unpoison(char* memory, std::size_t size) { __asan_unpoison_memory_region(memory, size); }
 #else
-void starting_switch(void**, const void*, std::size_t) {}
-void finished_switch(void*, const void**, std::size_t*) {}
 void unpoison(char*, std::size_t) {}
 #endif
 

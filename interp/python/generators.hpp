@@ -1,5 +1,5 @@
 // Generators: calling a function whose body yields makes a Generator, whose
-// body then runs on a stack of its own (a Coroutine, coroutine.hpp),
+// body then runs on a stack of its own (a Coroutine, lang/coroutine.hpp),
 // suspended at each `yield` and resumed by next(), send(),
 // throw() and close(), with Python's StopIteration and GeneratorExit rules.
 // A body that yields only in statements of their own (compiled.hpp's
@@ -11,7 +11,7 @@
 #include <memory>
 #include <optional>
 
-#include "interp/python/coroutine.hpp"
+#include "lang/coroutine.hpp"
 #include "interp/python/evaluator.hpp"
 #include "interp/python/paused_body.hpp"
 
@@ -51,7 +51,7 @@ class Generator : public Iterator {
   Frame frame_;
   Evaluator* evaluator_;
   State state_ = State::created;
-  Coroutine coroutine_;
+  lang::Coroutine coroutine_;
   char* stack_ = nullptr;
   // The stack the body switches back to, for AddressSanitizer's fiber
   // annotations (generators.cpp); unused in other builds.

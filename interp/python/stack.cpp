@@ -2,18 +2,20 @@
 
 #include <pthread.h>
 
+#include "lang/large_stack.hpp"
+
 namespace interp {
 
 namespace {
 constexpr std::size_t large_stack_bytes = std::size_t{512} * 1024 * 1024;  // reserved, touched lazily
-
-void* run_work(void* work) {
-  (*static_cast<const std::function<void()>*>(work))();
-  return nullptr;
-}
 }  // namespace
 
 StackLimit::StackLimit(std::size_t reserve) {
+  const char* here = static_cast<const char*>(__builtin_frame_address(0));
+  if (const char* lowest = lang::large_stack_lowest()) {
+    lowest_ = lowest + reserve;
+    return;
+  }
   pthread_attr_t attributes;
   void* stack_address = nullptr;
   std::size_t stack_size = 0;
@@ -21,7 +23,6 @@ StackLimit::StackLimit(std::size_t reserve) {
     pthread_attr_getstack(&attributes, &stack_address, &stack_size);
     pthread_attr_destroy(&attributes);
   }
-  const char* here = static_cast<const char*>(__builtin_frame_address(0));
   if (stack_address == nullptr || stack_size <= reserve) {
     lowest_ = here - 1024 * 1024;  // unknown stack: assume a modest one below us
   } else {
@@ -29,21 +30,6 @@ StackLimit::StackLimit(std::size_t reserve) {
   }
 }
 
-void run_with_large_stack(const std::function<void()>& work) {
-  pthread_attr_t attributes;
-  pthread_t thread;
-  bool started = false;
-  if (pthread_attr_init(&attributes) == 0) {
-    if (pthread_attr_setstacksize(&attributes, large_stack_bytes) == 0)
-      started = pthread_create(&thread, &attributes, run_work,
-                               const_cast<std::function<void()>*>(&work)) == 0;
-    pthread_attr_destroy(&attributes);
-  }
-  if (started) {
-    pthread_join(thread, nullptr);
-  } else {
-    work();
-  }
-}
+void run_with_large_stack(const std::function<void()>& work) { lang::run_on_large_stack(large_stack_bytes, work); }
 
 }  // namespace interp

@@ -26,9 +26,8 @@ class StackLimit {
   const char* lowest_ = nullptr;
 };
 
-// Runs `work` on a fresh thread with a large stack (deep but legal programs
-// need more than a default 8 MiB thread), waiting for it; falls back to the
-// calling thread when no thread can be made.
+// Runs `work` on a large stack (deep but legal programs need more than a
+// default 8 MiB thread stack) in the calling thread (lang/large_stack.hpp).
 void run_with_large_stack(const std::function<void()>& work);
 
 }  // namespace interp

@@ -1,5 +1,6 @@
 // A body of code on a stack of its own, switched to and from: what a
-// generator runs on (generators.hpp). On x86-64 a switch saves and restores
+// generator runs on (interp/python/generators.hpp), and the parser and the
+// evaluator when they need a larger stack than the caller's (large_stack.hpp). On x86-64 a switch saves and restores
 // only the callee-saved registers (as Boost.Context's fcontext does); on
 // other machines it is ucontext's swapcontext, which also makes a system
 // call per switch for the signal mask.
@@ -11,7 +12,7 @@
 #include <ucontext.h>
 #endif
 
-namespace interp {
+namespace lang {
 
 class Coroutine {
  public:
@@ -38,4 +39,14 @@ class Coroutine {
 #endif
 };
 
-}  // namespace interp
+// AddressSanitizer must be told of every switch between stacks, or an
+// exception thrown on another stack looks to it like a stack overflow (its
+// fiber annotations); in other builds these do nothing. Before a switch to
+// the stack [bottom, bottom + size): `fake_stack` keeps the side being left
+// (null when that side never runs again). After it: `fake_stack` is what the
+// side switched back to kept, and the previous stack's extent is reported
+// where asked.
+void starting_switch(void** fake_stack, const void* bottom, std::size_t size);
+void finished_switch(void* fake_stack, const void** previous_bottom, std::size_t* previous_size);
+
+}  // namespace lang

@@ -1,9 +1,25 @@
-#include "interp/python/coroutine.hpp"
+#include "lang/coroutine.hpp"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#endif
 
 #include <cstdint>
 #include <cstring>
 
-namespace interp {
+namespace lang {
+
+#if defined(__SANITIZE_ADDRESS__)
+void starting_switch(void** fake_stack, const void* bottom, std::size_t size) {
+  __sanitizer_start_switch_fiber(fake_stack, bottom, size);
+}
+void finished_switch(void* fake_stack, const void** previous_bottom, std::size_t* previous_size) {
+  __sanitizer_finish_switch_fiber(fake_stack, previous_bottom, previous_size);
+}
+#else
+void starting_switch(void**, const void*, std::size_t) {}
+void finished_switch(void*, const void**, std::size_t*) {}
+#endif
 
 #if defined(__x86_64__)
 
@@ -110,4 +126,4 @@ void Coroutine::run(void* self) {
 
 #endif
 
-}  // namespace interp
+}  // namespace lang

@@ -1,7 +1,7 @@
-// The stack switch under generators (interp/python/coroutine.hpp): a body
+// The stack switch under generators (lang/coroutine.hpp): a body
 // runs on its own stack, suspends and resumes with its registers and
 // floating-point state intact, catches its own exceptions, and ends.
-#include "interp/python/coroutine.hpp"
+#include "lang/coroutine.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 namespace {
 
 struct Body {
-  interp::Coroutine coroutine;
+  lang::Coroutine coroutine;
   std::vector<int> seen;
   int step = 0;
   bool finished = false;
