@@ -8,6 +8,7 @@ KeyboardInterrupt without losing the variables, tab completes module members
 without computing it, :vars, :mesh, :profile, :load and :help work, `_` and
 %timeit work, a multi-line entry is one history item (recalled whole, and
 saved so in ~/.shardlang_history), :quit and Ctrl-D exit with status 0.
+Running host code starts no thread.
 
 Usage: repl_session_test.py --bin build/shardlang
 """
@@ -104,6 +105,11 @@ def main():
         term.send("twice(21)\r")
         term.expect(r"\n42\r?\n", "the echoed value of twice(21)")
         term.expect(r">>> ", "the prompt after the echo")
+        # Host code runs on the REPL's one thread (lang/large_stack.hpp): once
+        # a process has started a thread, every shared_ptr copy is atomic.
+        threads = os.listdir(f"/proc/{term.pid}/task") if os.path.isdir("/proc") else ["1"]
+        if len(threads) != 1:
+            fail(f"the REPL runs {len(threads)} threads after host code, not 1", term.transcript)
 
         term.send("abandoned = (1,")
         # Ctrl-C once readline has echoed the half-typed entry: sent sooner,
