@@ -143,12 +143,12 @@ void Generator::run_in_place(Evaluator& evaluator) {
   evaluator.guard_stack();  // the statements run do not check it (compiled.cpp)
   PausedBody& paused = *paused_body_;
   paused.resuming = state_ == State::suspended;
-  paused.thrown = std::exchange(thrown_, nullptr);
+  if (thrown_) paused.thrown = std::move(thrown_);
   state_ = State::running;
   try {
     if (resume_generator_body(evaluator, *function_, frame_, paused)) {
       state_ = State::suspended;
-      transfer_ = std::exchange(paused.yielded, Value());
+      transfer_ = std::move(paused.yielded);
       return;
     }
     return_value_ = std::move(frame_.return_value);
@@ -198,30 +198,38 @@ std::optional<Value> Generator::resume(Evaluator& evaluator, const Value& sent,
       throw PyError{thrown};
     }
   }
-  if (evaluator.call_depth() >= evaluator.recursion_limit)
-    raise(exc::RecursionError(), "maximum recursion depth exceeded");
   transfer_ = sent;
   thrown_ = std::move(thrown);
+  return run_body(evaluator);
+}
+
+std::optional<Value> Generator::next(Evaluator& evaluator) {
+  if (state_ == State::running) raise(exc::ValueError(), "generator already executing");
+  if (state_ == State::finished) return std::nullopt;
+  return run_body(evaluator);
+}
+
+std::optional<Value> Generator::run_body(Evaluator& evaluator) {
+  if (evaluator.call_depth() >= evaluator.recursion_limit)
+    raise(exc::RecursionError(), "maximum recursion depth exceeded");
   ++evaluator.call_depth();
   if (paused_body_) run_in_place(evaluator);
   else switch_in(evaluator);
   --evaluator.call_depth();
-  if (state_ == State::finished) {
-    if (foreign_error_) std::rethrow_exception(std::exchange(foreign_error_, nullptr));
-    if (error_) {
-      PyError error = std::move(*error_);
-      error_.reset();
-      if (error.exception->type()->is_subclass_of(*exc::StopIteration())) {
-        auto replaced = make_exception(exc::RuntimeError(), "generator raised StopIteration");
-        replaced->cause = Value(error.exception);
-        replaced->traceback = error.exception->traceback;
-        throw PyError{replaced};
-      }
-      throw error;
+  if (state_ != State::finished) return std::exchange(transfer_, Value());
+  if (foreign_error_) std::rethrow_exception(std::exchange(foreign_error_, nullptr));
+  if (error_) {
+    PyError error = std::move(*error_);
+    error_.reset();
+    if (error.exception->type()->is_subclass_of(*exc::StopIteration())) {
+      auto replaced = make_exception(exc::RuntimeError(), "generator raised StopIteration");
+      replaced->cause = Value(error.exception);
+      replaced->traceback = error.exception->traceback;
+      throw PyError{replaced};
     }
-    return std::nullopt;
+    throw error;
   }
-  return std::exchange(transfer_, Value());
+  return std::nullopt;
 }
 
 Value Generator::suspend(Value value) {

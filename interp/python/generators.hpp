@@ -27,7 +27,8 @@ class Generator : public Iterator {
   const TypeRef& type() const override { return types::generator(); }
   std::string repr(Evaluator& evaluator) const override;
   std::optional<Value> get_attribute(Evaluator& evaluator, const std::string& name) override;
-  std::optional<Value> next(Evaluator& evaluator) override { return resume(evaluator, Value::none(), nullptr); }
+  // resume() with nothing sent or thrown.
+  std::optional<Value> next(Evaluator& evaluator) override;
 
   // Runs the body until its next yield (its value) or its end (nullopt; the
   // return value is then return_value()). `thrown` is raised at the yield.
@@ -46,6 +47,9 @@ class Generator : public Iterator {
   static void entry(void* generator);
   void switch_in(Evaluator& evaluator);
   void run_in_place(Evaluator& evaluator);
+  // resume()'s part once what is sent or thrown is set: the body run to its
+  // next yield (its value) or its end (nullopt), or its error raised.
+  std::optional<Value> run_body(Evaluator& evaluator);
 
   std::shared_ptr<FunctionObject> function_;
   Frame frame_;
