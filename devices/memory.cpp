@@ -154,6 +154,47 @@ Expected<MemoryHold> MemoryLedger::allocate(DeviceSet set, std::int64_t bytes, c
   return MemoryHold(shared_from_this(), id);
 }
 
+std::optional<std::vector<MemoryHold>> MemoryLedger::charge_in_order(std::span<const Change> changes) {
+  std::lock_guard lock(mutex_);
+  if (listener_ || snapshots_) return std::nullopt;
+  // First whether every allocation fits, on a copy of the groups' bytes in use.
+  std::vector<std::int64_t> in_use(groups_.size());
+  for (std::size_t g = 0; g < groups_.size(); ++g) in_use[g] = groups_[g].stats.bytes_in_use;
+  for (const Change& change : changes)
+    for (int g : set_groups_.at(static_cast<std::size_t>(change.set))) {
+      auto& bytes = in_use[static_cast<std::size_t>(g)];
+      if (change.kind == Change::Kind::freed) {
+        bytes -= change.bytes;
+        continue;
+      }
+      const auto& capacity = groups_[static_cast<std::size_t>(g)].capacity;
+      if (capacity && change.bytes > *capacity - bytes) return std::nullopt;
+      bytes += change.bytes;
+    }
+  std::vector<MemoryHold> kept;
+  for (const Change& change : changes) {
+    if (change.kind == Change::Kind::kept) {
+      live_.push_back(Live{next_id_, change.set, change.bytes, change.owner});
+      kept.emplace_back(shared_from_this(), next_id_++);
+    }
+    for (int g : set_groups_[static_cast<std::size_t>(change.set)]) {
+      DeviceStats& stats = groups_[static_cast<std::size_t>(g)].stats;
+      if (change.kind == Change::Kind::freed) {
+        stats.bytes_in_use -= change.bytes;
+        continue;
+      }
+      stats.bytes_in_use += change.bytes;
+      stats.peak_bytes_in_use = std::max(stats.peak_bytes_in_use, stats.bytes_in_use);
+      stats.largest_alloc_size = std::max(stats.largest_alloc_size, change.bytes);
+      ++stats.num_allocs;
+      if (stats.bytes_in_use > peak_.bytes ||
+          (stats.bytes_in_use == peak_.bytes && groups_[static_cast<std::size_t>(g)].devices.front() < peak_.device))
+        note_peak(g, change.owner);
+    }
+  }
+  return kept;
+}
+
 void MemoryLedger::note_peak(int g, const MemoryOwner* owner) {
   const Group& group = groups_[static_cast<std::size_t>(g)];
   peak_.device = group.devices.front();

@@ -102,6 +102,24 @@ class MemoryLedger : public std::enable_shared_from_this<MemoryLedger> {
   // device cannot take them: the error's `device` is the lowest such id.
   Expected<MemoryHold> allocate(DeviceSet set, std::int64_t bytes, const MemoryOwner* owner);
 
+  // One change of a sequence charged in one go (charge_in_order): an
+  // allocation of `bytes` on each device of `set`, held until a later change
+  // frees it (`kept`: held past the sequence, as a MemoryHold naming
+  // `owner`), or the freeing of an earlier one (its set and bytes again).
+  struct Change {
+    enum class Kind : std::uint8_t { passing, kept, freed };
+    DeviceSet set = 0;
+    std::int64_t bytes = 0;
+    Kind kind = Kind::passing;
+    const MemoryOwner* owner = nullptr;
+  };
+  // The changes in order, under one lock, as allocate and MemoryHold::reset
+  // would make them one at a time, the kept allocations' holds returned in
+  // order; none, charging nothing, when one would not fit or a listener or
+  // the peak moment's snapshots watch each change (the caller then charges
+  // them one at a time: the error and what is watched name each buffer).
+  std::optional<std::vector<MemoryHold>> charge_in_order(std::span<const Change> changes);
+
   struct LiveBuffer {
     std::int64_t bytes = 0;
     const MemoryOwner* owner = nullptr;

@@ -206,10 +206,68 @@ struct ProgramMemory::Owner final : SourcedMemoryOwner {
   std::string memory_type() const override { return type ? type->str() : "collective buffer"; }
 };
 
+struct MemoryPlan::Charges {
+  std::weak_ptr<devices::MemoryLedger> ledger;  // whose device sets the changes name
+  std::vector<devices::MemoryLedger::Change> changes;
+  // The allocations that stay past the program, in order: their change,
+  // variable and step.
+  struct Kept {
+    std::size_t change;
+    int variable;
+    std::size_t step;
+  };
+  std::vector<Kept> kept;
+};
+
+namespace {
+
+// The plan's steps as ledger changes, in the order charge_each makes them.
+std::shared_ptr<const MemoryPlan::Charges> charges_of(Runtime& runtime, const MemoryPlan& plan) {
+  using Change = devices::MemoryLedger::Change;
+  auto charges = std::make_shared<MemoryPlan::Charges>();
+  charges->ledger = runtime.ledger();
+  auto& changes = charges->changes;
+  // By variable: the change that allocates it and its step.
+  std::vector<std::pair<std::size_t, std::size_t>> allocation(plan.program->variable_types.size(), {SIZE_MAX, 0});
+  std::vector<Change> transient;
+  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+    const MemoryPlan::Step& step = plan.steps[s];
+    transient.clear();
+    for (const auto& t : step.temporaries)
+      if (t.mesh) {
+        changes.push_back({runtime.memory_set(t.mesh), t.bytes, Change::Kind::passing, nullptr});
+        transient.push_back(changes.back());
+      }
+    for (const auto& made : step.made)
+      if (made.mesh) {
+        allocation[static_cast<std::size_t>(made.variable)] = {changes.size(), s};
+        changes.push_back({runtime.memory_set(made.mesh), made.bytes, Change::Kind::kept, nullptr});
+      }
+    for (int dead : step.dying) {
+      std::size_t& made = allocation[static_cast<std::size_t>(dead)].first;
+      if (made == SIZE_MAX) continue;
+      changes[made].kind = Change::Kind::passing;
+      changes.push_back({changes[made].set, changes[made].bytes, Change::Kind::freed, nullptr});
+      made = SIZE_MAX;
+    }
+    for (Change& t : transient) {
+      t.kind = Change::Kind::freed;
+      changes.push_back(t);
+    }
+  }
+  for (std::size_t v = 0; v < allocation.size(); ++v)
+    if (allocation[v].first != SIZE_MAX)
+      charges->kept.push_back({allocation[v].first, static_cast<int>(v), allocation[v].second});
+  std::sort(charges->kept.begin(), charges->kept.end(),
+            [](const MemoryPlan::Charges::Kept& a, const MemoryPlan::Charges::Kept& b) { return a.change < b.change; });
+  return charges;
+}
+
+}  // namespace
+
 ProgramMemory::ProgramMemory(Evaluator& evaluator, const Jaxpr& program, const MemoryPlan& plan,
                              const std::vector<ArrayRef>& arguments, const lang::Span& call) {
   Runtime& runtime = runtime_of(evaluator);
-  const auto& ledger = runtime.ledger();
   holds_.resize(program.variable_types.size());
   // Donated arguments an output reuses: their buffers are the program's now.
   for (std::size_t i = 0; i < plan.aliased_input.size() && i < arguments.size(); ++i)
@@ -218,6 +276,44 @@ ProgramMemory::ProgramMemory(Evaluator& evaluator, const Jaxpr& program, const M
       arguments[i]->memory->keep_type();
       donated_.push_back(arguments[i]->memory);
     }
+  // --trace: the changes wait for the equations they belong to (Profile::stage_memory_step).
+  timeline_ = memory_timeline(runtime);
+  if (!timeline_ && charge_at_once(runtime, program, plan, call)) return;
+  charge_each(evaluator, program, plan, call);
+}
+
+bool ProgramMemory::charge_at_once(Runtime& runtime, const Jaxpr& program, const MemoryPlan& plan,
+                                   const lang::Span& call) {
+  const auto& ledger = runtime.ledger();
+  // The same ledger: the one control block (a weak pointer keeps it, so no later ledger has its address).
+  if (!plan.charges || plan.charges->ledger.owner_before(ledger) || ledger.owner_before(plan.charges->ledger))
+    plan.charges = charges_of(runtime, plan);
+  const MemoryPlan::Charges& charges = *plan.charges;
+  // Only what stays names its owner; the charge names no other.
+  std::vector<devices::MemoryLedger::Change> changes = charges.changes;
+  owners_.reserve(charges.kept.size());
+  for (const auto& kept : charges.kept) {
+    auto owner = std::make_unique<Owner>();
+    const lang::Span& span = program.equations[kept.step].span;
+    owner->made_at = span.empty() ? call : span;
+    owner->type = &program.variable_types[static_cast<std::size_t>(kept.variable)];
+    changes[kept.change].owner = owner.get();
+    owners_.push_back(std::move(owner));
+  }
+  auto holds = ledger->charge_in_order(changes);
+  if (!holds) {
+    owners_.clear();
+    return false;
+  }
+  for (std::size_t i = 0; i < charges.kept.size(); ++i)
+    holds_[static_cast<std::size_t>(charges.kept[i].variable)] = std::move((*holds)[i]);
+  return true;
+}
+
+void ProgramMemory::charge_each(Evaluator& evaluator, const Jaxpr& program, const MemoryPlan& plan,
+                                const lang::Span& call) {
+  Runtime& runtime = runtime_of(evaluator);
+  const auto& ledger = runtime.ledger();
   // Each buffer names the line of the equation that makes it (the call's
   // when the equation has none).
   const lang::Span* made_at = &call;
@@ -230,8 +326,6 @@ ProgramMemory::ProgramMemory(Evaluator& evaluator, const Jaxpr& program, const M
     if (!hold) raise_out_of_memory(evaluator, hold.error(), made_at == &call ? lang::Span{} : *made_at);
     return std::move(*hold);
   };
-  // --trace: the changes wait for the equations they belong to (Profile::stage_memory_step).
-  timeline_ = memory_timeline(runtime);
   struct Staging {
     devices::Profile* timeline;
     ~Staging() {

@@ -42,6 +42,10 @@ struct MemoryPlan {
   // The compiled program the steps are for (less its dead code:
   // Executable::program()).
   std::shared_ptr<const Jaxpr> program;
+  // The steps as one sequence of ledger changes (ProgramMemory), made by
+  // the first run on a ledger.
+  struct Charges;
+  mutable std::shared_ptr<const Charges> charges;
 };
 
 // The plan of a compiled program (its partitioned steps give the moved
@@ -89,6 +93,10 @@ class ProgramMemory {
 
  private:
   struct Owner;
+  // The steps charged in one go (MemoryLedger::charge_in_order); false,
+  // charging nothing, when they must be charged one at a time.
+  bool charge_at_once(Runtime& runtime, const Jaxpr& program, const MemoryPlan& plan, const lang::Span& call);
+  void charge_each(Evaluator& evaluator, const Jaxpr& program, const MemoryPlan& plan, const lang::Span& call);
   // Owners outlive the holds naming them (members go in reverse order).
   std::vector<std::unique_ptr<Owner>> owners_;
   std::vector<std::shared_ptr<ArrayMemory>> donated_;

@@ -132,5 +132,37 @@ TEST(MemoryLedger, ListenerSeesEachGroupsUse) {
   EXPECT_EQ(seen[1].second, 0);
 }
 
+TEST(MemoryLedger, ChargeInOrderChargesAsEachAtATimeOrNothing) {
+  using Change = MemoryLedger::Change;
+  auto ledger = four_tpus(1000);
+  Named kept("kept");
+  auto all = ledger->device_set(std::vector<int>{0, 1, 2, 3});
+  auto some = ledger->device_set(std::vector<int>{1, 3});
+  // 300 passes on {1, 3}, 200 stays everywhere, 600 passes on {1, 3} after the 300 goes.
+  std::vector<Change> changes{{some, 300, Change::Kind::passing, nullptr},
+                              {all, 200, Change::Kind::kept, &kept},
+                              {some, 300, Change::Kind::freed, nullptr},
+                              {some, 600, Change::Kind::passing, nullptr},
+                              {some, 600, Change::Kind::freed, nullptr}};
+  auto holds = ledger->charge_in_order(changes);
+  ASSERT_TRUE(holds.has_value());
+  ASSERT_EQ(holds->size(), 1u);
+  EXPECT_EQ(ledger->device_bytes_held(0), 200);
+  EXPECT_EQ(ledger->device_bytes_held(3), 200);
+  MemoryLedger::DeviceStats stats = ledger->device_stats(3);
+  EXPECT_EQ(stats.peak_bytes_in_use, 800);
+  EXPECT_EQ(stats.num_allocs, 3);
+  EXPECT_EQ(stats.largest_alloc_size, 600);
+  EXPECT_EQ(ledger->device_stats(0).peak_bytes_in_use, 200);
+  EXPECT_EQ(ledger->live_owners(), std::vector<const MemoryOwner*>{&kept});
+  // 900 more on {1, 3} does not fit next to the 200: nothing is charged.
+  std::vector<Change> too_much{{some, 900, Change::Kind::passing, nullptr}, {some, 900, Change::Kind::freed, nullptr}};
+  EXPECT_FALSE(ledger->charge_in_order(too_much).has_value());
+  EXPECT_EQ(ledger->device_stats(3).num_allocs, 3);
+  EXPECT_EQ(ledger->device_bytes_held(3), 200);
+  holds->front().reset();
+  EXPECT_EQ(ledger->device_bytes_held(3), 0);
+}
+
 }  // namespace
 }  // namespace devices
