@@ -50,11 +50,15 @@ struct LocalArray {
 
 // Inline: every kernel and most of the interpreter's bookkeeping count elements.
 inline std::int64_t element_count(std::span<const std::int64_t> shape) {
-  // An empty array may have other extents whose product overflows: (2**62, 16, 0).
-  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
-  std::int64_t count = 1;
-  for (std::int64_t extent : shape) count *= extent;
-  return count;
+  // An empty array may have other extents whose product overflows: (2**62,
+  // 16, 0). One pass: the product wraps unsigned, and a zero makes it 0.
+  std::uint64_t count = 1;
+  bool empty = false;
+  for (std::int64_t extent : shape) {
+    empty = empty || extent == 0;
+    count *= static_cast<std::uint64_t>(extent);
+  }
+  return empty ? 0 : static_cast<std::int64_t>(count);
 }
 
 // A new LocalArray of `shape` on the host ledger `ledger`, zero-filled.
