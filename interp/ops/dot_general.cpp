@@ -212,24 +212,29 @@ std::optional<devices::LocalArray> group_value(const ArrayObject& array, const B
                                                std::span<const std::size_t> group, const std::vector<int>& contracting) {
   typecheck::Shape shape = array.aval.shape;
   for (int d : contracting) shape[static_cast<std::size_t>(d)] = blocks.shape[static_cast<std::size_t>(d)];
+  // The group's distinct blocks (a block's first holder stands for it).
+  auto distinct = [&](std::size_t i) {
+    return std::none_of(group.begin(), group.begin() + static_cast<long>(i),
+                        [&](std::size_t q) { return same_origin(blocks, group[i], q); });
+  };
+  std::int64_t count = 0;
+  for (std::size_t i = 0; i < group.size(); ++i) count += distinct(i) ? 1 : 0;
+  if (count * devices::element_count(blocks.shape) != devices::element_count(shape)) return std::nullopt;
+  if (count == 1) return devices::LocalArray{array.shards[group.front()].shared_buffer(), blocks.shape};
+  // The whole array: assembled once while it lives (ArrayObject::assembled).
+  const bool whole = shape == array.aval.shape && devices::element_count(shape) <= kept_whole_limit;
+  if (whole && array.assembled) return devices::LocalArray{array.assembled, std::move(shape)};
   std::vector<devices::LocalArray> parts;
   std::vector<std::vector<std::int64_t>> origins;
-  parts.reserve(group.size());
-  origins.reserve(group.size());
+  parts.reserve(static_cast<std::size_t>(count));
+  origins.reserve(static_cast<std::size_t>(count));
   for (std::size_t i = 0; i < group.size(); ++i) {
+    if (!distinct(i)) continue;
     const std::size_t p = group[i];
-    if (std::any_of(group.begin(), group.begin() + static_cast<long>(i), [&](std::size_t q) { return same_origin(blocks, p, q); }))
-      continue;
     parts.push_back({array.shards[p].shared_buffer(), blocks.shape});
     origins.emplace_back(blocks.at(p).begin(), blocks.at(p).end());
     for (int d : contracting) origins.back()[static_cast<std::size_t>(d)] = 0;
   }
-  if (static_cast<std::int64_t>(parts.size()) * devices::element_count(blocks.shape) != devices::element_count(shape))
-    return std::nullopt;
-  if (parts.size() == 1) return parts.front();
-  // The whole array: assembled once while it lives (ArrayObject::assembled).
-  const bool whole = shape == array.aval.shape && devices::element_count(shape) <= kept_whole_limit;
-  if (whole && array.assembled) return devices::LocalArray{array.assembled, std::move(shape)};
   devices::LocalArray value = value_or_raise(devices::assemble(parts, origins, std::move(shape)));
   if (whole) array.assembled = value.buffer;
   return value;
