@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <exception>
-#include <new>
 
 #include "lang/coroutine.hpp"
 
@@ -42,20 +41,23 @@ void run_entry(void* argument) {
 }
 
 // An anonymous mapping with an inaccessible page below it: running off the
-// end faults instead of writing over whatever lies beneath.
+// end faults instead of writing over whatever lies beneath. Null lowest()
+// when the mapping could not be made.
 class StackMemory {
  public:
   explicit StackMemory(std::size_t bytes) : guard_(static_cast<std::size_t>(sysconf(_SC_PAGESIZE))), bytes_(bytes) {
     void* memory = mmap(nullptr, guard_ + bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                         -1, 0);
-    if (memory == MAP_FAILED) throw std::bad_alloc();
+    if (memory == MAP_FAILED) return;
     base_ = static_cast<char*>(memory);
     mprotect(base_, guard_, PROT_NONE);
   }
-  ~StackMemory() { munmap(base_, guard_ + bytes_); }
+  ~StackMemory() {
+    if (base_ != nullptr) munmap(base_, guard_ + bytes_);
+  }
   StackMemory(const StackMemory&) = delete;
   StackMemory& operator=(const StackMemory&) = delete;
-  char* lowest() const { return base_ + guard_; }
+  char* lowest() const { return base_ != nullptr ? base_ + guard_ : nullptr; }
 
  private:
   std::size_t guard_;
@@ -71,6 +73,10 @@ void run_on_large_stack(std::size_t bytes, const std::function<void()>& work) {
     return;
   }
   StackMemory memory(bytes);
+  if (memory.lowest() == nullptr) {  // no memory to be had for it: run here, within the same guards
+    work();
+    return;
+  }
   Run run{&work, {}, nullptr};
   const StackExtent outer = current_stack;
   current_stack = {memory.lowest(), memory.lowest() + bytes};

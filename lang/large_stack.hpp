@@ -11,7 +11,8 @@ namespace lang {
 
 // Runs `work` on a stack of at least `bytes` (reserved, touched lazily) and
 // returns when it has finished, rethrowing what it threw. Work already
-// running on such a stack with `bytes` to spare runs where it is.
+// running on such a stack with `bytes` to spare runs where it is, and so
+// does work when no memory can be mapped for a stack.
 void run_on_large_stack(std::size_t bytes, const std::function<void()>& work);
 
 // The lowest usable byte of the stack run_on_large_stack gave the calling

@@ -4,7 +4,10 @@
 #include "lang/large_stack.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include <fstream>
 #include <stdexcept>
 #include <thread>
 
@@ -71,6 +74,31 @@ TEST(LargeStack, NestedWorkWithRoomStaysOnTheSameStack) {
   EXPECT_EQ(inner, outer);
   ASSERT_NE(deeper, nullptr);
   EXPECT_NE(deeper, outer);
+}
+
+TEST(LargeStack, RunsInPlaceWhenNoStackCanBeMapped) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "the sanitizers reserve address space of their own";
+#endif
+  // Address space for what the process has and a little more, not for a stack.
+  std::size_t pages = 0;
+  std::ifstream("/proc/self/statm") >> pages;
+  ASSERT_GT(pages, 0U);
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_AS, &saved), 0);
+  rlimit tight = saved;
+  tight.rlim_cur = pages * static_cast<std::size_t>(sysconf(_SC_PAGESIZE)) + (std::size_t{16} << 20);
+  ASSERT_EQ(setrlimit(RLIMIT_AS, &tight), 0);
+  const char* outside = frame();
+  const char* lowest = outside;
+  const char* inside = nullptr;
+  lang::run_on_large_stack(large, [&] {
+    lowest = lang::large_stack_lowest();
+    inside = frame();
+  });
+  setrlimit(RLIMIT_AS, &saved);
+  EXPECT_EQ(lowest, nullptr);
+  EXPECT_LT(outside - inside, 64 * 1024);  // a few frames below the caller's, on its stack
 }
 
 }  // namespace
