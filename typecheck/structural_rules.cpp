@@ -19,15 +19,19 @@ std::string shapes_joined(std::span<const ArrayType> operands) {
   return out;
 }
 
-std::optional<Error> mesh_error(std::span<const ArrayType> operands) {
-  std::vector<const ArrayType*> all;
-  for (const ArrayType& each : operands) all.push_back(&each);
+std::optional<Error> mesh_error(std::span<const ArrayType* const> all) {
   std::variant<MeshRef, MeshMismatch> mesh = common_mesh(all);
   if (auto* mismatch = std::get_if<MeshMismatch>(&mesh))
     return Error{ErrorClass::ShardingTypeError, "Mesh for all inputs should be equal. Got one mesh: " +
                                                     mismatch->first->repr() +
                                                     " and another mesh: " + mismatch->second->repr()};
   return std::nullopt;
+}
+
+std::optional<Error> mesh_error(std::span<const ArrayType> operands) {
+  std::vector<const ArrayType*> all;
+  for (const ArrayType& each : operands) all.push_back(&each);
+  return mesh_error(std::span<const ArrayType* const>(all));
 }
 
 // _concatenate_sharding_rule's check, shared by stack.
@@ -74,10 +78,13 @@ namespace {
 Checked<ArrayType> resized(const ArrayType& operand, Shape out_shape, std::string_view name) {
   Checked<Sharding> sharding = varying_out_shape_sharding(out_shape, operand, name);
   if (!sharding) return sharding.error();
-  ArrayType result = operand;
-  result.shape = std::move(out_shape);
-  result.sharding = std::move(sharding).value();
-  return result;
+  // Built from the operand's other fields, not copied whole: its shape and
+  // sharding would be copied only to be replaced.
+  return ArrayType{.dtype = operand.dtype,
+                   .shape = std::move(out_shape),
+                   .weak_type = operand.weak_type,
+                   .sharding = std::move(sharding).value(),
+                   .manual = operand.manual};
 }
 
 }  // namespace
@@ -411,12 +418,11 @@ Checked<ArrayType> dynamic_update_slice_rule(const ArrayType& operand, const Arr
                                           "update shape " +
                                               python_shape_repr(update.shape) + " for operand shape " +
                                               python_shape_repr(operand.shape) + "."};
-  const ArrayType both[] = {operand, update};
+  const ArrayType* both[] = {&operand, &update};  // pointers: a step of a jitted decode applies it per layer
   if (auto error = mesh_error(both)) return *error;
   if (auto error = check_update_reduction_states(operand, update)) return *error;
   ArrayType result = operand;
-  const ArrayType* all[] = {&operand, &update};
-  result.manual.varying = varying_union(all);
+  result.manual.varying = varying_union(both);
   if (!has_explicit_axis(operand.sharding.mesh) && !has_explicit_axis(update.sharding.mesh)) return result;
   if (!(operand.sharding == update.sharding))
     return Error{ErrorClass::ShardingTypeError, "dynamic_update_slice operand sharding must be equal to update "

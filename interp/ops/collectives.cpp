@@ -383,9 +383,13 @@ ArrayRef static_slice_implementation(Evaluator& evaluator, const Primitive&, con
   auto untouched = [&](std::size_t d) {
     return start[d] == 0 && limit[d] == operand->aval.shape[d] && strides[d] == 1;
   };
-  typecheck::ArrayType type = operand->aval;
-  type.shape = shape;
-  type.sharding = typecheck::Sharding::replicated(operand->aval.sharding.mesh, shape.size());
+  // Built from the operand's other fields (its shape and sharding would be
+  // copied only to be replaced): a jitted program replays this every run.
+  typecheck::ArrayType type{.dtype = operand->aval.dtype,
+                            .shape = shape,
+                            .weak_type = operand->aval.weak_type,
+                            .sharding = typecheck::Sharding::replicated(operand->aval.sharding.mesh, shape.size()),
+                            .manual = operand->aval.manual};
   for (std::size_t d = 0; d < rank; ++d)
     if (result_dim[d]) type.sharding.dims[*result_dim[d]] = sliced.sharding.dims[d];
   // Slicing is linear: unreduced and reduced axes stay.
@@ -428,11 +432,9 @@ ArrayRef static_slice_implementation(Evaluator& evaluator, const Primitive&, con
       return devices::reshape(*window, local_shape);
     });
   }
-  ArrayRef out = make_array(evaluator, type, computed, std::move(shards), operand->committed);
-  if (out_layout == computed) return out;
-  out = relayout(evaluator, out, out_layout);
-  out->aval = type;
-  return out;
+  // relayout keeps the type: `type` moves into the array.
+  ArrayRef out = make_array(evaluator, std::move(type), computed, std::move(shards), operand->committed);
+  return relayout(evaluator, out, out_layout);
 }
 
 // operands: x, then one scalar start index per dimension. params: slice_sizes.

@@ -248,10 +248,8 @@ std::vector<int> int32_list(const Params& params, std::string_view name) {
 // An array of `type` computed in layout `computed`, then moved to `target`.
 ArrayRef finish(Evaluator& evaluator, const typecheck::ArrayType& type, const Layout& computed, const Layout& target,
                 std::vector<std::shared_ptr<devices::Buffer>> shards, bool committed) {
-  ArrayRef out = make_array(evaluator, type, computed, std::move(shards), committed);
-  out = relayout(evaluator, out, target);
-  out->aval = type;
-  return out;
+  // relayout keeps the type.
+  return relayout(evaluator, make_array(evaluator, type, computed, std::move(shards), committed), target);
 }
 
 // params: dimensions (reversed whole on every device).

@@ -105,13 +105,18 @@ ArrayRef reduction_kernel(Evaluator& evaluator, const Primitive& primitive, cons
   auto shards = run_per_position(evaluator, placement.computed.mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
     return devices::reduce(op, in[0], reduce_axes);
   });
-  typecheck::ArrayType reduced_type = placement.type;
-  reduced_type.shape.clear();
+  // The partial values' type, built rather than copied from the result's
+  // and overwritten: every run of a jitted program makes it again.
+  typecheck::Shape shape;
   for (std::size_t d = 0; d < input->aval.ndim(); ++d)
-    if (!reduced(axes, d)) reduced_type.shape.push_back(input->aval.shape[d]);
-  reduced_type.dtype = devices::reduce_result_dtype(op, input->aval.dtype);
-  reduced_type.sharding = typecheck::Sharding::replicated(placement.type.sharding.mesh, reduced_type.shape.size());
-  return make_array(evaluator, reduced_type, placement.computed, std::move(shards), placement.committed);
+    if (!reduced(axes, d)) shape.push_back(input->aval.shape[d]);
+  const std::size_t rank = shape.size();
+  typecheck::ArrayType reduced_type{.dtype = devices::reduce_result_dtype(op, input->aval.dtype),
+                                    .shape = std::move(shape),
+                                    .weak_type = placement.type.weak_type,
+                                    .sharding = typecheck::Sharding::replicated(placement.type.sharding.mesh, rank),
+                                    .manual = placement.type.manual};
+  return make_array(evaluator, std::move(reduced_type), placement.computed, std::move(shards), placement.committed);
 }
 
 // A mean's division by the count, the result's dtype, keepdims' size-1 dims.
