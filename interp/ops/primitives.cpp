@@ -245,11 +245,11 @@ std::vector<int> int32_list(const Params& params, std::string_view name) {
   return out;
 }
 
-// An array of `type` computed in layout `computed`, then moved to `target`.
-ArrayRef finish(Evaluator& evaluator, const typecheck::ArrayType& type, const Layout& computed, const Layout& target,
+// An array of `type` computed in layout `computed`, then moved to `target`
+// (relayout keeps the type).
+ArrayRef finish(Evaluator& evaluator, typecheck::ArrayType type, const Layout& computed, const Layout& target,
                 std::vector<std::shared_ptr<devices::Buffer>> shards, bool committed) {
-  // relayout keeps the type.
-  return relayout(evaluator, make_array(evaluator, type, computed, std::move(shards), committed), target);
+  return relayout(evaluator, make_array(evaluator, std::move(type), computed, std::move(shards), committed), target);
 }
 
 // params: dimensions (reversed whole on every device).
@@ -289,7 +289,7 @@ ArrayRef cumsum_implementation(Evaluator& evaluator, const Primitive& primitive,
   auto shards = run_per_position(evaluator, needed.mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
     return devices::cumulative_sum(in[0], static_cast<int>(axis), reverse);
   });
-  return finish(evaluator, type, needed, operand->layout, std::move(shards), operand->committed);
+  return finish(evaluator, std::move(type), needed, operand->layout, std::move(shards), operand->committed);
 }
 
 // params: dimension, is_stable, num_keys, output (the operand returned
@@ -315,7 +315,7 @@ ArrayRef sort_implementation(Evaluator& evaluator, const Primitive&, const std::
   auto shards = run_per_position(evaluator, mesh, inputs, [&](const std::vector<devices::LocalArray>& in) {
     return devices::sort_along(in, static_cast<int>(dimension), num_keys, static_cast<int>(output), descending && *descending);
   });
-  return finish(evaluator, out_type, needed, target, std::move(shards), committed);
+  return finish(evaluator, std::move(out_type), needed, target, std::move(shards), committed);
 }
 
 // The linear-algebra primitives: every device runs `kernel` on the batch
@@ -412,6 +412,7 @@ ArrayRef concatenate_implementation(Evaluator& evaluator, const Primitive&, cons
                                     const Params& params, bool execute) {
   std::int64_t dimension = *params.get<std::int64_t>("dimension");
   std::vector<typecheck::ArrayType> types;
+  types.reserve(operands.size());  // no copies on growth: RoPE concatenates every decode step
   for (const auto& a : operands) types.push_back(a->aval);
   typecheck::ArrayType out_type = checked(typecheck::concatenate_rule(types, dimension));
   DeviceMeshRef mesh = computation_mesh("concatenate", operands);
@@ -425,7 +426,7 @@ ArrayRef concatenate_implementation(Evaluator& evaluator, const Primitive&, cons
   auto shards = run_per_position(evaluator, mesh, inputs, [&](const std::vector<devices::LocalArray>& in) {
     return devices::concatenate(in, static_cast<int>(dimension));
   });
-  return finish(evaluator, out_type, needed, out_layout, std::move(shards), committed);
+  return finish(evaluator, std::move(out_type), needed, out_layout, std::move(shards), committed);
 }
 
 // x.at[...].set(update) for a rectangular window: params start_indices;
@@ -436,11 +437,16 @@ ArrayRef update_slice_implementation(Evaluator& evaluator, const Primitive&, con
   const ArrayRef& operand = operands[0];
   auto start = int_list(params, "start_indices");
   if (auto error = typecheck::check_update_reduction_states(operand->aval, operands[1]->aval)) raise_error(*error);
-  typecheck::ArrayType update_type = operands[1]->aval;
-  update_type.sharding = typecheck::Sharding::replicated(operand->aval.sharding.mesh, update_type.ndim());
-  typecheck::ArrayType operand_type = operand->aval;
-  operand_type.sharding = update_type.sharding;
-  typecheck::ArrayType out_type = checked(typecheck::dynamic_update_slice_rule(operand_type, update_type));
+  // Both checked unsharded: their types built with that sharding rather
+  // than copied and overwritten (a decode step writes its cache so).
+  const typecheck::Sharding unsharded =
+      typecheck::Sharding::replicated(operand->aval.sharding.mesh, operands[1]->aval.ndim());
+  auto checked_type = [&](const typecheck::ArrayType& type) {
+    return typecheck::ArrayType{.dtype = type.dtype, .shape = type.shape, .weak_type = type.weak_type,
+                                .sharding = unsharded, .manual = type.manual};
+  };
+  typecheck::ArrayType out_type =
+      checked(typecheck::dynamic_update_slice_rule(checked_type(operand->aval), checked_type(operands[1]->aval)));
   out_type.sharding = operand->aval.sharding;
   out_type.weak_type = operand->aval.weak_type;
   if (!execute) return make_abstract_array(out_type, operand->layout, operand->committed);
@@ -450,7 +456,7 @@ ArrayRef update_slice_implementation(Evaluator& evaluator, const Primitive&, con
   auto shards = run_per_position(evaluator, mesh, {input, update}, [&](const std::vector<devices::LocalArray>& in) {
     return devices::dynamic_update_slice(in[0], in[1], start);
   });
-  return finish(evaluator, out_type, whole, operand->layout, std::move(shards), operand->committed);
+  return finish(evaluator, std::move(out_type), whole, operand->layout, std::move(shards), operand->committed);
 }
 
 // ------------------------------------------------------------ placement
