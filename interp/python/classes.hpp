@@ -271,14 +271,30 @@ inline const Value* site_own_attribute(AttributeSiteCache* entry, InstanceObject
   }
   return find_own_attribute(entry, instance, name);
 }
+// The own attribute `name` in `attributes`, or null (find_attribute_in inline).
+inline Value* own_attribute_in(AttributeList& attributes, const std::string& name) {
+  for (auto& [key, value] : attributes)
+    if (same_name(key, name)) return &value;
+  return nullptr;
+}
 inline bool site_store_attribute(AttributeSiteCache* entry, InstanceObject& instance, const std::string& name,
                                  const Value& value) {
-  if (entry != nullptr && site_holds(*entry, instance) && entry->plain_store)
-    if (Value* own = hinted_attribute(*entry, instance.attributes, name)) {
+  if (entry != nullptr && site_holds(*entry, instance) && entry->plain_store) {
+    AttributeList& attributes = instance.attributes;
+    if (Value* own = hinted_attribute(*entry, attributes, name)) {
       instance.note_store(value);
       *own = value;
       return true;
     }
+    // The site's first store on a new instance (an __init__'s): `name` goes
+    // last, where it went on the instance before, unless it is already there.
+    if (entry->index == attributes.size() && own_attribute_in(attributes, name) == nullptr) {
+      instance.note_store(value);
+      if (attributes.empty()) attributes.reserve(4);  // room for the next few, as set_attribute_in
+      attributes.emplace_back(name, value);
+      return true;
+    }
+  }
   return store_own_attribute(entry, instance, name, value);
 }
 inline FunctionObject* site_method(AttributeSiteCache* entry, InstanceObject& instance, const std::string& name) {

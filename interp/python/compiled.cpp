@@ -183,8 +183,7 @@ struct Compiled {
         Value held;
         const Value& value = operand(*object, ev, frame, held);
         if (InstanceObject* instance = value.is_object() ? value.object()->as_instance() : nullptr)
-          if (const Value* own = site_own_attribute(attribute_site(attribute, frame), *instance, attribute.attr))
-            return *own;
+          if (const Value* own = site_own_attribute(&site, *instance, attribute.attr)) return *own;
         return ev.get_attribute(value, attribute.attr);
       } catch (PyError& error) {
         locate(error, node.span);
@@ -193,6 +192,7 @@ struct Compiled {
     }
     const ast::Attribute& attribute;
     ExprPtr object;
+    mutable AttributeSiteCache site{&attribute};
   };
   // obj[key], read (a slice or a tuple of them is a key the walk makes).
   struct Item : Expr {
@@ -403,8 +403,8 @@ struct Compiled {
         Value held;
         const Value& self = operand(*object, ev, frame, held);
         if (InstanceObject* instance = self.is_object() ? self.object()->as_instance() : nullptr) {
-          FunctionObject* function = site_method(attribute_site(attribute, frame), *instance, attribute.attr);
-          if (function != nullptr && !find_attribute_in(instance->attributes, attribute.attr)) {
+          FunctionObject* function = site_method(&site, *instance, attribute.attr);
+          if (function != nullptr && own_attribute_in(instance->attributes, attribute.attr) == nullptr) {
             Value callee(function->self());  // the function stays alive through the call
             Value result;
             if (ev.call_with_positional(
@@ -446,6 +446,7 @@ struct Compiled {
     const ast::Attribute& attribute;
     ExprPtr object;
     std::vector<ExprPtr> arguments;
+    mutable AttributeSiteCache site{&attribute};
     mutable const char* container_type = nullptr;
     mutable Value container_method_found;
   };
@@ -672,13 +673,17 @@ struct Compiled {
     AssignAttribute(const ast::Stmt& node, const ast::Attribute& attribute, ExprPtr object, ExprPtr value)
         : Stmt(node), attribute(attribute), object(std::move(object)), value(std::move(value)) {}
     Flow exec(Evaluator& ev, Frame& frame) const override {
-      Value stored = value->eval(ev, frame);
-      Value held;
-      ev.store_attribute(attribute, operand(*object, ev, frame, held), stored, frame);
+      Value held_value, held;
+      const Value& stored = operand_before(*value, *object, ev, frame, held_value);
+      const Value& target = operand(*object, ev, frame, held);
+      if (InstanceObject* instance = target.is_object() ? target.object()->as_instance() : nullptr)
+        if (site_store_attribute(&site, *instance, attribute.attr, stored)) return Flow::normal;
+      ev.set_attribute(target, attribute.attr, stored);
       return Flow::normal;
     }
     const ast::Attribute& attribute;
     ExprPtr object, value;
+    mutable AttributeSiteCache site{&attribute};
   };
   struct AssignItem : Stmt {
     AssignItem(const ast::Stmt& node, ExprPtr object, ExprPtr key, ExprPtr value)
@@ -702,17 +707,19 @@ struct Compiled {
       Value held;
       const Value& target = operand_before(*object, *value, ev, frame, held);
       InstanceObject* instance = target.is_object() ? target.object()->as_instance() : nullptr;
-      AttributeSiteCache* site = instance ? attribute_site(attribute, frame) : nullptr;
-      const Value* own = instance ? site_own_attribute(site, *instance, attribute.attr) : nullptr;
+      const Value* own = instance ? site_own_attribute(&site, *instance, attribute.attr) : nullptr;
       Value current = own ? *own : ev.get_attribute(target, attribute.attr);
       Value operand = value->eval(ev, frame);
-      Value result = ev.inplace(op, current, operand);
-      ev.store_attribute(attribute, target, result, frame);
+      Value result;
+      if (!quick_binary(op, current, operand, result)) result = ev.inplace(op, current, operand);
+      if (instance == nullptr || !site_store_attribute(&site, *instance, attribute.attr, result))
+        ev.set_attribute(target, attribute.attr, result);
       return Flow::normal;
     }
     const ast::Attribute& attribute;
     ast::BinaryOperator op;
     ExprPtr object, value;
+    mutable AttributeSiteCache site{&attribute};
   };
   struct AugmentItem : Stmt {
     AugmentItem(const ast::Stmt& node, ast::BinaryOperator op, ExprPtr object, ExprPtr key, ExprPtr value)

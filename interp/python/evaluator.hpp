@@ -539,6 +539,8 @@ class Evaluator {
   void assign(const lang::ast::Expr& target, Value value, Frame& frame);
   // object.attr = value, `object` evaluated (assign's part for an attribute target).
   void store_attribute(const lang::ast::Attribute& attribute, const Value& object, const Value& value, const Frame& frame);
+  // setattr(object, name, value) past an instance's site cache: the object's set_attribute hook, or AttributeError.
+  void set_attribute(const Value& object, const std::string& name, const Value& value);
   void delete_target(const lang::ast::Expr& target, Frame& frame);
 
   Value eval_call(const lang::ast::Expr& expression, const lang::ast::Call& call, Frame& frame);

@@ -199,8 +199,12 @@ void Evaluator::store_attribute(const ast::Attribute& attribute, const Value& ob
                                 const Frame& frame) {
   if (InstanceObject* instance = object.is_object() ? object.object()->as_instance() : nullptr)
     if (site_store_attribute(attribute_site(attribute, frame), *instance, attribute.attr, value)) return;
-  if (object.has_hooks() && object.object()->set_attribute(*this, attribute.attr, value)) return;
-  raise(exc::AttributeError(), "'" + type_name(object) + "' object has no attribute '" + attribute.attr + "'");
+  set_attribute(object, attribute.attr, value);
+}
+
+void Evaluator::set_attribute(const Value& object, const std::string& name, const Value& value) {
+  if (object.has_hooks() && object.object()->set_attribute(*this, name, value)) return;
+  raise(exc::AttributeError(), "'" + type_name(object) + "' object has no attribute '" + name + "'");
 }
 
 void Evaluator::delete_target(const ast::Expr& target, Frame& frame) {

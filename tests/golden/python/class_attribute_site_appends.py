@@ -1,0 +1,169 @@
+# Stores that add an attribute to an instance (an __init__'s), at sites that
+# have seen other instances: each name is in the __dict__ once, in the order
+# Python gives, whatever order earlier instances took at the same sites.
+class P:
+    def __init__(self, order):
+        for name in order:
+            store(self, name)
+
+
+def store(o, name):
+    if name == "a":
+        o.a = "a"
+    elif name == "b":
+        o.b = "b"
+    else:
+        o.c = "c"
+
+
+for order in ["abc", "abc", "cab", "ba", "a", "cba", "bca", "abc"]:
+    p = P(order)
+    print(order, vars(p))
+
+
+# A store at the position an attribute went before, where the instance
+# already has that name elsewhere (stored at another site).
+class Q:
+    pass
+
+
+def set_x(o, value):
+    o.x = value
+
+
+def set_y(o, value):
+    o.y = value
+
+
+first = Q()
+set_y(first, 1)
+set_x(first, 2)  # x second
+second = Q()
+second.x = 0  # x first, one entry: a store of x is not an append
+set_x(second, 3)
+print(vars(first), vars(second))
+third = Q()
+third.z = 0
+third.x = 1
+set_y(third, 5)
+set_x(third, 6)
+print(vars(third))
+del third.z, third.x, third.y
+set_x(third, 7)
+set_y(third, 8)
+print(vars(third))
+
+
+# Stores that must not go in the __dict__: __slots__, a property, __setattr__.
+class S:
+    __slots__ = ("x", "y")
+
+
+s = S()
+set_x(s, 1)
+set_y(s, 2)
+print(s.x, s.y)
+
+
+class R:
+    pass
+
+
+r1, r2 = R(), R()
+set_x(r1, 1)
+R.x = property(lambda self: "property x", lambda self, value: print("set x", value))
+set_x(r2, 2)
+print(r1.x, r2.x, vars(r1), vars(r2))
+del R.x
+R.__setattr__ = lambda self, name, value: print("__setattr__", name, value)
+r3 = R()
+set_x(r3, 3)
+set_y(r3, 4)
+print(vars(r3))
+del R.__setattr__
+set_x(r3, 5)
+print(vars(r3))
+
+
+# Augmented stores: ints, floats, strings, a list (the same
+# list, extended), an object with __iadd__, and a number subclass.
+class Counter:
+    def __init__(self):
+        self.n = 2**40
+        self.f = 0.5
+        self.s = "s"
+        self.items = [1]
+
+
+class Acc:
+    def __init__(self):
+        self.total = 0
+
+    def __iadd__(self, other):
+        self.total += other
+        return self
+
+
+class Int(int):
+    def __add__(self, other):
+        return Int(int(self) + other + 100)
+
+
+def grow(o):
+    o.n += 2**40
+    o.f += 0.25
+    o.s += "t"
+    o.items += [len(o.items)]
+
+
+c = Counter()
+items = c.items
+for i in range(3):
+    grow(c)
+print(c.n, c.f, c.s, c.items, c.items is items)
+c.acc = Acc()
+acc = c.acc
+for i in range(3):
+    c.acc += i
+print(c.acc is acc, c.acc.total)
+c.k = Int(1)
+for i in range(2):
+    c.k += 1
+print(c.k, type(c.k).__name__)
+
+
+# A method call at a site whose instances shadow the method in some __dict__s.
+class M:
+    def m(self):
+        return "M.m"
+
+
+def call(o):
+    return o.m()
+
+
+plain, shadowed = M(), M()
+shadowed.m = lambda: "own m"
+for o in [plain, shadowed, plain, shadowed]:
+    print(call(o))
+
+
+# Construction at one call site of classes whose __init__ stores differ.
+class V:
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+
+
+class W(V):
+    def __init__(self, x, y):
+        self.y = y
+        super().__init__(x, y)
+
+
+def make(cls, i):
+    return cls(i, i + 1)
+
+
+for cls in [V, W, V, W]:
+    print(cls.__name__, vars(make(cls, 1)))
