@@ -41,6 +41,9 @@ struct Compiled {
     // operand() then reads without a virtual call.
     std::int64_t local_slot = -1;
     const Value* constant = nullptr;
+    // Set for an attribute read (AttributeRead::peek), which in_place then
+    // reads where the value is when the site's cache finds it at once.
+    const Value* (*peek)(const Expr&, Frame&) = nullptr;
   };
   // The value of `expr` where it is only read: in its slot, or evaluated into `held`.
   static const Value& operand(const Expr& expr, Evaluator& ev, Frame& frame, Value& held) {
@@ -56,11 +59,14 @@ struct Compiled {
   static const Value& operand_before(const Expr& first, const Expr& then, Evaluator& ev, Frame& frame, Value& held) {
     return then.simple() ? operand(first, ev, frame, held) : (held = first.eval(ev, frame));
   }
-  // The value of a constant or a bound local, where it is: null for any
-  // other expression (or an unbound local).
+  // The value of a constant, a bound local or an instance's own attribute
+  // that its site's cache finds at once (AttributeRead::peek), where it is:
+  // null for any other expression (or an unbound local, or an attribute
+  // found another way). Finding one runs no code: what it points at stays
+  // while another operand is found the same way.
   static const Value* in_place(const Expr& expr, Frame& frame) {
     if (expr.constant != nullptr) return expr.constant;
-    if (expr.local_slot < 0) return nullptr;
+    if (expr.local_slot < 0) return expr.peek != nullptr ? expr.peek(expr, frame) : nullptr;
     const auto& value = frame.fast[static_cast<std::size_t>(expr.local_slot)];
     return value ? &*value : nullptr;
   }
@@ -177,7 +183,19 @@ struct Compiled {
   // through the site's cache entry.
   struct AttributeRead : Expr {
     AttributeRead(const ast::Expr& node, const ast::Attribute& attribute, ExprPtr object)
-        : Expr(node), attribute(attribute), object(std::move(object)) {}
+        : Expr(node), attribute(attribute), object(std::move(object)) {
+      peek = &AttributeRead::peek_own;
+    }
+    // The instance's own attribute in its __dict__, where the site's entry
+    // says it is and no property hides it, of an object found in place; null otherwise.
+    static const Value* peek_own(const Expr& expr, Frame& frame) {
+      const auto& read = static_cast<const AttributeRead&>(expr);
+      const Value* value = in_place(*read.object, frame);
+      if (value == nullptr || !value->is_object()) return nullptr;
+      InstanceObject* instance = value->object()->as_instance();
+      if (instance == nullptr || !site_holds(read.site, *instance) || !read.site.own_wins) return nullptr;
+      return hinted_attribute(read.site, instance->attributes, read.attribute.attr);
+    }
     Value eval(Evaluator& ev, Frame& frame) const override {
       try {
         Value held;

@@ -167,3 +167,58 @@ def make(cls, i):
 
 for cls in [V, W, V, W]:
     print(cls.__name__, vars(make(cls, 1)))
+
+
+# Operations whose operands are attribute reads, at sites that see own
+# attributes, class attributes, properties, __getattr__, missing attributes
+# and objects that are not instances.
+class Point:
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+
+
+class Shifted(Point):
+    @property
+    def y(self):
+        return 1000
+
+    @y.setter
+    def y(self, value):
+        pass
+
+
+class Lazy:
+    def __getattr__(self, name):
+        return len(name)
+
+
+class Box:
+    def __init__(self, inner):
+        self.inner = inner
+
+
+def combine(a, b):
+    return a.x + b.y, a.x * b.x, a.y - 1, a.x < b.x, a.y == b.y
+
+
+def nested(box):
+    return box.inner.x + box.inner.y
+
+
+p, q = Point(1, 2), Point(3.5, 4.5)
+for a, b in [(p, q), (q, p), (p, Shifted(5, 6)), (Shifted(7, 8), p), (p, Lazy()), (p, q)]:
+    print(combine(a, b))
+Point.y = 9  # a class attribute: instances' own y still wins
+print(combine(p, q), nested(Box(p)), nested(Box(Shifted(1, 2))))
+print(nested(Box(Lazy())))
+for bad in [Point.__new__(Point), 5, None]:
+    try:
+        print(combine(p, bad))
+    except AttributeError as error:
+        print("AttributeError:", error)
+strings = Point("a", "b")
+try:
+    combine(strings, p)
+except TypeError as error:
+    print("TypeError:", error)
