@@ -315,8 +315,9 @@ struct Compiled {
     std::vector<ExprPtr> arguments;
   };
 
-  // A built-in's fast-body arguments (NativeFastBody): only as many values
-  // made as the call has, not all fast_arity.
+  // Up to fast_arity arguments made in place: a built-in's fast-body
+  // arguments (NativeFastBody), only as many values made as the call has,
+  // or a class's (call_with_values).
   class FastArguments {
    public:
     FastArguments() = default;
@@ -373,6 +374,18 @@ struct Compiled {
         ev.running_call = {&node, object};
         return make(ev, argument);
       }
+    } else if (type == typeid(ClassObject).name() && self == nullptr && arguments.size() <= NativeFunction::fast_arity) {
+      // A user class: its instance made with the arguments evaluated into place, not into a vector.
+      FastArguments values;
+      for (const auto& argument : arguments) values.push(argument->eval(ev, frame));
+      RestoreOnExit restore_call(ev.running_call);
+      ev.running_call = {&node, object};
+      Value result;
+      if (construct(ev, callee.object(), values.data(), arguments.size(), result)) return result;
+      CallArgs args;
+      args.positional.assign(std::make_move_iterator(values.data()),
+                             std::make_move_iterator(values.data() + arguments.size()));
+      return ev.call(callee, args);
     }
     CallArgs args;
     args.positional = ev.take_arguments();
@@ -382,28 +395,29 @@ struct Compiled {
     RestoreOnExit restore_call(ev.running_call);
     ev.running_call = {&node, object};
     Value result;
-    if (object == nullptr || !construct(ev, *object, args.positional, result)) result = ev.call(callee, args);
+    if (object == nullptr || !construct(ev, callee.object(), args.positional.data(), args.positional.size(), result))
+      result = ev.call(callee, args);
     ev.give_back_arguments(args.positional);
     return result;
   }
   // A user class whose instances are plain objects made by object.__new__
   // (no metaclass behaviour, __new__ or built-in base) and whose __init__ is
-  // a def that takes `positional` straight into its frame, as
-  // ClassObject::call makes and initialises one; false when it is not one.
-  static bool construct(Evaluator& ev, Object& callee, std::vector<Value>& positional, Value& result) {
-    const ClassObject* const_cls = callee.as_class();
+  // a def that takes the `count` values at `positional` straight into its
+  // frame, as ClassObject::call makes and initialises one; false, with the
+  // values where they were, when it is not one.
+  static bool construct(Evaluator& ev, const ObjectRef& callee, Value* positional, std::size_t count, Value& result) {
+    const ClassObject* const_cls = callee->as_class();
     if (const_cls == nullptr || const_cls->behaviour || const_cls->makes_exceptions()) return false;
-    auto& cls = const_cast<ClassObject&>(*const_cls);
-    const ClassMembers& members = cls.members();
+    const ClassMembers& members = const_cls->members();
     if (members.new_ || members.builtin || !members.init) return false;
     FunctionObject* init = members.init->is_object() ? members.init->object()->as_function() : nullptr;
-    if (init == nullptr || !init->takes_positional(positional.size() + 1)) return false;
+    if (init == nullptr || !init->takes_positional(count + 1)) return false;
     Value keep_alive = *members.init;
-    CallArgs no_arguments;
-    result = new_instance(ev, cls, no_arguments);
+    // As new_instance makes a plain one, its class found from the callee rather than from the class itself.
+    result = Value(std::make_shared<InstanceObject>(std::static_pointer_cast<TypeObject>(callee), ev));
     Value returned;
     ev.call_with_positional(
-        *init, &result, positional.size(), [&](std::size_t i) { return std::move(positional[i]); }, returned);
+        *init, &result, count, [&](std::size_t i) { return std::move(positional[i]); }, returned);
     if (!returned.is_none())
       raise(exc::TypeError(), "__init__() should return None, not '" + type_name(returned) + "'");
     return true;

@@ -222,3 +222,49 @@ try:
     combine(strings, p)
 except TypeError as error:
     print("TypeError:", error)
+
+
+# Construction at one call site: the class changed by an argument's
+# evaluation, __init__ of other arities, an __init__ returning a value, a
+# __new__, an argument that raises, and more arguments than a few.
+class T:
+    def __init__(self, a, b):
+        self.args = (a, b)
+
+
+def patch(value):
+    T.__init__ = lambda self, a, b: setattr(self, "args", ("patched", a, b))
+    return value
+
+
+def build(a, b):
+    return T(a, b)
+
+
+print(build(1, 2).args, build(patch(3), 4).args, build(5, 6).args)
+T.__init__ = lambda self, a, b: 7
+try:
+    build(1, 2)
+except TypeError as error:
+    print("TypeError:", error)
+T.__init__ = lambda self, *args: setattr(self, "args", args)
+print(build(8, 9).args)
+T.__new__ = lambda cls, a, b: "made by __new__ " + str(a + b)
+print(build(10, 11))
+del T.__new__
+try:
+    build(1, {}[0])
+except KeyError as error:
+    print("KeyError:", error)
+
+
+class Five:
+    def __init__(self, a, b, c, d, e):
+        self.total = a + b + c + d + e
+
+
+print(Five(1, 2, 3, 4, 5).total)
+try:
+    Five(1, 2)
+except TypeError as error:
+    print("TypeError:", error)
