@@ -167,12 +167,12 @@ std::string default_repr(const Value& self) {
 
 }  // namespace
 
-FunctionObject* class_function(const TypeObject& cls, const std::string& name) {
-  auto look = [&](const TypeObject& type, bool& found) -> FunctionObject* {
+const Value* class_function(const TypeObject& cls, const std::string& name) {
+  auto look = [&](const TypeObject& type, bool& found) -> const Value* {
     if (const ClassObject* user = user_class(&type)) {
       if (const Value* member = find_attribute_in(user->namespace_entries(), name)) {
         found = true;
-        return member->is_object() ? member->object()->as_function() : nullptr;
+        return member->is_object() && member->object()->as_function() != nullptr ? member : nullptr;
       }
     } else if (type.find_method(name)) {
       found = true;
@@ -180,7 +180,7 @@ FunctionObject* class_function(const TypeObject& cls, const std::string& name) {
     return nullptr;
   };
   bool found = false;
-  FunctionObject* function = look(cls, found);
+  const Value* function = look(cls, found);
   for (auto at = cls.ancestors().begin(); !found && at != cls.ancestors().end(); ++at) function = look(**at, found);
   return function;
 }

@@ -178,9 +178,11 @@ std::vector<TypeObject*> class_mro(const std::vector<TypeRef>& bases);
 const Value* find_class_member(const TypeObject& cls, const std::string& name);
 
 // The `def` function that `instance.name` finds along the MRO of `cls`
-// (itself first) as a class member, or null when the member found first is
-// not one (a property, a built-in type's method, anything else) or there is none.
-FunctionObject* class_function(const TypeObject& cls, const std::string& name);
+// (itself first) as a class member, as its namespace holds it (a value whose
+// object is a FunctionObject: the_function, evaluator.hpp, gives it), or null when the
+// member found first is not one (a property, a built-in type's method,
+// anything else) or there is none.
+const Value* class_function(const TypeObject& cls, const std::string& name);
 
 // An instance of a user class that is not an exception.
 class InstanceObject : public Object {
@@ -253,7 +255,7 @@ void learn_instance_name(const ClassObject& cls, const std::string& name, Attrib
 const Value* find_own_attribute(AttributeSiteCache* entry, InstanceObject& instance, const std::string& name);
 bool store_own_attribute(AttributeSiteCache* entry, InstanceObject& instance, const std::string& name,
                          const Value& value);
-FunctionObject* find_class_function(AttributeSiteCache* entry, InstanceObject& instance, const std::string& name);
+const Value* find_class_function(AttributeSiteCache* entry, InstanceObject& instance, const std::string& name);
 
 inline bool site_holds(const AttributeSiteCache& entry, const InstanceObject& instance) {
   return entry.cls == instance.class_pointer() && entry.version == class_namespaces_version();
@@ -297,7 +299,7 @@ inline bool site_store_attribute(AttributeSiteCache* entry, InstanceObject& inst
   }
   return store_own_attribute(entry, instance, name, value);
 }
-inline FunctionObject* site_method(AttributeSiteCache* entry, InstanceObject& instance, const std::string& name) {
+inline const Value* site_method(AttributeSiteCache* entry, InstanceObject& instance, const std::string& name) {
   if (entry != nullptr && site_holds(*entry, instance)) return entry->method;
   return find_class_function(entry, instance, name);
 }

@@ -435,12 +435,12 @@ struct Compiled {
         Value held;
         const Value& self = operand(*object, ev, frame, held);
         if (InstanceObject* instance = self.is_object() ? self.object()->as_instance() : nullptr) {
-          FunctionObject* function = site_method(&site, *instance, attribute.attr);
-          if (function != nullptr && own_attribute_in(instance->attributes, attribute.attr) == nullptr) {
-            Value callee(function->self());  // the function stays alive through the call
+          const Value* method = site_method(&site, *instance, attribute.attr);
+          if (method != nullptr && own_attribute_in(instance->attributes, attribute.attr) == nullptr) {
+            Value callee = *method;  // the function stays alive through the call
             Value result;
             if (ev.call_with_positional(
-                    *function, &self, arguments.size(), [&](std::size_t i) { return arguments[i]->eval(ev, frame); },
+                    the_function(callee), &self, arguments.size(), [&](std::size_t i) { return arguments[i]->eval(ev, frame); },
                     result))
               return result;
             return call_with_values(ev, node, callee, &self, arguments, frame);

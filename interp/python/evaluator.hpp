@@ -226,6 +226,9 @@ class FunctionObject : public Object {
   std::weak_ptr<Object> owner_class;            // the class whose body defined it (super())
 };
 
+// The function of a value that holds one (class_function's), without a virtual call.
+inline FunctionObject& the_function(const Value& method) { return static_cast<FunctionObject&>(*method.object()); }
+
 class Generator;  // generators.hpp
 
 // A generator expression: evaluated lazily, one item per next(), in its own

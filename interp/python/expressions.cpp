@@ -151,8 +151,8 @@ bool Evaluator::call_method(const ast::Expr& expression, const ast::Call& call, 
     return true;
   }
   InstanceObject* instance = object.is_object() ? object.object()->as_instance() : nullptr;
-  FunctionObject* function = instance ? site_method(attribute_site(*attribute, frame), *instance, attribute->attr) : nullptr;
-  if (!function || find_attribute_in(instance->attributes, attribute->attr)) {
+  const Value* method = instance ? site_method(attribute_site(*attribute, frame), *instance, attribute->attr) : nullptr;
+  if (!method || find_attribute_in(instance->attributes, attribute->attr)) {
     // Python's attribute lookup, then the call, as for any callee.
     Value callee;
     try {
@@ -167,7 +167,8 @@ bool Evaluator::call_method(const ast::Expr& expression, const ast::Call& call, 
     result = call_with_arguments(expression, call, std::move(callee), frame);
     return true;
   }
-  Value callee(function->self());  // the function stays alive through the call
+  Value callee = *method;  // the function stays alive through the call
+  FunctionObject* function = &the_function(callee);
   if (call.keywords.empty() && call_function_directly(*function, &object, call.args, frame, result)) return true;
   CallArgs args = arguments_for(callee);
   RestoreOnExit restore_call(running_call);

@@ -276,7 +276,7 @@ bool store_own_attribute(AttributeSiteCache* entry, InstanceObject& instance, co
   return true;
 }
 
-FunctionObject* find_class_function(AttributeSiteCache* entry, InstanceObject& instance, const std::string& name) {
+const Value* find_class_function(AttributeSiteCache* entry, InstanceObject& instance, const std::string& name) {
   if (entry == nullptr || !current(*entry, instance, name)) return class_function(*instance.type(), name);
   return entry->method;
 }

@@ -61,7 +61,7 @@ struct AttributeSiteCache {
   std::uint32_t index = 0;
   bool own_wins = false;      // an own attribute is what a read gives (no property `name`)
   bool plain_store = false;   // a store goes in the __dict__ (no __setattr__, no property `name`)
-  FunctionObject* method = nullptr;  // the class's `def name` that a call finds, or null
+  const Value* method = nullptr;  // the class's `def name` that a call finds (class_function), or null
 };
 
 // One function, lambda, comprehension or class-body scope.
