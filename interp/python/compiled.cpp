@@ -427,13 +427,17 @@ struct Compiled {
   // class is called without making the bound method, a built-in
   // container's method without the attribute lookup, as the walk's
   // Evaluator::call_method does; any other callee is looked up and called.
+  // `obj` is read where it is when in_place finds it (self.position.add(v)):
+  // the calls copy it before any code runs (a method's frame binds it
+  // first); the attribute lookup, which may run code, takes a copy.
   struct MethodCall : Expr {
     MethodCall(const ast::Expr& node, const ast::Attribute& attribute, ExprPtr object, std::vector<ExprPtr> arguments)
         : Expr(node), attribute(attribute), object(std::move(object)), arguments(std::move(arguments)) {}
     Value eval(Evaluator& ev, Frame& frame) const override {
       try {
         Value held;
-        const Value& self = operand(*object, ev, frame, held);
+        const Value* found = in_place(*object, frame);
+        const Value& self = found != nullptr ? *found : (held = object->eval(ev, frame));
         if (InstanceObject* instance = self.is_object() ? self.object()->as_instance() : nullptr) {
           const Value* method = site_method(&site, *instance, attribute.attr);
           if (method != nullptr && own_attribute_in(instance->attributes, attribute.attr) == nullptr) {
@@ -449,9 +453,11 @@ struct Compiled {
           Value callee = *method;  // the cache may change while the arguments are evaluated
           return call_with_values(ev, node, callee, &self, arguments, frame);
         }
+        // An attribute read in place is in an instance's __dict__, which the lookup's code may change.
+        const Value& receiver = found != nullptr && object->peek != nullptr ? (held = self) : self;
         Value callee;
         try {
-          callee = ev.get_attribute(self, attribute.attr);
+          callee = ev.get_attribute(receiver, attribute.attr);
         } catch (PyError& error) {
           locate(error, std::get<ast::Call>(node.node).func->span);
           throw;

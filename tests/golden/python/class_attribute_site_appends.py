@@ -268,3 +268,50 @@ try:
     Five(1, 2)
 except TypeError as error:
     print("TypeError:", error)
+
+
+# Method calls on an attribute (h.inner.m()): the receiver is the object the
+# attribute held when read, whatever the arguments or the lookup then do to it.
+class Inner:
+    def __init__(self, name):
+        self.name = name
+
+    def m(self, value):
+        return self.name + " got " + str(value)
+
+
+class Lookup:
+    def __getattr__(self, name):
+        del holder.inner  # the holder's attribute goes while the lookup runs
+        return lambda: "looked up " + name
+
+
+class Holder:
+    def __init__(self, inner):
+        self.inner = inner
+        self.items = []
+
+
+def replace(h):
+    h.inner = Inner("second")
+    h.items = ["other list"]
+    return 1
+
+
+def call_inner(h):
+    return h.inner.m(replace(h))
+
+
+def append_item(h):
+    h.items.append(replace(h))
+    return h.items
+
+
+holder = Holder(Inner("first"))
+print(call_inner(holder), call_inner(holder), append_item(holder))
+def call_go(h):
+    return h.inner.go()
+
+
+holder = Holder(Lookup())
+print(call_go(holder), vars(holder))
