@@ -41,8 +41,8 @@ struct Compiled {
     // operand() then reads without a virtual call.
     std::int64_t local_slot = -1;
     const Value* constant = nullptr;
-    // Set for an attribute read (AttributeRead::peek), which in_place then
-    // reads where the value is when the site's cache finds it at once.
+    // Set for an attribute read (AttributeRead::peek_own), which found_in_place
+    // then reads where the value is when the site's cache finds it at once.
     const Value* (*peek)(const Expr&, Frame&) = nullptr;
   };
   // The value of `expr` where it is only read: in its slot, or evaluated into `held`.
@@ -59,16 +59,21 @@ struct Compiled {
   static const Value& operand_before(const Expr& first, const Expr& then, Evaluator& ev, Frame& frame, Value& held) {
     return then.simple() ? operand(first, ev, frame, held) : (held = first.eval(ev, frame));
   }
-  // The value of a constant, a bound local or an instance's own attribute
-  // that its site's cache finds at once (AttributeRead::peek), where it is:
-  // null for any other expression (or an unbound local, or an attribute
-  // found another way). Finding one runs no code: what it points at stays
-  // while another operand is found the same way.
+  // The value of a constant or a bound local, where it is: null for any
+  // other expression (or an unbound local).
   static const Value* in_place(const Expr& expr, Frame& frame) {
     if (expr.constant != nullptr) return expr.constant;
-    if (expr.local_slot < 0) return expr.peek != nullptr ? expr.peek(expr, frame) : nullptr;
+    if (expr.local_slot < 0) return nullptr;
     const auto& value = frame.fast[static_cast<std::size_t>(expr.local_slot)];
     return value ? &*value : nullptr;
+  }
+  // in_place's value, or an instance's own attribute that its site's cache
+  // finds at once (AttributeRead::peek_own), where it is: null for any other
+  // expression (or an attribute found another way). Finding one runs no
+  // code: what it points at stays while another operand is found the same way.
+  static const Value* found_in_place(const Expr& expr, Frame& frame) {
+    if (expr.peek != nullptr) return expr.peek(expr, frame);
+    return in_place(expr, frame);
   }
   using ExprPtr = std::unique_ptr<Expr>;
 
@@ -134,9 +139,11 @@ struct Compiled {
   };
   // a + b, a < b: both operands, then the operation (a comparison: of one
   // operator; a chain is walked). The commonest on ints and floats are done
-  // here (`quick`), the rest by the evaluator's.
+  // here (`quick`), the rest by the evaluator's. With `attributes` (an
+  // operand is an attribute read: self.x + other.x), the operands are found
+  // by found_in_place, else by in_place alone.
   template <class Operator, bool (*quick)(Operator, const Value&, const Value&, Value&),
-            Value (Evaluator::*operation)(Operator, const Value&, const Value&)>
+            Value (Evaluator::*operation)(Operator, const Value&, const Value&), bool attributes>
   struct Operation : Expr {
     Operation(const ast::Expr& node, Operator op, ExprPtr left, ExprPtr right)
         : Expr(node), op(op), left(std::move(left)), right(std::move(right)) {}
@@ -150,21 +157,25 @@ struct Compiled {
       compute(ev, frame, result);
       return ev.truthy(result);
     }
-    // Both operands in their slots or constants, and the operation a quick
-    // one: done with no operand copied; else evaluate's general way.
+    // Both operands where they are (in their slots, constants, in an
+    // instance's __dict__), and the operation a quick one: done with no
+    // operand copied; else evaluate's general way.
     [[gnu::always_inline]] void compute(Evaluator& ev, Frame& frame, Value& result) const {
-      const Value* a = in_place(*left, frame);
-      const Value* b = a != nullptr ? in_place(*right, frame) : nullptr;
+      const Value* a = find(*left, frame);
+      const Value* b = a != nullptr ? find(*right, frame) : nullptr;
       if (b == nullptr || !quick(op, *a, *b, result)) result = evaluate(ev, frame);
+    }
+    static const Value* find(const Expr& operand, Frame& frame) {
+      return attributes ? found_in_place(operand, frame) : in_place(operand, frame);
     }
     // The operands evaluated (each read in place where it can be), then the operation.
     [[gnu::noinline]] Value evaluate(Evaluator& ev, Frame& frame) const {
+      Value result;
       // The left operand is read in place only when evaluating the right
       // one cannot rebind it (as `x + (x := 5)` would).
       Value held_left, held_right;
       const Value& a = operand_before(*left, *right, ev, frame, held_left);
       const Value& b = operand(*right, ev, frame, held_right);
-      Value result;
       if (quick(op, a, b, result)) return result;
       try {
         return (ev.*operation)(op, a, b);
@@ -176,8 +187,17 @@ struct Compiled {
     Operator op;
     ExprPtr left, right;
   };
-  using Binary = Operation<ast::BinaryOperator, quick_binary, &Evaluator::binary>;
-  using Comparison = Operation<ast::CompareOperator, quick_compare, &Evaluator::compare>;
+  template <bool attributes>
+  using Binary = Operation<ast::BinaryOperator, quick_binary, &Evaluator::binary, attributes>;
+  template <bool attributes>
+  using Comparison = Operation<ast::CompareOperator, quick_compare, &Evaluator::compare, attributes>;
+  // The operation `Kind` of the two operands, found by found_in_place where one is an attribute read.
+  template <template <bool> class Kind, class Operator>
+  static ExprPtr operation(const ast::Expr& node, Operator op, ExprPtr left, ExprPtr right) {
+    if (left->peek != nullptr || right->peek != nullptr)
+      return std::make_unique<Kind<true>>(node, op, std::move(left), std::move(right));
+    return std::make_unique<Kind<false>>(node, op, std::move(left), std::move(right));
+  }
 
   // obj.name, read: as the walk reads it, an instance's own attribute first
   // through the site's cache entry.
@@ -190,7 +210,7 @@ struct Compiled {
     // says it is and no property hides it, of an object found in place; null otherwise.
     static const Value* peek_own(const Expr& expr, Frame& frame) {
       const auto& read = static_cast<const AttributeRead&>(expr);
-      const Value* value = in_place(*read.object, frame);
+      const Value* value = found_in_place(*read.object, frame);
       if (value == nullptr || !value->is_object()) return nullptr;
       InstanceObject* instance = value->object()->as_instance();
       if (instance == nullptr || !site_holds(read.site, *instance) || !read.site.own_wins) return nullptr;
@@ -427,7 +447,7 @@ struct Compiled {
   // class is called without making the bound method, a built-in
   // container's method without the attribute lookup, as the walk's
   // Evaluator::call_method does; any other callee is looked up and called.
-  // `obj` is read where it is when in_place finds it (self.position.add(v)):
+  // `obj` is read where it is when found_in_place finds it (self.position.add(v)):
   // the calls copy it before any code runs (a method's frame binds it
   // first); the attribute lookup, which may run code, takes a copy.
   struct MethodCall : Expr {
@@ -436,7 +456,7 @@ struct Compiled {
     Value eval(Evaluator& ev, Frame& frame) const override {
       try {
         Value held;
-        const Value* found = in_place(*object, frame);
+        const Value* found = found_in_place(*object, frame);
         const Value& self = found != nullptr ? *found : (held = object->eval(ev, frame));
         if (InstanceObject* instance = self.is_object() ? self.object()->as_instance() : nullptr) {
           const Value* method = site_method(&site, *instance, attribute.attr);
@@ -501,11 +521,11 @@ struct Compiled {
       if (const auto* b = std::get_if<bool>(&constant->value)) return std::make_unique<Literal>(expr, Value::boolean(*b));
       if (std::holds_alternative<ast::NoneLiteral>(constant->value)) return std::make_unique<Literal>(expr, Value::none());
     } else if (const auto* binary = std::get_if<ast::BinOp>(&expr.node)) {
-      return std::make_unique<Binary>(expr, binary->op, compile(*binary->left), compile(*binary->right));
+      return operation<Binary>(expr, binary->op, compile(*binary->left), compile(*binary->right));
     } else if (const auto* comparison = std::get_if<ast::Compare>(&expr.node)) {
       if (comparison->ops.size() == 1)
-        return std::make_unique<Comparison>(expr, comparison->ops[0], compile(*comparison->left),
-                                            compile(*comparison->comparators[0]));
+        return operation<Comparison>(expr, comparison->ops[0], compile(*comparison->left),
+                                     compile(*comparison->comparators[0]));
     } else if (const auto* attribute = std::get_if<ast::Attribute>(&expr.node)) {
       return std::make_unique<AttributeRead>(expr, *attribute, compile(*attribute->value));
     } else if (const auto* subscript = std::get_if<ast::Subscript>(&expr.node)) {
