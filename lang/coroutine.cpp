@@ -1,6 +1,7 @@
 #include "lang/coroutine.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -16,9 +17,11 @@ void starting_switch(void** fake_stack, const void* bottom, std::size_t size) {
 void finished_switch(void* fake_stack, const void** previous_bottom, std::size_t* previous_size) {
   __sanitizer_finish_switch_fiber(fake_stack, previous_bottom, previous_size);
 }
+void unpoison_stack(char* stack, std::size_t bytes) { __asan_unpoison_memory_region(stack, bytes); }
 #else
 void starting_switch(void**, const void*, std::size_t) {}
 void finished_switch(void*, const void**, std::size_t*) {}
+void unpoison_stack(char*, std::size_t) {}
 #endif
 
 #if defined(__x86_64__)

@@ -48,5 +48,9 @@ class Coroutine {
 // where asked.
 void starting_switch(void** fake_stack, const void* bottom, std::size_t size);
 void finished_switch(void* fake_stack, const void** previous_bottom, std::size_t* previous_size);
+// Frames that never returned on a stack (a body dropped mid-run, the last
+// frames of one that ended) leave AddressSanitizer's marks on it: cleared
+// before its memory is used again, or unmapped. Nothing in other builds.
+void unpoison_stack(char* stack, std::size_t bytes);
 
 }  // namespace lang

@@ -23,7 +23,7 @@ const char* here() { return static_cast<const char*>(__builtin_frame_address(0))
 // One run: the work, what it threw, and the caller's stack for the switch back.
 struct Run {
   const std::function<void()>* work;
-  lang::Coroutine coroutine;
+  Coroutine coroutine;
   std::exception_ptr error;
   const void* caller_bottom = nullptr;
   std::size_t caller_size = 0;
@@ -53,7 +53,9 @@ class StackMemory {
     mprotect(base_, guard_, PROT_NONE);
   }
   ~StackMemory() {
-    if (base_ != nullptr) munmap(base_, guard_ + bytes_);
+    if (base_ == nullptr) return;
+    unpoison_stack(lowest(), bytes_);  // the next mapping here may be a stack again
+    munmap(base_, guard_ + bytes_);
   }
   StackMemory(const StackMemory&) = delete;
   StackMemory& operator=(const StackMemory&) = delete;

@@ -5,10 +5,6 @@
 
 #include <sys/mman.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
-#endif
-
 #include <cstdint>
 #include <cstdio>
 #include <vector>
@@ -23,14 +19,7 @@ namespace {
 
 using lang::finished_switch;
 using lang::starting_switch;
-
-#if defined(__SANITIZE_ADDRESS__)
-// Frames that never returned (a generator dropped mid-body) leave their
-// redzones poisoned on its stack: cleared before the stack is reused.
-void unpoison(char* memory, std::size_t size) { __asan_unpoison_memory_region(memory, size); }
-#else
-void unpoison(char*, std::size_t) {}
-#endif
+using lang::unpoison_stack;
 
 // Each body gets its own stack, touched lazily; the guard keeps
 // stack_reserve bytes free below the deepest call (stack.hpp).
@@ -58,7 +47,7 @@ char* take_stack() {
 }
 
 void give_back_stack(char* stack) {
-  unpoison(stack, stack_bytes);
+  unpoison_stack(stack, stack_bytes);
   if (stack_pool.free.size() < 32) stack_pool.free.push_back(stack);
   else munmap(stack, stack_bytes);
 }
