@@ -4,6 +4,7 @@
 // The jax family starts empty: the array, mesh and sharding work adds members
 // to those modules without touching the evaluator.
 #include <cstdio>
+#include <mutex>
 
 #include "interp/library/host_modules.hpp"
 #include "interp/ops/array.hpp"
@@ -64,7 +65,8 @@ class PartialObject : public Object {
 
 void install_functools(Evaluator&, ModuleObject& module) {
   install_functools_wrappers(module);
-  partial_type()->set_constructor(partial_constructor(partial_type()));
+  static std::once_flag constructor_set;  // the class is every interpreter's: set once, not raced by threads
+  std::call_once(constructor_set, [] { partial_type()->set_constructor(partial_constructor(partial_type())); });
   module.add("partial", Value(partial_type()));
   module.add_function("reduce(function, iterable, initial=?, /)", [](Evaluator& ev, Arguments& a) {
     IteratorRef it = ev.iterate(a[1]);

@@ -62,10 +62,25 @@ class KeyEntryObject : public Object {
 
 Value key_entry(KeyKind kind, Value value) { return Value(std::make_shared<KeyEntryObject>(kind, std::move(value))); }
 
+constexpr KeyKind key_kinds[] = {KeyKind::sequence, KeyKind::dict, KeyKind::attribute, KeyKind::flattened};
+
+// The classes, made with their constructors once per process: interpreters
+// on several threads share them (setting a constructor per interpreter was
+// a data race).
 const TypeRef& key_type(KeyKind kind) {
-  static const TypeRef types[] = {make_type("SequenceKey", types::object()), make_type("DictKey", types::object()),
-                                  make_type("GetAttrKey", types::object()),
-                                  make_type("FlattenedIndexKey", types::object())};
+  static const std::vector<TypeRef> types = [] {
+    std::vector<TypeRef> made;
+    for (KeyKind each : key_kinds) {
+      TypeRef type = make_type(info(each).class_name, types::object());
+      std::string signature = std::string(info(each).class_name) + "(" + info(each).field + ")";
+      type->set_constructor(constructor(signature, [each](Evaluator& ev, Arguments& a) {
+        if (each == KeyKind::sequence || each == KeyKind::flattened) (void)ev.index_of(a[0]);
+        return key_entry(each, each == KeyKind::attribute ? make_str(ev.str(a[0])) : a[0]);
+      }));
+      made.push_back(std::move(type));
+    }
+    return made;
+  }();
   return types[static_cast<int>(kind)];
 }
 
@@ -156,15 +171,7 @@ std::vector<std::string> TreeDef::leaf_paths(Evaluator& evaluator) const {
 }
 
 void install_tree_paths(ModuleObject& tree, ModuleObject& tree_util) {
-  for (KeyKind kind : {KeyKind::sequence, KeyKind::dict, KeyKind::attribute, KeyKind::flattened}) {
-    const TypeRef& type = key_type(kind);
-    std::string signature = std::string(info(kind).class_name) + "(" + info(kind).field + ")";
-    type->set_constructor(constructor(signature, [kind](Evaluator& ev, Arguments& a) {
-      if (kind == KeyKind::sequence || kind == KeyKind::flattened) (void)ev.index_of(a[0]);
-      return key_entry(kind, kind == KeyKind::attribute ? make_str(ev.str(a[0])) : a[0]);
-    }));
-    tree_util.add(info(kind).class_name, Value(type));
-  }
+  for (KeyKind kind : key_kinds) tree_util.add(info(kind).class_name, Value(key_type(kind)));
   auto flatten = [](Evaluator& ev, Arguments& a) {
     TreeDef def;
     std::vector<Value> pairs = flatten_with_path(ev, a[0], a[1], def);

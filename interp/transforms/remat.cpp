@@ -2,6 +2,7 @@
 // print_saved_residuals (remat.hpp).
 #include "interp/transforms/remat.hpp"
 
+#include <mutex>
 #include <optional>
 #include <set>
 
@@ -442,17 +443,20 @@ void install_policies(Evaluator& evaluator) {
   policies->add_function("save_any_names_but_these(*names_not_to_save)", [](Evaluator& ev, Arguments& a) {
     return name_policy(ev, NamePolicy::save_any_but, names_of(ev, a[0]));
   });
-  name_policy_class(NamePolicy::save_only)->set_constructor(constructor("SaveOnlyTheseNames(saveable_names)", [](Evaluator& ev, Arguments& a) {
-    return name_policy(ev, NamePolicy::save_only, names_of(ev, a[0]));
-  }));
-  name_policy_class(NamePolicy::save_any_but)->set_constructor(constructor("SaveAnyNamesButThese(names)", [](Evaluator& ev, Arguments& a) {
-    return name_policy(ev, NamePolicy::save_any_but, names_of(ev, a[0]));
-  }));
-  name_policy_class(NamePolicy::save_and_offload)->set_constructor(constructor(
-      "SaveAndOffloadOnlyTheseNames(names_which_can_be_saved, names_which_can_be_offloaded, offload_src, offload_dst)",
-      [](Evaluator& ev, Arguments& a) {
-        return name_policy(ev, NamePolicy::save_and_offload, names_of(ev, a[0]), names_of(ev, a[1]), a[2], a[3]);
-      }));
+  static std::once_flag constructors_set;  // the classes are every interpreter's: set once, not raced by threads
+  std::call_once(constructors_set, [] {
+    name_policy_class(NamePolicy::save_only)->set_constructor(constructor("SaveOnlyTheseNames(saveable_names)", [](Evaluator& ev, Arguments& a) {
+      return name_policy(ev, NamePolicy::save_only, names_of(ev, a[0]));
+    }));
+    name_policy_class(NamePolicy::save_any_but)->set_constructor(constructor("SaveAnyNamesButThese(names)", [](Evaluator& ev, Arguments& a) {
+      return name_policy(ev, NamePolicy::save_any_but, names_of(ev, a[0]));
+    }));
+    name_policy_class(NamePolicy::save_and_offload)->set_constructor(constructor(
+        "SaveAndOffloadOnlyTheseNames(names_which_can_be_saved, names_which_can_be_offloaded, offload_src, offload_dst)",
+        [](Evaluator& ev, Arguments& a) {
+          return name_policy(ev, NamePolicy::save_and_offload, names_of(ev, a[0]), names_of(ev, a[1]), a[2], a[3]);
+        }));
+  });
   for (NamePolicy kind : {NamePolicy::save_only, NamePolicy::save_any_but, NamePolicy::save_and_offload})
     policies->add(name_policy_class(kind)->name(), Value(name_policy_class(kind)));
   policies->add_function("save_anything_except_these_names(*names_not_to_save)", [](Evaluator& ev, Arguments& a) {
