@@ -4,7 +4,6 @@
 // The jax family starts empty: the array, mesh and sharding work adds members
 // to those modules without touching the evaluator.
 #include <cstdio>
-#include <mutex>
 
 #include "interp/library/host_modules.hpp"
 #include "interp/ops/array.hpp"
@@ -65,8 +64,6 @@ class PartialObject : public Object {
 
 void install_functools(Evaluator&, ModuleObject& module) {
   install_functools_wrappers(module);
-  static std::once_flag constructor_set;  // the class is every interpreter's: set once, not raced by threads
-  std::call_once(constructor_set, [] { partial_type()->set_constructor(partial_constructor(partial_type())); });
   module.add("partial", Value(partial_type()));
   module.add_function("reduce(function, iterable, initial=?, /)", [](Evaluator& ev, Arguments& a) {
     IteratorRef it = ev.iterate(a[1]);
@@ -267,8 +264,14 @@ void install_modules(Evaluator& evaluator) {
   install_open(evaluator);
 }
 
+// Made with its constructor once per process: every interpreter shares the
+// class (setting the constructor per interpreter raced between threads).
 const TypeRef& partial_type() {
-  static const TypeRef type = make_type("functools.partial");
+  static const TypeRef type = [] {
+    TypeRef made = make_type("functools.partial");
+    made->set_constructor(partial_constructor(made));
+    return made;
+  }();
   return type;
 }
 

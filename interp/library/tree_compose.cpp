@@ -3,9 +3,6 @@
 // jax.tree_util.Partial, a functools.partial that is a pytree (its args and
 // keywords are children, its function the auxiliary data), as JAX's.
 #include "interp/library/host_modules.hpp"
-
-#include <mutex>
-
 #include "interp/library/tree_module.hpp"
 #include "interp/python/builtins.hpp"
 
@@ -121,8 +118,13 @@ Value tree_transpose(Evaluator& evaluator, const TreeDef& outer, const Value& in
   return tree_unflatten(evaluator, inner, subtrees);
 }
 
+// Made with its constructor once per process, as partial_type() is.
 const TypeRef& partial_class() {
-  static const TypeRef type = make_type("Partial", partial_type());
+  static const TypeRef type = [] {
+    TypeRef made = make_type("Partial", partial_type());
+    made->set_constructor(partial_constructor(made));
+    return made;
+  }();
   return type;
 }
 
@@ -142,8 +144,6 @@ void install_tree_transpose(Evaluator& evaluator, ModuleObject& tree, ModuleObje
   // Partial: children (args, keywords), the function its auxiliary data;
   // Partial(f, ...) of a partial keeps that partial as its function (its
   // arguments are not merged into this one's pytree).
-  static std::once_flag constructor_set;  // the class is every interpreter's: set once, not raced by threads
-  std::call_once(constructor_set, [] { partial_class()->set_constructor(partial_constructor(partial_class())); });
   tree_util.add("Partial", Value(partial_class()));
   PytreeNodeType node;
   node.cls = partial_class();

@@ -2,7 +2,7 @@
 // print_saved_residuals (remat.hpp).
 #include "interp/transforms/remat.hpp"
 
-#include <mutex>
+#include <array>
 #include <optional>
 #include <set>
 
@@ -119,17 +119,37 @@ bool named_in(const Equation& e, const std::set<std::string>& names) {
 // The name-based policies are instances of JAX's dataclasses.
 enum class NamePolicy { save_only, save_any_but, save_and_offload };
 
-const TypeRef& name_policy_class(NamePolicy kind) {
-  static const TypeRef classes[] = {make_type("SaveOnlyTheseNames", types::object()),
-                                    make_type("SaveAnyNamesButThese", types::object()),
-                                    make_type("SaveAndOffloadOnlyTheseNames", types::object())};
-  return classes[static_cast<int>(kind)];
-}
-
 // `saved` may be kept; for save_and_offload, `offloaded` too (the simulated
 // devices keep an offloaded residual where it is, so it is saved).
 Value name_policy(Evaluator& evaluator, NamePolicy kind, const std::set<std::string>& saved,
-                  const std::set<std::string>& offloaded = {}, const Value& src = Value(), const Value& dst = Value()) {
+                  const std::set<std::string>& offloaded = {}, const Value& src = Value(), const Value& dst = Value());
+
+// The classes, made with their constructors once per process: every
+// interpreter shares them (setting the constructors per interpreter raced
+// between threads).
+const TypeRef& name_policy_class(NamePolicy kind) {
+  static const std::array<TypeRef, 3> classes = [] {
+    std::array<TypeRef, 3> made{make_type("SaveOnlyTheseNames", types::object()),
+                                make_type("SaveAnyNamesButThese", types::object()),
+                                make_type("SaveAndOffloadOnlyTheseNames", types::object())};
+    made[0]->set_constructor(constructor("SaveOnlyTheseNames(saveable_names)", [](Evaluator& ev, Arguments& a) {
+      return name_policy(ev, NamePolicy::save_only, names_of(ev, a[0]));
+    }));
+    made[1]->set_constructor(constructor("SaveAnyNamesButThese(names)", [](Evaluator& ev, Arguments& a) {
+      return name_policy(ev, NamePolicy::save_any_but, names_of(ev, a[0]));
+    }));
+    made[2]->set_constructor(constructor(
+        "SaveAndOffloadOnlyTheseNames(names_which_can_be_saved, names_which_can_be_offloaded, offload_src, offload_dst)",
+        [](Evaluator& ev, Arguments& a) {
+          return name_policy(ev, NamePolicy::save_and_offload, names_of(ev, a[0]), names_of(ev, a[1]), a[2], a[3]);
+        }));
+    return made;
+  }();
+  return classes[static_cast<int>(kind)];
+}
+
+Value name_policy(Evaluator& evaluator, NamePolicy kind, const std::set<std::string>& saved,
+                  const std::set<std::string>& offloaded, const Value& src, const Value& dst) {
   Saveable test = [kind, saved, offloaded](Evaluator&, const Equation& e, const std::map<int, ArrayRef>&) {
     if (kind == NamePolicy::save_any_but) return name_of(e) && !named_in(e, saved);
     return named_in(e, saved) || named_in(e, offloaded);
@@ -442,20 +462,6 @@ void install_policies(Evaluator& evaluator) {
   });
   policies->add_function("save_any_names_but_these(*names_not_to_save)", [](Evaluator& ev, Arguments& a) {
     return name_policy(ev, NamePolicy::save_any_but, names_of(ev, a[0]));
-  });
-  static std::once_flag constructors_set;  // the classes are every interpreter's: set once, not raced by threads
-  std::call_once(constructors_set, [] {
-    name_policy_class(NamePolicy::save_only)->set_constructor(constructor("SaveOnlyTheseNames(saveable_names)", [](Evaluator& ev, Arguments& a) {
-      return name_policy(ev, NamePolicy::save_only, names_of(ev, a[0]));
-    }));
-    name_policy_class(NamePolicy::save_any_but)->set_constructor(constructor("SaveAnyNamesButThese(names)", [](Evaluator& ev, Arguments& a) {
-      return name_policy(ev, NamePolicy::save_any_but, names_of(ev, a[0]));
-    }));
-    name_policy_class(NamePolicy::save_and_offload)->set_constructor(constructor(
-        "SaveAndOffloadOnlyTheseNames(names_which_can_be_saved, names_which_can_be_offloaded, offload_src, offload_dst)",
-        [](Evaluator& ev, Arguments& a) {
-          return name_policy(ev, NamePolicy::save_and_offload, names_of(ev, a[0]), names_of(ev, a[1]), a[2], a[3]);
-        }));
   });
   for (NamePolicy kind : {NamePolicy::save_only, NamePolicy::save_any_but, NamePolicy::save_and_offload})
     policies->add(name_policy_class(kind)->name(), Value(name_policy_class(kind)));
