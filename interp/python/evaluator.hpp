@@ -486,7 +486,10 @@ class Evaluator {
   int& call_depth() { return depth_; }
 
  private:
-  friend struct Compiled;  // compiled.cpp: function bodies compiled once run with the evaluator's parts
+  // compiled_nodes.hpp: function bodies compiled once run with the evaluator's parts
+  friend struct Compiled;
+  friend struct CompiledExpressions;
+  friend struct CompiledStatements;
   enum class Flow { normal, break_, continue_, return_ };
 
   Flow exec_body(const lang::ast::Body& body, Frame& frame);
