@@ -81,9 +81,13 @@ struct Compiled {
     // The statement's own work; BodyRun does what Evaluator::exec does around it.
     virtual Flow exec(Evaluator& ev, Frame& frame) const = 0;
     // exec in a generator body run on its caller's stack, which pauses at a
-    // yield statement inside and goes back to it (`paused`'s levels from
-    // `level` on). Only the statements with such yields inside differ.
+    // yield statement inside (`paused`'s levels from `level` on). Only the
+    // statements with such yields inside differ.
     virtual Flow resume(Evaluator& ev, Frame& frame, PausedBody&, std::size_t) const { return exec(ev, frame); }
+    // A statement with a yield inside, going on from where a yield paused
+    // (compiled_statements.cpp's go_on_from_yield): what it does once the
+    // body that held the yield, at the level below its own, ended with `flow`.
+    virtual Flow after_body(Evaluator&, Frame&, PausedBody&, std::size_t, Flow flow) const { return flow; }
     const lang::ast::Stmt& node;
     bool walked;             // a statement the compiler does not know: Evaluator::exec runs it whole
     std::size_t yields = 0;  // the yield statements in it, itself included

@@ -75,22 +75,17 @@ struct CompiledStatements : Compiled {
   }
   // run_body in a generator body run on its caller's stack, its statements
   // at `level` of `paused`. A yield inside pauses the run: it returns
-  // Flow::return_ with paused.paused set. Resuming, the run starts again at
-  // the statement it paused in, and goes down to the yield.
+  // Flow::return_ with paused.paused set.
   static Flow resume_body(Evaluator& ev, const Body& body, Frame& frame, PausedBody& paused, std::size_t level) {
-    // An absent `else`: nothing to run (nor to resume: no yield paused in it).
-    return body.empty() ? Flow::normal : resume_statements(ev, body, frame, paused, level);
+    return body.empty() ? Flow::normal : resume_statements(ev, body, frame, paused, level, 0);  // an absent `else`
   }
-  static Flow resume_statements(Evaluator& ev, const Body& body, Frame& frame, PausedBody& paused, std::size_t level) {
+  // resume_body's statements from the `start`th on.
+  static Flow resume_statements(Evaluator& ev, const Body& body, Frame& frame, PausedBody& paused, std::size_t level,
+                                std::size_t start) {
     PausedBody::Level& here = paused.levels[level];
-    std::size_t i = 0;
-    if (paused.resuming) {
-      i = here.index;
-      // The yield statement that paused (no levels below it): the run goes on after it.
-      if (body[i]->depth == 0) static_cast<const YieldStmt&>(*body[i++]).go_on(paused);
-    }
+    here.body = &body;
     BodyRun run(ev);
-    for (; i < body.size(); ++i) {
+    for (std::size_t i = start; i < body.size(); ++i) {
       const Stmt& stmt = *body[i];
       Flow flow;
       if (stmt.yields != 0) {
@@ -145,14 +140,14 @@ struct CompiledStatements : Compiled {
       ev.eval(expression, frame);
       return Flow::normal;
     }
-    Flow resume(Evaluator& ev, Frame& frame, PausedBody& paused, std::size_t) const override {
+    Flow resume(Evaluator& ev, Frame& frame, PausedBody& paused, std::size_t level) const override {
       paused.yielded = value ? value->eval(ev, frame) : Value::none();
       paused.paused = true;
+      paused.yield_level = level;
       return Flow::return_;
     }
-    // Resumed here (resume_body): the yield expression is done.
+    // Resumed here (go_on_from_yield): the yield expression is done.
     void go_on(PausedBody& paused) const {
-      paused.resuming = false;
       if (paused.thrown) {
         PyError error{std::exchange(paused.thrown, nullptr)};
         locate(error, expression.span);
@@ -273,8 +268,7 @@ struct CompiledStatements : Compiled {
       return run_body(ev, test->condition(ev, frame) ? body : orelse, frame);
     }
     Flow resume(Evaluator& ev, Frame& frame, PausedBody& paused, std::size_t level) const override {
-      if (!paused.resuming) paused.levels[level].orelse = !test->condition(ev, frame);
-      return resume_body(ev, paused.levels[level].orelse ? orelse : body, frame, paused, level + 1);
+      return resume_body(ev, test->condition(ev, frame) ? body : orelse, frame, paused, level + 1);
     }
     ExprPtr test;
     Body body, orelse;
@@ -294,17 +288,22 @@ struct CompiledStatements : Compiled {
       }
     }
     Flow resume(Evaluator& ev, Frame& frame, PausedBody& paused, std::size_t level) const override {
+      return go_on_looping(ev, frame, paused, level, Flow::normal);
+    }
+    Flow after_body(Evaluator& ev, Frame& frame, PausedBody& paused, std::size_t level, Flow flow) const override {
+      if (paused.levels[level].orelse) return flow;  // the loop is over
+      return go_on_looping(ev, frame, paused, level, flow);
+    }
+    // The loop, from where its body's last run ended with `flow`.
+    Flow go_on_looping(Evaluator& ev, Frame& frame, PausedBody& paused, std::size_t level, Flow flow) const {
       PausedBody::Level& here = paused.levels[level];
-      if (paused.resuming && here.orelse) return resume_body(ev, orelse, frame, paused, level + 1);
       while (true) {
-        if (!paused.resuming) {
-          ev.poll_interrupt();
-          here.orelse = !test->condition(ev, frame);
-          if (here.orelse) return resume_body(ev, orelse, frame, paused, level + 1);
-        }
-        Flow flow = resume_body(ev, body, frame, paused, level + 1);
         if (flow == Flow::break_) return Flow::normal;
         if (flow == Flow::return_) return flow;
+        ev.poll_interrupt();
+        here.orelse = !test->condition(ev, frame);
+        if (here.orelse) return resume_body(ev, orelse, frame, paused, level + 1);
+        flow = resume_body(ev, body, frame, paused, level + 1);
       }
     }
     ExprPtr test;
@@ -332,26 +331,32 @@ struct CompiledStatements : Compiled {
     // The loop's items are kept in its level, to go on with when resumed.
     Flow resume(Evaluator& ev, Frame& frame, PausedBody& paused, std::size_t level) const override {
       PausedBody::Level& here = paused.levels[level];
-      if (paused.resuming && here.orelse) return resume_body(ev, orelse, frame, paused, level + 1);
-      if (!paused.resuming) {
-        here.iterable = iterable->eval(ev, frame);
-        here.items.emplace(ev, here.iterable);
-      }
+      here.iterable = iterable->eval(ev, frame);
+      here.items.emplace(ev, here.iterable);
+      return go_on_looping(ev, frame, paused, level, Flow::normal);
+    }
+    Flow after_body(Evaluator& ev, Frame& frame, PausedBody& paused, std::size_t level, Flow flow) const override {
+      if (paused.levels[level].orelse) return flow;  // the loop is over
+      return go_on_looping(ev, frame, paused, level, flow);
+    }
+    // The loop, from where its body's last run ended with `flow`.
+    Flow go_on_looping(Evaluator& ev, Frame& frame, PausedBody& paused, std::size_t level, Flow flow) const {
+      PausedBody::Level& here = paused.levels[level];
       while (true) {
-        if (!paused.resuming) {
-          ev.poll_interrupt();
-          std::optional<Value> item = here.items->next();
-          here.orelse = !item;
-          if (here.orelse) {
-            finish(here);
-            return resume_body(ev, orelse, frame, paused, level + 1);
-          }
-          frame.fast[slot] = std::move(*item);
+        if (flow == Flow::return_ && paused.paused) return flow;
+        if (flow == Flow::break_ || flow == Flow::return_) {
+          finish(here);
+          return flow == Flow::break_ ? Flow::normal : flow;
         }
-        Flow flow = resume_body(ev, body, frame, paused, level + 1);
-        if (flow == Flow::break_ || (flow == Flow::return_ && !paused.paused)) finish(here);
-        if (flow == Flow::break_) return Flow::normal;
-        if (flow == Flow::return_) return flow;
+        ev.poll_interrupt();
+        std::optional<Value> item = here.items->next();
+        here.orelse = !item;
+        if (here.orelse) {
+          finish(here);
+          return resume_body(ev, orelse, frame, paused, level + 1);
+        }
+        frame.fast[slot] = std::move(*item);
+        flow = resume_body(ev, body, frame, paused, level + 1);
       }
     }
     // The loop is done with its items: they and the iterable go.
@@ -366,15 +371,61 @@ struct CompiledStatements : Compiled {
 
   static void exec_body(Evaluator& ev, const ast::Body& body, Frame& frame) { ev.exec_body(body, frame); }
 
-  // A generator's body on its caller's stack, from where it paused, as
-  // Evaluator::run_generator_body runs one on a stack of its own.
+  // Goes on from the yield that paused, bottom-up: the rest of the yield's
+  // body, then the statement around that body (after_body: a loop's next
+  // run) and the rest of its own body, and so on out to the function's
+  // body, until a yield pauses the run again or the body ends. Where the
+  // pause is in the innermost loop, as it mostly is, the resume runs that
+  // loop alone, not every statement around it again down to it.
+  static void go_on_from_yield(Evaluator& ev, Frame& frame, PausedBody& paused) {
+    const ast::Stmt* resumer = ev.statement;
+    const lang::Span resumer_span = ev.statement_span;
+    // Each body's statements run with the statement around it as the
+    // enclosing one, as the descent to them had it.
+    auto enter = [&](std::size_t level) {
+      if (level == 0) {
+        ev.statement = resumer;
+        ev.statement_span = resumer_span;
+      } else {
+        const ast::Stmt& around = running_statement(paused.levels[level - 1]).node;
+        ev.statement = &around;
+        ev.statement_span = around.span;
+      }
+    };
+    std::size_t level = paused.yield_level;
+    enter(level);
+    static_cast<const YieldStmt&>(running_statement(paused.levels[level])).go_on(paused);
+    Flow flow = resume_statements(ev, *paused.levels[level].body, frame, paused, level, paused.levels[level].index + 1);
+    while (!paused.paused && level > 0) {
+      PausedBody::Level& here = paused.levels[--level];
+      const Stmt& stmt = running_statement(here);
+      ev.statement = &stmt.node;
+      ev.statement_span = stmt.node.span;
+      try {
+        flow = stmt.after_body(ev, frame, paused, level, flow);
+      } catch (PyError& error) {
+        locate(error, stmt.node.span);
+        throw;
+      }
+      if (paused.paused || flow != Flow::normal) continue;  // a break or return ends the enclosing bodies too
+      enter(level);
+      flow = resume_statements(ev, *here.body, frame, paused, level, here.index + 1);
+    }
+  }
+  // The statement of `level` that is running: the one a yield inside paused in.
+  static const Stmt& running_statement(const PausedBody::Level& level) { return *(*level.body)[level.index]; }
+
+  // A generator's body on its caller's stack, from its start or from where
+  // it paused, as Evaluator::run_generator_body runs one on a stack of its own.
   static bool resume_generator(Evaluator& ev, const FunctionObject& function, const Body& body, Frame& frame,
                                PausedBody& paused) {
     RestoreOnExit restore_frame(ev.current_frame_);
     ev.current_frame_ = &frame;
+    BodyRun resumer(ev);  // puts the resumer's running statement back when the body pauses or ends
     paused.paused = false;
     try {
-      resume_body(ev, body, frame, paused, 0);
+      if (std::exchange(paused.resuming, false)) go_on_from_yield(ev, frame, paused);
+      else resume_body(ev, body, frame, paused, 0);
     } catch (PyError& error) {
       error.exception->leave_frame(function.scope->name);
       throw;

@@ -1,0 +1,9 @@
+def keys(table):
+    for key in table:
+        if key:
+            yield key
+
+
+def chained(table):
+    for key in keys(table):
+        yield key.upper()
