@@ -9,8 +9,10 @@
 
 #include "interp/python/builtin_types.hpp"
 #include "interp/python/classes.hpp"
+#include "interp/python/fast_arithmetic.hpp"
 #include "interp/python/generators.hpp"
 #include "interp/python/format.hpp"
+#include "interp/python/loop_items.hpp"
 #include "lang/utf8.hpp"
 
 namespace interp {
@@ -214,22 +216,28 @@ void define_iteration_functions(Evaluator& evaluator) {
   });
   define(evaluator, "min(*args, key=None, default=?)", [](Evaluator& ev, Arguments& a) { return min_max(ev, a, false); });
   define(evaluator, "max(*args, key=None, default=?)", [](Evaluator& ev, Arguments& a) { return min_max(ev, a, true); });
-  define(evaluator, "sum(iterable, /, start=0)", [](Evaluator& ev, Arguments& a) {
+  // A list's, tuple's or range's items are taken by position (LoopItems),
+  // ints and floats added without the operator's dispatch.
+  define(evaluator, "sum(iterable, /, start=0)", [](Evaluator& ev, const Value* a) {
     if (string_of(a[1])) raise(exc::TypeError(), "sum() can't sum strings [use ''.join(seq) instead]");
     Value total = a[1];
-    IteratorRef it = ev.iterate(a[0]);
-    while (auto v = it->next(ev)) total = ev.binary(ast::BinaryOperator::add, total, *v);
+    LoopItems items(ev, a[0]);
+    while (auto v = items.next()) {
+      Value sum;
+      if (quick_binary(ast::BinaryOperator::add, total, *v, sum)) total = std::move(sum);
+      else total = ev.binary(ast::BinaryOperator::add, total, *v);
+    }
     return total;
   });
-  define(evaluator, "all(iterable, /)", [](Evaluator& ev, Arguments& a) {
-    IteratorRef it = ev.iterate(a[0]);
-    while (auto v = it->next(ev))
+  define(evaluator, "all(iterable, /)", [](Evaluator& ev, const Value* a) {
+    LoopItems items(ev, a[0]);
+    while (auto v = items.next())
       if (!ev.truthy(*v)) return Value::boolean(false);
     return Value::boolean(true);
   });
-  define(evaluator, "any(iterable, /)", [](Evaluator& ev, Arguments& a) {
-    IteratorRef it = ev.iterate(a[0]);
-    while (auto v = it->next(ev))
+  define(evaluator, "any(iterable, /)", [](Evaluator& ev, const Value* a) {
+    LoopItems items(ev, a[0]);
+    while (auto v = items.next())
       if (ev.truthy(*v)) return Value::boolean(true);
     return Value::boolean(false);
   });
