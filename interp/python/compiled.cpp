@@ -282,6 +282,16 @@ struct CompiledExpressions : Compiled {
       auto& native = static_cast<NativeFunction&>(*object);
       const std::vector<Parameter>& params = native.signature().parameters;
       if (native.fast_takes(arguments.size() + offset)) {
+        // The call's one argument for the built-in's one parameter (len(x)):
+        // a local or a constant read where it is (nothing the built-in runs
+        // can rebind this frame's locals), any other value where it is made.
+        if (self == nullptr && arguments.size() == 1 && params.size() == 1) {
+          Value held;
+          const Value& argument = operand(*arguments[0], ev, frame, held);
+          RestoreOnExit restore_call(ev.running_call);
+          ev.running_call = {&node, object};
+          return native.fast_body()(ev, &argument);
+        }
         FastArguments values;
         if (self != nullptr) values.push(*self);
         for (const auto& argument : arguments) values.push(argument->eval(ev, frame));
@@ -301,7 +311,8 @@ struct CompiledExpressions : Compiled {
       }
     } else if (type == typeid(TypeObject).name() && self == nullptr && arguments.size() == 1) {
       if (TypeObject::OneArgument make = static_cast<TypeObject&>(*object).one_argument()) {
-        Value argument = arguments[0]->eval(ev, frame);
+        Value held;
+        const Value& argument = operand(*arguments[0], ev, frame, held);
         RestoreOnExit restore_call(ev.running_call);
         ev.running_call = {&node, object};
         return make(ev, argument);
