@@ -77,11 +77,13 @@ struct CompiledStatements : Compiled {
   // at `level` of `paused`. A yield inside pauses the run: it returns
   // Flow::return_ with paused.paused set.
   static Flow resume_body(Evaluator& ev, const Body& body, Frame& frame, PausedBody& paused, std::size_t level) {
-    return body.empty() ? Flow::normal : resume_statements(ev, body, frame, paused, level, 0);  // an absent `else`
+    return resume_statements(ev, body, frame, paused, level, 0);
   }
-  // resume_body's statements from the `start`th on.
+  // resume_body's statements from the `start`th on (none: an absent `else`,
+  // or a resume after the body's last statement).
   static Flow resume_statements(Evaluator& ev, const Body& body, Frame& frame, PausedBody& paused, std::size_t level,
                                 std::size_t start) {
+    if (start == body.size()) return Flow::normal;
     PausedBody::Level& here = paused.levels[level];
     here.body = &body;
     BodyRun run(ev);
