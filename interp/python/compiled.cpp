@@ -11,6 +11,7 @@
 #include "interp/python/classes.hpp"
 #include "interp/python/compiled_nodes.hpp"
 #include "interp/python/fast_arithmetic.hpp"
+#include "interp/python/loop_items.hpp"
 
 namespace interp {
 
@@ -432,6 +433,106 @@ struct CompiledExpressions : Compiled {
     mutable Value container_method_found;
   };
 
+  // [element for x in xs if c ...], {element ...}, {key: value ...}, run at
+  // once in a frame of their own as Evaluator::eval_comprehension runs them:
+  // each item stored in its target's slot (or cell, where an inner
+  // comprehension or lambda reads it; any other target, x, y, as the walk
+  // assigns it), the conditions, the element and the iterables after the
+  // first compiled. A list's, tuple's or range's items are taken
+  // by position (LoopItems): their iterator is invisible to the program.
+  struct Comprehension : Expr {
+    enum class Kind { list, set, dict };
+    struct Clause {
+      NameRef target;                        // a name's, fast or cell
+      const ast::Expr* walked_target;        // any other target, or null
+      ExprPtr iterable;  // the first clause's, evaluated in the enclosing frame
+      std::vector<ExprPtr> conditions;
+    };
+    Comprehension(const ast::Expr& node, Kind kind, std::vector<Clause> clauses, ExprPtr element, ExprPtr value)
+        : Expr(node), kind(kind), clauses(std::move(clauses)), element(std::move(element)), value(std::move(value)) {}
+    Value eval(Evaluator& ev, Frame& frame) const override {
+      try {
+        Value first = clauses.front().iterable->eval(ev, frame);
+        Frame inner = comprehension_frame(ev, node, frame);
+        Made made;
+        if (kind == Kind::dict) made.dict = make_dict();
+        if (kind == Kind::set) made.set = make_set();
+        run(ev, inner, 0, first, made);
+        if (made.dict) return Value(made.dict);
+        if (made.set) return Value(made.set);
+        return make_list(std::move(made.items));
+      } catch (PyError& error) {
+        locate(error, node.span);
+        throw;
+      }
+    }
+    // What the comprehension makes, item by item.
+    struct Made {
+      std::vector<Value> items;
+      std::shared_ptr<DictObject> dict;
+      std::shared_ptr<SetObject> set;
+    };
+    void run(Evaluator& ev, Frame& inner, std::size_t level, const Value& iterable, Made& made) const {
+      const Clause& clause = clauses[level];
+      LoopItems items(ev, iterable);
+      while (std::optional<Value> item = items.next()) {
+        ev.poll_interrupt();
+        if (clause.walked_target != nullptr) ev.assign(*clause.walked_target, std::move(*item), inner);
+        else if (clause.target.kind == NameRef::Kind::fast) inner.fast[clause.target.index] = std::move(*item);
+        else inner.cells[clause.target.index]->value = std::move(*item);
+        if (!kept(ev, inner, clause)) continue;
+        if (level + 1 < clauses.size()) {
+          ev.guard_stack();
+          Value next = clauses[level + 1].iterable->eval(ev, inner);
+          run(ev, inner, level + 1, next, made);
+        } else {
+          emit(ev, inner, made);
+        }
+      }
+    }
+    static bool kept(Evaluator& ev, Frame& inner, const Clause& clause) {
+      for (const auto& condition : clause.conditions)
+        if (!condition->condition(ev, inner)) return false;
+      return true;
+    }
+    void emit(Evaluator& ev, Frame& inner, Made& made) const {
+      switch (kind) {
+        case Kind::list:
+          made.items.push_back(element->eval(ev, inner));
+          break;
+        case Kind::set:
+          made.set->table.insert(element->eval(ev, inner), Value());
+          break;
+        case Kind::dict: {
+          Value key = element->eval(ev, inner);
+          made.dict->table.insert(key, value->eval(ev, inner));
+          break;
+        }
+      }
+    }
+    Kind kind;
+    std::vector<Clause> clauses;
+    ExprPtr element;  // a dict's key
+    ExprPtr value;    // a dict's value; null for the others
+  };
+  // The Comprehension of `generators`.
+  static ExprPtr comprehension(const ast::Expr& node, Comprehension::Kind kind,
+                               const std::vector<ast::Comprehension>& generators, const ast::Expr& element,
+                               const ast::Expr* value) {
+    std::vector<Comprehension::Clause> clauses;
+    for (const auto& generator : generators) {
+      const auto* name = std::get_if<ast::Name>(&generator.target->node);
+      NameRef target = name != nullptr ? name_ref(*name) : NameRef{};
+      bool slot_or_cell = target.kind == NameRef::Kind::fast || target.kind == NameRef::Kind::cell;
+      std::vector<ExprPtr> conditions;
+      for (const auto& condition : generator.ifs) conditions.push_back(compile(*condition));
+      clauses.push_back({target, slot_or_cell ? nullptr : generator.target.get(), compile(*generator.iter),
+                         std::move(conditions)});
+    }
+    return std::make_unique<Comprehension>(node, kind, std::move(clauses), compile(element),
+                                           value != nullptr ? compile(*value) : nullptr);
+  }
+
   static ExprPtr compile_expression(const ast::Expr& expr) {
     if (const ast::Name* local = fast_local_name(expr)) {
       return std::make_unique<Local>(expr, local->resolved_index);
@@ -462,6 +563,12 @@ struct CompiledExpressions : Compiled {
     } else if (const auto* conditional = std::get_if<ast::IfExp>(&expr.node)) {
       return std::make_unique<Conditional>(expr, compile(*conditional->test), compile(*conditional->body),
                                            compile(*conditional->orelse));
+    } else if (const auto* list = std::get_if<ast::ListComp>(&expr.node)) {
+      return comprehension(expr, Comprehension::Kind::list, list->generators, *list->elt, nullptr);
+    } else if (const auto* set = std::get_if<ast::SetComp>(&expr.node)) {
+      return comprehension(expr, Comprehension::Kind::set, set->generators, *set->elt, nullptr);
+    } else if (const auto* dict = std::get_if<ast::DictComp>(&expr.node)) {
+      return comprehension(expr, Comprehension::Kind::dict, dict->generators, *dict->key, dict->value.get());
     } else if (const auto* call = std::get_if<ast::Call>(&expr.node)) {
       bool positional = call->keywords.empty();
       for (const auto& argument : call->args) positional = positional && !std::holds_alternative<ast::Starred>(argument->node);

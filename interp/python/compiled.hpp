@@ -49,6 +49,10 @@ class CompiledBody {
 // an observer).
 void run_function_body(Evaluator& evaluator, const FunctionObject& function, Frame& frame);
 
+// The frame a comprehension (or generator expression) runs in, its own
+// scope's, made where it is evaluated: in `enclosing` (comprehensions.cpp).
+Frame comprehension_frame(Evaluator& evaluator, const lang::ast::Expr& comprehension, const Frame& enclosing);
+
 // Whether the body of `function`, a generator, runs on its resumer's stack
 // (resume_generator_body) rather than on one of its own (generators.hpp).
 bool runs_on_callers_stack(const Evaluator& evaluator, const FunctionObject& function);

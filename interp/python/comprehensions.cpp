@@ -1,11 +1,27 @@
 // List, set and dict comprehensions (run at once, in their own frame) and
-// generator expressions (resumed one item per next()).
+// generator expressions (resumed one item per next()), walked; in a def's
+// body the compiler makes most comprehensions nodes of their own
+// (compiled.cpp's Comprehension), which run them as these do.
 
+#include "interp/python/compiled.hpp"
 #include "interp/python/evaluator.hpp"
 
 namespace interp {
 
 namespace ast = lang::ast;
+
+Frame comprehension_frame(Evaluator& evaluator, const ast::Expr& comprehension, const Frame& enclosing) {
+  const ScopeInfo& scope = enclosing.resolution->scope(&comprehension);
+  Frame inner;
+  inner.scope = &scope;
+  inner.globals = enclosing.globals;
+  inner.program = enclosing.program;
+  inner.resolution = enclosing.resolution;
+  inner.fast.make(scope.fast_names.size());
+  for (std::size_t i = 0; i < scope.own_cells; ++i) inner.cells.push_back(evaluator.new_cell());
+  for (std::uint32_t source : scope.free_sources) inner.cells.push_back(enclosing.cells.at(source));
+  return inner;
+}
 
 Value Evaluator::eval_comprehension(const ast::Expr& expr, Frame& frame) {
   const std::vector<ast::Comprehension>* generators = nullptr;
@@ -18,15 +34,7 @@ Value Evaluator::eval_comprehension(const ast::Expr& expr, Frame& frame) {
       },
       expr.node);
   Value first = eval(*generators->front().iter, frame);
-  const ScopeInfo& scope = frame.resolution->scope(&expr);
-  Frame inner;
-  inner.scope = &scope;
-  inner.globals = frame.globals;
-  inner.program = frame.program;
-  inner.resolution = frame.resolution;
-  inner.fast.make(scope.fast_names.size());
-  for (std::size_t i = 0; i < scope.own_cells; ++i) inner.cells.push_back(new_cell());
-  for (std::uint32_t source : scope.free_sources) inner.cells.push_back(frame.cells.at(source));
+  Frame inner = comprehension_frame(*this, expr, frame);
 
   if (auto* generator_node = std::get_if<ast::GeneratorExp>(&expr.node)) {
     auto generator = std::make_shared<GeneratorObject>();
