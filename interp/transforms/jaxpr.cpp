@@ -97,11 +97,28 @@ ArrayRef run_steps(Evaluator& evaluator, const PartitionedEquation& pe, ProgramV
 
 const Jaxpr& Executable::program() const { return *program_->jaxpr; }
 
+void Executable::keep_constants(ProgramValues& values) const {
+  std::vector<std::pair<int, ArrayRef>> kept;
+  for (const PartitionedEquation& pe : program_->equations) {
+    if (!pe.constant) continue;
+    // A fusion's members leave only its output.
+    const ArrayRef& value = values[pe.equation->output];
+    if (!value) continue;
+    if (value->abstract()) return;  // a check, not a run
+    kept.emplace_back(pe.equation->output, value);
+  }
+  constant_values_ = std::move(kept);
+}
+
 std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<ArrayRef>& arguments) const {
   const Jaxpr& program = *program_->jaxpr;
   ProgramValues values(program.variable_types.size());
   for (const auto& [number, value] : program.constants) values[number] = value;
   for (std::size_t i = 0; i < program.inputs.size() && i < arguments.size(); ++i) values[program.inputs[i]] = arguments[i];
+  // The constant equations' values, when an earlier run kept them: those
+  // equations are charged but not run.
+  const bool constants_kept = !constant_values_.empty();
+  for (const auto& [number, value] : constant_values_) values[number] = value;
   ContextMeshScope context(runtime_of(evaluator));
   // --trace: the memory plan's changes for each equation take its start time (memory_plan.hpp).
   devices::Profile* timeline = memory_timeline(runtime_of(evaluator));
@@ -109,6 +126,7 @@ std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<Ar
   for (std::size_t k = 0; k < program_->equations.size(); ++k) {
     const PartitionedEquation& pe = program_->equations[k];
     const Equation& e = *pe.equation;
+    const bool kept = constants_kept && pe.constant;
     if (timeline) timeline->memory_step_starts(static_cast<int>(k));
     // The operands as the equation's charge reads them and a replayed
     // implementation takes them (a placed or fused one reads the values).
@@ -121,7 +139,7 @@ std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<Ar
       // A fusion runs at its first equation; its members are charged as
       // equations of their own.
       const Fusion& fusion = program_->fusions[static_cast<std::size_t>(pe.fusion)];
-      if (fusion.equations.front() == k) values[fusion.output] = run_fusion(evaluator, program, fusion, values);
+      if (fusion.equations.front() == k && !kept) values[fusion.output] = run_fusion(evaluator, program, fusion, values);
       if (charging) {
         if (!result) result = make_abstract_array(program.variable_types[static_cast<std::size_t>(e.output)],
                                                   *program.variable_layouts[static_cast<std::size_t>(e.output)],
@@ -132,16 +150,19 @@ std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<Ar
       continue;
     }
     if (pe.placement) {
-      result = run_steps(evaluator, pe, values);
+      if (!kept) result = run_steps(evaluator, pe, values);
       if (charging) charge_partitioned(evaluator, pe, operands, result);
       continue;
     }
     // Replayed: the eager implementation, under the context mesh it was traced under.
-    context.enter(e.context_mesh);
-    result = e.primitive->implementation(evaluator, *e.primitive, operands, e.params, true);
+    if (!kept) {
+      context.enter(e.context_mesh);
+      result = e.primitive->implementation(evaluator, *e.primitive, operands, e.params, true);
+    }
     // One program: its equations pay no dispatch of their own.
     charge_application(evaluator, *e.primitive, operands, result, e.params, false);
   }
+  if (!constants_kept) keep_constants(values);
   std::vector<ArrayRef> outputs;
   for (int output : program.outputs) outputs.push_back(values[output]);
   return outputs;
@@ -345,6 +366,7 @@ void LoopIterations::begin() {
 Executable compile(Evaluator& evaluator, std::shared_ptr<const Jaxpr> program) {
   auto partitioned = std::make_shared<PartitionedProgram>(partition_program(evaluator, without_dead_code(std::move(program))));
   fuse_elementwise(*partitioned);
+  mark_constants(*partitioned);
   return Executable(std::move(partitioned));
 }
 

@@ -126,6 +126,7 @@ class ContextMeshScope {
 Cost program_cost(const Jaxpr& program);
 
 struct PartitionedProgram;
+class ProgramValues;
 
 class Executable {
  public:
@@ -139,7 +140,14 @@ class Executable {
   const PartitionedProgram& partitioned() const { return *program_; }
 
  private:
+  // Keeps the constant equations' values of a run (`values`), all concrete.
+  void keep_constants(ProgramValues& values) const;
+
   std::shared_ptr<const PartitionedProgram> program_;
+  // The values of the constant equations (PartitionedEquation::constant)
+  // by variable, kept from the first run that computed them all concretely;
+  // empty until then.
+  mutable std::vector<std::pair<int, ArrayRef>> constant_values_;
 };
 
 // The program less its dead code, as XLA compiles a jitted function (JAX's

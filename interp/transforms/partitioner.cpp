@@ -208,6 +208,35 @@ PartitionedProgram partition_program(Evaluator& evaluator, std::shared_ptr<const
   return out;
 }
 
+void mark_constants(PartitionedProgram& program) {
+  const Jaxpr& jaxpr = *program.jaxpr;
+  std::vector<bool> constant(jaxpr.variable_types.size(), false);
+  for (const auto& [variable, value] : jaxpr.constants) constant[static_cast<std::size_t>(variable)] = true;
+  std::vector<bool> is_output(jaxpr.variable_types.size(), false);
+  for (int output : jaxpr.outputs) is_output[static_cast<std::size_t>(output)] = true;
+  auto all_constant = [&](const std::vector<int>& inputs) {
+    return !inputs.empty() &&
+           std::all_of(inputs.begin(), inputs.end(), [&](int v) { return constant[static_cast<std::size_t>(v)]; });
+  };
+  for (std::size_t k = 0; k < program.equations.size(); ++k) {
+    PartitionedEquation& pe = program.equations[k];
+    const Equation& e = *pe.equation;
+    bool folds = false;
+    if (pe.fusion >= 0) {
+      // Decided at the fusion's first equation for all of its members.
+      const Fusion& fusion = program.fusions[static_cast<std::size_t>(pe.fusion)];
+      if (fusion.equations.front() != k) continue;
+      folds = all_constant(fusion.inputs) && !is_output[static_cast<std::size_t>(fusion.output)];
+      for (std::size_t member : fusion.equations) program.equations[member].constant = folds;
+      constant[static_cast<std::size_t>(fusion.output)] = folds;
+      continue;
+    }
+    folds = !e.primitive->effect && all_constant(e.inputs) && !is_output[static_cast<std::size_t>(e.output)];
+    pe.constant = folds;
+    constant[static_cast<std::size_t>(e.output)] = folds;
+  }
+}
+
 std::vector<PlannedCollective> replayed_collectives(const Jaxpr& program, const Equation& e) {
   std::vector<PlannedCollective> out;
   if (e.primitive->partition->replayed) e.primitive->partition->replayed(program, e, out);

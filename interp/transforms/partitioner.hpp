@@ -71,6 +71,9 @@ struct PartitionedEquation {
   std::shared_ptr<const Placement> placement;  // null: replayed
   std::vector<Step> steps;
   int fusion = -1;  // the fusion it is part of (PartitionedProgram::fusions), or -1
+  // Its value follows from the program's constants alone (mark_constants):
+  // the same on every run, so runs after the first reuse it.
+  bool constant = false;
 };
 
 struct PartitionedProgram {
@@ -82,6 +85,14 @@ struct PartitionedProgram {
 // Partitions `program`: each equation's decision made once (under the
 // context mesh it was traced under), and its steps.
 PartitionedProgram partition_program(Evaluator& evaluator, std::shared_ptr<const Jaxpr> program);
+
+// Marks the equations whose values are the same on every run
+// (PartitionedEquation::constant), as XLA folds a program's constant
+// expressions (a decode step's RoPE frequencies, its mask's fill value):
+// read only constants or such values, without an effect, not a program
+// output (a caller may donate or delete one), and a fusion only whole.
+// Printing and costing still show them: only running skips them.
+void mark_constants(PartitionedProgram& program);
 
 // Whether the program recorded where `variable` lies (an untraced program
 // did not).

@@ -144,5 +144,32 @@ TEST(PartitionerTest, TheDecisionATraceMadeIsTheOnePartitioned) {
   EXPECT_EQ(partitioned.equations.at(0).placement, program.equations[0].placement);
 }
 
+// Equations computed from the program's constants alone are marked
+// constant (runs after the first reuse their values), unless one is a
+// program output; one reading an argument is not, nor what follows from it.
+TEST(PartitionerTest, EquationsOfConstantsAloneAreMarkedConstant) {
+  Mesh1D mesh = mesh_of(typecheck::AxisType::Auto);
+  Jaxpr program;
+  int constant = add(program, mesh, {8}, {{}}, std::nullopt);
+  int argument = add(program, mesh, {8}, {{}}, std::nullopt);
+  int negated = add(program, mesh, {8}, {{}}, std::nullopt);
+  int doubled = add(program, mesh, {8}, {{}}, std::nullopt);
+  int sum = add(program, mesh, {8}, {{}}, std::nullopt);
+  int output = add(program, mesh, {8}, {{}}, std::nullopt);
+  program.constants.emplace_back(constant, nullptr);
+  program.inputs = {argument};
+  program.equations.push_back(Equation{&primitive("negative"), {constant}, {}, negated});
+  program.equations.push_back(Equation{&primitive("add"), {negated, negated}, {}, doubled});
+  program.equations.push_back(Equation{&primitive("add"), {argument, doubled}, {}, sum});
+  program.equations.push_back(Equation{&primitive("negative"), {constant}, {}, output});
+  program.outputs = {sum, output};
+  Evaluator evaluator;
+  PartitionedProgram partitioned = partition_program(evaluator, std::make_shared<const Jaxpr>(program));
+  mark_constants(partitioned);
+  std::vector<bool> marked;
+  for (const auto& pe : partitioned.equations) marked.push_back(pe.constant);
+  EXPECT_EQ(marked, (std::vector<bool>{true, true, false, false}));
+}
+
 }  // namespace
 }  // namespace interp
