@@ -275,9 +275,20 @@ struct CompiledStatements : Compiled {
     ExprPtr test;
     Body body, orelse;
   };
-  struct While : Stmt {
+  // What a while or for loop (`Loop`, its go_on_looping) does once the body
+  // that held a paused yield ended: its next run, or, where its else ended,
+  // nothing more.
+  template <class Loop>
+  struct ResumableLoop : Stmt {
+    using Stmt::Stmt;
+    Flow after_body(Evaluator& ev, Frame& frame, PausedBody& paused, std::size_t level, Flow flow) const override {
+      if (paused.levels[level].orelse) return flow;  // the loop is over
+      return static_cast<const Loop&>(*this).go_on_looping(ev, frame, paused, level, flow);
+    }
+  };
+  struct While : ResumableLoop<While> {
     While(const ast::Stmt& node, ExprPtr test, Body body, Body orelse)
-        : Stmt(node), test(std::move(test)), body(std::move(body)), orelse(std::move(orelse)) {
+        : ResumableLoop(node), test(std::move(test)), body(std::move(body)), orelse(std::move(orelse)) {
       count_yields(*this, this->body, this->orelse);
     }
     Flow exec(Evaluator& ev, Frame& frame) const override {
@@ -291,10 +302,6 @@ struct CompiledStatements : Compiled {
     }
     Flow resume(Evaluator& ev, Frame& frame, PausedBody& paused, std::size_t level) const override {
       return go_on_looping(ev, frame, paused, level, Flow::normal);
-    }
-    Flow after_body(Evaluator& ev, Frame& frame, PausedBody& paused, std::size_t level, Flow flow) const override {
-      if (paused.levels[level].orelse) return flow;  // the loop is over
-      return go_on_looping(ev, frame, paused, level, flow);
     }
     // The loop, from where its body's last run ended with `flow`.
     Flow go_on_looping(Evaluator& ev, Frame& frame, PausedBody& paused, std::size_t level, Flow flow) const {
@@ -312,9 +319,9 @@ struct CompiledStatements : Compiled {
     Body body, orelse;
   };
   // `for x in ...` with a local x.
-  struct ForLocal : Stmt {
+  struct ForLocal : ResumableLoop<ForLocal> {
     ForLocal(const ast::Stmt& node, std::uint32_t slot, ExprPtr iterable, Body body, Body orelse)
-        : Stmt(node), slot(slot), iterable(std::move(iterable)), body(std::move(body)), orelse(std::move(orelse)) {
+        : ResumableLoop(node), slot(slot), iterable(std::move(iterable)), body(std::move(body)), orelse(std::move(orelse)) {
       count_yields(*this, this->body, this->orelse);
     }
     Flow exec(Evaluator& ev, Frame& frame) const override {
@@ -336,10 +343,6 @@ struct CompiledStatements : Compiled {
       here.iterable = iterable->eval(ev, frame);
       here.items.emplace(ev, here.iterable);
       return go_on_looping(ev, frame, paused, level, Flow::normal);
-    }
-    Flow after_body(Evaluator& ev, Frame& frame, PausedBody& paused, std::size_t level, Flow flow) const override {
-      if (paused.levels[level].orelse) return flow;  // the loop is over
-      return go_on_looping(ev, frame, paused, level, flow);
     }
     // The loop, from where its body's last run ended with `flow`.
     Flow go_on_looping(Evaluator& ev, Frame& frame, PausedBody& paused, std::size_t level, Flow flow) const {
