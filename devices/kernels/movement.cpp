@@ -80,9 +80,9 @@ Expected<LocalArray> slice(const LocalArray& operand, std::span<const std::int64
   for (std::size_t axis = 0; axis < rank && whole; ++axis)
     whole = start[axis] == 0 && limit[axis] == operand.shape[axis] && (strides.empty() || strides[axis] == 1);
   if (whole) return operand;
-  std::vector<std::int64_t> own = row_major_strides(operand.shape);
+  const InlineStrides own = inline_row_major_strides(operand.shape);
   Shape shape(rank);
-  std::vector<std::int64_t> steps(rank);
+  InlineStrides steps(rank);
   std::int64_t base = 0;
   for (std::size_t axis = 0; axis < rank; ++axis) {
     std::int64_t step = strides.empty() ? 1 : strides[axis];
@@ -94,7 +94,7 @@ Expected<LocalArray> slice(const LocalArray& operand, std::span<const std::int64
     steps[axis] = own[axis] * step;
     base += start[axis] * own[axis];
   }
-  return strided_copy(operand, std::move(shape), steps, base);
+  return strided_copy(operand, std::move(shape), view(steps), base);
 }
 
 Expected<LocalArray> rev(const LocalArray& operand, std::span<const int> dimensions) {
@@ -139,7 +139,7 @@ Expected<LocalArray> dynamic_update_slice(const LocalArray& operand, const Local
   if (update.dtype() != operand.dtype() || update.shape.size() != rank || start.size() != rank) {
     return invalid("dynamic_update_slice: the update needs the operand's dtype and rank, and one start per axis");
   }
-  std::vector<std::int64_t> strides = row_major_strides(operand.shape);
+  const InlineStrides strides = inline_row_major_strides(operand.shape);
   std::int64_t base = 0;
   for (std::size_t axis = 0; axis < rank; ++axis) {
     if (update.shape[axis] > operand.shape[axis]) return invalid("dynamic_update_slice: the update is larger");
@@ -147,7 +147,7 @@ Expected<LocalArray> dynamic_update_slice(const LocalArray& operand, const Local
   }
   Expected<std::shared_ptr<Buffer>> copy = operand.buffer->clone();
   if (!copy) return copy.error();
-  strided_write(**copy, strides, base, update);
+  strided_write(**copy, view(strides), base, update);
   return LocalArray{std::move(*copy), operand.shape};
 }
 
@@ -174,10 +174,10 @@ Expected<LocalArray> concatenate(std::span<const LocalArray> operands, int dimen
   }
   Expected<LocalArray> result = allocate(first.buffer->ledger(), first.dtype(), shape);
   if (!result) return result;
-  std::vector<std::int64_t> strides = row_major_strides(shape);
+  const InlineStrides strides = inline_row_major_strides(shape);
   std::int64_t offset = 0;
   for (const LocalArray& operand : operands) {
-    strided_write(*result->buffer, strides, offset * strides[static_cast<std::size_t>(dimension)], operand);
+    strided_write(*result->buffer, view(strides), offset * strides[static_cast<std::size_t>(dimension)], operand);
     offset += operand.shape[static_cast<std::size_t>(dimension)];
   }
   return result;

@@ -10,6 +10,7 @@
 #include <limits>
 #include <type_traits>
 
+#include <boost/container/small_vector.hpp>
 #include <fmt/format.h>
 
 #include "devices/half_float.hpp"
@@ -123,6 +124,18 @@ inline std::vector<std::int64_t> row_major_strides(std::span<const std::int64_t>
   return strides;
 }
 
+// Row-major strides kept on the stack for the usual ranks: a kernel on a
+// small shard is mostly its bookkeeping. (Spans take data() and size(): a
+// small vector's iterators are not contiguous ones to std::span.)
+using InlineStrides = boost::container::small_vector<std::int64_t, 8>;
+inline InlineStrides inline_row_major_strides(std::span<const std::int64_t> shape) {
+  InlineStrides strides(shape.size(), element_count(shape) == 0 ? 0 : 1);
+  if (element_count(shape) == 0) return strides;  // as row_major_strides: never indexed
+  for (std::size_t axis = shape.size(); axis-- > 1;) strides[axis - 1] = strides[axis] * shape[axis];
+  return strides;
+}
+inline std::span<const std::int64_t> view(const InlineStrides& strides) { return {strides.data(), strides.size()}; }
+
 // Visits every index of `shape` in row-major order, calling
 // visit(offset_a, offset_b) with the offsets of two strided views. The last
 // axis runs in an inner loop.
@@ -211,11 +224,11 @@ inline Expected<LocalArray> strided_copy(const LocalArray& operand, Shape shape,
                                   std::int64_t base) {
   Expected<LocalArray> result = allocate(operand.buffer->ledger(), operand.dtype(), std::move(shape));
   if (!result) return result;
-  std::vector<std::int64_t> output_strides = row_major_strides(result->shape);
+  const InlineStrides output_strides = inline_row_major_strides(result->shape);
   dispatch_word(typecheck::byte_size(operand.dtype()), [&]<class Word>() {
     const Word* source = words<Word>(*operand.buffer);
     Word* destination = words<Word>(*result->buffer);
-    copy_words(source, strides, base, destination, output_strides, 0, result->shape);
+    copy_words(source, strides, base, destination, view(output_strides), 0, result->shape);
   });
   return result;
 }
@@ -223,11 +236,11 @@ inline Expected<LocalArray> strided_copy(const LocalArray& operand, Shape shape,
 // Writes all of `update` into `target` at base + sum(index * strides).
 inline void strided_write(Buffer& target, std::span<const std::int64_t> strides, std::int64_t base,
                    const LocalArray& update) {
-  std::vector<std::int64_t> update_strides = row_major_strides(update.shape);
+  const InlineStrides update_strides = inline_row_major_strides(update.shape);
   dispatch_word(typecheck::byte_size(update.dtype()), [&]<class Word>() {
     const Word* source = words<Word>(*update.buffer);
     Word* destination = words<Word>(target);
-    copy_words(source, update_strides, 0, destination, strides, base, update.shape);
+    copy_words(source, view(update_strides), 0, destination, strides, base, update.shape);
   });
 }
 
