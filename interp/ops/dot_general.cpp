@@ -12,6 +12,7 @@
 //   batch and free dimensions: the operands are laid out as the result is.
 #include <algorithm>
 
+#include "devices/kernels/window.hpp"
 #include "interp/ops/contractions.hpp"
 #include "interp/ops/placement.hpp"
 #include "interp/ops/primitives.hpp"
@@ -205,38 +206,112 @@ bool same_origin(const Blocks& blocks, std::size_t p, std::size_t q) {
 // assembled (the host holds it twice while they live).
 inline constexpr std::int64_t kept_whole_limit = 1 << 16;
 
-// What the positions `group` hold of `array` together: whole along every
-// dimension but the contracting ones, which keep the group's one block. None
-// when the group lacks a block.
-std::optional<devices::LocalArray> group_value(const ArrayObject& array, const Blocks& blocks,
-                                               std::span<const std::size_t> group, const std::vector<int>& contracting) {
-  typecheck::Shape shape = array.aval.shape;
-  for (int d : contracting) shape[static_cast<std::size_t>(d)] = blocks.shape[static_cast<std::size_t>(d)];
-  // The group's distinct blocks (a block's first holder stands for it).
-  auto distinct = [&](std::size_t i) {
-    return std::none_of(group.begin(), group.begin() + static_cast<long>(i),
-                        [&](std::size_t q) { return same_origin(blocks, group[i], q); });
+// How shared_product computes a product once per block of the contraction
+// and splits it into the positions' shards: everything but the values,
+// derived from the decision and the operands' shapes once (a jitted
+// program's dot runs it on every call).
+struct SharedProductPlan final : KernelPlan {
+  // What the positions of one group hold of an operand together: whole
+  // along every dimension but the contracting ones, which keep the group's
+  // one block.
+  struct GroupOperand {
+    typecheck::Shape shape;
+    std::vector<std::size_t> holders;                // a first holder per distinct block
+    std::vector<std::vector<std::int64_t>> origins;  // where each lies in `shape`
+    bool whole = false;  // the whole array, small enough to keep assembled (ArrayObject::assembled)
   };
-  std::int64_t count = 0;
-  for (std::size_t i = 0; i < group.size(); ++i) count += distinct(i) ? 1 : 0;
-  if (count * devices::element_count(blocks.shape) != devices::element_count(shape)) return std::nullopt;
-  if (count == 1) return devices::LocalArray{array.shards[group.front()].shared_buffer(), blocks.shape};
-  // The whole array: assembled once while it lives (ArrayObject::assembled).
-  const bool whole = shape == array.aval.shape && devices::element_count(shape) <= kept_whole_limit;
-  if (whole && array.assembled) return devices::LocalArray{array.assembled, std::move(shape)};
-  std::vector<devices::LocalArray> parts;
-  std::vector<std::vector<std::int64_t>> origins;
-  parts.reserve(static_cast<std::size_t>(count));
-  origins.reserve(static_cast<std::size_t>(count));
+  // The positions holding one block of the contraction.
+  struct Group {
+    GroupOperand lhs, rhs;
+    std::vector<std::size_t> positions;
+  };
+  // Where a position's shard comes from: an earlier position's (`shares`),
+  // or its window of the group's product from `start` (devices::window).
+  struct Shard {
+    std::size_t group = 0;
+    std::size_t shares = 0;
+    std::vector<std::int64_t> start;
+  };
+  typecheck::Shape lhs_shape, rhs_shape;  // the operands' shapes it was made for
+  bool complete = true;  // every group's blocks cover its value (else the product is computed per position)
+  std::vector<Group> groups;
+  std::vector<Shard> shards;  // per position
+};
+
+// The group's value of one operand; `complete` false when its distinct
+// blocks do not cover it.
+SharedProductPlan::GroupOperand group_operand(const typecheck::Shape& whole_shape, const Blocks& blocks,
+                                              const std::vector<std::size_t>& group, const std::vector<int>& contracting,
+                                              bool& complete) {
+  SharedProductPlan::GroupOperand out;
+  out.shape = whole_shape;
+  for (int d : contracting) out.shape[static_cast<std::size_t>(d)] = blocks.shape[static_cast<std::size_t>(d)];
   for (std::size_t i = 0; i < group.size(); ++i) {
-    if (!distinct(i)) continue;
     const std::size_t p = group[i];
-    parts.push_back({array.shards[p].shared_buffer(), blocks.shape});
-    origins.emplace_back(blocks.at(p).begin(), blocks.at(p).end());
-    for (int d : contracting) origins.back()[static_cast<std::size_t>(d)] = 0;
+    if (std::any_of(group.begin(), group.begin() + static_cast<long>(i),
+                    [&](std::size_t q) { return same_origin(blocks, p, q); }))
+      continue;
+    out.holders.push_back(p);
+    out.origins.emplace_back(blocks.at(p).begin(), blocks.at(p).end());
+    for (int d : contracting) out.origins.back()[static_cast<std::size_t>(d)] = 0;
   }
-  devices::LocalArray value = value_or_raise(devices::assemble(parts, origins, std::move(shape)));
-  if (whole) array.assembled = value.buffer;
+  const auto count = static_cast<std::int64_t>(out.holders.size());
+  complete = complete && count * devices::element_count(blocks.shape) == devices::element_count(out.shape);
+  out.whole = out.shape == whole_shape && devices::element_count(out.shape) <= kept_whole_limit;
+  return out;
+}
+
+std::shared_ptr<const SharedProductPlan> plan_shared_product(const Placement& placement, const ArrayObject& lhs,
+                                                             const ArrayObject& rhs,
+                                                             const typecheck::DotDimensionNumbers& numbers) {
+  auto plan = std::make_shared<SharedProductPlan>();
+  plan->lhs_shape = lhs.aval.shape;
+  plan->rhs_shape = rhs.aval.shape;
+  const Blocks lhs_blocks = blocks_of(lhs.layout, lhs.aval.shape), rhs_blocks = blocks_of(rhs.layout, rhs.aval.shape);
+  const Blocks result = blocks_of(placement.computed, placement.type.shape);
+  const std::size_t positions = placement.computed.position_count();
+  // Positions grouped by the block of the contraction they hold.
+  auto same_contraction = [&](std::size_t p, std::size_t q) {
+    return std::all_of(numbers.lhs_contracting.begin(), numbers.lhs_contracting.end(), [&](int d) {
+      return lhs_blocks.at(p)[static_cast<std::size_t>(d)] == lhs_blocks.at(q)[static_cast<std::size_t>(d)];
+    });
+  };
+  plan->shards.resize(positions);
+  std::vector<bool> placed(positions, false);
+  for (std::size_t leader = 0; leader < positions; ++leader) {
+    if (placed[leader]) continue;
+    SharedProductPlan::Group group;
+    for (std::size_t p = leader; p < positions; ++p)
+      if (same_contraction(leader, p)) group.positions.push_back(p);
+    group.lhs = group_operand(lhs.aval.shape, lhs_blocks, group.positions, numbers.lhs_contracting, plan->complete);
+    group.rhs = group_operand(rhs.aval.shape, rhs_blocks, group.positions, numbers.rhs_contracting, plan->complete);
+    for (std::size_t i = 0; i < group.positions.size(); ++i) {
+      const std::size_t p = group.positions[i];
+      placed[p] = true;
+      SharedProductPlan::Shard& shard = plan->shards[p];
+      shard.group = plan->groups.size();
+      // Positions of the group holding the same block share its buffer.
+      auto same = std::find_if(group.positions.begin(), group.positions.begin() + static_cast<long>(i),
+                               [&](std::size_t q) { return same_origin(result, p, q); });
+      shard.shares = same != group.positions.begin() + static_cast<long>(i) ? *same : p;
+      if (shard.shares != p) continue;
+      shard.start.assign(result.at(p).begin(), result.at(p).end());
+    }
+    plan->groups.push_back(std::move(group));
+  }
+  return plan;
+}
+
+// The group's value of an operand, from its positions' shards.
+devices::LocalArray group_value(const ArrayObject& array, const SharedProductPlan::GroupOperand& operand,
+                                const typecheck::Shape& block) {
+  if (operand.holders.size() == 1) return devices::LocalArray{array.shards[operand.holders.front()].shared_buffer(), block};
+  if (operand.whole && array.assembled) return devices::LocalArray{array.assembled, operand.shape};
+  std::vector<devices::LocalArray> parts;
+  parts.reserve(operand.holders.size());
+  for (std::size_t p : operand.holders) parts.push_back({array.shards[p].shared_buffer(), block});
+  devices::LocalArray value = value_or_raise(devices::assemble(parts, operand.origins, operand.shape));
+  if (operand.whole) array.assembled = value.buffer;
   return value;
 }
 
@@ -249,45 +324,34 @@ std::optional<devices::LocalArray> group_value(const ArrayObject& array, const B
 // give, bit for bit, without the repeats. Null when a group lacks a block.
 ArrayRef shared_product(Evaluator& evaluator, const Placement& placement, const ArrayRef& lhs, const ArrayRef& rhs,
                         const typecheck::DotDimensionNumbers& numbers) {
+  auto plan = std::dynamic_pointer_cast<const SharedProductPlan>(placement.kernel_plan);
+  if (!plan || plan->lhs_shape != lhs->aval.shape || plan->rhs_shape != rhs->aval.shape) {
+    plan = plan_shared_product(placement, *lhs, *rhs, numbers);
+    placement.kernel_plan = plan;
+  }
+  if (!plan->complete) return nullptr;
   devices::DotDimensions dims;
   dims.lhs_batch.assign(numbers.lhs_batch.begin(), numbers.lhs_batch.end());
   dims.rhs_batch.assign(numbers.rhs_batch.begin(), numbers.rhs_batch.end());
   dims.lhs_contracting.assign(numbers.lhs_contracting.begin(), numbers.lhs_contracting.end());
   dims.rhs_contracting.assign(numbers.rhs_contracting.begin(), numbers.rhs_contracting.end());
   dims.result_dtype = placement.type.dtype;
-  const Blocks lhs_blocks = blocks_of(lhs->layout, lhs->aval.shape), rhs_blocks = blocks_of(rhs->layout, rhs->aval.shape);
-  const Blocks result = blocks_of(placement.computed, placement.type.shape);
-  const std::size_t positions = placement.computed.position_count();
-  // Positions grouped by the block of the contraction they hold.
-  auto same_contraction = [&](std::size_t p, std::size_t q) {
-    return std::all_of(numbers.lhs_contracting.begin(), numbers.lhs_contracting.end(), [&](int d) {
-      return lhs_blocks.at(p)[static_cast<std::size_t>(d)] == lhs_blocks.at(q)[static_cast<std::size_t>(d)];
-    });
-  };
-  std::vector<std::shared_ptr<devices::Buffer>> shards(positions);
-  std::vector<std::int64_t> limit(result.shape.size());
-  std::vector<std::size_t> group;
-  for (std::size_t leader = 0; leader < positions; ++leader) {
-    if (shards[leader]) continue;
-    group.clear();
-    for (std::size_t p = leader; p < positions; ++p)
-      if (same_contraction(leader, p)) group.push_back(p);
-    std::optional<devices::LocalArray> a = group_value(*lhs, lhs_blocks, group, numbers.lhs_contracting);
-    std::optional<devices::LocalArray> b = group_value(*rhs, rhs_blocks, group, numbers.rhs_contracting);
-    if (!a || !b) return nullptr;
-    const devices::LocalArray product = value_or_raise(devices::dot_general(*a, *b, dims));
-    for (std::size_t i = 0; i < group.size(); ++i) {
-      const std::size_t p = group[i];
-      // Positions of the group holding the same block share its buffer.
-      auto same = std::find_if(group.begin(), group.begin() + static_cast<long>(i),
-                               [&](std::size_t q) { return same_origin(result, p, q); });
-      if (same != group.begin() + static_cast<long>(i)) {
-        shards[p] = shards[*same];
-        continue;
-      }
-      for (std::size_t d = 0; d < limit.size(); ++d) limit[d] = result.at(p)[d] + result.shape[d];
-      shards[p] = value_or_raise(devices::slice(product, result.at(p), limit)).buffer;
+  const typecheck::Shape lhs_block = lhs->layout.shard_shape(lhs->aval.shape);
+  const typecheck::Shape rhs_block = rhs->layout.shard_shape(rhs->aval.shape);
+  const typecheck::Shape result_block = placement.computed.shard_shape(placement.type.shape);
+  std::vector<devices::LocalArray> products;
+  products.reserve(plan->groups.size());
+  for (const SharedProductPlan::Group& group : plan->groups)
+    products.push_back(value_or_raise(devices::dot_general(group_value(*lhs, group.lhs, lhs_block),
+                                                           group_value(*rhs, group.rhs, rhs_block), dims)));
+  std::vector<std::shared_ptr<devices::Buffer>> shards(plan->shards.size());
+  for (std::size_t p = 0; p < plan->shards.size(); ++p) {
+    const SharedProductPlan::Shard& shard = plan->shards[p];
+    if (shard.shares != p) {
+      shards[p] = shards[shard.shares];
+      continue;
     }
+    shards[p] = value_or_raise(devices::window(products[shard.group], shard.start, result_block)).buffer;
   }
   return make_array(evaluator, placement.type, placement.computed, std::move(shards), placement.committed);
 }

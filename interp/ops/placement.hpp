@@ -33,6 +33,14 @@ namespace interp {
 struct Primitive;
 struct Params;
 
+// What a family's kernel derives from its decision and its operands'
+// shapes alone (block origins, which positions share a block), made by the
+// kernel's first run and kept with the decision: a jitted program keeps
+// each equation's decision for every call. A family derives its own.
+struct KernelPlan {
+  virtual ~KernelPlan() = default;
+};
+
 struct Placement {
   typecheck::ArrayType type = {};  // the result's type
   Layout layout = {};              // where the result lies (its Auto axes too)
@@ -63,6 +71,8 @@ struct Placement {
   // device_put: the unreduced axes the result has and the operand has not
   // (the value kept on the first device along them, zeros on the others).
   typecheck::AxisSet made_unreduced = {};
+  // The kernel's plan (KernelPlan), once a run made it; null before.
+  mutable std::shared_ptr<const KernelPlan> kernel_plan = nullptr;
 };
 
 // The rules of one family. A null `place` is the replay fallback.
