@@ -112,7 +112,7 @@ void Executable::keep_constants(ProgramValues& values) const {
 
 std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<ArrayRef>& arguments) const {
   const Jaxpr& program = *program_->jaxpr;
-  ProgramValues values(program.variable_types.size());
+  ProgramValues values(program.variable_types.size(), &program_->same_every_run, &moved_constants_);
   for (const auto& [number, value] : program.constants) values[number] = value;
   for (std::size_t i = 0; i < program.inputs.size() && i < arguments.size(); ++i) values[program.inputs[i]] = arguments[i];
   // The constant equations' values, when an earlier run kept them: those

@@ -148,6 +148,9 @@ class Executable {
   // by variable, kept from the first run that computed them all concretely;
   // empty until then.
   mutable std::vector<std::pair<int, ArrayRef>> constant_values_;
+  // Those values and the program's constants moved where kernels need them
+  // (ProgramValues), by variable: kept for every later run.
+  mutable std::vector<std::vector<ArrayRef>> moved_constants_;
 };
 
 // The program less its dead code, as XLA compiles a jitted function (JAX's

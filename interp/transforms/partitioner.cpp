@@ -157,7 +157,11 @@ bool has_layout(const Jaxpr& program, int variable) {
 ArrayRef ProgramValues::where_needed(Evaluator& evaluator, int variable, const Layout& needed) {
   const ArrayRef& value = values_[static_cast<std::size_t>(variable)];
   if (value->layout.mesh == needed.mesh && value->layout.dims == needed.dims) return value;
-  auto& moved = moved_[static_cast<std::size_t>(variable)];
+  const auto index = static_cast<std::size_t>(variable);
+  const bool kept = kept_moves_ && same_every_run_ && index < same_every_run_->size() && (*same_every_run_)[index] &&
+                    !value->abstract();
+  if (kept && kept_moves_->size() <= index) kept_moves_->resize(values_.size());
+  auto& moved = kept ? (*kept_moves_)[index] : moved_[index];
   for (const ArrayRef& copy : moved)
     if (copy->layout.mesh == needed.mesh && copy->layout.dims == needed.dims) return copy;
   ArrayRef copy = relayout(evaluator, value, needed);
@@ -235,6 +239,7 @@ void mark_constants(PartitionedProgram& program) {
     pe.constant = folds;
     constant[static_cast<std::size_t>(e.output)] = folds;
   }
+  program.same_every_run = std::move(constant);
 }
 
 std::vector<PlannedCollective> replayed_collectives(const Jaxpr& program, const Equation& e) {

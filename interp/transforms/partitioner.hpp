@@ -80,6 +80,9 @@ struct PartitionedProgram {
   std::shared_ptr<const Jaxpr> jaxpr;
   std::vector<PartitionedEquation> equations;  // one per Jaxpr equation, in order
   std::vector<Fusion> fusions;                 // fusion.hpp: elementwise chains run as one loop
+  // By variable: its value is the same on every run (a constant of the
+  // program, or a constant equation's value); set by mark_constants.
+  std::vector<bool> same_every_run;
 };
 
 // Partitions `program`: each equation's decision made once (under the
@@ -87,7 +90,7 @@ struct PartitionedProgram {
 PartitionedProgram partition_program(Evaluator& evaluator, std::shared_ptr<const Jaxpr> program);
 
 // Marks the equations whose values are the same on every run
-// (PartitionedEquation::constant), as XLA folds a program's constant
+// (PartitionedEquation::constant, PartitionedProgram::same_every_run), as XLA folds a program's constant
 // expressions (a decode step's RoPE frequencies, its mask's fill value):
 // read only constants or such values, without an effect, not a program
 // output (a caller may donate or delete one), and a fusion only whole.
@@ -98,13 +101,20 @@ void mark_constants(PartitionedProgram& program);
 // did not).
 bool has_layout(const Jaxpr& program, int variable);
 
+// Copies of a program's values moved where kernels need them, by variable.
+using MovedValues = std::vector<std::vector<ArrayRef>>;
+
 // The values of one run of a partitioned program, by variable, and the
 // copies of them moved where kernels need them: a value read in one layout
 // other than its own by several equations (a table every layer reads split
-// by the batch) is moved once per run.
+// by the batch) is moved once per run; one the same on every run
+// (`same_every_run`: a literal put on the devices of the kernels that read
+// it) once for every run, into `kept_moves`, which the executable keeps.
 class ProgramValues {
  public:
-  explicit ProgramValues(std::size_t variables) : values_(variables), moved_(variables) {}
+  explicit ProgramValues(std::size_t variables, const std::vector<bool>* same_every_run = nullptr,
+                         MovedValues* kept_moves = nullptr)
+      : values_(variables), moved_(variables), same_every_run_(same_every_run), kept_moves_(kept_moves) {}
   ArrayRef& operator[](int variable) { return values_[static_cast<std::size_t>(variable)]; }
   // The value of `variable` where a kernel needs it, remembered for the
   // run. Arguments lie where the program was traced for; a mesh object of
@@ -114,7 +124,9 @@ class ProgramValues {
 
  private:
   std::vector<ArrayRef> values_;
-  std::vector<std::vector<ArrayRef>> moved_;  // per variable: its value in other layouts
+  MovedValues moved_;  // per variable: its value in other layouts
+  const std::vector<bool>* same_every_run_;
+  MovedValues* kept_moves_;
 };
 
 // The steps of one decision, its operands lying as `operand_layouts` say

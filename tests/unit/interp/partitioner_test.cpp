@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "devices/kernels.hpp"
 #include "interp/ops/contractions.hpp"
 #include "interp/python/evaluator.hpp"
 #include "interp/transforms/partitioner.hpp"
@@ -169,6 +170,34 @@ TEST(PartitionerTest, EquationsOfConstantsAloneAreMarkedConstant) {
   std::vector<bool> marked;
   for (const auto& pe : partitioned.equations) marked.push_back(pe.constant);
   EXPECT_EQ(marked, (std::vector<bool>{true, true, false, false}));
+  // By variable: the constant and the values made from it alone.
+  EXPECT_EQ(partitioned.same_every_run, (std::vector<bool>{true, false, true, true, false, false}));
+}
+
+// A value moved where a kernel needs it is moved once per run; one the
+// same on every run once for every run (the executable keeps the copy).
+TEST(PartitionerTest, ValuesTheSameOnEveryRunAreMovedOnce) {
+  Evaluator evaluator;
+  Runtime& runtime = runtime_of(evaluator);
+  typecheck::ArrayType type;
+  type.shape = {8};
+  type.sharding = typecheck::Sharding::replicated(nullptr, 1);
+  ArrayRef value = host_array(evaluator, type, [&] {
+    return devices::make_local_array(runtime.ledger(), typecheck::DType::float32, {8}).value();
+  });
+  const Layout elsewhere{runtime.single_device_mesh(1), {{}}};
+  const std::vector<bool> same_every_run{true, false};
+  MovedValues kept;
+  auto moved = [&](int variable) {
+    ProgramValues values(2, &same_every_run, &kept);
+    values[variable] = value;
+    ArrayRef first = values.where_needed(evaluator, variable, elsewhere);
+    EXPECT_EQ(values.where_needed(evaluator, variable, elsewhere), first);  // once per run
+    EXPECT_EQ(first->layout, elsewhere);
+    return first;
+  };
+  EXPECT_EQ(moved(0), moved(0));
+  EXPECT_NE(moved(1), moved(1));
 }
 
 }  // namespace
