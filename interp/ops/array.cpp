@@ -40,10 +40,12 @@ namespace {
 void place_shards(Evaluator& evaluator, ArrayObject& array, std::vector<std::shared_ptr<devices::Buffer>> shards) {
   Runtime& runtime = runtime_of(evaluator);
   const DeviceMesh& mesh = *array.layout.mesh;
+  // One process holds every device (Runtime::holds), asked once per array.
+  const bool one_process = runtime.processes().count() == 1;
   array.shards.reserve(shards.size());
   for (std::size_t p = 0; p < shards.size(); ++p) {
     std::shared_ptr<devices::Buffer> shard = std::move(shards[p]);
-    if (!runtime.holds(mesh, p)) {
+    if (!one_process && !runtime.holds(mesh, p)) {
       // Another process's: a placeholder of its size.
       if (!shard || !shard->is_remote() || !shard->is_sized()) {
         bool sized = shard && shard->is_sized();
@@ -281,8 +283,9 @@ std::vector<std::shared_ptr<devices::Buffer>> run_per_position(
       if (&in->shards[p].buffer() != &in->shards[q].buffer()) return false;
     return true;
   };
+  const bool one_process = runtime.processes().count() == 1;  // Runtime::holds, asked once
   for (std::size_t p = 0; p < positions; ++p) {
-    if (!runtime.holds(*mesh, p)) continue;
+    if (!one_process && !runtime.holds(*mesh, p)) continue;
     auto found = std::find_if(unique.begin(), unique.end(), [&](std::size_t q) { return same_inputs(p, q); });
     representative[p] = found == unique.end() ? p : *found;
     if (found != unique.end()) continue;
