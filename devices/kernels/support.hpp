@@ -103,15 +103,29 @@ inline Expected<LocalArray> allocate(const std::shared_ptr<MemoryLedger>& ledger
   return LocalArray{std::move(*buffer), std::move(shape)};
 }
 
-inline Status check_array(const LocalArray& array, std::string_view what) {
+// What check_array reports, out of line: the check itself is inlined into
+// every kernel call, which on a small shard is mostly such bookkeeping.
+[[gnu::noinline, gnu::cold]] inline Status array_error(const LocalArray& array, std::string_view what) {
   if (!array.buffer) return invalid(fmt::format("{}: no buffer", what));
   for (std::int64_t extent : array.shape) {
     if (extent < 0) return invalid(fmt::format("{}: negative extent in shape {}", what, shape_text(array.shape)));
   }
-  if (element_count(array.shape) != array.buffer->element_count()) {
-    return invalid(fmt::format("{}: shape {} does not hold {} elements", what, shape_text(array.shape),
-                               array.buffer->element_count()));
+  return invalid(fmt::format("{}: shape {} does not hold {} elements", what, shape_text(array.shape),
+                             array.buffer->element_count()));
+}
+
+inline Status check_array(const LocalArray& array, std::string_view what) {
+  if (!array.buffer) return array_error(array, what);
+  // One pass: no negative extent, and element_count's product (0 with a zero extent).
+  std::uint64_t count = 1;
+  bool negative = false, empty = false;
+  for (std::int64_t extent : array.shape) {
+    negative = negative || extent < 0;
+    empty = empty || extent == 0;
+    count *= static_cast<std::uint64_t>(extent);
   }
+  if (negative || (empty ? 0 : static_cast<std::int64_t>(count)) != array.buffer->element_count())
+    return array_error(array, what);
   return {};
 }
 
@@ -129,8 +143,10 @@ inline std::vector<std::int64_t> row_major_strides(std::span<const std::int64_t>
 // small vector's iterators are not contiguous ones to std::span.)
 using InlineStrides = boost::container::small_vector<std::int64_t, 8>;
 inline InlineStrides inline_row_major_strides(std::span<const std::int64_t> shape) {
-  InlineStrides strides(shape.size(), element_count(shape) == 0 ? 0 : 1);
-  if (element_count(shape) == 0) return strides;  // as row_major_strides: never indexed
+  InlineStrides strides(shape.size());
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return strides;  // as row_major_strides: never indexed, 0s
+  if (shape.empty()) return strides;
+  strides.back() = 1;
   for (std::size_t axis = shape.size(); axis-- > 1;) strides[axis - 1] = strides[axis] * shape[axis];
   return strides;
 }
