@@ -467,6 +467,22 @@ ArrayRef dynamic_slice_implementation(Evaluator& evaluator, const Primitive&, co
 
 namespace {
 
+// The scalar start indices operands[first...] as the host reads them once,
+// where every device holds the same value (one process holds them all, none
+// is a shard_map body's per-device value or a partial sum); nullopt
+// otherwise (each device then reads its own).
+std::optional<std::vector<std::int64_t>> host_indices(Evaluator& evaluator, const std::vector<ArrayRef>& operands,
+                                                      std::size_t first) {
+  if (runtime_of(evaluator).processes().count() != 1) return std::nullopt;
+  std::vector<std::int64_t> indices;
+  for (std::size_t i = first; i < operands.size(); ++i) {
+    const ArrayObject& index = *operands[i];
+    if (index.abstract() || is_manual(index) || !index.aval.sharding.unreduced.empty()) return std::nullopt;
+    indices.push_back(scalar_index(index.local(0)));
+  }
+  return indices;
+}
+
 // A dynamic update each device makes in its own shard, as XLA's SPMD
 // partitioner does when the update spans every split dimension whole: a
 // start index there is clamped to 0 globally and locally alike, so every
@@ -482,11 +498,16 @@ ArrayRef updated_in_place(Evaluator& evaluator, const std::vector<ArrayRef>& ope
     return nullptr;
   for (std::size_t d = 0; d < layout.dims.size(); ++d)
     if (!layout.dims[d].empty() && update->aval.shape[d] != operand->aval.shape[d]) return nullptr;
-  std::vector<ArrayRef> inputs{operand, update};
-  for (std::size_t i = 2; i < operands.size(); ++i) {
+  for (std::size_t i = 2; i < operands.size(); ++i)
     if (operands[i]->aval.ndim() != 0) raise(exc::TypeError(), "dynamic_update_slice start indices must be scalars");
-    inputs.push_back(on_body(evaluator, operands[i], layout.mesh));
+  if (std::optional<std::vector<std::int64_t>> start = host_indices(evaluator, operands, 2)) {
+    auto shards = run_per_position(evaluator, layout.mesh, {operand, update}, [&](const std::vector<devices::LocalArray>& in) {
+      return devices::dynamic_update_slice(in[0], in[1], *start);
+    });
+    return make_array(evaluator, std::move(type), layout, std::move(shards), operand->committed);
   }
+  std::vector<ArrayRef> inputs{operand, update};
+  for (std::size_t i = 2; i < operands.size(); ++i) inputs.push_back(on_body(evaluator, operands[i], layout.mesh));
   auto shards = run_per_position(evaluator, layout.mesh, inputs, [](const std::vector<devices::LocalArray>& in) {
     std::vector<std::int64_t> start;
     for (std::size_t i = 2; i < in.size(); ++i) start.push_back(scalar_index(in[i]));
