@@ -165,12 +165,6 @@ Expected<LocalArray> reduce(ReduceOp op, const LocalArray& operand, std::span<co
   if (arg && operand.shape[static_cast<std::size_t>(axes[0])] == 0) {
     return invalid("argmax/argmin of an empty axis");
   }
-  // Each input axis steps the output by its stride there, or not at all.
-  std::vector<std::int64_t> result_strides = row_major_strides(result_shape);
-  std::vector<std::int64_t> output_strides(operand.shape.size(), 0);
-  for (std::size_t axis = 0, kept = 0; axis < operand.shape.size(); ++axis) {
-    if (!reduced[axis]) output_strides[axis] = result_strides[kept++];
-  }
   DType result_dtype = reduce_result_dtype(op, operand.dtype());
   Expected<LocalArray> result = allocate(operand.buffer->ledger(), result_dtype, std::move(result_shape));
   if (!result) return result;
@@ -191,6 +185,12 @@ Expected<LocalArray> reduce(ReduceOp op, const LocalArray& operand, std::span<co
       else extreme_adjacent_f32(op == ReduceOp::max, input, output, outer, reduced_count, inner);
       return result;
     }
+  }
+  // Each input axis steps the output by its stride there, or not at all.
+  std::vector<std::int64_t> result_strides = row_major_strides(result->shape);
+  std::vector<std::int64_t> output_strides(operand.shape.size(), 0);
+  for (std::size_t axis = 0, kept = 0; axis < operand.shape.size(); ++axis) {
+    if (!reduced[axis]) output_strides[axis] = result_strides[kept++];
   }
   Status status = dispatch(operand.dtype(), [&]<DType D>() {
     return reduce_typed<D>(op, operand, output_strides, arg_axis, *result);
