@@ -48,6 +48,15 @@ inline ListObject& list_of(const Value& value) { return object_of<ListObject>(va
 inline DictObject& dict_of(const Value& value) { return object_of<DictObject>(value); }
 inline SetObject& set_of(const Value& value) { return object_of<SetObject>(value); }
 
+// list.append(item).
+inline void append_to(Evaluator& evaluator, ListObject& list, Value item) {
+  evaluator.remember_store(list, item);
+  // An empty list's first append makes room for four, as CPython's does:
+  // short lists built item by item are common, and each growth is an allocation.
+  if (list.items.capacity() == 0) list.items.reserve(4);
+  list.items.push_back(std::move(item));
+}
+
 // `self` as the built-in type's object, for its dunder `method` (a slot
 // wrapper, in CPython's words).
 template <class T>

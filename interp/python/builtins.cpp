@@ -19,6 +19,10 @@ namespace interp {
 
 namespace ast = lang::ast;
 
+Value builtin_len(Evaluator& evaluator, const Value* arguments) {
+  return Value::integer(evaluator.length(arguments[0]));
+}
+
 namespace {
 
 Value min_max(Evaluator& evaluator, Arguments& a, bool is_max) {
@@ -345,7 +349,7 @@ void define_number_functions(Evaluator& evaluator) {
 // The functions on any object: len, isinstance, getattr, hasattr, setattr,
 // callable, id.
 void define_object_functions(Evaluator& evaluator) {
-  define(evaluator, "len(obj, /)", [](Evaluator& ev, const Value* a) { return Value::integer(ev.length(a[0])); });
+  define(evaluator, "len(obj, /)", builtin_len);
   define(evaluator, "isinstance(obj, class_or_tuple, /)", [](Evaluator&, Arguments& a) {
     std::function<bool(const Value&)> check = [&](const Value& cls) -> bool {
       if (auto* t = cls.as<TypeObject>()) return type_of(a[0])->is_subclass_of(*t);

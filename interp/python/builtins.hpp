@@ -13,6 +13,9 @@ void install_builtins(Evaluator& evaluator);
 // typing, textwrap, termcolor (modules.cpp).
 void install_modules(Evaluator& evaluator);
 
+// The body of the built-in len(obj), which compiled calls know (compiled.cpp).
+Value builtin_len(Evaluator& evaluator, const Value* arguments);
+
 // Python's int(x) and float(x) conversions, shared with the modules.
 std::int64_t to_int(Evaluator& evaluator, const Value& value);
 double to_float(Evaluator& evaluator, const Value& value);

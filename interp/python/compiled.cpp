@@ -8,6 +8,8 @@
 #include <typeinfo>
 #include <vector>
 
+#include "interp/python/builtin_types.hpp"
+#include "interp/python/builtins.hpp"
 #include "interp/python/classes.hpp"
 #include "interp/python/compiled_nodes.hpp"
 #include "interp/python/fast_arithmetic.hpp"
@@ -236,11 +238,33 @@ struct CompiledExpressions : Compiled {
                   *plain, nullptr, arguments.size(), [&](std::size_t i) { return arguments[i]->eval(ev, frame); },
                   result))
             return result;
+        if (arguments.size() == 1 && is_builtin_len(function)) return length(ev, frame, function);
         return call_with_values(ev, node, function, nullptr, arguments, frame);
       } catch (PyError& error) {
         locate(error, node.span);
         throw;
       }
+    }
+    static bool is_builtin_len(const Value& function) {
+      if (!function.is_object() || typeid(*function.object()).name() != typeid(NativeFunction).name()) return false;
+      return static_cast<const NativeFunction&>(*function.object()).fast_body() == &builtin_len;
+    }
+    // len(x): a list's, tuple's or dict's read here, as CPython's specialised
+    // call does; any other x's asked of it as the built-in asks.
+    Value length(Evaluator& ev, Frame& frame, const Value& len) const {
+      Value held;
+      const Value& argument = operand(*arguments[0], ev, frame, held);
+      if (argument.is_object()) {
+        const Object& object = *argument.object();
+        const char* type = typeid(object).name();
+        if (type == typeid(ListObject).name() || type == typeid(TupleObject).name())
+          return Value::integer(static_cast<std::int64_t>(static_cast<const SequenceObject&>(object).items.size()));
+        if (type == typeid(DictObject).name())
+          return Value::integer(static_cast<std::int64_t>(static_cast<const DictObject&>(object).table.size()));
+      }
+      RestoreOnExit restore_call(ev.running_call);
+      ev.running_call = {&node, len.object().get()};
+      return builtin_len(ev, &argument);
     }
     const ast::Call& call;
     ExprPtr callee;
@@ -376,12 +400,18 @@ struct CompiledExpressions : Compiled {
   // first); the attribute lookup, which may run code, takes a copy.
   struct MethodCall : Expr {
     MethodCall(const ast::Expr& node, const ast::Attribute& attribute, ExprPtr object, std::vector<ExprPtr> arguments)
-        : Expr(node), attribute(attribute), object(std::move(object)), arguments(std::move(arguments)) {}
+        : Expr(node),
+          attribute(attribute),
+          object(std::move(object)),
+          arguments(std::move(arguments)),
+          may_append(attribute.attr == "append" && this->arguments.size() == 1) {}
     Value eval(Evaluator& ev, Frame& frame) const override {
       try {
         Value held;
         const Value* found = found_in_place(*object, frame);
         const Value& self = found != nullptr ? *found : (held = object->eval(ev, frame));
+        if (may_append && self.is_object() && typeid(*self.object()).name() == typeid(ListObject).name())
+          return append(ev, frame, self);
         if (InstanceObject* instance = self.is_object() ? self.object()->as_instance() : nullptr) {
           const Value* method = site_method(&site, *instance, attribute.attr);
           if (method != nullptr && own_attribute_in(instance->attributes, attribute.attr) == nullptr) {
@@ -394,7 +424,11 @@ struct CompiledExpressions : Compiled {
             return call_with_values(ev, node, callee, &self, arguments, frame);
           }
         } else if (const Value* method = container_callee(self)) {
-          Value callee = *method;  // the cache may change while the arguments are evaluated
+          // The cache may change while the arguments are evaluated (a call
+          // inside them may run this node on another type): its parts are
+          // taken first. A built-in type's methods live as long as the type.
+          if (const NativeFunction* native = container_native) return call_native_method(ev, frame, self, *native);
+          Value callee = *method;
           return call_with_values(ev, node, callee, &self, arguments, frame);
         }
         // An attribute read in place is in an instance's __dict__, which the lookup's code may change.
@@ -412,9 +446,35 @@ struct CompiledExpressions : Compiled {
         throw;
       }
     }
+    // xs.append(x) on a list (exactly: a subclass may override it), done
+    // here as list.append does it, as CPython's specialised call does. The
+    // list is held while an argument that may run code is evaluated.
+    Value append(Evaluator& ev, Frame& frame, const Value& self) const {
+      if (const Value* item = in_place(*arguments[0], frame)) {
+        append_to(ev, static_cast<ListObject&>(*self.object()), *item);
+      } else {
+        ObjectRef list = self.object();
+        append_to(ev, static_cast<ListObject&>(*list), arguments[0]->eval(ev, frame));
+      }
+      return Value::none();
+    }
+    // A built-in container's method whose fast body takes this call's
+    // arguments: called with them evaluated into place after `self`, as
+    // call_with_values calls it, without looking at the callee again.
+    Value call_native_method(Evaluator& ev, Frame& frame, const Value& self, const NativeFunction& native) const {
+      FastArguments values;
+      values.push(self);
+      for (const auto& argument : arguments) values.push(argument->eval(ev, frame));
+      const std::vector<Parameter>& params = native.signature().parameters;
+      for (std::size_t i = arguments.size() + 1; i < params.size(); ++i) values.push(*params[i].default_value);
+      RestoreOnExit restore_call(ev.running_call);
+      ev.running_call = {&node, &native};
+      return native.fast_body()(ev, values.data());
+    }
     // The method of a built-in container (container_method) that `self` is,
     // kept for the type last seen here (known by its type_info's name: the
-    // built-in types do not change); null when `self` is none.
+    // built-in types do not change), with the built-in function it is when
+    // its fast body takes this call; null when `self` is none.
     const Value* container_callee(const Value& self) const {
       if (!self.is_object()) return nullptr;
       const char* type = typeid(*self.object()).name();
@@ -423,6 +483,11 @@ struct CompiledExpressions : Compiled {
       if (method == nullptr) return nullptr;
       container_type = type;
       container_method_found = Value(*method);
+      const Object& found = **method;
+      container_native = typeid(found).name() == typeid(NativeFunction).name() &&
+                                 static_cast<const NativeFunction&>(found).fast_takes(arguments.size() + 1)
+                             ? &static_cast<const NativeFunction&>(found)
+                             : nullptr;
       return &container_method_found;
     }
     const ast::Attribute& attribute;
@@ -431,7 +496,33 @@ struct CompiledExpressions : Compiled {
     mutable AttributeSiteCache site{&attribute};
     mutable const char* container_type = nullptr;
     mutable Value container_method_found;
+    mutable const NativeFunction* container_native = nullptr;
+    bool may_append;  // the call is obj.append(x): a list's is done in place
   };
+
+  // [a, b], (a, b): the elements evaluated in order into a new list or
+  // tuple, as the walk makes them (a starred element is walked).
+  struct Display : Expr {
+    Display(const ast::Expr& node, bool tuple, std::vector<ExprPtr> elements)
+        : Expr(node), tuple(tuple), elements(std::move(elements)) {}
+    Value eval(Evaluator& ev, Frame& frame) const override {
+      std::vector<Value> items;
+      items.reserve(elements.size());
+      for (const auto& element : elements) items.push_back(element->eval(ev, frame));
+      return tuple ? make_tuple(std::move(items)) : make_list(std::move(items));
+    }
+    bool tuple;
+    std::vector<ExprPtr> elements;
+  };
+  // The Display of `elements`, or null where one is starred.
+  static ExprPtr display(const ast::Expr& node, bool tuple, const ast::ExprList& elements) {
+    std::vector<ExprPtr> compiled;
+    for (const auto& element : elements) {
+      if (std::holds_alternative<ast::Starred>(element->node)) return nullptr;
+      compiled.push_back(compile(*element));
+    }
+    return std::make_unique<Display>(node, tuple, std::move(compiled));
+  }
 
   // [element for x in xs if c ...], {element ...}, {key: value ...}, run at
   // once in a frame of their own as Evaluator::eval_comprehension runs them:
@@ -563,6 +654,10 @@ struct CompiledExpressions : Compiled {
     } else if (const auto* conditional = std::get_if<ast::IfExp>(&expr.node)) {
       return std::make_unique<Conditional>(expr, compile(*conditional->test), compile(*conditional->body),
                                            compile(*conditional->orelse));
+    } else if (const auto* list = std::get_if<ast::List>(&expr.node)) {
+      if (ExprPtr made = display(expr, false, list->elts)) return made;
+    } else if (const auto* tuple = std::get_if<ast::Tuple>(&expr.node)) {
+      if (ExprPtr made = display(expr, true, tuple->elts)) return made;
     } else if (const auto* list = std::get_if<ast::ListComp>(&expr.node)) {
       return comprehension(expr, Comprehension::Kind::list, list->generators, *list->elt, nullptr);
     } else if (const auto* set = std::get_if<ast::SetComp>(&expr.node)) {

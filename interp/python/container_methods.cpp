@@ -130,12 +130,7 @@ void install_list_type(TypeObject& type) {
     return Value::none();
   });
   type.add_method("append(self, object, /)", [](Evaluator& ev, const Value* a) {
-    ListObject& list = list_of(a[0]);
-    ev.remember_store(list, a[1]);
-    // An empty list's first append makes room for four, as CPython's does:
-    // short lists built item by item are common, and each growth is an allocation.
-    if (list.items.capacity() == 0) list.items.reserve(4);
-    list.items.push_back(a[1]);
+    append_to(ev, list_of(a[0]), a[1]);
     return Value::none();
   });
   type.add_method("extend(self, iterable, /)", [](Evaluator& ev, Arguments& a) {
