@@ -370,28 +370,28 @@ ArrayRef static_slice_implementation(Evaluator& evaluator, const Primitive&, con
   const auto& start = *params.get<std::vector<std::int64_t>>("start_indices");
   const auto& limit = *params.get<std::vector<std::int64_t>>("limit_indices");
   const auto& strides = *params.get<std::vector<std::int64_t>>("strides");
-  typecheck::Shape shape = *params.get<std::vector<std::int64_t>>("new_sizes");
+  const auto& shape = *params.get<std::vector<std::int64_t>>("new_sizes");
+  // A jitted program replays this every run: the rule's type gives the
+  // result's its fields, moved rather than copied.
   typecheck::ArrayType sliced = checked(typecheck::slice_rule(operand->aval, start, limit, strides));
+  const typecheck::Shape sliced_shape = std::move(sliced.shape);
   const std::size_t rank = operand->aval.ndim();
   // The result dim each sliced dim of extent other than 1 becomes, in order.
   std::vector<std::optional<std::size_t>> result_dim(rank);
   for (std::size_t d = 0, r = 0; d < rank; ++d) {
-    if (sliced.shape[d] == 1) continue;
+    if (sliced_shape[d] == 1) continue;
     while (r < shape.size() && shape[r] == 1) ++r;
-    if (r < shape.size() && shape[r] == sliced.shape[d]) result_dim[d] = r++;
+    if (r < shape.size() && shape[r] == sliced_shape[d]) result_dim[d] = r++;
   }
   auto untouched = [&](std::size_t d) {
     return start[d] == 0 && limit[d] == operand->aval.shape[d] && strides[d] == 1;
   };
-  // Built from the operand's other fields (its shape and sharding would be
-  // copied only to be replaced): a jitted program replays this every run.
-  typecheck::ArrayType type{.dtype = operand->aval.dtype,
-                            .shape = shape,
-                            .weak_type = operand->aval.weak_type,
-                            .sharding = typecheck::Sharding::replicated(operand->aval.sharding.mesh, shape.size()),
-                            .manual = operand->aval.manual};
+  std::vector<typecheck::SpecEntry> dims(shape.size());
   for (std::size_t d = 0; d < rank; ++d)
-    if (result_dim[d]) type.sharding.dims[*result_dim[d]] = sliced.sharding.dims[d];
+    if (result_dim[d]) dims[*result_dim[d]] = std::move(sliced.sharding.dims[d]);
+  typecheck::ArrayType type = std::move(sliced);
+  type.shape = shape;
+  type.sharding.dims = std::move(dims);
   // Slicing is linear: unreduced and reduced axes stay.
   type.sharding.unreduced = operand->aval.sharding.unreduced;
   type.sharding.reduced = operand->aval.sharding.reduced;
@@ -401,39 +401,46 @@ ArrayRef static_slice_implementation(Evaluator& evaluator, const Primitive&, con
   needed.dims.resize(rank);
   for (std::size_t d = 0; d < rank; ++d)
     if (!untouched(d)) needed.dims[d].clear();
+  // The product of the mesh sizes of `entry`'s axes.
+  auto block_count = [&](const typecheck::SpecEntry& entry) {
+    std::int64_t count = 1;
+    for (const auto& axis : entry) count *= mesh->shape[*mesh->abstract->index_of(axis)];
+    return count;
+  };
   Layout computed{mesh, std::vector<typecheck::SpecEntry>(shape.size())};
-  Layout out_layout = computed;
+  Layout out_layout{mesh, std::vector<typecheck::SpecEntry>(shape.size())};
   for (std::size_t d = 0; d < rank; ++d) {
     if (!result_dim[d]) continue;
     computed.dims[*result_dim[d]] = needed.dims[d];
     const typecheck::SpecEntry& entry = d < operand->layout.dims.size() ? operand->layout.dims[d] : needed.dims[d];
-    if (!entry.empty() && sliced.shape[d] % Layout{mesh, {entry}}.block_count(0) == 0)
-      out_layout.dims[*result_dim[d]] = entry;
+    if (!entry.empty() && sliced_shape[d] % block_count(entry) == 0) out_layout.dims[*result_dim[d]] = entry;
   }
   if (typecheck::has_explicit_axis(type.sharding.mesh)) out_layout.dims = type.sharding.dims;
-  out_layout.dims.resize(shape.size());
-  if (!execute || operand->abstract()) return make_abstract_array(type, out_layout, operand->committed);
+  if (!execute || operand->abstract())
+    return make_abstract_array(std::move(type), std::move(out_layout), operand->committed);
   ArrayRef input = relayout(evaluator, operand, needed);
-  typecheck::Shape local_shape = computed.shard_shape(shape);
-  // Every position's shard has the one shape: one window for all.
-  const typecheck::Shape input_shape = needed.shard_shape(operand->aval.shape);
-  std::vector<std::int64_t> local_start = start, local_limit = limit;
-  for (std::size_t d = 0; d < rank; ++d)
-    if (untouched(d)) local_start[d] = 0, local_limit[d] = input_shape[d];
-  std::vector<std::shared_ptr<devices::Buffer>> shards;
   bool everything = true;
   for (std::size_t d = 0; d < rank; ++d) everything = everything && untouched(d);
+  std::vector<std::shared_ptr<devices::Buffer>> shards;
   if (everything) {
     shards = buffers_of(*input);  // nothing dropped (x[None]): each shard is the result's, reshaped
   } else {
-    shards = run_per_position(evaluator, mesh, {input}, [&](const std::vector<devices::LocalArray>& in) {
+    const typecheck::Shape local_shape = computed.shard_shape(shape);
+    // Every position's shard has the one shape: one window for all.
+    const typecheck::Shape input_shape = needed.shard_shape(operand->aval.shape);
+    std::vector<std::int64_t> local_start = start, local_limit = limit;
+    for (std::size_t d = 0; d < rank; ++d)
+      if (untouched(d)) local_start[d] = 0, local_limit[d] = input_shape[d];
+    auto kernel = [&](const std::vector<devices::LocalArray>& in, std::size_t) {
       auto window = devices::slice(in[0], local_start, local_limit, strides);
-      if (!window) return window;
-      return devices::reshape(*window, local_shape);
-    });
+      // The same elements in the result's shard shape (only dims of extent 1 differ).
+      if (window) window->shape = local_shape;
+      return window;
+    };
+    shards = run_per_position(evaluator, mesh, {input}, {input_shape}, kernel);
   }
   // relayout keeps the type: `type` moves into the array.
-  ArrayRef out = make_array(evaluator, std::move(type), computed, std::move(shards), operand->committed);
+  ArrayRef out = make_array(evaluator, std::move(type), std::move(computed), std::move(shards), operand->committed);
   return relayout(evaluator, out, out_layout);
 }
 
