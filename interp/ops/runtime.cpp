@@ -46,9 +46,14 @@ int DeviceMesh::coordinate(int position, std::size_t axis) const {
 }
 
 namespace {
+// Searched here rather than by AbstractMesh::index_of: every shard shape asks
+// it for each sharded dim, and inlined a name of another length costs one
+// comparison.
 int axis_position(const DeviceMesh& mesh, const std::string& name) {
-  auto index = mesh.abstract->index_of(name);
-  return index ? static_cast<int>(*index) : -1;
+  const std::vector<typecheck::MeshAxis>& axes = mesh.abstract->axes();
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    if (axes[i].name == name) return static_cast<int>(i);
+  return -1;
 }
 }  // namespace
 
