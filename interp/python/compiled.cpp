@@ -291,6 +291,20 @@ struct CompiledExpressions : Compiled {
     std::size_t count_ = 0;
   };
 
+  // A built-in whose fast body takes `self` (when not null) and `arguments`:
+  // called with them evaluated into place and its defaults after them.
+  static Value call_fast_body(Evaluator& ev, const ast::Expr& node, const NativeFunction& native, const Value* self,
+                              const std::vector<ExprPtr>& arguments, Frame& frame) {
+    FastArguments values;
+    if (self != nullptr) values.push(*self);
+    for (const auto& argument : arguments) values.push(argument->eval(ev, frame));
+    const std::vector<Parameter>& params = native.signature().parameters;
+    for (std::size_t i = arguments.size() + (self != nullptr ? 1 : 0); i < params.size(); ++i)
+      values.push(*params[i].default_value);
+    RestoreOnExit restore_call(ev.running_call);
+    ev.running_call = {&node, &native};
+    return native.fast_body()(ev, values.data());
+  }
   // A call of `callee` with `self` (when not null) and the values of
   // `arguments`, as Evaluator::call_with_arguments makes it (a plain
   // function's direct call was not possible): a built-in function's
@@ -317,13 +331,7 @@ struct CompiledExpressions : Compiled {
           ev.running_call = {&node, object};
           return native.fast_body()(ev, &argument);
         }
-        FastArguments values;
-        if (self != nullptr) values.push(*self);
-        for (const auto& argument : arguments) values.push(argument->eval(ev, frame));
-        for (std::size_t i = arguments.size() + offset; i < params.size(); ++i) values.push(*params[i].default_value);
-        RestoreOnExit restore_call(ev.running_call);
-        ev.running_call = {&node, object};
-        return native.fast_body()(ev, values.data());
+        return call_fast_body(ev, node, native, self, arguments, frame);
       }
       if (binds_positionally(params, arguments.size() + offset)) {
         Arguments bound;
@@ -427,7 +435,7 @@ struct CompiledExpressions : Compiled {
           // The cache may change while the arguments are evaluated (a call
           // inside them may run this node on another type): its parts are
           // taken first. A built-in type's methods live as long as the type.
-          if (const NativeFunction* native = container_native) return call_native_method(ev, frame, self, *native);
+          if (const NativeFunction* native = container_native) return call_fast_body(ev, node, *native, &self, arguments, frame);
           Value callee = *method;
           return call_with_values(ev, node, callee, &self, arguments, frame);
         }
@@ -457,19 +465,6 @@ struct CompiledExpressions : Compiled {
         append_to(ev, static_cast<ListObject&>(*list), arguments[0]->eval(ev, frame));
       }
       return Value::none();
-    }
-    // A built-in container's method whose fast body takes this call's
-    // arguments: called with them evaluated into place after `self`, as
-    // call_with_values calls it, without looking at the callee again.
-    Value call_native_method(Evaluator& ev, Frame& frame, const Value& self, const NativeFunction& native) const {
-      FastArguments values;
-      values.push(self);
-      for (const auto& argument : arguments) values.push(argument->eval(ev, frame));
-      const std::vector<Parameter>& params = native.signature().parameters;
-      for (std::size_t i = arguments.size() + 1; i < params.size(); ++i) values.push(*params[i].default_value);
-      RestoreOnExit restore_call(ev.running_call);
-      ev.running_call = {&node, &native};
-      return native.fast_body()(ev, values.data());
     }
     // The method of a built-in container (container_method) that `self` is,
     // kept for the type last seen here (known by its type_info's name: the
