@@ -124,6 +124,21 @@ Matrices<D> matrices(const LocalArray& operand, std::span<const int> order, std:
     if (in_place) return view;
     view.transposed = transposed;
     if (view.transposed) return view;
+    // Axes of extent 1 move no element (a device's shard of a split batch
+    // axis, a head axis of one head): when only they lie out of order, the
+    // operand holds its elements as gathering would lay them out. Not so
+    // for a transposed view: the whole operand, whose axes are longer,
+    // gathers, and OpenBLAS may sum a transposed operand in another order
+    // (its small-matrix kernels differ per transposition), so a shard
+    // calls sgemm as the whole does.
+    int last_placed = -1;
+    bool in_order = true;
+    for (int axis : order) {
+      if (operand.shape[static_cast<std::size_t>(axis)] == 1) continue;
+      in_order = in_order && axis > last_placed;
+      last_placed = axis;
+    }
+    if (in_order) return view;
   }
   thread_local std::vector<storage_t<D>> kept[2];
   const auto count = static_cast<std::size_t>(element_count(operand.shape));

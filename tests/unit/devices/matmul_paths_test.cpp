@@ -105,6 +105,50 @@ TEST(MatmulPaths, ShardsOfWholeTilesEqualTheWholeProductBitForBit) {
   }
 }
 
+LocalArray f32_array(Shape shape, const std::vector<float>& values) {
+  LocalArray made = make_local_array(ledger(), DType::float32, std::move(shape)).value();
+  std::copy(values.begin(), values.end(), made.buffer->elements<DType::float32>().begin());
+  return made;
+}
+
+// Operands whose axes of extent 1 alone lie out of the product's order (a
+// device's shard of attention's products: batch [b, kv_head], one key head
+// per device) are read in place, as the same operands without those axes
+// are: the same sgemm calls, the same bits. An operand that is transposed
+// besides is gathered, as the whole operand (longer axes) is: the rhs
+// [b, s, kv, h] gives the bits of the rhs stored [b, h, kv, s].
+TEST(MatmulPaths, AxesOfExtentOneLeaveOperandsInPlace) {
+  const std::int64_t batch = 2, groups = 3, depth = 5, keys = 4;
+  const std::vector<float> q = pseudo_random(batch * groups * depth, 3), k = pseudo_random(batch * keys * depth, 4);
+  std::vector<float> k_by_depth(k.size());
+  for (std::int64_t b = 0; b < batch; ++b)
+    for (std::int64_t s = 0; s < keys; ++s)
+      for (std::int64_t h = 0; h < depth; ++h)
+        k_by_depth[static_cast<std::size_t>((b * depth + h) * keys + s)] = k[static_cast<std::size_t>((b * keys + s) * depth + h)];
+  // q [b, t=1, kv=1, g, h] . k [b, h, kv=1, s] over h, batch (b, kv): [b, kv, t, g, s].
+  const DotDimensions depth_first{{0, 2}, {0, 2}, {4}, {1}};
+  const std::vector<float> with_unit_axes =
+      f32_values(dot_general(f32_array({batch, 1, 1, groups, depth}, q), f32_array({batch, depth, 1, keys}, k_by_depth),
+                             depth_first).value());
+  // q [b, g, h] . k [b, h, s]: both in place before, as now.
+  const DotDimensions squeezed{{0}, {0}, {2}, {1}};
+  EXPECT_EQ(with_unit_axes, f32_values(dot_general(f32_array({batch, groups, depth}, q),
+                                                   f32_array({batch, depth, keys}, k_by_depth), squeezed).value()));
+  // k [b, s, kv=1, h]: transposed, gathered into [b, h, s].
+  const DotDimensions keys_first{{0, 2}, {0, 2}, {4}, {3}};
+  EXPECT_EQ(with_unit_axes, f32_values(dot_general(f32_array({batch, 1, 1, groups, depth}, q),
+                                                   f32_array({batch, keys, 1, depth}, k), keys_first).value()));
+  for (std::int64_t b = 0; b < batch; ++b)
+    for (std::int64_t g = 0; g < groups; ++g)
+      for (std::int64_t s = 0; s < keys; ++s) {
+        double sum = 0;
+        for (std::int64_t h = 0; h < depth; ++h)
+          sum += static_cast<double>(q[static_cast<std::size_t>((b * groups + g) * depth + h)]) *
+                 k[static_cast<std::size_t>((b * keys + s) * depth + h)];
+        EXPECT_NEAR(with_unit_axes[static_cast<std::size_t>((b * groups + g) * keys + s)], sum, 1e-6);
+      }
+}
+
 // bf16 products: f32 sums of exact products, on the bf16 units where the
 // host has them (else through f32 and sgemm); either way a shard equals the
 // whole bit for bit, and the values are those sums rounded once.
