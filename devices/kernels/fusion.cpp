@@ -34,8 +34,7 @@ template <DType D>
 struct Source {
   const storage_t<D>* data = nullptr;
   enum class Kind { whole, scalar, broadcast } kind = Kind::whole;
-  Shape shape;                         // broadcast: its shape, ranked as the result
-  std::vector<std::int64_t> strides;   // broadcast: 0 along the axes it is repeated on
+  std::vector<std::int64_t> strides;  // broadcast: ranked as the result, 0 along the axes it is repeated on
 };
 
 template <DType D>
@@ -49,34 +48,46 @@ Source<D> source_of(const LocalArray& input, const Shape& result_shape) {
     return source;
   }
   source.kind = Source<D>::Kind::broadcast;
-  source.shape.assign(result_shape.size() - input.shape.size(), 1);
-  source.shape.insert(source.shape.end(), input.shape.begin(), input.shape.end());
-  source.strides = row_major_strides(source.shape);
-  for (std::size_t axis = 0; axis < source.shape.size(); ++axis)
-    if (source.shape[axis] == 1) source.strides[axis] = 0;
+  const std::size_t leading = result_shape.size() - input.shape.size();
+  source.strides.assign(result_shape.size(), 0);
+  std::int64_t stride = 1;
+  for (std::size_t axis = input.shape.size(); axis-- > 0;) {
+    if (input.shape[axis] != 1) source.strides[leading + axis] = stride;
+    stride *= input.shape[axis];
+  }
   return source;
 }
 
 // Elements [start, start + count) of the result's index space, read from a
 // broadcast input as f32: a run along the last axis at a time, copied or
-// repeated.
+// repeated. The index of `start` is found once, then advanced run by run.
 template <DType D>
 void gather(const Source<D>& source, const Shape& result_shape, std::int64_t start, std::int64_t count, float* out) {
   const std::size_t rank = result_shape.size();
+  InlineStrides index(rank);
+  std::int64_t offset = 0;
+  for (std::size_t axis = rank, remaining = static_cast<std::size_t>(start); axis-- > 0;) {
+    const auto extent = static_cast<std::size_t>(result_shape[axis]);
+    index[axis] = static_cast<std::int64_t>(remaining % extent);
+    remaining /= extent;
+    offset += index[axis] * source.strides[axis];
+  }
   const std::int64_t last = result_shape[rank - 1];
   const std::int64_t last_stride = source.strides[rank - 1];
   for (std::int64_t done = 0; done < count;) {
-    std::int64_t remaining = start + done, offset = 0, inner = 0;
-    for (std::size_t axis = rank; axis-- > 0;) {
-      std::int64_t index = remaining % result_shape[axis];
-      remaining /= result_shape[axis];
-      offset += index * source.strides[axis];
-      if (axis == rank - 1) inner = index;
-    }
-    std::int64_t run = std::min(last - inner, count - done);
+    std::int64_t run = std::min(last - index[rank - 1], count - done);
     if (last_stride == 0) std::fill_n(out + done, run, load<D>(source.data[offset]));
     else for (std::int64_t i = 0; i < run; ++i) out[done + i] = load<D>(source.data[offset + i]);
     done += run;
+    // The next run: the last axis advanced, carried into the outer axes.
+    index[rank - 1] += run;
+    offset += run * last_stride;
+    for (std::size_t axis = rank - 1; axis > 0 && index[axis] == result_shape[axis]; --axis) {
+      offset -= index[axis] * source.strides[axis];
+      index[axis] = 0;
+      ++index[axis - 1];
+      offset += source.strides[axis - 1];
+    }
   }
 }
 
