@@ -83,14 +83,28 @@ struct CompiledExpressions : Compiled {
     static const Value* find(const Expr& operand, Frame& frame) {
       return attributes ? found_in_place(operand, frame) : in_place(operand, frame);
     }
-    // The operands evaluated (each read in place where it can be), then the operation.
+    // The operands evaluated (each read in place where it can be), then the
+    // operation. An operand that is evaluated is made where it is kept (not
+    // moved into a holder): this is the path of `f(n - 1) + f(n - 2)` and
+    // `v % 2 == 0`.
     [[gnu::noinline]] Value evaluate(Evaluator& ev, Frame& frame) const {
-      Value result;
       // The left operand is read in place only when evaluating the right
       // one cannot rebind it (as `x + (x := 5)` would).
-      Value held_left, held_right;
-      const Value& a = operand_before(*left, *right, ev, frame, held_left);
-      const Value& b = operand(*right, ev, frame, held_right);
+      if (!right->simple()) {
+        const Value a = left->eval(ev, frame);
+        const Value b = right->eval(ev, frame);
+        return apply(ev, a, b);
+      }
+      if (const Value* a = in_place(*left, frame)) {
+        Value held;
+        return apply(ev, *a, operand(*right, ev, frame, held));
+      }
+      const Value a = left->eval(ev, frame);
+      Value held;
+      return apply(ev, a, operand(*right, ev, frame, held));
+    }
+    Value apply(Evaluator& ev, const Value& a, const Value& b) const {
+      Value result;
       if (quick(op, a, b, result)) return result;
       try {
         return (ev.*operation)(op, a, b);

@@ -139,7 +139,7 @@ void Evaluator::show(Shown kind, std::string_view text, std::string_view html) {
 void Evaluator::count_step() {
   if (interrupt_requested.load(std::memory_order_relaxed) && interrupt_requested.exchange(false))
     throw PyError{std::make_shared<ExceptionObject>(exc::KeyboardInterrupt(), std::vector<Value>{})};
-  if (budget.max_steps == 0 && budget.seconds <= 0) return;
+  if (!budget.active) return;
   ++budget.steps;
   // The clock is read every 64 steps; past the deadline or the step count,
   // every step raises.

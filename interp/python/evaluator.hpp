@@ -299,9 +299,11 @@ class Evaluator {
     std::uint64_t steps = 0;
     std::chrono::steady_clock::time_point deadline{};
     bool exhausted = false;  // once past, every later step raises again
+    bool active = false;     // a step count or a time limit is set (as start() found them)
     void start() {
       steps = 0;
       exhausted = false;
+      active = max_steps != 0 || seconds > 0;
       if (seconds > 0)
         deadline = std::chrono::steady_clock::now() +
                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
@@ -418,10 +420,9 @@ class Evaluator {
   void poll_interrupt() {
     if (step_counted()) count_step();
   }
-  // Whether poll_interrupt has work: an interrupt requested or a budget set.
-  bool step_counted() const {
-    return interrupt_requested.load(std::memory_order_relaxed) || budget.max_steps != 0 || budget.seconds > 0;
-  }
+  // Whether poll_interrupt has work: an interrupt requested or a budget set
+  // (one flag for the budget: this is asked at every statement).
+  bool step_counted() const { return interrupt_requested.load(std::memory_order_relaxed) || budget.active; }
   // Raises RecursionError when the C++ stack is nearly used up.
   // Measures the stack of the calling thread: call first on each thread
   // that runs the evaluator.
