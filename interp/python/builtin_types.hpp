@@ -35,13 +35,12 @@ std::function<Value(Evaluator&, CallArgs&)> constructor(std::string_view signatu
 // The str an argument must be; else TypeError "<what> must be str, not T".
 const std::string& text_of(const Value& value, const char* what);
 
-// The object of a method's self: a T, or an instance of a subclass of T's
-// type. T itself is known by its type_info's name pointer, without a
-// dynamic_cast (a copy of the name elsewhere only misses the shortcut).
+// The object of a method's self: a T (is_exactly: no dynamic_cast), or an
+// instance of a subclass of T's type.
 template <class T>
 T& object_of(const Value& value) {
   Object& object = *value.object();
-  if (typeid(object).name() == typeid(T).name()) return static_cast<T&>(object);
+  if (is_exactly<T>(object)) return static_cast<T&>(object);
   return *value.as<T>();
 }
 inline ListObject& list_of(const Value& value) { return object_of<ListObject>(value); }

@@ -260,7 +260,7 @@ struct CompiledExpressions : Compiled {
       }
     }
     static bool is_builtin_len(const Value& function) {
-      if (!function.is_object() || typeid(*function.object()).name() != typeid(NativeFunction).name()) return false;
+      if (!function.is_object() || !is_exactly<NativeFunction>(*function.object())) return false;
       return static_cast<const NativeFunction&>(*function.object()).fast_body() == &builtin_len;
     }
     // len(x): a list's, tuple's or dict's read here, as CPython's specialised
@@ -270,15 +270,12 @@ struct CompiledExpressions : Compiled {
       const Value& argument = operand(*arguments[0], ev, frame, held);
       if (argument.is_object()) {
         const Object& object = *argument.object();
-        const char* type = typeid(object).name();
-        if (type == typeid(ListObject).name() || type == typeid(TupleObject).name())
+        if (is_exactly<ListObject>(object) || is_exactly<TupleObject>(object))
           return Value::integer(static_cast<std::int64_t>(static_cast<const SequenceObject&>(object).items.size()));
-        if (type == typeid(DictObject).name())
+        if (is_exactly<DictObject>(object))
           return Value::integer(static_cast<std::int64_t>(static_cast<const DictObject&>(object).table.size()));
       }
-      RestoreOnExit restore_call(ev.running_call);
-      ev.running_call = {&node, len.object().get()};
-      return builtin_len(ev, &argument);
+      return run_fast_body(ev, node, len.object().get(), &builtin_len, &argument);
     }
     const ast::Call& call;
     ExprPtr callee;
@@ -315,9 +312,15 @@ struct CompiledExpressions : Compiled {
     const std::vector<Parameter>& params = native.signature().parameters;
     for (std::size_t i = arguments.size() + (self != nullptr ? 1 : 0); i < params.size(); ++i)
       values.push(*params[i].default_value);
+    return run_fast_body(ev, node, &native, native.fast_body(), values.data());
+  }
+  // A built-in's fast `body` run on `arguments`, as the call at `node` of
+  // `callee` (where its errors point and what they name).
+  static Value run_fast_body(Evaluator& ev, const ast::Expr& node, const Object* callee, NativeFastBody body,
+                             const Value* arguments) {
     RestoreOnExit restore_call(ev.running_call);
-    ev.running_call = {&node, &native};
-    return native.fast_body()(ev, values.data());
+    ev.running_call = {&node, callee};
+    return body(ev, arguments);
   }
   // A call of `callee` with `self` (when not null) and the values of
   // `arguments`, as Evaluator::call_with_arguments makes it (a plain
@@ -329,9 +332,7 @@ struct CompiledExpressions : Compiled {
                                 const std::vector<ExprPtr>& arguments, Frame& frame) {
     Object* object = callee.has_hooks() ? callee.object().get() : nullptr;
     const std::size_t offset = self != nullptr ? 1 : 0;
-    // Exactly a NativeFunction or TypeObject (known by its type_info's name, as container_method does).
-    const char* type = object != nullptr ? typeid(*object).name() : nullptr;
-    if (type == typeid(NativeFunction).name()) {
+    if (object != nullptr && is_exactly<NativeFunction>(*object)) {
       auto& native = static_cast<NativeFunction&>(*object);
       const std::vector<Parameter>& params = native.signature().parameters;
       if (native.fast_takes(arguments.size() + offset)) {
@@ -340,10 +341,7 @@ struct CompiledExpressions : Compiled {
         // can rebind this frame's locals), any other value where it is made.
         if (self == nullptr && arguments.size() == 1 && params.size() == 1) {
           Value held;
-          const Value& argument = operand(*arguments[0], ev, frame, held);
-          RestoreOnExit restore_call(ev.running_call);
-          ev.running_call = {&node, object};
-          return native.fast_body()(ev, &argument);
+          return run_fast_body(ev, node, object, native.fast_body(), &operand(*arguments[0], ev, frame, held));
         }
         return call_fast_body(ev, node, native, self, arguments, frame);
       }
@@ -356,7 +354,7 @@ struct CompiledExpressions : Compiled {
         ev.running_call = {&node, object};
         return native.body()(ev, bound);
       }
-    } else if (type == typeid(TypeObject).name() && self == nullptr && arguments.size() == 1) {
+    } else if (object != nullptr && is_exactly<TypeObject>(*object) && self == nullptr && arguments.size() == 1) {
       if (TypeObject::OneArgument make = static_cast<TypeObject&>(*object).one_argument()) {
         Value held;
         const Value& argument = operand(*arguments[0], ev, frame, held);
@@ -364,7 +362,8 @@ struct CompiledExpressions : Compiled {
         ev.running_call = {&node, object};
         return make(ev, argument);
       }
-    } else if (type == typeid(ClassObject).name() && self == nullptr && arguments.size() <= NativeFunction::fast_arity) {
+    } else if (object != nullptr && is_exactly<ClassObject>(*object) && self == nullptr &&
+               arguments.size() <= NativeFunction::fast_arity) {
       // A user class: its instance made with the arguments evaluated into place, not into a vector.
       FastArguments values;
       for (const auto& argument : arguments) values.push(argument->eval(ev, frame));
@@ -432,7 +431,7 @@ struct CompiledExpressions : Compiled {
         Value held;
         const Value* found = found_in_place(*object, frame);
         const Value& self = found != nullptr ? *found : (held = object->eval(ev, frame));
-        if (may_append && self.is_object() && typeid(*self.object()).name() == typeid(ListObject).name())
+        if (may_append && self.is_object() && is_exactly<ListObject>(*self.object()))
           return append(ev, frame, self);
         if (InstanceObject* instance = self.is_object() ? self.object()->as_instance() : nullptr) {
           const Value* method = site_method(&site, *instance, attribute.attr);
@@ -493,7 +492,7 @@ struct CompiledExpressions : Compiled {
       container_type = type;
       container_method_found = Value(*method);
       const Object& found = **method;
-      container_native = typeid(found).name() == typeid(NativeFunction).name() &&
+      container_native = is_exactly<NativeFunction>(found) &&
                                  static_cast<const NativeFunction&>(found).fast_takes(arguments.size() + 1)
                              ? &static_cast<const NativeFunction&>(found)
                              : nullptr;

@@ -115,12 +115,8 @@ const Value& literal_str(const std::string& text) {
 const ObjectRef* container_method(const Value& object, const std::string& name) {
   if (!object.is_object()) return nullptr;
   const Object& o = *object.object();
-  // The type_info objects' names compared as pointers, without the string
-  // comparison of type_info's ==: a type whose name is a copy elsewhere only
-  // misses this shortcut.
-  const char* type = typeid(o).name();
-  if (type != typeid(ListObject).name() && type != typeid(DictObject).name() && type != typeid(StrObject).name() &&
-      type != typeid(TupleObject).name() && type != typeid(SetObject).name())
+  if (!is_exactly<ListObject>(o) && !is_exactly<DictObject>(o) && !is_exactly<StrObject>(o) &&
+      !is_exactly<TupleObject>(o) && !is_exactly<SetObject>(o))
     return nullptr;
   for (const TypeObject* t = o.type().get(); t != nullptr; t = t->base().get())
     if (const ObjectRef* method = t->find_method(name)) return method;

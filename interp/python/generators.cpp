@@ -136,8 +136,7 @@ void Generator::run_in_place(Evaluator& evaluator) {
   state_ = State::running;
   try {
     if (resume_generator_body(evaluator, *function_, frame_, paused)) {
-      state_ = State::suspended;
-      transfer_ = std::move(paused.yielded);
+      state_ = State::suspended;  // the value yielded stays in `paused` for run_body
       return;
     }
     return_value_ = std::move(frame_.return_value);
@@ -205,7 +204,7 @@ std::optional<Value> Generator::run_body(Evaluator& evaluator) {
   if (paused_body_) run_in_place(evaluator);
   else switch_in(evaluator);
   --evaluator.call_depth();
-  if (state_ != State::finished) return std::exchange(transfer_, Value());
+  if (state_ != State::finished) return std::exchange(paused_body_ ? paused_body_->yielded : transfer_, Value());
   if (foreign_error_) std::rethrow_exception(std::exchange(foreign_error_, nullptr));
   if (error_) {
     PyError error = std::move(*error_);

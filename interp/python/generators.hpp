@@ -61,7 +61,7 @@ class Generator : public Iterator {
   // annotations (generators.cpp); unused in other builds.
   const void* caller_stack_bottom_ = nullptr;
   std::size_t caller_stack_size_ = 0;
-  Value transfer_;                              // the yielded value out, the sent value in
+  Value transfer_;  // the sent value in; the yielded value out of a body on its own stack (else in paused_body_)
   std::shared_ptr<ExceptionObject> thrown_;     // raised in the body when it resumes
   std::optional<PyError> error_;                // the body's uncaught exception
   std::exception_ptr foreign_error_;            // any other C++ exception leaving the body

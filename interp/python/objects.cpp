@@ -139,9 +139,7 @@ Value concatenate(const StrObject& a, const StrObject& b) {
 
 const std::string* string_of(const Value& value) {
   if (!value.is_object()) return nullptr;
-  // Mostly a str itself: known by its type_info's name, without a dynamic_cast.
-  if (typeid(*value.object()).name() == typeid(StrObject).name())
-    return &static_cast<const StrObject&>(*value.object()).value();
+  if (const StrObject* exact = exact_str(value)) return &exact->value();  // mostly a str itself
   auto* s = value.as<StrObject>();
   return s ? &s->value() : nullptr;
 }

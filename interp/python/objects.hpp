@@ -68,8 +68,7 @@ Value make_str(std::string value);
 Value concatenate(const StrObject& a, const StrObject& b);
 // The StrObject that `value` is exactly (not a subclass's instance), or null.
 inline const StrObject* exact_str(const Value& value) {
-  // Known by its type_info's name, without a dynamic_cast.
-  if (!value.is_object() || typeid(*value.object()).name() != typeid(StrObject).name()) return nullptr;
+  if (!value.is_object() || !is_exactly<StrObject>(*value.object())) return nullptr;
   return static_cast<const StrObject*>(value.object().get());
 }
 // The text of a str value, or null when it is not a str.

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -172,6 +173,14 @@ class Object : public std::enable_shared_from_this<Object> {
 
   ObjectRef self() { return shared_from_this(); }
 };
+
+// Whether `object` is exactly a T, not an instance of a subclass: known by
+// its type_info's name pointer, without a dynamic_cast (a copy of the name
+// elsewhere only misses the shortcut).
+template <class T>
+bool is_exactly(const Object& object) {
+  return typeid(object).name() == typeid(T).name();
+}
 
 class Iterator : public Object {
  public:
