@@ -39,13 +39,20 @@ def best_time(command, runs):
     return best, output
 
 
+# What the interpreter is, for the report: builds of one CPython version
+# differ (here Debian's /usr/bin/python3 runs these programs 5-20% faster
+# than pyenv's plain build), so the figures name the one measured.
+DESCRIBE = "import sys; print(sys.executable); print(sys.version.split()[0])"
+
+
 def interpreter_itself(python):
-    """The executable `python` runs: a launcher in front of it (pyenv's shim
-    is a shell script) would add its own start-up, tens of milliseconds
-    that vary from run to run, to every time measured."""
-    result = subprocess.run([python, "-c", "import sys; print(sys.executable)"], capture_output=True, text=True,
-                            check=True)
-    return result.stdout.strip() or python
+    """The executable `python` runs, and a line that describes it. Not its
+    launcher: one in front of it (pyenv's shim is a shell script) would add
+    its own start-up, tens of milliseconds that vary from run to run, to
+    every time measured."""
+    result = subprocess.run([python, "-c", DESCRIBE], capture_output=True, text=True, check=True)
+    executable, version = result.stdout.splitlines()
+    return executable, f"{executable} (Python {version})"
 
 
 def main():
@@ -55,7 +62,8 @@ def main():
     parser.add_argument("--python", default="python3")
     arguments = parser.parse_args()
     binary = shardlang_binary(arguments.binary)
-    interpreters = {"shardlang": [binary], "cpython": [interpreter_itself(arguments.python)]}
+    cpython, cpython_description = interpreter_itself(arguments.python)
+    interpreters = {"shardlang": [binary], "cpython": [cpython]}
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as empty:
         empty.write("pass\n")
     try:
@@ -63,6 +71,7 @@ def main():
                  for name, command in interpreters.items()}
     finally:
         os.unlink(empty.name)
+    print(f"CPython: {cpython_description}")
     print(f"load average {os.getloadavg()[0]:.2f}; start-up: shardlang {start['shardlang'] * 1000:.0f} ms, "
           f"CPython {start['cpython'] * 1000:.0f} ms (subtracted below)")
     print(f"{'program':<20} {'shardlang':>10} {'CPython':>10} {'ratio':>7}")
