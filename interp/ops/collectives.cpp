@@ -401,19 +401,13 @@ ArrayRef static_slice_implementation(Evaluator& evaluator, const Primitive&, con
   needed.dims.resize(rank);
   for (std::size_t d = 0; d < rank; ++d)
     if (!untouched(d)) needed.dims[d].clear();
-  // The product of the mesh sizes of `entry`'s axes.
-  auto block_count = [&](const typecheck::SpecEntry& entry) {
-    std::int64_t count = 1;
-    for (const auto& axis : entry) count *= mesh->shape[*mesh->abstract->index_of(axis)];
-    return count;
-  };
   Layout computed{mesh, std::vector<typecheck::SpecEntry>(shape.size())};
   Layout out_layout{mesh, std::vector<typecheck::SpecEntry>(shape.size())};
   for (std::size_t d = 0; d < rank; ++d) {
     if (!result_dim[d]) continue;
     computed.dims[*result_dim[d]] = needed.dims[d];
     const typecheck::SpecEntry& entry = d < operand->layout.dims.size() ? operand->layout.dims[d] : needed.dims[d];
-    if (!entry.empty() && sliced_shape[d] % block_count(entry) == 0) out_layout.dims[*result_dim[d]] = entry;
+    if (!entry.empty() && sliced_shape[d] % typecheck::axes_size(mesh->abstract, entry) == 0) out_layout.dims[*result_dim[d]] = entry;
   }
   if (typecheck::has_explicit_axis(type.sharding.mesh)) out_layout.dims = type.sharding.dims;
   if (!execute || operand->abstract())
