@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -38,9 +39,32 @@ struct FusedLoop {
 bool fusible(UnaryOp op);
 bool fusible(BinaryOp op);
 
-// Runs `loop` over `inputs` of its dtype (one per loop input), each of the
-// result's shape or broadcasting to it by NumPy's rules (lower rank, or 1
-// where the result is longer): the result's shape is theirs broadcast.
+// A fused loop arranged for inputs of given shapes, each of the result's
+// shape or broadcasting to it by NumPy's rules (lower rank, or 1 where the
+// result is longer): the result's shape and how each input is read, worked
+// out once. A jitted program's fusion runs on every device's shard, all of
+// one shape, on every call: it is planned when the program is compiled.
+struct FusedPlan {
+  // How one input is read for a block of the result.
+  struct Read {
+    enum class Kind { whole, scalar, broadcast } kind = Kind::whole;
+    std::vector<std::int64_t> strides;  // broadcast: ranked as the result, 0 along the axes it is repeated on
+  };
+  FusedLoop loop;
+  std::vector<Shape> input_shapes;
+  std::vector<Read> reads;  // one per input
+  Shape shape;              // the result's: the inputs' broadcast
+  std::int64_t block = 1;   // elements per block
+  // A block of each constant right operand (lax.integer_pow's exponent),
+  // by operation; empty for the others.
+  std::vector<std::vector<float>> constants;
+};
+Expected<FusedPlan> plan_fused(FusedLoop loop, std::vector<Shape> input_shapes);
+
+// Runs the plan's loop over `inputs` of its dtype and of the shapes it was
+// planned for (one per loop input).
+Expected<LocalArray> run_fused(const FusedPlan& plan, std::span<const LocalArray> inputs);
+// Plans the loop for these inputs' shapes and runs it.
 Expected<LocalArray> run_fused(const FusedLoop& loop, std::span<const LocalArray> inputs);
 
 }  // namespace devices

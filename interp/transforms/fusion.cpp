@@ -158,14 +158,20 @@ Fusion make_fusion(const PartitionedProgram& program, const Run& run, std::size_
     if (inside != made.end()) return static_cast<int>(fusion.inputs.size() + static_cast<std::size_t>(inside - made.begin()));
     return static_cast<int>(known_input(variable) - fusion.inputs.begin());
   };
-  fusion.loop.dtype = jaxpr.variable_types[static_cast<std::size_t>(made.back())].dtype;
-  fusion.loop.inputs = fusion.inputs.size();
+  devices::FusedLoop loop;
+  loop.dtype = jaxpr.variable_types[static_cast<std::size_t>(made.back())].dtype;
+  loop.inputs = fusion.inputs.size();
   for (std::size_t i = begin; i < end; ++i) {
     devices::FusedOperation op = run.forms[i].operation;
     op.lhs = value_of(op.lhs);
     if (op.rhs >= 0) op.rhs = value_of(op.rhs);
-    fusion.loop.operations.push_back(op);
+    loop.operations.push_back(op);
   }
+  std::vector<devices::Shape> shard_shapes;
+  for (std::size_t i = 0; i < fusion.inputs.size(); ++i)
+    shard_shapes.push_back(
+        fusion.input_layouts[i].shard_shape(jaxpr.variable_types[static_cast<std::size_t>(fusion.inputs[i])].shape));
+  fusion.plan = value_or_raise(devices::plan_fused(std::move(loop), std::move(shard_shapes)));
   fusion.output = made.back();
   fusion.layout = *jaxpr.variable_layouts[static_cast<std::size_t>(fusion.output)];
   fusion.committed = jaxpr.variable_committed[static_cast<std::size_t>(fusion.output)];
@@ -206,12 +212,13 @@ ArrayRef run_fusion(Evaluator& evaluator, const Jaxpr& program, const Fusion& fu
   std::vector<ArrayRef> inputs;
   for (std::size_t i = 0; i < fusion.inputs.size(); ++i) {
     ArrayRef input = values.where_needed(evaluator, fusion.inputs[i], fusion.input_layouts[i]);
-    if (input->aval.dtype != fusion.loop.dtype) input = astype(evaluator, input, fusion.loop.dtype);
+    if (input->aval.dtype != fusion.plan.loop.dtype) input = astype(evaluator, input, fusion.plan.loop.dtype);
     inputs.push_back(std::move(input));
   }
-  auto shards = run_per_position(evaluator, fusion.layout.mesh, inputs, [&](const std::vector<devices::LocalArray>& in) {
-    return devices::run_fused(fusion.loop, in);
-  });
+  auto shards = run_per_position(evaluator, fusion.layout.mesh, inputs, fusion.plan.input_shapes,
+                                 [&](const std::vector<devices::LocalArray>& in, std::size_t) {
+                                   return devices::run_fused(fusion.plan, in);
+                                 });
   return make_array(evaluator, program.variable_types[static_cast<std::size_t>(fusion.output)], fusion.layout,
                     std::move(shards), fusion.committed);
 }

@@ -35,7 +35,8 @@ struct Fusion {
   // where each must lie for the loop.
   std::vector<int> inputs;
   std::vector<Layout> input_layouts;
-  devices::FusedLoop loop;
+  // The loop, planned for the inputs' shards (each device's, all of one shape).
+  devices::FusedPlan plan;
   int output = -1;
   Layout layout;  // where the output lies
   bool committed = false;

@@ -139,6 +139,23 @@ TEST(FusedLoop, EmptyResult) {
   EXPECT_EQ(ok(run_fused(loop, std::vector<LocalArray>{x})).shape, (Shape{0, 4}));
 }
 
+TEST(FusedLoop, OnePlanRunsEveryShardOfItsShapes) {
+  // As a jitted program's fusion runs each device's shard: planned once.
+  const Shape shape{3, 1, 70};
+  FusedLoop loop{DType::float32, 2, {binary_op(BinaryOp::mul, 0, 1), unary_op(UnaryOp::exp, 2)}};
+  Expected<FusedPlan> planned = plan_fused(loop, {shape, Shape{70}});
+  ASSERT_TRUE(planned.ok());
+  const FusedPlan& plan = *planned;
+  EXPECT_EQ(plan.shape, shape);
+  for (unsigned seed = 20; seed < 24; ++seed) {
+    std::vector<LocalArray> inputs{random_f32(shape, seed), random_f32({70}, seed + 10)};
+    expect_same_bits(ok(run_fused(plan, inputs)), unfused(loop, inputs));
+  }
+  // A shard of another shape is not one it was planned for.
+  EXPECT_FALSE(run_fused(plan, std::vector<LocalArray>{random_f32({3, 2, 70}, 30), random_f32({70}, 31)}).ok());
+  EXPECT_FALSE(plan_fused(loop, {shape}).ok());  // one input short
+}
+
 TEST(FusedLoop, RefusesWhatItCannotRun) {
   Expected<LocalArray> ints = make_local_array(ledger(), DType::int32, {4});
   FusedLoop loop{DType::float32, 1, {unary_op(UnaryOp::neg, 0)}};
