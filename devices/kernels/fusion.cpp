@@ -31,35 +31,37 @@ constexpr std::int64_t block_elements = 1024;
 
 using Read = FusedPlan::Read;
 
-// How an input of `input_shape` is read for a result of `result_shape`.
-Read read_of(const Shape& input_shape, const Shape& result_shape) {
+// How `input` is read for a result of `result_shape`.
+Read read_of(const FusedInput& input, const Shape& result_shape) {
   Read read;
-  std::int64_t count = element_count(input_shape);
-  if (count == element_count(result_shape)) return read;
+  const Shape& seen = input.window ? input.window->shape : input.shape;
+  const InlineStrides given = inline_row_major_strides(input.shape);
+  if (input.window)
+    for (std::size_t axis = 0; axis < seen.size(); ++axis) read.offset += input.window->starts[axis] * given[axis];
+  const std::int64_t count = element_count(seen);
+  if (!input.window && count == element_count(result_shape)) return read;
   if (count == 1) {
     read.kind = Read::Kind::scalar;
     return read;
   }
-  read.kind = Read::Kind::broadcast;
-  const std::size_t leading = result_shape.size() - input_shape.size();
+  read.kind = Read::Kind::strided;
+  const std::size_t leading = result_shape.size() - seen.size();
   read.strides.assign(result_shape.size(), 0);
-  std::int64_t stride = 1;
-  for (std::size_t axis = input_shape.size(); axis-- > 0;) {
-    if (input_shape[axis] != 1) read.strides[leading + axis] = stride;
-    stride *= input_shape[axis];
-  }
+  for (std::size_t axis = 0; axis < seen.size(); ++axis)
+    if (seen[axis] != 1) read.strides[leading + axis] = given[axis];
   return read;
 }
 
 // Elements [start, start + count) of the result's index space, read from a
-// broadcast input as f32: a run along the last axis at a time, copied or
-// repeated. The index of `start` is found once, then advanced run by run.
+// strided input (broadcast, or a window) as f32: a run along the last axis
+// at a time, copied (its stride is a row-major array's, 1) or repeated (0).
+// The index of `start` is found once, then advanced run by run.
 template <DType D>
 void gather(const Read& read, const storage_t<D>* data, const Shape& result_shape, std::int64_t start, std::int64_t count,
             float* out) {
   const std::size_t rank = result_shape.size();
   InlineStrides index(rank);
-  std::int64_t offset = 0;
+  std::int64_t offset = read.offset;
   for (std::size_t axis = rank, remaining = static_cast<std::size_t>(start); axis-- > 0;) {
     const auto extent = static_cast<std::size_t>(result_shape[axis]);
     index[axis] = static_cast<std::int64_t>(remaining % extent);
@@ -107,7 +109,7 @@ void run_blocks(const FusedPlan& plan, std::span<const LocalArray> inputs, Local
   boost::container::small_vector<const storage_t<D>*, 8> data(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     data[i] = inputs[i].buffer->elements<D>().data();
-    if (plan.reads[i].kind == Read::Kind::scalar) std::fill_n(block_of(i), block, load<D>(data[i][0]));
+    if (plan.reads[i].kind == Read::Kind::scalar) std::fill_n(block_of(i), block, load<D>(data[i][plan.reads[i].offset]));
   }
 
   storage_t<D>* output = result.buffer->elements<D>().data();
@@ -118,7 +120,7 @@ void run_blocks(const FusedPlan& plan, std::span<const LocalArray> inputs, Local
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       const Read& read = plan.reads[i];
       value[i] = block_of(i);
-      if (read.kind == Read::Kind::broadcast) {
+      if (read.kind == Read::Kind::strided) {
         gather<D>(read, data[i], shape, start, count, block_of(i));
       } else if (read.kind == Read::Kind::whole) {
         if constexpr (in_place) value[i] = data[i] + start;
@@ -144,20 +146,31 @@ void run_blocks(const FusedPlan& plan, std::span<const LocalArray> inputs, Local
 
 }  // namespace
 
-Expected<FusedPlan> plan_fused(FusedLoop loop, std::vector<Shape> input_shapes) {
-  if (input_shapes.size() != loop.inputs || loop.operations.empty()) return invalid("fused loop: inputs do not match");
+Expected<FusedPlan> plan_fused(FusedLoop loop, const std::vector<FusedInput>& inputs) {
+  if (inputs.size() != loop.inputs || loop.operations.empty()) return invalid("fused loop: inputs do not match");
   if (!is_float(loop.dtype)) return invalid("fused loop: float dtypes only");
   FusedPlan plan;
   Shape& shape = plan.shape;
-  for (const Shape& input : input_shapes) {
-    if (input.size() > shape.size()) shape.insert(shape.begin(), input.size() - shape.size(), 1);
-    for (std::size_t i = 0; i < input.size(); ++i) {
-      std::int64_t& extent = shape[shape.size() - input.size() + i];
-      if (extent == 1) extent = input[i];
-      else if (input[i] != 1 && input[i] != extent) return invalid("fused loop: shapes do not broadcast");
+  for (const FusedInput& input : inputs) {
+    if (const auto& window = input.window) {
+      bool inside = window->shape.size() == input.shape.size() && window->starts.size() == input.shape.size();
+      for (std::size_t axis = 0; inside && axis < input.shape.size(); ++axis)
+        inside = window->starts[axis] >= 0 && window->shape[axis] >= 0 &&
+                 window->starts[axis] + window->shape[axis] <= input.shape[axis];
+      if (!inside) return invalid("fused loop: a window outside its input");
+    }
+    const Shape& seen = input.window ? input.window->shape : input.shape;
+    if (seen.size() > shape.size()) shape.insert(shape.begin(), seen.size() - shape.size(), 1);
+    for (std::size_t i = 0; i < seen.size(); ++i) {
+      std::int64_t& extent = shape[shape.size() - seen.size() + i];
+      if (extent == 1) extent = seen[i];
+      else if (seen[i] != 1 && seen[i] != extent) return invalid("fused loop: shapes do not broadcast");
     }
   }
-  for (const Shape& input : input_shapes) plan.reads.push_back(read_of(input, shape));
+  for (const FusedInput& input : inputs) {
+    plan.reads.push_back(read_of(input, shape));
+    plan.input_shapes.push_back(input.shape);
+  }
   // A result smaller than a block is one block of its size (the same calls
   // of the same lengths, without a whole block's scratch to clear).
   plan.block = std::min(block_elements, std::max<std::int64_t>(element_count(shape), 1));
@@ -167,7 +180,6 @@ Expected<FusedPlan> plan_fused(FusedLoop loop, std::vector<Shape> input_shapes) 
     plan.constants[k].assign(static_cast<std::size_t>(plan.block), loop.operations[k].constant);
   }
   plan.loop = std::move(loop);
-  plan.input_shapes = std::move(input_shapes);
   return plan;
 }
 
@@ -187,9 +199,9 @@ Expected<LocalArray> run_fused(const FusedPlan& plan, std::span<const LocalArray
 }
 
 Expected<LocalArray> run_fused(const FusedLoop& loop, std::span<const LocalArray> inputs) {
-  std::vector<Shape> shapes;
-  for (const LocalArray& input : inputs) shapes.push_back(input.shape);
-  Expected<FusedPlan> plan = plan_fused(loop, std::move(shapes));
+  std::vector<FusedInput> planned;
+  for (const LocalArray& input : inputs) planned.push_back({input.shape, std::nullopt});
+  Expected<FusedPlan> plan = plan_fused(loop, planned);
   if (!plan) return plan.error();
   return run_fused(*plan, inputs);
 }

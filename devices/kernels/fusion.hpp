@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -39,27 +40,43 @@ struct FusedLoop {
 bool fusible(UnaryOp op);
 bool fusible(BinaryOp op);
 
-// A fused loop arranged for inputs of given shapes, each of the result's
-// shape or broadcasting to it by NumPy's rules (lower rank, or 1 where the
-// result is longer): the result's shape and how each input is read, worked
-// out once. A jitted program's fusion runs on every device's shard, all of
-// one shape, on every call: it is planned when the program is compiled.
+// An input of a fused loop: the array it is given, or a window of it (a
+// static slice fused into the loop, read where it lies, as XLA's loop
+// fusions read a slice of their parameter).
+struct FusedInput {
+  struct Window {
+    Shape shape;
+    std::vector<std::int64_t> starts;  // where it starts in the array, per axis
+  };
+  Shape shape;  // of the array given
+  std::optional<Window> window;  // what the loop reads of it; all of it when none
+};
+
+// A fused loop arranged for its inputs' shapes, each input (or its window)
+// of the result's shape or broadcasting to it by NumPy's rules (lower rank,
+// or 1 where the result is longer): the result's shape and how each input
+// is read, worked out once. A jitted program's fusion runs on every
+// device's shard, all of one shape, on every call: it is planned when the
+// program is compiled.
 struct FusedPlan {
-  // How one input is read for a block of the result.
+  // How one input is read for a block of the result: all of it in order,
+  // one element repeated, or through strides (ranked as the result, 0 along
+  // the axes it is repeated on); from `offset` (a window's start).
   struct Read {
-    enum class Kind { whole, scalar, broadcast } kind = Kind::whole;
-    std::vector<std::int64_t> strides;  // broadcast: ranked as the result, 0 along the axes it is repeated on
+    enum class Kind { whole, scalar, strided } kind = Kind::whole;
+    std::vector<std::int64_t> strides;
+    std::int64_t offset = 0;
   };
   FusedLoop loop;
-  std::vector<Shape> input_shapes;
-  std::vector<Read> reads;  // one per input
-  Shape shape;              // the result's: the inputs' broadcast
-  std::int64_t block = 1;   // elements per block
+  std::vector<Shape> input_shapes;  // of the arrays given
+  std::vector<Read> reads;          // one per input
+  Shape shape;                      // the result's: the inputs' broadcast
+  std::int64_t block = 1;           // elements per block
   // A block of each constant right operand (lax.integer_pow's exponent),
   // by operation; empty for the others.
   std::vector<std::vector<float>> constants;
 };
-Expected<FusedPlan> plan_fused(FusedLoop loop, std::vector<Shape> input_shapes);
+Expected<FusedPlan> plan_fused(FusedLoop loop, const std::vector<FusedInput>& inputs);
 
 // Runs the plan's loop over `inputs` of its dtype and of the shapes it was
 // planned for (one per loop input).

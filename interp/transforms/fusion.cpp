@@ -158,7 +158,8 @@ Fusion make_fusion(const PartitionedProgram& program, const Run& run, std::size_
     if (inside != made.end()) return static_cast<int>(fusion.inputs.size() + static_cast<std::size_t>(inside - made.begin()));
     return static_cast<int>(known_input(variable) - fusion.inputs.begin());
   };
-  devices::FusedLoop loop;
+  // The loop alone: plan_fusion plans it once the windows are known.
+  devices::FusedLoop& loop = fusion.plan.loop;
   loop.dtype = jaxpr.variable_types[static_cast<std::size_t>(made.back())].dtype;
   loop.inputs = fusion.inputs.size();
   for (std::size_t i = begin; i < end; ++i) {
@@ -167,15 +168,89 @@ Fusion make_fusion(const PartitionedProgram& program, const Run& run, std::size_
     if (op.rhs >= 0) op.rhs = value_of(op.rhs);
     loop.operations.push_back(op);
   }
-  std::vector<devices::Shape> shard_shapes;
-  for (std::size_t i = 0; i < fusion.inputs.size(); ++i)
-    shard_shapes.push_back(
-        fusion.input_layouts[i].shard_shape(jaxpr.variable_types[static_cast<std::size_t>(fusion.inputs[i])].shape));
-  fusion.plan = value_or_raise(devices::plan_fused(std::move(loop), std::move(shard_shapes)));
+  fusion.windows.assign(fusion.inputs.size(), -1);
   fusion.output = made.back();
   fusion.layout = *jaxpr.variable_layouts[static_cast<std::size_t>(fusion.output)];
   fusion.committed = jaxpr.variable_committed[static_cast<std::size_t>(fusion.output)];
   return fusion;
+}
+
+// Whether each device's shard of slice equation k's value is a window of
+// its shard of the operand, which the fusions that read the value can read
+// in place: a plain slice (unit strides, no reshape) of an array of its
+// dtype lying as the value does, split on no axis the slice cuts, the
+// value read by fusions alone (no output), each needing it where it lies.
+bool windowable(const PartitionedProgram& program, std::size_t k, const std::vector<std::vector<std::size_t>>& readers,
+                const std::vector<bool>& is_output) {
+  const Jaxpr& jaxpr = *program.jaxpr;
+  const PartitionedEquation& pe = program.equations[k];
+  const Equation& e = *pe.equation;
+  if (e.primitive->name != "slice" || pe.fusion >= 0 || pe.placement) return false;
+  const auto value = static_cast<std::size_t>(e.output);
+  if (is_output[value] || readers[value].empty() || !has_layout(jaxpr, e.output) || !has_layout(jaxpr, e.inputs[0]))
+    return false;
+  const typecheck::ArrayType& type = jaxpr.variable_types[value];
+  const typecheck::ArrayType& operand = jaxpr.variable_types[static_cast<std::size_t>(e.inputs[0])];
+  const Layout& layout = *jaxpr.variable_layouts[value];
+  if (type.dtype != operand.dtype || !(layout == *jaxpr.variable_layouts[static_cast<std::size_t>(e.inputs[0])]))
+    return false;
+  const auto& start = *e.params.get<std::vector<std::int64_t>>("start_indices");
+  const auto& limit = *e.params.get<std::vector<std::int64_t>>("limit_indices");
+  const auto& strides = *e.params.get<std::vector<std::int64_t>>("strides");
+  if (type.shape.size() != operand.shape.size()) return false;  // a reshape too (x[:, None])
+  for (std::size_t d = 0; d < type.shape.size(); ++d) {
+    const bool cut = start[d] != 0 || limit[d] != operand.shape[d];
+    if (strides[d] != 1 || type.shape[d] != limit[d] - start[d] || (cut && d < layout.dims.size() && !layout.dims[d].empty()))
+      return false;
+  }
+  for (std::size_t reader : readers[value]) {
+    const int f = program.equations[reader].fusion;
+    if (f < 0) return false;
+    const Fusion& fusion = program.fusions[static_cast<std::size_t>(f)];
+    if (fusion.plan.loop.dtype != type.dtype) return false;
+    for (std::size_t i = 0; i < fusion.inputs.size(); ++i)
+      if (fusion.inputs[i] == e.output && !(fusion.input_layouts[i] == layout)) return false;
+  }
+  return true;
+}
+
+// The fusions that read a windowable slice's value read its operand instead,
+// through the window.
+void window_slices(PartitionedProgram& program, const std::vector<std::vector<std::size_t>>& readers,
+                   const std::vector<bool>& is_output) {
+  for (std::size_t k = 0; k < program.equations.size(); ++k) {
+    if (!windowable(program, k, readers, is_output)) continue;
+    const Equation& e = *program.equations[k].equation;
+    for (std::size_t reader : readers[static_cast<std::size_t>(e.output)]) {
+      Fusion& fusion = program.fusions[static_cast<std::size_t>(program.equations[reader].fusion)];
+      for (std::size_t i = 0; i < fusion.inputs.size(); ++i) {
+        if (fusion.inputs[i] != e.output) continue;
+        fusion.inputs[i] = e.inputs[0];
+        fusion.windows[i] = static_cast<int>(k);
+      }
+    }
+    program.equations[k].windowed = true;
+  }
+}
+
+// The fusion's loop planned for its inputs' shards (or their windows).
+void plan_fusion(const PartitionedProgram& program, Fusion& fusion) {
+  const Jaxpr& jaxpr = *program.jaxpr;
+  std::vector<devices::FusedInput> inputs;
+  for (std::size_t i = 0; i < fusion.inputs.size(); ++i) {
+    const Layout& layout = fusion.input_layouts[i];
+    devices::FusedInput input{layout.shard_shape(jaxpr.variable_types[static_cast<std::size_t>(fusion.inputs[i])].shape),
+                              std::nullopt};
+    if (fusion.windows[i] >= 0) {
+      // Cut on unsplit axes only (windowable): each shard's window starts where the slice does.
+      const Equation& slice = *program.equations[static_cast<std::size_t>(fusion.windows[i])].equation;
+      input.window = devices::FusedInput::Window{
+          layout.shard_shape(jaxpr.variable_types[static_cast<std::size_t>(slice.output)].shape),
+          *slice.params.get<std::vector<std::int64_t>>("start_indices")};
+    }
+    inputs.push_back(std::move(input));
+  }
+  fusion.plan = value_or_raise(devices::plan_fused(std::move(fusion.plan.loop), inputs));
 }
 
 }  // namespace
@@ -206,6 +281,8 @@ void fuse_elementwise(PartitionedProgram& program) {
     }
     k += run.forms.size();
   }
+  window_slices(program, readers, is_output);
+  for (Fusion& fusion : program.fusions) plan_fusion(program, fusion);
 }
 
 ArrayRef run_fusion(Evaluator& evaluator, const Jaxpr& program, const Fusion& fusion, ProgramValues& values) {

@@ -10,7 +10,9 @@
 // from outside the fusion (broadcast ones too: a softmax's row maxima, a
 // literal) are moved where the kernel needs them first, as the unfused
 // steps move them. A value an equation outside the fusion reads, or a
-// program output, ends a fusion. The result equals the unfused program's
+// program output, ends a fusion. A static slice that only fusions read
+// (RoPE's halves of a projection) is read by them in place, a window of its
+// operand's shard, and not made. The result equals the unfused program's
 // bit for bit.
 //
 // Only running and as_text() see fusions: the memory plan and the cost
@@ -35,6 +37,10 @@ struct Fusion {
   // where each must lie for the loop.
   std::vector<int> inputs;
   std::vector<Layout> input_layouts;
+  // Per input: the static slice of it the loop reads instead (the index of
+  // a slice equation that only fusions read, PartitionedEquation::windowed),
+  // or -1 where it reads all of it.
+  std::vector<int> windows;
   // The loop, planned for the inputs' shards (each device's, all of one shape).
   devices::FusedPlan plan;
   int output = -1;

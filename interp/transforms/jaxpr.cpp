@@ -132,9 +132,19 @@ std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<Ar
     // implementation takes them (a placed or fused one reads the values).
     const bool charging = charging_costs(evaluator);
     operands.clear();
-    if (charging || (pe.fusion < 0 && !pe.placement))
+    if (charging || (pe.fusion < 0 && !pe.placement && !pe.windowed))
       for (int input : e.inputs) operands.push_back(values[input]);
     ArrayRef& result = values[e.output];
+    if (pe.windowed) {
+      // Read by fusions through windows: charged, for them to read when charged too.
+      if (charging) {
+        result = make_abstract_array(program.variable_types[static_cast<std::size_t>(e.output)],
+                                     *program.variable_layouts[static_cast<std::size_t>(e.output)],
+                                     program.variable_committed[static_cast<std::size_t>(e.output)]);
+        charge_application(evaluator, *e.primitive, operands, result, e.params, false);
+      }
+      continue;
+    }
     if (pe.fusion >= 0) {
       // A fusion runs at its first equation; its members are charged as
       // equations of their own.
@@ -249,6 +259,7 @@ class HloWriter {
   // around the equation, and the primitive it serves. A fusion prints at its
   // first equation.
   std::string equation_lines(const PartitionedEquation& pe, const std::string& op_prefix) {
+    if (pe.windowed) return "";  // in the computations of the fusions that read it
     if (pe.fusion >= 0) {
       const Fusion& fusion = program_.fusions[static_cast<std::size_t>(pe.fusion)];
       return &program_.equations[fusion.equations.front()] == &pe ? fusion_lines(fusion, op_prefix) : "";
@@ -267,9 +278,19 @@ class HloWriter {
     const Jaxpr& jaxpr = *program_.jaxpr;
     std::string out, body, operands;
     for (std::size_t member : fusion.equations) out += collective_lines(program_.equations[member], op_prefix, false);
-    for (std::size_t i = 0; i < fusion.inputs.size(); ++i) {
-      body += "  " + typed(jaxpr, fusion.inputs[i]) + " = parameter(" + std::to_string(i) + ")\n";
-      operands += (i ? ", " : "") + variable_name(fusion.inputs[i]);
+    // One parameter per array (two windows of one array read it twice), then the windows' slices.
+    std::vector<int> parameters;
+    for (int input : fusion.inputs) {
+      if (std::find(parameters.begin(), parameters.end(), input) != parameters.end()) continue;
+      body += "  " + typed(jaxpr, input) + " = parameter(" + std::to_string(parameters.size()) + ")\n";
+      operands += (parameters.empty() ? "" : ", ") + variable_name(input);
+      parameters.push_back(input);
+    }
+    std::vector<int> slices;
+    for (int window : fusion.windows) {
+      if (window < 0 || std::find(slices.begin(), slices.end(), window) != slices.end()) continue;
+      body += "  " + instruction(*program_.equations[static_cast<std::size_t>(window)].equation) + "\n";
+      slices.push_back(window);
     }
     for (std::size_t member : fusion.equations)
       body += std::string(member == fusion.equations.back() ? "  ROOT " : "  ") +

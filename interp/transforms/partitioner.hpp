@@ -71,6 +71,9 @@ struct PartitionedEquation {
   std::shared_ptr<const Placement> placement;  // null: replayed
   std::vector<Step> steps;
   int fusion = -1;  // the fusion it is part of (PartitionedProgram::fusions), or -1
+  // A static slice that only fusions read, each through a window of its
+  // operand (Fusion::windows): charged and printed with them, never run.
+  bool windowed = false;
   // Its value follows from the program's constants alone (mark_constants):
   // the same on every run, so runs after the first reuse it.
   bool constant = false;

@@ -143,7 +143,7 @@ TEST(FusedLoop, OnePlanRunsEveryShardOfItsShapes) {
   // As a jitted program's fusion runs each device's shard: planned once.
   const Shape shape{3, 1, 70};
   FusedLoop loop{DType::float32, 2, {binary_op(BinaryOp::mul, 0, 1), unary_op(UnaryOp::exp, 2)}};
-  Expected<FusedPlan> planned = plan_fused(loop, {shape, Shape{70}});
+  Expected<FusedPlan> planned = plan_fused(loop, {{shape, std::nullopt}, {Shape{70}, std::nullopt}});
   ASSERT_TRUE(planned.ok());
   const FusedPlan& plan = *planned;
   EXPECT_EQ(plan.shape, shape);
@@ -153,7 +153,42 @@ TEST(FusedLoop, OnePlanRunsEveryShardOfItsShapes) {
   }
   // A shard of another shape is not one it was planned for.
   EXPECT_FALSE(run_fused(plan, std::vector<LocalArray>{random_f32({3, 2, 70}, 30), random_f32({70}, 31)}).ok());
-  EXPECT_FALSE(plan_fused(loop, {shape}).ok());  // one input short
+  EXPECT_FALSE(plan_fused(loop, {{shape, std::nullopt}}).ok());  // one input short
+}
+
+LocalArray sliced(const LocalArray& x, std::vector<std::int64_t> start, std::vector<std::int64_t> limit) {
+  return ok(slice(x, start, limit));
+}
+
+TEST(FusedLoop, ReadsWindowsOfItsInputs) {
+  // RoPE's rotation with the halves of x sliced into the loop, against the
+  // slices made first: x[..., :8] * cos - x[..., 8:] * sin.
+  for (DType dtype : float_dtypes) {
+    LocalArray x = random_of(dtype, {3, 2, 16}, 40), cos = random_of(dtype, {3, 1, 8}, 41),
+               sin = random_of(dtype, {3, 1, 8}, 42);
+    FusedLoop loop{dtype, 4, {binary_op(BinaryOp::mul, 0, 1), binary_op(BinaryOp::mul, 2, 3),
+                              binary_op(BinaryOp::sub, 4, 5)}};
+    const Shape half{3, 2, 8};
+    Expected<FusedPlan> plan = plan_fused(loop, {{x.shape, FusedInput::Window{half, {0, 0, 0}}},
+                                                 {cos.shape, std::nullopt},
+                                                 {x.shape, FusedInput::Window{half, {0, 0, 8}}},
+                                                 {sin.shape, std::nullopt}});
+    ASSERT_TRUE(plan.ok());
+    LocalArray first = sliced(x, {0, 0, 0}, {3, 2, 8}), second = sliced(x, {0, 0, 8}, {3, 2, 16});
+    SCOPED_TRACE(typecheck::long_name(dtype));
+    expect_same_bits(ok(run_fused(*plan, std::vector<LocalArray>{x, cos, x, sin})),
+                     unfused(loop, {first, cos, second, sin}));
+    // One element of a window, repeated.
+    Expected<FusedPlan> corner = plan_fused(FusedLoop{dtype, 2, {binary_op(BinaryOp::add, 0, 1)}},
+                                            {{x.shape, FusedInput::Window{{1, 1, 1}, {2, 1, 15}}}, {half, std::nullopt}});
+    ASSERT_TRUE(corner.ok());
+    LocalArray element = sliced(x, {2, 1, 15}, {3, 2, 16});
+    expect_same_bits(ok(run_fused(*corner, std::vector<LocalArray>{x, first})),
+                     unfused(corner->loop, {element, first}));
+  }
+  LocalArray x = random_f32({4, 4}, 43);
+  EXPECT_FALSE(plan_fused(FusedLoop{DType::float32, 1, {unary_op(UnaryOp::neg, 0)}},
+                          {{x.shape, FusedInput::Window{{2, 2}, {3, 0}}}}).ok());  // past the end
 }
 
 TEST(FusedLoop, RefusesWhatItCannotRun) {
