@@ -52,39 +52,60 @@ Read read_of(const FusedInput& input, const Shape& result_shape) {
   return read;
 }
 
-// Elements [start, start + count) of the result's index space, read from a
-// strided input (broadcast, or a window) as f32: a run along the last axis
-// at a time, copied (its stride is a row-major array's, 1) or repeated (0).
-// The index of `start` is found once, then advanced run by run.
-template <DType D>
-void gather(const Read& read, const storage_t<D>* data, const Shape& result_shape, std::int64_t start, std::int64_t count,
-            float* out) {
-  const std::size_t rank = result_shape.size();
+// Calls visit(offset, done, run) for each run along the last axis of
+// elements [start, start + count) of the loop's index space (`shape`): the
+// offset of its first element in a strided array (`strided`), where it
+// starts among the `count`, and its length. The index of `start` is found
+// once, then advanced run by run.
+template <class Visit>
+void for_each_run(const Read& strided, const Shape& shape, std::int64_t start, std::int64_t count, Visit visit) {
+  const std::size_t rank = shape.size();
   InlineStrides index(rank);
-  std::int64_t offset = read.offset;
+  std::int64_t offset = strided.offset;
   for (std::size_t axis = rank, remaining = static_cast<std::size_t>(start); axis-- > 0;) {
-    const auto extent = static_cast<std::size_t>(result_shape[axis]);
+    const auto extent = static_cast<std::size_t>(shape[axis]);
     index[axis] = static_cast<std::int64_t>(remaining % extent);
     remaining /= extent;
-    offset += index[axis] * read.strides[axis];
+    offset += index[axis] * strided.strides[axis];
   }
-  const std::int64_t last = result_shape[rank - 1];
-  const std::int64_t last_stride = read.strides[rank - 1];
+  const std::int64_t last = shape[rank - 1];
   for (std::int64_t done = 0; done < count;) {
     std::int64_t run = std::min(last - index[rank - 1], count - done);
-    if (last_stride == 0) std::fill_n(out + done, run, load<D>(data[offset]));
-    else for (std::int64_t i = 0; i < run; ++i) out[done + i] = load<D>(data[offset + i]);
+    visit(offset, done, run);
     done += run;
     // The next run: the last axis advanced, carried into the outer axes.
     index[rank - 1] += run;
-    offset += run * last_stride;
-    for (std::size_t axis = rank - 1; axis > 0 && index[axis] == result_shape[axis]; --axis) {
-      offset -= index[axis] * read.strides[axis];
+    offset += run * strided.strides[rank - 1];
+    for (std::size_t axis = rank - 1; axis > 0 && index[axis] == shape[axis]; --axis) {
+      offset -= index[axis] * strided.strides[axis];
       index[axis] = 0;
       ++index[axis - 1];
-      offset += read.strides[axis - 1];
+      offset += strided.strides[axis - 1];
     }
   }
+}
+
+// Elements [start, start + count) of the loop's index space read from a
+// strided input (broadcast, or a window) as f32: each run copied (its
+// stride is a row-major array's, 1) or repeated (0).
+template <DType D>
+void gather(const Read& read, const storage_t<D>* data, const Shape& shape, std::int64_t start, std::int64_t count,
+            float* out) {
+  const bool repeated = read.strides.back() == 0;
+  for_each_run(read, shape, start, count, [&](std::int64_t offset, std::int64_t done, std::int64_t run) {
+    if (repeated) std::fill_n(out + done, run, load<D>(data[offset]));
+    else for (std::int64_t i = 0; i < run; ++i) out[done + i] = load<D>(data[offset + i]);
+  });
+}
+
+// The result's elements [start, start + count), rounded to D, written into
+// their window of the whole array.
+template <DType D>
+void scatter(const Read& written, const float* values, const Shape& shape, std::int64_t start, std::int64_t count,
+             storage_t<D>* whole) {
+  for_each_run(written, shape, start, count, [&](std::int64_t offset, std::int64_t done, std::int64_t run) {
+    for (std::int64_t i = 0; i < run; ++i) whole[offset + i] = store<D>(values[done + i]);
+  });
 }
 
 // The loop over one dtype's values, in f32 blocks. An f32 input of the
@@ -131,11 +152,13 @@ void run_blocks(const FusedPlan& plan, std::span<const LocalArray> inputs, Local
       const FusedOperation& op = loop.operations[k];
       const bool last = k + 1 == loop.operations.size();
       float* out = block_of(loop.inputs + k);
-      if constexpr (in_place) out = last ? output + start : out;
+      if constexpr (in_place) out = last && !plan.written ? output + start : out;
       const float* lhs = value[static_cast<std::size_t>(op.lhs)];
       if (!op.binary) float_unary_block(op.unary_op, lhs, out, n);
       else float_binary_block(op.binary_op, lhs, op.rhs < 0 ? plan.constants[k].data() : value[static_cast<std::size_t>(op.rhs)], out, n);
-      if constexpr (!in_place) {
+      if (last && plan.written) {
+        scatter<D>(*plan.written, out, shape, start, count, output);
+      } else if constexpr (!in_place) {
         if (last) for (std::size_t j = 0; j < n; ++j) output[static_cast<std::size_t>(start) + j] = store<D>(out[j]);
         else for (std::size_t j = 0; j < n; ++j) out[j] = load<D>(store<D>(out[j]));
       }
@@ -183,13 +206,50 @@ Expected<FusedPlan> plan_fused(FusedLoop loop, const std::vector<FusedInput>& in
   return plan;
 }
 
-Expected<LocalArray> run_fused(const FusedPlan& plan, std::span<const LocalArray> inputs) {
+Expected<FusedPlan> plan_fused_into(FusedLoop loop, const std::vector<FusedInput>& inputs, Shape whole_shape,
+                                    const std::vector<std::int64_t>& starts) {
+  Expected<FusedPlan> plan = plan_fused(std::move(loop), inputs);
+  if (!plan) return plan;
+  // The result's window, read as a strided input is: its own rank, inside the whole.
+  FusedInput window{whole_shape, FusedInput::Window{plan->shape, starts}};
+  bool inside = whole_shape.size() == plan->shape.size() && starts.size() == plan->shape.size() && !plan->shape.empty();
+  for (std::size_t axis = 0; inside && axis < whole_shape.size(); ++axis)
+    inside = starts[axis] >= 0 && starts[axis] + plan->shape[axis] <= whole_shape[axis];
+  if (!inside) return invalid("fused loop: its result's window lies outside the whole");
+  plan->written = read_of(window, plan->shape);
+  plan->whole_shape = std::move(whole_shape);
+  return plan;
+}
+
+namespace {
+
+// Checks `inputs` against the plan: of its dtype and the shapes it was planned for.
+Status check_inputs(const FusedPlan& plan, std::span<const LocalArray> inputs) {
   if (inputs.size() != plan.input_shapes.size()) return invalid("fused loop: inputs do not match");
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (Status status = check_array(inputs[i], "fused loop"); !status) return status.error();
+    if (Status status = check_array(inputs[i], "fused loop"); !status) return status;
     if (inputs[i].dtype() != plan.loop.dtype) return invalid("fused loop: inputs of the loop's dtype only");
     if (inputs[i].shape != plan.input_shapes[i]) return invalid("fused loop: an input of a shape it was not planned for");
   }
+  return {};
+}
+
+}  // namespace
+
+Status run_fused_into(const FusedPlan& plan, std::span<const LocalArray> inputs, LocalArray& whole) {
+  if (Status status = check_inputs(plan, inputs); !status) return status;
+  if (!plan.written || whole.dtype() != plan.loop.dtype || whole.shape != plan.whole_shape)
+    return invalid("fused loop: not planned to write into this array");
+  if (Status status = check_array(whole, "fused loop"); !status) return status;
+  dispatch(plan.loop.dtype, [&]<DType D>() {
+    if constexpr (is_float(D)) run_blocks<D>(plan, inputs, whole);
+  });
+  return {};
+}
+
+Expected<LocalArray> run_fused(const FusedPlan& plan, std::span<const LocalArray> inputs) {
+  if (Status status = check_inputs(plan, inputs); !status) return status.error();
+  if (plan.written) return invalid("fused loop: planned to write into a larger array");
   Expected<LocalArray> result = allocate(inputs[0].buffer->ledger(), plan.loop.dtype, plan.shape);
   if (!result) return result;
   dispatch(plan.loop.dtype, [&]<DType D>() {

@@ -75,12 +75,24 @@ struct FusedPlan {
   // A block of each constant right operand (lax.integer_pow's exponent),
   // by operation; empty for the others.
   std::vector<std::vector<float>> constants;
+  // Where run_fused_into writes the result: the shape of the array it is
+  // part of, and how the result's elements lie in it (a window, as a
+  // strided read reads one); none for a result of its own.
+  Shape whole_shape;
+  std::optional<Read> written;
 };
 Expected<FusedPlan> plan_fused(FusedLoop loop, const std::vector<FusedInput>& inputs);
+// The same, the result written into a window of an array of `whole_shape`
+// starting at `starts` (a part of a concatenation: run_fused_into).
+Expected<FusedPlan> plan_fused_into(FusedLoop loop, const std::vector<FusedInput>& inputs, Shape whole_shape,
+                                    const std::vector<std::int64_t>& starts);
 
 // Runs the plan's loop over `inputs` of its dtype and of the shapes it was
 // planned for (one per loop input).
 Expected<LocalArray> run_fused(const FusedPlan& plan, std::span<const LocalArray> inputs);
+// Runs the plan's loop (planned by plan_fused_into) over `inputs`, its
+// result written into its window of `whole`.
+Status run_fused_into(const FusedPlan& plan, std::span<const LocalArray> inputs, LocalArray& whole);
 // Plans the loop for these inputs' shapes and runs it.
 Expected<LocalArray> run_fused(const FusedLoop& loop, std::span<const LocalArray> inputs);
 

@@ -233,7 +233,49 @@ void window_slices(PartitionedProgram& program, const std::vector<std::vector<st
   }
 }
 
-// The fusion's loop planned for its inputs' shards (or their windows).
+// The fusions whose results concatenate equation k joins, in order, when
+// it can be a Concatenation of them (fusion.hpp); none otherwise.
+std::vector<std::size_t> joined_fusions(const PartitionedProgram& program, std::size_t k,
+                                        const std::vector<std::vector<std::size_t>>& readers,
+                                        const std::vector<bool>& is_output) {
+  const Jaxpr& jaxpr = *program.jaxpr;
+  const PartitionedEquation& pe = program.equations[k];
+  const Equation& e = *pe.equation;
+  if (e.primitive->name != "concatenate" || pe.fusion >= 0 || pe.placement || !has_layout(jaxpr, e.output)) return {};
+  const Layout& layout = *jaxpr.variable_layouts[static_cast<std::size_t>(e.output)];
+  const auto axis = static_cast<std::size_t>(*e.params.get<std::int64_t>("dimension"));
+  if (axis < layout.dims.size() && !layout.dims[axis].empty()) return {};
+  const DType dtype = jaxpr.variable_types[static_cast<std::size_t>(e.output)].dtype;
+  std::vector<std::size_t> parts;
+  for (int operand : e.inputs) {
+    auto made_by = std::find_if(program.fusions.begin(), program.fusions.end(),
+                                [&](const Fusion& fusion) { return fusion.output == operand; });
+    if (made_by == program.fusions.end() || made_by->concatenation >= 0) return {};
+    const auto part = static_cast<std::size_t>(made_by - program.fusions.begin());
+    const auto value = static_cast<std::size_t>(operand);
+    if (std::find(parts.begin(), parts.end(), part) != parts.end() || is_output[value] ||
+        readers[value] != std::vector<std::size_t>{k} || jaxpr.variable_types[value].dtype != dtype ||
+        made_by->plan.loop.dtype != dtype || !(*jaxpr.variable_layouts[value] == layout))
+      return {};
+    parts.push_back(part);
+  }
+  return parts;
+}
+
+void find_concatenations(PartitionedProgram& program, const std::vector<std::vector<std::size_t>>& readers,
+                         const std::vector<bool>& is_output) {
+  for (std::size_t k = 0; k < program.equations.size(); ++k) {
+    std::vector<std::size_t> parts = joined_fusions(program, k, readers, is_output);
+    if (parts.empty()) continue;
+    const int index = static_cast<int>(program.concatenations.size());
+    for (std::size_t part : parts) program.fusions[part].concatenation = index;
+    program.equations[k].concatenation = index;
+    program.concatenations.push_back({k, std::move(parts)});
+  }
+}
+
+// The fusion's loop planned for its inputs' shards (or their windows), and
+// a concatenation's part to write into its window of the result's shard.
 void plan_fusion(const PartitionedProgram& program, Fusion& fusion) {
   const Jaxpr& jaxpr = *program.jaxpr;
   std::vector<devices::FusedInput> inputs;
@@ -250,7 +292,24 @@ void plan_fusion(const PartitionedProgram& program, Fusion& fusion) {
     }
     inputs.push_back(std::move(input));
   }
-  fusion.plan = value_or_raise(devices::plan_fused(std::move(fusion.plan.loop), inputs));
+  if (fusion.concatenation < 0) {
+    fusion.plan = value_or_raise(devices::plan_fused(std::move(fusion.plan.loop), inputs));
+    return;
+  }
+  // Its window: after the parts before it along the joined axis (split in none: the whole extent).
+  const Concatenation& concatenation = program.concatenations[static_cast<std::size_t>(fusion.concatenation)];
+  const Equation& concatenate = *program.equations[concatenation.equation].equation;
+  const auto axis = static_cast<std::size_t>(*concatenate.params.get<std::int64_t>("dimension"));
+  const Layout& layout = *jaxpr.variable_layouts[static_cast<std::size_t>(concatenate.output)];
+  std::vector<std::int64_t> starts(jaxpr.variable_types[static_cast<std::size_t>(concatenate.output)].shape.size(), 0);
+  for (std::size_t part : concatenation.parts) {
+    const Fusion& before = program.fusions[part];
+    if (&before == &fusion) break;
+    starts[axis] += jaxpr.variable_types[static_cast<std::size_t>(before.output)].shape[axis];
+  }
+  fusion.plan = value_or_raise(devices::plan_fused_into(
+      std::move(fusion.plan.loop), inputs,
+      layout.shard_shape(jaxpr.variable_types[static_cast<std::size_t>(concatenate.output)].shape), starts));
 }
 
 }  // namespace
@@ -282,22 +341,66 @@ void fuse_elementwise(PartitionedProgram& program) {
     k += run.forms.size();
   }
   window_slices(program, readers, is_output);
+  find_concatenations(program, readers, is_output);
   for (Fusion& fusion : program.fusions) plan_fusion(program, fusion);
 }
 
-ArrayRef run_fusion(Evaluator& evaluator, const Jaxpr& program, const Fusion& fusion, ProgramValues& values) {
-  std::vector<ArrayRef> inputs;
+namespace {
+
+// The fusion's inputs where its loop reads them, after `inputs`'s, and their shards' shapes after `shapes`'s.
+void add_inputs(Evaluator& evaluator, const Fusion& fusion, ProgramValues& values, std::vector<ArrayRef>& inputs,
+                std::vector<devices::Shape>& shapes) {
   for (std::size_t i = 0; i < fusion.inputs.size(); ++i) {
     ArrayRef input = values.where_needed(evaluator, fusion.inputs[i], fusion.input_layouts[i]);
     if (input->aval.dtype != fusion.plan.loop.dtype) input = astype(evaluator, input, fusion.plan.loop.dtype);
     inputs.push_back(std::move(input));
   }
-  auto shards = run_per_position(evaluator, fusion.layout.mesh, inputs, fusion.plan.input_shapes,
+  shapes.insert(shapes.end(), fusion.plan.input_shapes.begin(), fusion.plan.input_shapes.end());
+}
+
+}  // namespace
+
+ArrayRef run_fusion(Evaluator& evaluator, const Jaxpr& program, const Fusion& fusion, ProgramValues& values) {
+  std::vector<ArrayRef> inputs;
+  std::vector<devices::Shape> shapes;
+  add_inputs(evaluator, fusion, values, inputs, shapes);
+  auto shards = run_per_position(evaluator, fusion.layout.mesh, inputs, std::move(shapes),
                                  [&](const std::vector<devices::LocalArray>& in, std::size_t) {
                                    return devices::run_fused(fusion.plan, in);
                                  });
   return make_array(evaluator, program.variable_types[static_cast<std::size_t>(fusion.output)], fusion.layout,
                     std::move(shards), fusion.committed);
+}
+
+ArrayRef run_concatenation(Evaluator& evaluator, const PartitionedProgram& program, const Concatenation& concatenation,
+                           ProgramValues& values) {
+  const Jaxpr& jaxpr = *program.jaxpr;
+  // Every part's inputs, one after another: the parts' spans of them.
+  std::vector<ArrayRef> inputs;
+  std::vector<devices::Shape> shapes;
+  std::vector<std::size_t> firsts;
+  for (std::size_t part : concatenation.parts) {
+    firsts.push_back(inputs.size());
+    add_inputs(evaluator, program.fusions[part], values, inputs, shapes);
+  }
+  const int output = program.equations[concatenation.equation].equation->output;
+  const Fusion& first = program.fusions[concatenation.parts.front()];
+  auto shards = run_per_position(evaluator, first.layout.mesh, inputs, std::move(shapes),
+                                 [&](const std::vector<devices::LocalArray>& in, std::size_t) {
+    const devices::FusedPlan& plan = first.plan;
+    devices::Expected<devices::LocalArray> whole =
+        devices::make_local_array(in.front().buffer->ledger(), plan.loop.dtype, plan.whole_shape);
+    if (!whole) return whole;
+    for (std::size_t i = 0; i < concatenation.parts.size(); ++i) {
+      const devices::FusedPlan& part = program.fusions[concatenation.parts[i]].plan;
+      std::span<const devices::LocalArray> part_inputs(in.data() + firsts[i], part.input_shapes.size());
+      if (devices::Status status = devices::run_fused_into(part, part_inputs, *whole); !status) return devices::Expected<devices::LocalArray>(status.error());
+    }
+    return whole;
+  });
+  return make_array(evaluator, jaxpr.variable_types[static_cast<std::size_t>(output)],
+                    *jaxpr.variable_layouts[static_cast<std::size_t>(output)], std::move(shards),
+                    jaxpr.variable_committed[static_cast<std::size_t>(output)]);
 }
 
 }  // namespace interp

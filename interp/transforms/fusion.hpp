@@ -41,20 +41,36 @@ struct Fusion {
   // a slice equation that only fusions read, PartitionedEquation::windowed),
   // or -1 where it reads all of it.
   std::vector<int> windows;
-  // The loop, planned for the inputs' shards (each device's, all of one shape).
+  // The loop, planned for the inputs' shards (each device's, all of one
+  // shape); for a concatenation's part, to write into its window of the
+  // concatenation's shard.
   devices::FusedPlan plan;
+  int concatenation = -1;  // the Concatenation it is a part of (run there), or -1
   int output = -1;
   Layout layout;  // where the output lies
   bool committed = false;
 };
 
-// Finds the program's fusions and marks their equations
-// (PartitionedEquation::fusion).
+// A concatenate whose operands are fusions' results that nothing else
+// reads (RoPE's two rotated halves), each lying as the result does, the
+// joined axis split in none: each fusion writes its result straight into
+// its window of the concatenation's shard, all of them in one pass per
+// device, at the concatenate (XLA's loop fusion with a concatenate root).
+struct Concatenation {
+  std::size_t equation = 0;        // the concatenate (PartitionedProgram::equations)
+  std::vector<std::size_t> parts;  // its operands' fusions (PartitionedProgram::fusions), in order
+};
+
+// Finds the program's fusions and the concatenations of fusions, and marks
+// their equations (PartitionedEquation::fusion, ::concatenation).
 void fuse_elementwise(PartitionedProgram& program);
 
 // Runs `fusion` on the program's values (its inputs computed) and returns
 // its output.
 class ProgramValues;
 ArrayRef run_fusion(Evaluator& evaluator, const Jaxpr& program, const Fusion& fusion, ProgramValues& values);
+// Runs the concatenation's fusions into its result (their inputs computed) and returns it.
+ArrayRef run_concatenation(Evaluator& evaluator, const PartitionedProgram& program, const Concatenation& concatenation,
+                           ProgramValues& values);
 
 }  // namespace interp

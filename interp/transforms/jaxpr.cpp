@@ -149,7 +149,8 @@ std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<Ar
       // A fusion runs at its first equation; its members are charged as
       // equations of their own.
       const Fusion& fusion = program_->fusions[static_cast<std::size_t>(pe.fusion)];
-      if (fusion.equations.front() == k && !kept) values[fusion.output] = run_fusion(evaluator, program, fusion, values);
+      if (fusion.equations.front() == k && !kept && fusion.concatenation < 0)
+        values[fusion.output] = run_fusion(evaluator, program, fusion, values);
       if (charging) {
         if (!result) result = make_abstract_array(program.variable_types[static_cast<std::size_t>(e.output)],
                                                   *program.variable_layouts[static_cast<std::size_t>(e.output)],
@@ -157,6 +158,14 @@ std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<Ar
         if (pe.placement) charge_partitioned(evaluator, pe, operands, result);
         else charge_application(evaluator, *e.primitive, operands, result, e.params, false);
       }
+      continue;
+    }
+    if (pe.concatenation >= 0) {
+      // Its parts' fusions run here, into its result.
+      if (!kept)
+        result = run_concatenation(evaluator, *program_,
+                                   program_->concatenations[static_cast<std::size_t>(pe.concatenation)], values);
+      charge_application(evaluator, *e.primitive, operands, result, e.params, false);
       continue;
     }
     if (pe.placement) {
@@ -262,7 +271,14 @@ class HloWriter {
     if (pe.windowed) return "";  // in the computations of the fusions that read it
     if (pe.fusion >= 0) {
       const Fusion& fusion = program_.fusions[static_cast<std::size_t>(pe.fusion)];
-      return &program_.equations[fusion.equations.front()] == &pe ? fusion_lines(fusion, op_prefix) : "";
+      if (fusion.concatenation >= 0 || &program_.equations[fusion.equations.front()] != &pe) return "";
+      return fusion_lines({&fusion}, nullptr, op_prefix);
+    }
+    if (pe.concatenation >= 0) {
+      std::vector<const Fusion*> parts;
+      for (std::size_t part : program_.concatenations[static_cast<std::size_t>(pe.concatenation)].parts)
+        parts.push_back(&program_.fusions[part]);
+      return fusion_lines(parts, pe.equation, op_prefix);
     }
     const Equation& e = *pe.equation;
     const std::string metadata = metadata_of(e, op_prefix);
@@ -273,32 +289,40 @@ class HloWriter {
 
   // As XLA prints a loop fusion: the collectives that move its inputs, then
   // `fusion(...)` calling a computation of its equations, which prints
-  // before ENTRY.
-  std::string fusion_lines(const Fusion& fusion, const std::string& op_prefix) {
+  // before ENTRY. A concatenation of fusions is one, its parts' equations
+  // then the concatenate (`root`) in its computation.
+  std::string fusion_lines(const std::vector<const Fusion*>& fusions, const Equation* root, const std::string& op_prefix) {
     const Jaxpr& jaxpr = *program_.jaxpr;
     std::string out, body, operands;
-    for (std::size_t member : fusion.equations) out += collective_lines(program_.equations[member], op_prefix, false);
+    for (const Fusion* fusion : fusions)
+      for (std::size_t member : fusion->equations) out += collective_lines(program_.equations[member], op_prefix, false);
     // One parameter per array (two windows of one array read it twice), then the windows' slices.
-    std::vector<int> parameters;
-    for (int input : fusion.inputs) {
-      if (std::find(parameters.begin(), parameters.end(), input) != parameters.end()) continue;
-      body += "  " + typed(jaxpr, input) + " = parameter(" + std::to_string(parameters.size()) + ")\n";
-      operands += (parameters.empty() ? "" : ", ") + variable_name(input);
-      parameters.push_back(input);
+    std::vector<int> parameters, slices;
+    for (const Fusion* fusion : fusions) {
+      for (int input : fusion->inputs) {
+        if (std::find(parameters.begin(), parameters.end(), input) != parameters.end()) continue;
+        body += "  " + typed(jaxpr, input) + " = parameter(" + std::to_string(parameters.size()) + ")\n";
+        operands += (parameters.empty() ? "" : ", ") + variable_name(input);
+        parameters.push_back(input);
+      }
     }
-    std::vector<int> slices;
-    for (int window : fusion.windows) {
-      if (window < 0 || std::find(slices.begin(), slices.end(), window) != slices.end()) continue;
-      body += "  " + instruction(*program_.equations[static_cast<std::size_t>(window)].equation) + "\n";
-      slices.push_back(window);
+    for (const Fusion* fusion : fusions) {
+      for (int window : fusion->windows) {
+        if (window < 0 || std::find(slices.begin(), slices.end(), window) != slices.end()) continue;
+        body += "  " + instruction(*program_.equations[static_cast<std::size_t>(window)].equation) + "\n";
+        slices.push_back(window);
+      }
     }
-    for (std::size_t member : fusion.equations)
-      body += std::string(member == fusion.equations.back() ? "  ROOT " : "  ") +
-              instruction(*program_.equations[member].equation) + "\n";
+    for (const Fusion* fusion : fusions)
+      for (std::size_t member : fusion->equations)
+        body += std::string(!root && member == fusion->equations.back() ? "  ROOT " : "  ") +
+                instruction(*program_.equations[member].equation) + "\n";
+    if (root) body += "  ROOT " + instruction(*root) + "\n";
     const std::string name = "fused_computation" + (fusions_made_ ? "." + std::to_string(fusions_made_) : "");
     ++fusions_made_;
     bodies_ += name + " {\n" + body + "}\n\n";
-    return out + "  " + typed(jaxpr, fusion.output) + " = fusion(" + operands + "), kind=kLoop, calls=" + name + "\n";
+    const int output = root ? root->output : fusions.front()->output;
+    return out + "  " + typed(jaxpr, output) + " = fusion(" + operands + "), kind=kLoop, calls=" + name + "\n";
   }
 
   std::string metadata_of(const Equation& e, const std::string& op_prefix) const {

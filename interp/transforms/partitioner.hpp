@@ -74,6 +74,7 @@ struct PartitionedEquation {
   // A static slice that only fusions read, each through a window of its
   // operand (Fusion::windows): charged and printed with them, never run.
   bool windowed = false;
+  int concatenation = -1;  // the concatenation of fusions it is (PartitionedProgram::concatenations), or -1
   // Its value follows from the program's constants alone (mark_constants):
   // the same on every run, so runs after the first reuse it.
   bool constant = false;
@@ -83,6 +84,7 @@ struct PartitionedProgram {
   std::shared_ptr<const Jaxpr> jaxpr;
   std::vector<PartitionedEquation> equations;  // one per Jaxpr equation, in order
   std::vector<Fusion> fusions;                 // fusion.hpp: elementwise chains run as one loop
+  std::vector<Concatenation> concatenations;   // fusion.hpp: fusions writing a concatenate's parts
   // By variable: its value is the same on every run (a constant of the
   // program, or a constant equation's value); set by mark_constants.
   std::vector<bool> same_every_run;

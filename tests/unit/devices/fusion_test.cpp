@@ -191,6 +191,29 @@ TEST(FusedLoop, ReadsWindowsOfItsInputs) {
                           {{x.shape, FusedInput::Window{{2, 2}, {3, 0}}}}).ok());  // past the end
 }
 
+TEST(FusedLoop, WritesIntoItsWindowOfAConcatenation) {
+  // Two loops, each a part of concatenate([a + b, exp(a)], axis 1), written
+  // into one array as the concatenate of the unfused results.
+  for (DType dtype : float_dtypes) {
+    LocalArray a = random_of(dtype, {5, 3, 4}, 50), b = random_of(dtype, {5, 3, 4}, 51);
+    FusedLoop sum{dtype, 2, {binary_op(BinaryOp::add, 0, 1)}}, exponential{dtype, 1, {unary_op(UnaryOp::exp, 0)}};
+    const Shape whole_shape{5, 6, 4};
+    Expected<FusedPlan> first = plan_fused_into(sum, {{a.shape, std::nullopt}, {b.shape, std::nullopt}}, whole_shape, {0, 0, 0});
+    Expected<FusedPlan> second = plan_fused_into(exponential, {{a.shape, std::nullopt}}, whole_shape, {0, 3, 0});
+    ASSERT_TRUE(first.ok() && second.ok());
+    LocalArray whole = ok(make_local_array(ledger(), dtype, whole_shape));
+    ASSERT_TRUE(run_fused_into(*first, std::vector<LocalArray>{a, b}, whole).ok());
+    ASSERT_TRUE(run_fused_into(*second, std::vector<LocalArray>{a}, whole).ok());
+    SCOPED_TRACE(typecheck::long_name(dtype));
+    expect_same_bits(whole, ok(concatenate(std::vector<LocalArray>{unfused(sum, {a, b}), unfused(exponential, {a})}, 1)));
+    // Planned for a window: it writes only there.
+    EXPECT_FALSE(run_fused(*first, std::vector<LocalArray>{a, b}).ok());
+  }
+  LocalArray a = random_f32({2, 3}, 52);
+  EXPECT_FALSE(plan_fused_into(FusedLoop{DType::float32, 1, {unary_op(UnaryOp::neg, 0)}}, {{a.shape, std::nullopt}},
+                               {2, 4}, {0, 2}).ok());  // past the end
+}
+
 TEST(FusedLoop, RefusesWhatItCannotRun) {
   Expected<LocalArray> ints = make_local_array(ledger(), DType::int32, {4});
   FusedLoop loop{DType::float32, 1, {unary_op(UnaryOp::neg, 0)}};
