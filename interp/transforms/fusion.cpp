@@ -331,11 +331,10 @@ void fuse_elementwise(PartitionedProgram& program) {
     std::vector<bool> ends = fusion_ends(program, run, readers, is_output);
     for (std::size_t begin = 0, i = 0; i < ends.size(); ++i) {
       if (!ends[i]) continue;
-      if (i > begin) {  // one equation alone gains nothing from a fused loop
-        program.fusions.push_back(make_fusion(program, run, begin, i + 1));
-        for (std::size_t member : program.fusions.back().equations)
-          program.equations[member].fusion = static_cast<int>(program.fusions.size()) - 1;
-      }
+      // One equation alone is a loop too: planned once, not at every run.
+      program.fusions.push_back(make_fusion(program, run, begin, i + 1));
+      for (std::size_t member : program.fusions.back().equations)
+        program.equations[member].fusion = static_cast<int>(program.fusions.size()) - 1;
       begin = i + 1;
     }
     k += run.forms.size();

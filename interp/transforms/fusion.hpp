@@ -3,7 +3,8 @@
 // equations (f32, bf16 or f16) of one dtype, shape and layout whose
 // intermediate values nothing else reads become one fused loop per device
 // (devices/kernels/fusion.hpp), run blockwise in cache, with no whole
-// temporaries.
+// temporaries. One such equation alone is a loop too (planned once rather
+// than dispatched at every run), printed as its own instruction.
 //
 // What fuses: the elementwise family's float operations placed where they
 // need no collective of their own, and lax.integer_pow of a float. Operands

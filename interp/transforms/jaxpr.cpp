@@ -272,7 +272,10 @@ class HloWriter {
     if (pe.fusion >= 0) {
       const Fusion& fusion = program_.fusions[static_cast<std::size_t>(pe.fusion)];
       if (fusion.concatenation >= 0 || &program_.equations[fusion.equations.front()] != &pe) return "";
-      return fusion_lines({&fusion}, nullptr, op_prefix);
+      // One equation reading no window prints as itself, as XLA prints an unfused instruction.
+      const bool alone = fusion.equations.size() == 1 &&
+                         std::all_of(fusion.windows.begin(), fusion.windows.end(), [](int w) { return w < 0; });
+      if (!alone) return fusion_lines({&fusion}, nullptr, op_prefix);
     }
     if (pe.concatenation >= 0) {
       std::vector<const Fusion*> parts;
