@@ -346,7 +346,8 @@ void fuse_elementwise(PartitionedProgram& program) {
 
 namespace {
 
-// The fusion's inputs where its loop reads them, after `inputs`'s, and their shards' shapes after `shapes`'s.
+// Appends the fusion's inputs, where its loop reads them, to `inputs`, and
+// the shapes of their shards to `shapes`.
 void add_inputs(Evaluator& evaluator, const Fusion& fusion, ProgramValues& values, std::vector<ArrayRef>& inputs,
                 std::vector<devices::Shape>& shapes) {
   for (std::size_t i = 0; i < fusion.inputs.size(); ++i) {
@@ -393,7 +394,8 @@ ArrayRef run_concatenation(Evaluator& evaluator, const PartitionedProgram& progr
     for (std::size_t i = 0; i < concatenation.parts.size(); ++i) {
       const devices::FusedPlan& part = program.fusions[concatenation.parts[i]].plan;
       std::span<const devices::LocalArray> part_inputs(in.data() + firsts[i], part.input_shapes.size());
-      if (devices::Status status = devices::run_fused_into(part, part_inputs, *whole); !status) return devices::Expected<devices::LocalArray>(status.error());
+      if (devices::Status status = devices::run_fused_into(part, part_inputs, *whole); !status)
+        return devices::Expected<devices::LocalArray>(status.error());
     }
     return whole;
   });
