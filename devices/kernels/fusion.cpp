@@ -31,6 +31,14 @@ constexpr std::int64_t block_elements = 1024;
 
 using Read = FusedPlan::Read;
 
+// Whether a window of `window` extents at `starts` lies inside an array of `shape`, of its rank.
+bool inside(const Shape& shape, const Shape& window, const std::vector<std::int64_t>& starts) {
+  if (window.size() != shape.size() || starts.size() != shape.size()) return false;
+  for (std::size_t axis = 0; axis < shape.size(); ++axis)
+    if (starts[axis] < 0 || window[axis] < 0 || starts[axis] + window[axis] > shape[axis]) return false;
+  return true;
+}
+
 // How `input` is read for a result of `result_shape`.
 Read read_of(const FusedInput& input, const Shape& result_shape) {
   Read read;
@@ -175,13 +183,8 @@ Expected<FusedPlan> plan_fused(FusedLoop loop, const std::vector<FusedInput>& in
   FusedPlan plan;
   Shape& shape = plan.shape;
   for (const FusedInput& input : inputs) {
-    if (const auto& window = input.window) {
-      bool inside = window->shape.size() == input.shape.size() && window->starts.size() == input.shape.size();
-      for (std::size_t axis = 0; inside && axis < input.shape.size(); ++axis)
-        inside = window->starts[axis] >= 0 && window->shape[axis] >= 0 &&
-                 window->starts[axis] + window->shape[axis] <= input.shape[axis];
-      if (!inside) return invalid("fused loop: a window outside its input");
-    }
+    if (input.window && !inside(input.shape, input.window->shape, input.window->starts))
+      return invalid("fused loop: a window outside its input");
     const Shape& seen = input.window ? input.window->shape : input.shape;
     if (seen.size() > shape.size()) shape.insert(shape.begin(), seen.size() - shape.size(), 1);
     for (std::size_t i = 0; i < seen.size(); ++i) {
@@ -212,10 +215,8 @@ Expected<FusedPlan> plan_fused_into(FusedLoop loop, const std::vector<FusedInput
   if (!plan) return plan;
   // The result's window, read as a strided input is: its own rank, inside the whole.
   FusedInput window{whole_shape, FusedInput::Window{plan->shape, starts}};
-  bool inside = whole_shape.size() == plan->shape.size() && starts.size() == plan->shape.size() && !plan->shape.empty();
-  for (std::size_t axis = 0; inside && axis < whole_shape.size(); ++axis)
-    inside = starts[axis] >= 0 && starts[axis] + plan->shape[axis] <= whole_shape[axis];
-  if (!inside) return invalid("fused loop: its result's window lies outside the whole");
+  if (plan->shape.empty() || !inside(whole_shape, plan->shape, starts))
+    return invalid("fused loop: its result's window lies outside the whole");
   plan->written = read_of(window, plan->shape);
   plan->whole_shape = std::move(whole_shape);
   return plan;

@@ -125,10 +125,11 @@ void sort_dict_entries(Evaluator& evaluator, std::vector<std::pair<Value, Value>
 void flatten_into(Evaluator& evaluator, const Value& tree, TreeDef& def, const Value& is_leaf, int depth,
                   std::vector<Value>& leaves) {
   if (depth > max_tree_depth) raise(exc::RecursionError(), "pytree nested too deeply");
-  // An array is a leaf (no node type is registered for it): asked first, as
-  // most of a model's leaves are arrays.
-  if ((is_leaf.is_none() && tree.is_object() && is_exactly<ArrayObject>(*tree.object())) ||
-      (!is_leaf.is_none() && evaluator.truthy(evaluator.call(is_leaf, std::vector<Value>{tree})))) {
+  // Without is_leaf, an array is a leaf at once (no node type is registered
+  // for it): most of a model's leaves are arrays.
+  const bool leaf = is_leaf.is_none() ? tree.is_object() && is_exactly<ArrayObject>(*tree.object())
+                                      : evaluator.truthy(evaluator.call(is_leaf, std::vector<Value>{tree}));
+  if (leaf) {
     def.kind = TreeDef::Kind::leaf;
     leaves.push_back(tree);
     return;

@@ -135,12 +135,16 @@ std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<Ar
     if (charging || (pe.fusion < 0 && !pe.placement && !pe.windowed))
       for (int input : e.inputs) operands.push_back(values[input]);
     ArrayRef& result = values[e.output];
+    // A value not made here, as charging reads it.
+    auto abstract_result = [&] {
+      return make_abstract_array(program.variable_types[static_cast<std::size_t>(e.output)],
+                                 *program.variable_layouts[static_cast<std::size_t>(e.output)],
+                                 program.variable_committed[static_cast<std::size_t>(e.output)]);
+    };
     if (pe.windowed) {
       // Read by fusions through windows: charged, for them to read when charged too.
       if (charging) {
-        result = make_abstract_array(program.variable_types[static_cast<std::size_t>(e.output)],
-                                     *program.variable_layouts[static_cast<std::size_t>(e.output)],
-                                     program.variable_committed[static_cast<std::size_t>(e.output)]);
+        result = abstract_result();
         charge_application(evaluator, *e.primitive, operands, result, e.params, false);
       }
       continue;
@@ -152,9 +156,7 @@ std::vector<ArrayRef> Executable::run(Evaluator& evaluator, const std::vector<Ar
       if (fusion.equations.front() == k && !kept && fusion.concatenation < 0)
         values[fusion.output] = run_fusion(evaluator, program, fusion, values);
       if (charging) {
-        if (!result) result = make_abstract_array(program.variable_types[static_cast<std::size_t>(e.output)],
-                                                  *program.variable_layouts[static_cast<std::size_t>(e.output)],
-                                                  program.variable_committed[static_cast<std::size_t>(e.output)]);
+        if (!result) result = abstract_result();
         if (pe.placement) charge_partitioned(evaluator, pe, operands, result);
         else charge_application(evaluator, *e.primitive, operands, result, e.params, false);
       }
